@@ -1,0 +1,48 @@
+/**
+ * What the caller presented: a service key (X-Service-Key, `?key=`, or `Authorization: Bearer
+ * svc_…` for MCP clients that only send bearer tokens), a per-use payment token, or nothing.
+ * A key that is malformed, unknown, revoked or expired is a 401, never a silent downgrade to
+ * anonymous access.
+ */
+import { apiError } from "../errors.ts";
+import { hashKey, secretsEqual } from "../keys/key-secret.ts";
+import { parseKeyString, type KeyRecord } from "../schema/keys.ts";
+import type { KeysStore } from "../storage/keys-store.ts";
+
+export interface PresentedCredentials {
+  key: string | null;
+  payToken: string | null;
+}
+
+export type Caller =
+  | { kind: "anonymous" }
+  | { kind: "key"; record: KeyRecord }
+  | { kind: "payment"; token: string };
+
+export function readCredentials(headers: Headers, url: URL, options: { allowQueryKey: boolean }): PresentedCredentials {
+  let key = headers.get("x-service-key");
+  if (key === null && options.allowQueryKey) key = url.searchParams.get("key");
+  if (key === null) {
+    const auth = headers.get("authorization");
+    if (auth && /^bearer\s+svc_/i.test(auth)) key = auth.replace(/^bearer\s+/i, "");
+  }
+  return { key: key === null ? null : key.trim(), payToken: headers.get("pay-network-pay-id") };
+}
+
+/** Resolves a presented key to its active record, or throws the matching 401. */
+export async function resolveKey(key: string, keys: KeysStore, now: number): Promise<KeyRecord> {
+  if (parseKeyString(key) === null) throw apiError("key_invalid", { detail: "The key does not have the shape of a service key (svc_live_… or svc_trial_…)." });
+  const hash = hashKey(key);
+  const record = await keys.get(hash);
+  if (!record || !secretsEqual(record.hash, hash)) throw apiError("key_invalid");
+  if (record.status === "revoked") throw apiError("key_revoked");
+  if (record.expires_at !== null && Date.parse(record.expires_at) <= now) throw apiError("key_expired");
+  return record;
+}
+
+/** The caller behind the credentials; a key wins over a payment token when both are sent. */
+export async function resolveCaller(credentials: PresentedCredentials, keys: KeysStore, now: number): Promise<Caller> {
+  if (credentials.key !== null) return { kind: "key", record: await resolveKey(credentials.key, keys, now) };
+  if (credentials.payToken !== null && credentials.payToken !== "") return { kind: "payment", token: credentials.payToken };
+  return { kind: "anonymous" };
+}

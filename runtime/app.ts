@@ -1,0 +1,72 @@
+/**
+ * Public API of the runtime: `createApp(deps)` returns the h3 app with every route registered.
+ * Errors from the catalogue become problem+json; anything else is masked as a 500 with a request
+ * id and logged with its stack (never sent).
+ */
+import { H3, HTTPError, type H3Event } from "h3";
+import type { AppDeps } from "./deps.ts";
+import { ApiError, apiError, isApiError, type ErrorCode } from "./errors.ts";
+import { initRequestContext, requestContext } from "./http/context.ts";
+import { baseHeaders, preflightHeaders } from "./http/headers.ts";
+import { problemResponse } from "./http/problem.ts";
+import { sendBytes } from "./http/respond.ts";
+import { redactTarget } from "./logger.ts";
+import demo from "./routes/demo.ts";
+import docs from "./routes/docs.ts";
+import health from "./routes/health.ts";
+import keys from "./routes/keys.ts";
+import status from "./routes/status.ts";
+import trial from "./routes/trial.ts";
+import verify from "./routes/verify.ts";
+
+export type { AppDeps } from "./deps.ts";
+
+export function createApp(deps: AppDeps): H3 {
+  const app = new H3({
+    silent: true,
+    onRequest: (event) => void initRequestContext(event),
+    onResponse: (response, event) => _logRequest(deps, event, response.status),
+    onError: (error, event) => _toProblem(deps, error, event),
+  });
+
+  app.options("/**", (event) => sendBytes(event, 204, null, { ...preflightHeaders(requestContext(event).requestId), "content-type": "text/plain" }));
+  for (const plugin of [status, demo, trial, keys, verify, health, docs]) app.register(plugin(deps));
+  return app;
+}
+
+// --- Internal helpers ---
+
+/** h3's own errors (no route, malformed URL, …) mapped onto catalogue codes. */
+const H3_STATUS_CODES: Record<number, ErrorCode> = { 400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "body_too_large", 415: "unsupported_media_type" };
+
+function _toProblem(deps: AppDeps, error: HTTPError, event: H3Event): Response {
+  const ctx = requestContext(event);
+  const cause = (error as { cause?: unknown }).cause;
+  let apiErr: ApiError;
+  if (isApiError(error)) apiErr = error;
+  else if (isApiError(cause)) apiErr = cause;
+  else if (!error.unhandled && H3_STATUS_CODES[error.status]) {
+    apiErr = apiError(H3_STATUS_CODES[error.status]!, { detail: error.status === 404 ? `No route for ${event.req.method} ${ctx.url.pathname.slice(0, 200)}.` : undefined });
+  } else {
+    deps.logger.error("unhandled error", {
+      request_id: ctx.requestId,
+      route: ctx.url.pathname,
+      error: (cause instanceof Error ? cause : error).stack ?? String(cause ?? error),
+    });
+    apiErr = apiError("internal_error", { detail: `Unexpected error; request id ${ctx.requestId}.` });
+  }
+  const headers = new Headers(baseHeaders(ctx.requestId));
+  return problemResponse(apiErr, { requestId: ctx.requestId, baseUrl: deps.config.publicBaseUrl }, headers);
+}
+
+function _logRequest(deps: AppDeps, event: H3Event, status: number): void {
+  const ctx = requestContext(event);
+  deps.logger.info("request", {
+    request_id: ctx.requestId,
+    method: event.req.method,
+    target: redactTarget(ctx.url),
+    status,
+    ms: Math.round((performance.now() - ctx.startedAt) * 100) / 100,
+    ...(ctx.keyId ? { key_id: ctx.keyId } : {}),
+  });
+}

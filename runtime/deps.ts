@@ -1,0 +1,40 @@
+/**
+ * Everything a route may use, injected once into `createApp`: tests hand in a manual clock, a
+ * throwaway store and fake payment providers; the server hands in the real ones.
+ */
+import type { Artifacts } from "./storage/artifacts.ts";
+import type { StateBackend } from "./storage/backend.ts";
+import type { KeysStore } from "./storage/keys-store.ts";
+import type { Clock } from "./clock.ts";
+import type { RuntimeConfig } from "./config.ts";
+import type { Logger } from "./logger.ts";
+import type { Limits } from "./schema/catalog.ts";
+
+/** The build in service; swapped atomically when a new release is loaded. */
+export interface BuildRef {
+  current: Artifacts;
+}
+
+export interface AppDeps {
+  config: RuntimeConfig;
+  clock: Clock;
+  build: BuildRef;
+  backend: StateBackend;
+  keys: KeysStore;
+  logger: Logger;
+}
+
+/** The catalogue's limits with the configured overrides applied (what /api/status reports). */
+export function limitsInForce(deps: Pick<AppDeps, "build" | "config">): Limits {
+  const base = deps.build.current.catalog.limits;
+  let perConfig = _limitsCache.get(base);
+  if (!perConfig) _limitsCache.set(base, (perConfig = new WeakMap()));
+  let merged = perConfig.get(deps.config);
+  if (!merged) perConfig.set(deps.config, (merged = { ...base, ...deps.config.retrievalLimits }));
+  return merged;
+}
+
+// --- Internal helpers ---
+
+// Keyed by the catalogue object, so a new build gets fresh limits without any invalidation step.
+const _limitsCache = new WeakMap<Limits, WeakMap<RuntimeConfig, Limits>>();

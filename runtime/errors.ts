@@ -1,0 +1,84 @@
+/**
+ * The error catalogue: every error the API can answer, by stable code. Handlers throw
+ * `apiError("quota_exceeded", { detail, extra })`; `app.ts` renders it as RFC 9457 problem+json.
+ * Codes are part of the public contract (clients branch on them), so never rename one.
+ */
+export interface ErrorDefinition {
+  status: number;
+  title: string;
+  /** How the caller can fix it; shown as `hint`. */
+  hint?: string;
+}
+
+export const ERRORS = {
+  bad_request: { status: 400, title: "Bad request" },
+  validation_failed: { status: 400, title: "The request is not valid", hint: "See `errors` for each field." },
+  invalid_json: { status: 400, title: "The body is not valid JSON" },
+  vertical_missing: { status: 400, title: "The vertical parameter is required", hint: "Pass ?vertical=<slug>; GET /api/status lists them." },
+  vertical_unknown: { status: 400, title: "Unknown vertical", hint: "GET /api/status lists the accepted slugs." },
+  vertical_not_allowed: { status: 400, title: "This vertical is not accepted here" },
+  key_missing: { status: 401, title: "A service key is required", hint: "Send it in the X-Service-Key header." },
+  key_invalid: { status: 401, title: "The service key is not valid", hint: "Check the key; POST /api/trial gives a trial key." },
+  key_revoked: { status: 401, title: "The service key was revoked" },
+  key_expired: { status: 401, title: "The service key has expired", hint: "Trial keys last 24 hours; POST /api/checkout for a membership." },
+  membership_required: { status: 401, title: "A membership key is required", hint: "Trial keys do not unlock this; see POST /api/checkout." },
+  admin_auth_missing: { status: 401, title: "Admin authorization is required", hint: "Send Authorization: Bearer <admin key>." },
+  payment_required: { status: 402, title: "Payment or a key is required for these layers" },
+  payment_failed: { status: 402, title: "The payment failed" },
+  admin_auth_invalid: { status: 403, title: "The admin key is not valid" },
+  vertical_forbidden: { status: 403, title: "This key does not unlock this vertical" },
+  module_not_in_trial: { status: 403, title: "This module is not part of the trial", hint: "Trial keys unlock the first 5 travel modules; members get all." },
+  not_found: { status: 404, title: "Not found" },
+  node_not_found: { status: 404, title: "No such node in this vertical", hint: "GET /api/demo?vertical=<slug> lists the nodes." },
+  key_not_found: { status: 404, title: "Key not found" },
+  method_not_allowed: { status: 405, title: "Method not allowed" },
+  not_acceptable: { status: 406, title: "Not acceptable" },
+  conflict: { status: 409, title: "Conflict" },
+  trial_exists: { status: 409, title: "This agent already has an active trial for this vertical" },
+  body_too_large: { status: 413, title: "The request body is too large" },
+  unsupported_media_type: { status: 415, title: "Send the body as application/json" },
+  rate_limited: { status: 429, title: "Too many requests", hint: "Wait for Retry-After seconds." },
+  quota_exceeded: { status: 429, title: "The quota of this key is used up for this window", hint: "Wait for Retry-After seconds." },
+  trial_exhausted: { status: 429, title: "The trial's 500 calls are used up", hint: "POST /api/checkout for a membership." },
+  internal_error: { status: 500, title: "Internal error", hint: "Retry later; quote the request id if it persists." },
+  store_unavailable: { status: 503, title: "The state store is unavailable", hint: "Retry shortly." },
+  payment_provider_unavailable: { status: 503, title: "This payment method is not available" },
+} as const satisfies Record<string, ErrorDefinition>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export interface FieldError {
+  /** JSON Pointer into the request (body, or `/query/<name>`, `/header/<name>`). */
+  pointer: string;
+  message: string;
+}
+
+export interface ApiErrorOptions {
+  detail?: string;
+  errors?: FieldError[];
+  headers?: Record<string, string>;
+  /** Extension members of the problem body, e.g. payment options on a 402. */
+  extra?: Record<string, unknown>;
+}
+
+/** The one error class: a catalogue code plus data. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly options: ApiErrorOptions;
+  constructor(code: ErrorCode, options: ApiErrorOptions = {}) {
+    super(options.detail ?? ERRORS[code].title);
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.options = options;
+  }
+}
+
+/** @example throw apiError("node_not_found", { detail: `No node "x" in travel` }) */
+export function apiError(code: ErrorCode, options?: ApiErrorOptions): ApiError {
+  return new ApiError(code, options);
+}
+
+export function isApiError(value: unknown): value is ApiError {
+  return value instanceof ApiError;
+}

@@ -1,0 +1,58 @@
+/**
+ * The public view of a key: its record's safe fields plus usage and remaining quota, read from
+ * the same counters the meter increments. Never includes the hash, contact or account.
+ */
+import type { Limits } from "../schema/catalog.ts";
+import type { KeyRecord } from "../schema/keys.ts";
+import type { KeyDetails } from "../schema/responses.ts";
+import type { StateBackend } from "../storage/backend.ts";
+import { overageOf, planWindows } from "../metering/quota.ts";
+
+export async function describeKey(backend: StateBackend, limits: Limits, record: KeyRecord, now: number): Promise<KeyDetails> {
+  const windows = planWindows(record, limits, now);
+  const counts = await backend.readCounters(windows.map((w) => w.key), now);
+  const count = (name: string) => counts[windows.findIndex((w) => w.name === name)] ?? 0;
+  const find = (name: string) => windows.find((w) => w.name === name);
+  const monthly = find("pool") ?? find("month");
+  const trial = find("trial");
+  const overage = overageOf(windows, counts);
+  const expired = record.expires_at !== null && Date.parse(record.expires_at) <= now;
+  const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+  return {
+    id: record.id,
+    status: record.status === "revoked" ? "revoked" : expired ? "expired" : "active",
+    type: record.type,
+    vertical: record.vertical,
+    cohort: record.cohort,
+    plan: record.plan,
+    label: record.label,
+    permanent: record.permanent,
+    usage: {
+      hour: count("hour"),
+      day: count("day"),
+      month: monthly ? counts[windows.indexOf(monthly)]! : 0,
+      ...(trial ? { total_trial: count("trial") } : {}),
+      overage_calls: overage,
+      overage_usd_micros: overage * limits.overage_per_call_usd_micros,
+    },
+    quota: {
+      hourly_limit: find("hour")!.quota,
+      daily_limit: find("day")!.quota,
+      monthly_allowance: monthly ? monthly.quota : null,
+      monthly_pooled: monthly?.name === "pool",
+      trial_calls: trial ? trial.quota : null,
+      remaining: remainingOf(windows, counts),
+      resets: { hour: iso(find("hour")!.resetAt)!, day: iso(find("day")!.resetAt)!, month: iso(monthly?.resetAt) },
+    },
+    created_at: record.created_at,
+    expires_at: record.expires_at,
+  };
+}
+
+export function remainingOf(windows: ReturnType<typeof planWindows>, counts: number[]) {
+  const left = (name: string) => {
+    const i = windows.findIndex((w) => w.name === name);
+    return i === -1 ? null : Math.max(0, windows[i]!.quota - counts[i]!);
+  };
+  return { hour: left("hour") ?? 0, day: left("day") ?? 0, month: left("pool") ?? left("month"), trial: left("trial") };
+}

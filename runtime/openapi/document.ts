@@ -1,0 +1,68 @@
+/**
+ * Builds the OpenAPI 3.1 description from the operation table. TypeBox schemas are plain JSON
+ * Schema once their symbol keys are dropped, so the published schemas are the validators' own.
+ */
+import type { TSchema } from "@sinclair/typebox";
+import { ERRORS } from "../errors.ts";
+import { ProblemSchema } from "../schema/responses.ts";
+import { OPERATIONS, type Operation } from "./operations.ts";
+
+export function createOpenApiDocument(options: { apiVersion: string; baseUrl?: string | undefined; operations?: Operation[] }) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of options.operations ?? OPERATIONS) {
+    const item = (paths[op.path] ??= {});
+    item[op.method] = _operation(op);
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Vertical Knowledge Retrieval Service",
+      version: options.apiVersion,
+      description: "Structured, cited knowledge for AI agents. Errors are RFC 9457 problem+json with a stable `code` (see x-error-codes).",
+    },
+    servers: [{ url: options.baseUrl ?? "/" }],
+    paths,
+    components: {
+      schemas: { Problem: toJsonSchema(ProblemSchema) },
+      securitySchemes: {
+        serviceKey: { type: "apiKey", in: "header", name: "X-Service-Key" },
+        serviceKeyQuery: { type: "apiKey", in: "query", name: "key" },
+        payToken: { type: "apiKey", in: "header", name: "pay-network-pay-id" },
+        adminBearer: { type: "http", scheme: "bearer" },
+      },
+    },
+    "x-error-codes": Object.fromEntries(Object.entries(ERRORS).map(([code, d]) => [code, { status: d.status, title: d.title, ...("hint" in d ? { hint: d.hint } : {}) }])),
+  };
+}
+
+/** A TypeBox schema as plain JSON Schema (no symbol keys). */
+export function toJsonSchema(schema: TSchema): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+}
+
+// --- Internal helpers ---
+
+function _operation(op: Operation) {
+  const responses: Record<string, unknown> = {};
+  for (const [status, r] of Object.entries(op.responses)) {
+    const code = Number(status);
+    const headers = r.headers ? Object.fromEntries(r.headers.map((h) => [h, { schema: { type: "string" } }])) : undefined;
+    if (code >= 400) {
+      responses[status] = { description: r.description, content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } }, ...(headers ? { headers } : {}) };
+    } else if (r.schema) {
+      responses[status] = { description: r.description, content: { "application/json": { schema: toJsonSchema(r.schema) } }, ...(headers ? { headers } : {}) };
+    } else {
+      responses[status] = { description: r.description, ...(headers ? { headers } : {}) };
+    }
+  }
+  responses.default = { description: "Any other error", content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } };
+  return {
+    operationId: op.operationId,
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    ...(op.security ? { security: op.security.map((s) => (s === "none" ? {} : { [s]: [] })) } : {}),
+    ...(op.params ? { parameters: op.params.map((p) => ({ name: p.name, in: p.in, required: p.required ?? false, schema: toJsonSchema(p.schema), ...(p.description ? { description: p.description } : {}) })) } : {}),
+    ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: toJsonSchema(op.body) } } } } : {}),
+    responses,
+  };
+}

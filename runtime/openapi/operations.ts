@@ -1,0 +1,133 @@
+/**
+ * The operation table of the published OpenAPI description: one entry per endpoint, pointing at
+ * the same TypeBox schemas the validators and responses use. Decisions the spec leaves open are
+ * written into `description`, so /openapi.json is where they are recorded.
+ */
+import { Type, type TSchema } from "@sinclair/typebox";
+import { IndexGraphSchema, LeanIndexGraphSchema, LeanNodeResponseSchema, NodeResponseSchema } from "../schema/artifacts.ts";
+import { IssueKeysRequestSchema, TrialRequestSchema } from "../schema/requests.ts";
+import { KeyDetailsSchema, KeysIssuedSchema, TrialResponseSchema, VerifyResponseSchema, VerticalPlaceholderSchema } from "../schema/responses.ts";
+import { StatusObjectSchema } from "../schema/status.ts";
+
+export interface OperationParam {
+  name: string;
+  in: "query" | "header";
+  required?: boolean;
+  schema: TSchema;
+  description?: string;
+}
+
+export interface Operation {
+  method: "get" | "post";
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  security?: Array<"serviceKey" | "serviceKeyQuery" | "payToken" | "adminBearer" | "none">;
+  params?: OperationParam[];
+  body?: TSchema;
+  /** Success and error statuses; errors are problem+json. */
+  responses: Record<number, { description: string; schema?: TSchema; headers?: string[] }>;
+}
+
+const KEY_HEADER: OperationParam = { name: "X-Service-Key", in: "header", schema: Type.String(), description: "Membership (svc_live_…) or trial (svc_trial_…) key" };
+const RATE_HEADERS = ["RateLimit", "RateLimit-Policy"];
+
+export const OPERATIONS: Operation[] = [
+  {
+    method: "get",
+    path: "/api/status",
+    operationId: "getStatus",
+    summary: "System status",
+    description: "The status object of the spec. Counts are computed from content and state; `retrieval_limits` are the limits in force (RETRIEVAL_LIMITS may raise them).",
+    responses: { 200: { description: "The status object", schema: StatusObjectSchema } },
+  },
+  {
+    method: "get",
+    path: "/api/demo",
+    operationId: "getDemo",
+    summary: "Retrieve a node or a vertical's root index",
+    description: [
+      "Access: without credentials, index-free verticals show the index layer only (all four layers in `locked_layers`, unlock hints in `cta`); fully open verticals (a2a-handoff, traversal) show all layers; other paid verticals answer 402.",
+      "A trial key unlocks its vertical (travel: the first 5 modules, others 403 `module_not_in_trial`); a membership key unlocks its vertical plus ai-compliance; an `all` key everything; other verticals' nodes 403 `vertical_forbidden`.",
+      "A malformed, unknown, revoked or expired key is 401, never downgraded to anonymous. `ethics` answers as `ai-compliance`.",
+      "Metering: every 200 answered while a key is presented counts against it (hourly 200, daily 1000 — 3000 on the 5-key volume plan — answer 429 with Retry-After; beyond the monthly 10,000 membership calls continue as overage at $0.002; trial keys stop at 500 calls, 429 `trial_exhausted`, or 24 h, 401 `key_expired`). A 304 is not metered.",
+      "A vertical without content answers 200 with its status and how to join the waitlist or register interest; it is not metered.",
+      "Responses carry a strong ETag (the artifact digest) and honour If-None-Match with 304.",
+    ].join("\n\n"),
+    security: ["none", "serviceKey", "serviceKeyQuery", "payToken"],
+    params: [
+      { name: "vertical", in: "query", required: true, schema: Type.String(), description: "A vertical slug (ai-compliance and ethics are the same vertical)" },
+      { name: "node", in: "query", schema: Type.String(), description: "Node id; omit for the root index" },
+      { name: "lean", in: "query", schema: Type.Boolean({ default: false }), description: "Only `node` and `next_nodes` (index: no wrapper)" },
+      { name: "If-None-Match", in: "header", schema: Type.String() },
+    ],
+    responses: {
+      200: {
+        description: "A node (full or lean), an index graph (full or lean), or a placeholder for a vertical without content",
+        schema: Type.Union([NodeResponseSchema, LeanNodeResponseSchema, IndexGraphSchema, LeanIndexGraphSchema, VerticalPlaceholderSchema]),
+        headers: ["ETag", ...RATE_HEADERS],
+      },
+      304: { description: "Not modified" },
+      400: { description: "Missing or unknown vertical, bad parameter" },
+      401: { description: "Malformed, unknown, revoked or expired key" },
+      402: { description: "A paid vertical without credentials" },
+      403: { description: "The key does not unlock this vertical or module" },
+      404: { description: "Unknown node" },
+      429: { description: "A quota window is full", headers: ["Retry-After", ...RATE_HEADERS] },
+    },
+  },
+  {
+    method: "post",
+    path: "/api/trial",
+    operationId: "createTrial",
+    summary: "Request a trial key",
+    description: "One active trial per agent_id and vertical (409 while it lasts); at most TRIALS_PER_CLIENT_HOUR trial keys per client address per hour (429). The key is shown only in this response.",
+    body: TrialRequestSchema,
+    responses: { 200: { description: "The trial key", schema: TrialResponseSchema }, 400: { description: "Invalid body or vertical" }, 409: { description: "Active trial exists" }, 429: { description: "Too many trials from this client" } },
+  },
+  {
+    method: "get",
+    path: "/api/keys",
+    operationId: "getKey",
+    summary: "Key details",
+    description: "The presented key's own record, usage by window and quota. Revoked and expired keys are still described (status says so). Prefer the header: a key in the URL can leak through logs (ours redact it).",
+    security: ["serviceKey", "serviceKeyQuery"],
+    params: [KEY_HEADER, { name: "key", in: "query", schema: Type.String() }],
+    responses: { 200: { description: "Key details", schema: KeyDetailsSchema }, 401: { description: "No key given" }, 404: { description: "Key not found" } },
+  },
+  {
+    method: "post",
+    path: "/api/keys",
+    operationId: "issueKeys",
+    summary: "Issue membership keys (admin)",
+    description: "Admin bearer required: missing → 401, wrong → 403 (also when the server has no ADMIN_KEY). An account (agent_id or contact) holds at most 5 keys (409 beyond); an account holding 5 keys is on the volume plan (daily 3000 per key, 50,000 pooled per month). `permanent` keys have no monthly reset: their allowance counts over the key's lifetime.",
+    security: ["adminBearer"],
+    body: IssueKeysRequestSchema,
+    responses: { 201: { description: "The new keys, each shown only here", schema: KeysIssuedSchema }, 400: { description: "Invalid body" }, 401: { description: "Admin authorization missing" }, 403: { description: "Admin key invalid" }, 409: { description: "Account key cap reached" } },
+  },
+  {
+    method: "get",
+    path: "/api/verify",
+    operationId: "verifyKey",
+    summary: "Validate a key",
+    description: "200 for any presented key: `valid: false` with a `reason` (unknown, malformed, revoked, expired) when it cannot be used. 401 only when no key is sent.",
+    security: ["serviceKey"],
+    params: [KEY_HEADER],
+    responses: { 200: { description: "Verification result", schema: VerifyResponseSchema }, 401: { description: "No key given" } },
+  },
+  {
+    method: "get",
+    path: "/healthz",
+    operationId: "health",
+    summary: "Liveness",
+    responses: { 200: { description: "The process answers", schema: Type.Object({ status: Type.Literal("ok") }) } },
+  },
+  {
+    method: "get",
+    path: "/readyz",
+    operationId: "ready",
+    summary: "Readiness: a verified build is loaded and the state store answers",
+    responses: { 200: { description: "Ready", schema: Type.Object({ status: Type.Literal("ready"), build_id: Type.String(), store: Type.String() }) }, 503: { description: "Store unavailable" } },
+  },
+];

@@ -1,0 +1,62 @@
+/**
+ * GET /api/keys: the presented key's own record with usage and quota (never anyone else's).
+ * POST /api/keys: admin issuance of membership keys (1–5, optionally permanent and labelled).
+ */
+import { definePlugin } from "h3";
+import type { AppDeps } from "../deps.ts";
+import { limitsInForce } from "../deps.ts";
+import { apiError } from "../errors.ts";
+import { assertAdmin } from "../access/admin.ts";
+import { readCredentials } from "../access/credentials.ts";
+import { compileValidator, readJsonBody } from "../http/body.ts";
+import { requestContext } from "../http/context.ts";
+import { sendJson } from "../http/respond.ts";
+import { describeKey } from "../keys/key-view.ts";
+import { hashKey } from "../keys/key-secret.ts";
+import { issueKeys } from "../keys/issue-keys.ts";
+import { IssueKeysRequestSchema } from "../schema/requests.ts";
+import { parseKeyString } from "../schema/keys.ts";
+import { readActiveCohort } from "../cohorts/active-cohort.ts";
+
+const validator = compileValidator(IssueKeysRequestSchema);
+
+export default definePlugin<AppDeps>((app, deps) => {
+  app.get("/api/keys", async (event) => {
+    const ctx = requestContext(event);
+    const { key } = readCredentials(event.req.headers, ctx.url, { allowQueryKey: true });
+    if (key === null || key === "") throw apiError("key_missing");
+    const record = parseKeyString(key) ? await deps.keys.get(hashKey(key)) : null;
+    if (!record) throw apiError("key_not_found");
+    ctx.keyId = record.id;
+    return sendJson(event, 200, await describeKey(deps.backend, limitsInForce(deps), record, deps.clock.now()));
+  });
+
+  app.post("/api/keys", async (event) => {
+    assertAdmin(event.req.headers, deps.config.adminKey);
+    const body = await readJsonBody(event, validator, deps.config.maxBodyBytes);
+    const build = deps.build.current;
+    const vertical = body.vertical === "all" ? "all" : build.resolveVertical(body.vertical)?.slug;
+    if (!vertical) throw apiError("vertical_unknown", { errors: [{ pointer: "/vertical", message: "must be a vertical slug or all" }] });
+    const limits = limitsInForce(deps);
+    const now = deps.clock.now();
+    const issued = await issueKeys(
+      { backend: deps.backend, keys: deps.keys, limits },
+      {
+        type: "membership",
+        vertical,
+        quantity: body.quantity ?? 1,
+        cohort: await readActiveCohort(deps.backend),
+        source: "admin",
+        agentId: body.agent_id,
+        contact: body.contact,
+        label: body.label,
+        permanent: body.permanent ?? false,
+        expiresAt: null,
+      },
+      now,
+    );
+    const keys = await Promise.all(issued.map(async (i) => ({ key: i.key, ...(await describeKey(deps.backend, limits, i.record, now)) })));
+    deps.logger.info("keys issued", { request_id: requestContext(event).requestId, key_ids: issued.map((i) => i.record.id), vertical });
+    return sendJson(event, 201, { keys });
+  });
+});

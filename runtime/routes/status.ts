@@ -1,0 +1,52 @@
+/**
+ * GET /api/status: the build's static status part plus live state (cohort, seats, waitlists,
+ * limits in force). Every count comes from content or state, none is typed in.
+ */
+import { definePlugin } from "h3";
+import type { AppDeps } from "../deps.ts";
+import { limitsInForce } from "../deps.ts";
+import { sendJson } from "../http/respond.ts";
+import { readActiveCohort } from "../cohorts/active-cohort.ts";
+import { SEATS_LIST, waitlistList } from "../storage/list-names.ts";
+import type { StatusObject } from "../schema/status.ts";
+import { formatUsd } from "../money.ts";
+
+export default definePlugin<AppDeps>((app, deps) => {
+  app.get("/api/status", async (event) => {
+    const build = deps.build.current;
+    const { catalog } = build;
+    const limits = limitsInForce(deps);
+    const paid = catalog.verticals.filter((v) => v.paid);
+    const [active, seats, waitlists, povCount] = await Promise.all([
+      readActiveCohort(deps.backend),
+      deps.backend.countList(SEATS_LIST),
+      Promise.all(paid.map((v) => deps.backend.countList(waitlistList(v.slug)))),
+      deps.backend.countList("pov:trial-keys"),
+    ]);
+    const inaugural = catalog.cohorts.find((c) => c.name === "inaugural")!;
+    const inauguralRegistered = Math.min(seats, inaugural.member_cap);
+    const status: StatusObject = {
+      object: "system_status",
+      ...build.status,
+      timestamp: new Date(deps.clock.now()).toISOString(),
+      api_version: catalog.api_version,
+      active_cohort: active,
+      cohort_structure: Object.fromEntries(catalog.cohorts.map((c) => [c.name, { member_cap: c.member_cap, price: formatUsd(c.price_usd_micros) }])),
+      total_inaugural_registered: inauguralRegistered,
+      inaugural_member_cap: inaugural.member_cap,
+      inaugural_seats_remaining: inaugural.member_cap - inauguralRegistered,
+      inaugural_status: inauguralRegistered < inaugural.member_cap ? "open" : "full",
+      verticals: Object.fromEntries(paid.map((v, i) => [v.slug, { cohort: active, waitlist_registered: waitlists[i]! }])),
+      retrieval_limits: {
+        per_key_monthly: limits.per_key_monthly,
+        volume_monthly_5_keys: limits.volume_monthly_5_keys,
+        hourly_rate_limit: limits.hourly_rate_limit,
+        daily_standard: limits.daily_standard,
+        daily_scale: limits.daily_scale,
+        overage_per_call: limits.overage_per_call_usd_micros / 1_000_000,
+      },
+      community_evidence: { ...build.status.community_evidence, trial_evaluations: povCount },
+    };
+    return sendJson(event, 200, status, { "cache-control": "no-cache" });
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * POST /api/trial: one active trial per agent and vertical (409 while it lasts), and a per-client
+ * limit on trial creation so a farm of agent ids from one address cannot mint keys endlessly.
+ */
+import { definePlugin } from "h3";
+import { getRequestIP } from "h3";
+import type { AppDeps } from "../deps.ts";
+import { limitsInForce } from "../deps.ts";
+import { apiError } from "../errors.ts";
+import { compileValidator, readJsonBody } from "../http/body.ts";
+import { sendJson } from "../http/respond.ts";
+import { TrialRequestSchema } from "../schema/requests.ts";
+import { issueKeys } from "../keys/issue-keys.ts";
+import { readActiveCohort } from "../cohorts/active-cohort.ts";
+
+const validator = compileValidator(TrialRequestSchema);
+
+export default definePlugin<AppDeps>((app, deps) => {
+  app.post("/api/trial", async (event) => {
+    const body = await readJsonBody(event, validator, deps.config.maxBodyBytes);
+    const build = deps.build.current;
+    const vertical = build.resolveVertical(body.vertical ?? "ai-compliance");
+    if (!vertical || !vertical.trial || vertical.status !== "live") {
+      throw apiError("vertical_not_allowed", {
+        detail: "Trials exist for ai-compliance (also `ethics`) and travel.",
+        errors: [{ pointer: "/vertical", message: "must be ai-compliance or travel" }],
+      });
+    }
+    const limits = limitsInForce(deps);
+    const now = deps.clock.now();
+    const expiresAt = now + limits.trial_hours * 3_600_000;
+    const agentKey = `trial:${vertical.slug}:${Buffer.from(body.agent_id).toString("hex")}`;
+
+    // Claim the (agent, vertical) slot first: a racing duplicate gets 409, not a second key.
+    const claim = await deps.backend.insertOnce(agentKey, "pending", expiresAt, now);
+    if (!claim.created) throw apiError("trial_exists", { detail: "This agent already holds an active trial key for this vertical; it is shown only once, at creation." });
+    const ip = getRequestIP(event, { xForwardedFor: deps.config.trustProxy }) ?? "unknown";
+    const perClient = await deps.backend.consume(
+      [{ key: `trialrate:${ip}:${Math.floor(now / 3_600_000)}`, limit: deps.config.trialsPerClientHour, expiresAt: now + 3_600_000 }],
+      1,
+      now,
+    );
+    if (!perClient.admitted) {
+      await deps.backend.removeOnce(agentKey);
+      throw apiError("rate_limited", { detail: "Too many trial keys from this client in the last hour.", headers: { "retry-after": String(3600 - Math.floor((now / 1000) % 3600)) } });
+    }
+
+    const [issued] = await issueKeys(
+      { backend: deps.backend, keys: deps.keys, limits },
+      { type: "trial", vertical: vertical.slug, quantity: 1, cohort: await readActiveCohort(deps.backend), source: "trial", agentId: body.agent_id, expiresAt },
+      now,
+    );
+    const key = issued!.key;
+    const base = deps.config.publicBaseUrl ?? "";
+    return sendJson(event, 200, {
+      key,
+      type: "trial",
+      vertical: vertical.slug,
+      expires_at: new Date(expiresAt).toISOString(),
+      calls_limit: limits.trial_calls,
+      instructions: {
+        header: `Send the key as the X-Service-Key header on every request; it is shown only this once.`,
+        index: `GET ${base}/api/demo?vertical=${vertical.slug}`,
+        node: `GET ${base}/api/demo?vertical=${vertical.slug}&node=<node id>`,
+        lean: `Add &lean=true to get only the node data and next_nodes.`,
+        verify: `GET ${base}/api/verify`,
+        unlocks:
+          "nodes" in vertical.trial
+            ? `All four layers of every ${vertical.slug} node for ${limits.trial_hours} hours, up to ${limits.trial_calls} calls.`
+            : `All four layers of the first ${"first" in vertical.trial ? vertical.trial.first : 0} ${vertical.slug} modules (marked trial in the index) for ${limits.trial_hours} hours, up to ${limits.trial_calls} calls.`,
+      },
+    });
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * Wires a running service from a config: loads the build, opens the state store, creates the app
+ * and listens. Used by the server entry and by tests (which inject a clock or a store).
+ */
+import { serve } from "h3";
+import { createApp } from "./app.ts";
+import type { Clock } from "./clock.ts";
+import { systemClock } from "./clock.ts";
+import type { RuntimeConfig } from "./config.ts";
+import type { AppDeps } from "./deps.ts";
+import { createLogger, type Logger } from "./logger.ts";
+import { loadArtifacts } from "./storage/artifacts.ts";
+import type { StateBackend } from "./storage/backend.ts";
+import { createKeysStore } from "./storage/keys-store.ts";
+import { createSqliteBackend } from "./storage/sqlite-backend.ts";
+
+export interface StartOptions {
+  clock?: Clock;
+  backend?: StateBackend;
+  logger?: Logger;
+}
+
+export interface RunningService {
+  url: string;
+  port: number;
+  deps: AppDeps;
+  /** Stops accepting, lets in-flight requests finish (up to the grace period), closes the store. */
+  close(): Promise<void>;
+}
+
+export async function startService(config: RuntimeConfig, options: StartOptions = {}): Promise<RunningService> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const clock = options.clock ?? systemClock;
+  const artifacts = await loadArtifacts(config.distDir);
+  const backend = options.backend ?? createSqliteBackend({ dataDir: config.dataDir });
+  const deps: AppDeps = { config, clock, logger, backend, build: { current: artifacts }, keys: createKeysStore(backend, { now: () => clock.now() }) };
+  if (!config.adminKey) logger.warn("ADMIN_KEY is not set: POST /api/keys answers 403 for any bearer");
+
+  const server = serve(createApp(deps), {
+    port: config.port,
+    hostname: config.host,
+    silent: true,
+    gracefulShutdown: false,
+    // Slow or stalled clients must not hold sockets forever.
+    node: { requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000, maxHeaderSize: 16 * 1024 },
+  });
+  await server.ready();
+  const address = server.node?.server?.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  logger.info("listening", { url, build_id: artifacts.buildId, store: backend.kind });
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    port,
+    deps,
+    close: () =>
+      (closing ??= (async () => {
+        const force = setTimeout(() => void server.close(true), config.shutdownGraceMs);
+        await server.close();
+        clearTimeout(force);
+        await backend.close();
+        logger.info("stopped");
+      })()),
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * The state backend contract. Plain records go through unstorage (`records`); everything that
+ * must be exact under concurrency (quota windows, positions, first-writer-wins inserts, ledgers)
+ * goes through the atomic primitives below, which each backend implements with its own engine:
+ * one SQLite transaction (embedded) or one Lua script (Redis).
+ */
+import type { Storage } from "unstorage";
+
+export interface CounterWindow {
+  key: string;
+  /** Admission fails if count + cost would exceed this. Use Infinity for count-only windows. */
+  limit: number;
+  /** Epoch ms when the window's counter may be forgotten. */
+  expiresAt: number;
+}
+
+export interface ConsumeResult {
+  admitted: boolean;
+  /** Counts after the increment when admitted; the unchanged counts when denied. */
+  counts: number[];
+  /** Index of the first window that denied, or -1. */
+  deniedIndex: number;
+}
+
+export interface InsertOnceResult {
+  created: boolean;
+  /** The value now stored: ours if created, the earlier writer's otherwise. */
+  value: string;
+}
+
+export interface StateBackend {
+  readonly kind: "sqlite" | "redis";
+  readonly records: Storage;
+  /** Checks every window, then increments all of them, or none: a denied request consumes nothing. */
+  consume(windows: CounterWindow[], cost: number, now: number): Promise<ConsumeResult>;
+  readCounters(keys: string[], now: number): Promise<number[]>;
+  /** First writer wins; an expired entry counts as absent. */
+  insertOnce(key: string, value: string, expiresAt: number | null, now: number): Promise<InsertOnceResult>;
+  removeOnce(key: string): Promise<void>;
+  /** Appends `member` to `list` once and returns its 1-based position, stable on repeats. */
+  claimPosition(list: string, member: string): Promise<{ position: number; created: boolean }>;
+  countList(list: string): Promise<number>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}

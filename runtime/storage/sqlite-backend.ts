@@ -1,0 +1,123 @@
+/**
+ * Embedded state on SQLite (better-sqlite3), the default with no external server.
+ *
+ * Durability: WAL with `synchronous=NORMAL`. A committed transaction is in the WAL file before the
+ * call returns, so it survives `kill -9` of the process; only an OS crash or power loss can lose
+ * the last transactions (`synchronous=FULL` closes that too at ~20x the cost per write, see
+ * shared/reference/storage-measurements.md). unstorage's fs driver is not used: it writes in
+ * place without rename or fsync, so a crash can leave a truncated record.
+ *
+ * Atomicity: better-sqlite3 is synchronous and each primitive runs in one `BEGIN IMMEDIATE`
+ * transaction, so it is exact within a process and across processes sharing the file.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { createStorage, defineDriver } from "unstorage";
+import type { ConsumeResult, CounterWindow, InsertOnceResult, StateBackend } from "./backend.ts";
+
+export interface SqliteBackendOptions {
+  /** Folder for `state.sqlite`; `:memory:` for a throwaway store. */
+  dataDir: string;
+}
+
+export function createSqliteBackend(options: SqliteBackendOptions): StateBackend {
+  const file = options.dataDir === ":memory:" ? ":memory:" : _prepareFile(options.dataDir);
+  const db = new Database(file);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.pragma("busy_timeout = 5000");
+  db.exec(`
+    create table if not exists kv (key text primary key, value text not null) without rowid;
+    create table if not exists counters (key text primary key, n integer not null, expires_at integer not null) without rowid;
+    create table if not exists once (key text primary key, value text not null, expires_at integer) without rowid;
+    create table if not exists lists (list text not null, member text not null, position integer not null, primary key (list, member)) without rowid;
+    create table if not exists list_heads (list text primary key, n integer not null) without rowid;
+  `);
+
+  const q = {
+    counterGet: db.prepare<[string, number], { n: number }>("select n from counters where key = ? and expires_at > ?"),
+    counterAdd: db.prepare(
+      "insert into counters (key, n, expires_at) values (?, ?, ?) on conflict(key) do update set n = case when counters.expires_at > ? then counters.n + excluded.n else excluded.n end, expires_at = excluded.expires_at",
+    ),
+    onceGet: db.prepare<[string], { value: string; expires_at: number | null }>("select value, expires_at from once where key = ?"),
+    oncePut: db.prepare("insert or replace into once (key, value, expires_at) values (?, ?, ?)"),
+    onceDel: db.prepare("delete from once where key = ?"),
+    listGet: db.prepare<[string, string], { position: number }>("select position from lists where list = ? and member = ?"),
+    headNext: db.prepare<[string], { n: number }>(
+      "insert into list_heads (list, n) values (?, 1) on conflict(list) do update set n = n + 1 returning n",
+    ),
+    listPut: db.prepare("insert into lists (list, member, position) values (?, ?, ?)"),
+    listCount: db.prepare<[string], { n: number }>("select n from list_heads where list = ?"),
+    sweep: db.prepare("delete from counters where expires_at <= ?"),
+  };
+
+  const consume = db.transaction((windows: CounterWindow[], cost: number, now: number): ConsumeResult => {
+    const counts = windows.map((w) => q.counterGet.get(w.key, now)?.n ?? 0);
+    const deniedIndex = windows.findIndex((w, i) => counts[i]! + cost > w.limit);
+    if (deniedIndex !== -1) return { admitted: false, counts, deniedIndex };
+    for (const w of windows) q.counterAdd.run(w.key, cost, w.expiresAt, now);
+    return { admitted: true, counts: counts.map((c) => c + cost), deniedIndex: -1 };
+  });
+  const insertOnce = db.transaction((key: string, value: string, expiresAt: number | null, now: number): InsertOnceResult => {
+    const existing = q.onceGet.get(key);
+    if (existing && (existing.expires_at === null || existing.expires_at > now)) return { created: false, value: existing.value };
+    q.oncePut.run(key, value, expiresAt);
+    return { created: true, value };
+  });
+  const claimPosition = db.transaction((list: string, member: string) => {
+    const existing = q.listGet.get(list, member);
+    if (existing) return { position: existing.position, created: false };
+    const position = q.headNext.get(list)!.n;
+    q.listPut.run(list, member, position);
+    return { position, created: true };
+  });
+
+  // Expired counters are dead weight only; sweeping hourly keeps the table small.
+  const sweepTimer = setInterval(() => q.sweep.run(Date.now() - 86_400_000), 3_600_000);
+  sweepTimer.unref();
+
+  return {
+    kind: "sqlite",
+    records: createStorage({ driver: _sqliteKvDriver(db) }),
+    consume: async (windows, cost, now) => consume.immediate(windows, cost, now),
+    readCounters: async (keys, now) => keys.map((k) => q.counterGet.get(k, now)?.n ?? 0),
+    insertOnce: async (key, value, expiresAt, now) => insertOnce.immediate(key, value, expiresAt, now),
+    removeOnce: async (key) => void q.onceDel.run(key),
+    claimPosition: async (list, member) => claimPosition.immediate(list, member),
+    countList: async (list) => q.listCount.get(list)?.n ?? 0,
+    ping: async () => db.open,
+    close: async () => {
+      clearInterval(sweepTimer);
+      if (db.open) db.close();
+    },
+  };
+}
+
+// --- Internal helpers ---
+
+function _prepareFile(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  return join(dir, "state.sqlite");
+}
+
+/** An unstorage driver over the `kv` table: each setItem is one committed transaction. */
+function _sqliteKvDriver(db: Database.Database) {
+  const get = db.prepare<[string], { value: string }>("select value from kv where key = ?");
+  const put = db.prepare("insert into kv (key, value) values (?, ?) on conflict(key) do update set value = excluded.value");
+  const del = db.prepare("delete from kv where key = ?");
+  const keys = db.prepare<[string, string], { key: string }>("select key from kv where key >= ? and key < ? order by key");
+  const all = db.prepare<[], { key: string }>("select key from kv order by key");
+  const clear = db.prepare("delete from kv where key >= ? and key < ?");
+  return defineDriver(() => ({
+    name: "vkr-sqlite",
+    flags: { maxDepth: false },
+    hasItem: (key: string) => get.get(key) !== undefined,
+    getItem: (key: string) => get.get(key)?.value ?? null,
+    setItem: (key: string, value: string) => void put.run(key, value),
+    removeItem: (key: string) => void del.run(key),
+    getKeys: (base: string) => (base ? keys.all(base, base + "\uffff") : all.all()).map((r) => r.key),
+    clear: (base: string) => void (base ? clear.run(base, base + "\uffff") : db.exec("delete from kv")),
+    getInstance: () => db,
+  }))(undefined);
+}

@@ -1,0 +1,34 @@
+/**
+ * Validates a response against the published OpenAPI description: the operation is found by
+ * method and path, the status must be documented (or fall to `default` for problems), and the body
+ * must match the documented schema. Every e2e request goes through this, so "every response body
+ * validates against /openapi.json" is checked on everything the suites do.
+ */
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { createOpenApiDocument } from "../../runtime/openapi/document.ts";
+
+type Doc = ReturnType<typeof createOpenApiDocument>;
+
+export function createOpenApiChecker(doc: Doc = createOpenApiDocument({ apiVersion: "test" })) {
+  const ajv = new Ajv2020.default({ strict: false, allErrors: true });
+  (addFormats as unknown as { default: (a: unknown) => void }).default(ajv);
+  ajv.addSchema(doc.components.schemas.Problem, "#/components/schemas/Problem");
+  const cache = new Map<string, ReturnType<typeof ajv.compile>>();
+
+  return function check(method: string, path: string, status: number, contentType: string | null, body: unknown): string[] {
+    const op = (doc.paths as Record<string, Record<string, any>>)[path]?.[method.toLowerCase()];
+    if (!op) return [`${method} ${path} is not in the OpenAPI description`];
+    if (status === 304 || status === 204) return [];
+    const response = op.responses[String(status)] ?? (status >= 400 ? op.responses.default : undefined);
+    if (!response) return [`${method} ${path} ${status} is not documented`];
+    if (!response.content) return body === null || body === "" ? [] : [`${method} ${path} ${status} has an undocumented body`];
+    const [mediaType, media] = Object.entries(response.content as Record<string, { schema: unknown }>)[0]!;
+    if (contentType && !contentType.startsWith(mediaType)) return [`${method} ${path} ${status}: content-type ${contentType}, documented ${mediaType}`];
+    const schema = mediaType === "application/problem+json" ? { $ref: "#/components/schemas/Problem" } : media.schema;
+    const key = `${method} ${path} ${status}`;
+    let validate = cache.get(key);
+    if (!validate) cache.set(key, (validate = ajv.compile(schema as object)));
+    return validate(body) ? [] : (validate.errors ?? []).map((e) => `${key}: ${e.instancePath} ${e.message}`);
+  };
+}
