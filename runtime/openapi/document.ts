@@ -9,9 +9,10 @@ import { OPERATIONS, type Operation } from "./operations.ts";
 
 export function createOpenApiDocument(options: { apiVersion: string; baseUrl?: string | undefined; operations?: Operation[] }) {
   const paths: Record<string, Record<string, unknown>> = {};
+  const shared: Record<string, unknown> = { Problem: toJsonSchema(ProblemSchema, {}) };
   for (const op of options.operations ?? OPERATIONS) {
     const item = (paths[op.path] ??= {});
-    item[op.method] = _operation(op);
+    item[op.method] = _operation(op, shared);
   }
   return {
     openapi: "3.1.0",
@@ -23,7 +24,7 @@ export function createOpenApiDocument(options: { apiVersion: string; baseUrl?: s
     servers: [{ url: options.baseUrl ?? "/" }],
     paths,
     components: {
-      schemas: { Problem: toJsonSchema(ProblemSchema) },
+      schemas: shared,
       securitySchemes: {
         serviceKey: { type: "apiKey", in: "header", name: "X-Service-Key" },
         serviceKeyQuery: { type: "apiKey", in: "query", name: "key" },
@@ -35,14 +36,36 @@ export function createOpenApiDocument(options: { apiVersion: string; baseUrl?: s
   };
 }
 
-/** A TypeBox schema as plain JSON Schema (no symbol keys). */
-export function toJsonSchema(schema: TSchema): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+/**
+ * A TypeBox schema as plain JSON Schema (no symbol keys). Recursive schemas carry an `$id` and
+ * may appear in several places of one response; they are hoisted into `shared` (the document's
+ * components) and referenced, so every `$id` is defined exactly once.
+ */
+export function toJsonSchema(schema: TSchema, shared: Record<string, unknown>): Record<string, unknown> {
+  const plain = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+  return _hoist(plain, shared) as Record<string, unknown>;
 }
 
 // --- Internal helpers ---
 
-function _operation(op: Operation) {
+function _hoist(node: unknown, shared: Record<string, unknown>, ids: Set<string> = new Set()): unknown {
+  if (Array.isArray(node)) return node.map((n) => _hoist(n, shared, ids));
+  if (!node || typeof node !== "object") return node;
+  const obj = node as Record<string, unknown>;
+  if (typeof obj.$ref === "string" && !obj.$ref.startsWith("#")) return { $ref: `#/components/schemas/${obj.$ref}` };
+  if (typeof obj.$id === "string") {
+    const id = obj.$id;
+    if (!(id in shared)) {
+      shared[id] = {};
+      const { $id: _drop, ...rest } = obj;
+      shared[id] = _hoist(rest, shared, ids);
+    }
+    return { $ref: `#/components/schemas/${id}` };
+  }
+  return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, _hoist(v, shared, ids)]));
+}
+
+function _operation(op: Operation, shared: Record<string, unknown>) {
   const responses: Record<string, unknown> = {};
   for (const [status, r] of Object.entries(op.responses)) {
     const code = Number(status);
@@ -50,7 +73,7 @@ function _operation(op: Operation) {
     if (code >= 400) {
       responses[status] = { description: r.description, content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } }, ...(headers ? { headers } : {}) };
     } else if (r.schema) {
-      responses[status] = { description: r.description, content: { "application/json": { schema: toJsonSchema(r.schema) } }, ...(headers ? { headers } : {}) };
+      responses[status] = { description: r.description, content: { "application/json": { schema: toJsonSchema(r.schema, shared) } }, ...(headers ? { headers } : {}) };
     } else {
       responses[status] = { description: r.description, ...(headers ? { headers } : {}) };
     }
@@ -61,8 +84,8 @@ function _operation(op: Operation) {
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
     ...(op.security ? { security: op.security.map((s) => (s === "none" ? {} : { [s]: [] })) } : {}),
-    ...(op.params ? { parameters: op.params.map((p) => ({ name: p.name, in: p.in, required: p.required ?? false, schema: toJsonSchema(p.schema), ...(p.description ? { description: p.description } : {}) })) } : {}),
-    ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: toJsonSchema(op.body) } } } } : {}),
+    ...(op.params ? { parameters: op.params.map((p) => ({ name: p.name, in: p.in, required: p.required ?? false, schema: toJsonSchema(p.schema, shared), ...(p.description ? { description: p.description } : {}) })) } : {}),
+    ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: toJsonSchema(op.body, shared) } } } } : {}),
     responses,
   };
 }

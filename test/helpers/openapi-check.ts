@@ -13,7 +13,6 @@ type Doc = ReturnType<typeof createOpenApiDocument>;
 export function createOpenApiChecker(doc: Doc = createOpenApiDocument({ apiVersion: "test" })) {
   const ajv = new Ajv2020.default({ strict: false, allErrors: true });
   (addFormats as unknown as { default: (a: unknown) => void }).default(ajv);
-  ajv.addSchema(doc.components.schemas.Problem, "#/components/schemas/Problem");
   const cache = new Map<string, ReturnType<typeof ajv.compile>>();
 
   return function check(method: string, path: string, status: number, contentType: string | null, body: unknown): string[] {
@@ -28,7 +27,8 @@ export function createOpenApiChecker(doc: Doc = createOpenApiDocument({ apiVersi
     const schema = mediaType === "application/problem+json" ? { $ref: "#/components/schemas/Problem" } : media.schema;
     const key = `${method} ${path} ${status}`;
     let validate = cache.get(key);
-    if (!validate) cache.set(key, (validate = ajv.compile(schema as object)));
+    // Wrapping keeps `#/components/...` references resolvable against a root that has them.
+    if (!validate) cache.set(key, (validate = ajv.compile({ allOf: [schema], components: doc.components })));
     return validate(body) ? [] : (validate.errors ?? []).map((e) => `${key}: ${e.instancePath} ${e.message}`);
   };
 }
