@@ -11,8 +11,10 @@ import { baseHeaders, preflightHeaders } from "./http/headers.ts";
 import { problemResponse } from "./http/problem.ts";
 import { sendBytes } from "./http/respond.ts";
 import { redactTarget } from "./logger.ts";
+import delta from "./routes/delta.ts";
 import demo from "./routes/demo.ts";
 import docs from "./routes/docs.ts";
+import evaluate from "./routes/evaluate.ts";
 import health from "./routes/health.ts";
 import keys from "./routes/keys.ts";
 import status from "./routes/status.ts";
@@ -30,7 +32,7 @@ export function createApp(deps: AppDeps): H3 {
   });
 
   app.options("/**", (event) => sendBytes(event, 204, null, { ...preflightHeaders(requestContext(event).requestId), "content-type": "text/plain" }));
-  for (const plugin of [status, demo, trial, keys, verify, health, docs]) app.register(plugin(deps));
+  for (const plugin of [status, demo, evaluate, delta, trial, keys, verify, health, docs]) app.register(plugin(deps));
   return app;
 }
 

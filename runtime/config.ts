@@ -35,6 +35,21 @@ export interface RuntimeConfig {
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** Grace period for in-flight requests on SIGTERM. */
   shutdownGraceMs: number;
+  /**
+   * CURSOR_SECRET: HMAC secret that signs the opaque cursors of GET /v1/delta. Every instance of a
+   * deployment must share it, and it must survive restarts, or clients' cursors stop verifying
+   * (400 `invalid_cursor`). The default is a fixed, public value: cursors only carry a position in
+   * the public changelog, so the signature guards against tampering, not disclosure.
+   */
+  cursorSecret: string;
+  /**
+   * MCP_ALLOWED_HOSTS: extra `Host` values POST /mcp accepts (comma-separated `host[:port]`), on
+   * top of localhost / 127.0.0.1 / [::1] on the listening port and PUBLIC_BASE_URL's host. `*`
+   * turns the Host check off (only behind a proxy that enforces its own).
+   */
+  mcpAllowedHosts: readonly string[];
+  /** MCP_ALLOWED_ORIGINS: extra `Origin` values POST /mcp accepts (comma-separated, e.g. `https://app.example`). */
+  mcpAllowedOrigins: readonly string[];
 }
 
 export class ConfigError extends Error {}
@@ -61,10 +76,35 @@ export function resolveRuntimeConfig(env: Record<string, string | undefined>): R
     maxBodyBytes: _int(env, "MAX_BODY_BYTES", 64 * 1024, 1024, 16 * 1024 * 1024),
     logLevel,
     shutdownGraceMs: _int(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
+    cursorSecret: _cursorSecret(env.CURSOR_SECRET),
+    mcpAllowedHosts: _list(env.MCP_ALLOWED_HOSTS, (v) => v.toLowerCase()),
+    mcpAllowedOrigins: _list(env.MCP_ALLOWED_ORIGINS, (v) => _origin(v, "MCP_ALLOWED_ORIGINS")),
   });
 }
 
 // --- Internal helpers ---
+
+const DEFAULT_CURSOR_SECRET = "vkr-delta-cursor-v1";
+
+function _cursorSecret(raw: string | undefined): string {
+  if (raw === undefined || raw === "") return DEFAULT_CURSOR_SECRET;
+  if (raw.length < 16) throw new ConfigError("CURSOR_SECRET must be at least 16 characters");
+  return raw;
+}
+
+/** A comma-separated list, trimmed, empties dropped, each entry normalised by `map`. */
+function _list(raw: string | undefined, map: (value: string) => string): readonly string[] {
+  if (!raw) return [];
+  return raw.split(",").map((v) => v.trim()).filter((v) => v !== "").map(map);
+}
+
+function _origin(value: string, name: string): string {
+  try {
+    const origin = new URL(value).origin;
+    if (origin !== "null") return origin;
+  } catch {}
+  throw new ConfigError(`${name}: "${value}" is not an origin (scheme://host[:port])`);
+}
 
 function _int(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];

@@ -17,6 +17,7 @@ export const ERRORS = {
   vertical_missing: { status: 400, title: "The vertical parameter is required", hint: "Pass ?vertical=<slug>; GET /api/status lists them." },
   vertical_unknown: { status: 400, title: "Unknown vertical", hint: "GET /api/status lists the accepted slugs." },
   vertical_not_allowed: { status: 400, title: "This vertical is not accepted here" },
+  invalid_cursor: { status: 400, title: "The cursor is not valid", hint: "Pass a next_cursor exactly as GET /v1/delta returned it, or start again with ?since=." },
   key_missing: { status: 401, title: "A service key is required", hint: "Send it in the X-Service-Key header." },
   key_invalid: { status: 401, title: "The service key is not valid", hint: "Check the key; POST /api/trial gives a trial key." },
   key_revoked: { status: 401, title: "The service key was revoked" },

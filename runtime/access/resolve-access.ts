@@ -44,6 +44,19 @@ export function resolveAccess({ caller, vertical, node }: AccessInput): AccessVi
   });
 }
 
+/**
+ * `resolveAccess` for a content request (a node's layers, or rules evaluated over them): adds the
+ * one rule that is not about the matrix, that per-use payment tokens cannot yet be charged for
+ * paid content on this deployment. REST and MCP both go through here.
+ */
+export function resolveContentAccess(input: AccessInput): AccessView {
+  const view = resolveAccess(input);
+  if (input.caller.kind === "payment" && input.node && !input.vertical.fully_open) {
+    throw apiError("payment_provider_unavailable", { detail: "Per-use payment tokens are not accepted on this deployment yet; use a key." });
+  }
+  return view;
+}
+
 export function keyCoversVertical(record: KeyRecord, vertical: ResolvedVertical): boolean {
   if (vertical.fully_open) return true;
   if (record.type === "trial") return record.vertical === vertical.slug;

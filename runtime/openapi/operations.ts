@@ -5,8 +5,16 @@
  */
 import { Type, type TSchema } from "@sinclair/typebox";
 import { IndexGraphSchema, LeanIndexGraphSchema, LeanNodeResponseSchema, NodeResponseSchema } from "../schema/artifacts.ts";
-import { IssueKeysRequestSchema, TrialRequestSchema } from "../schema/requests.ts";
-import { KeyDetailsSchema, KeysIssuedSchema, TrialResponseSchema, VerifyResponseSchema, VerticalPlaceholderSchema } from "../schema/responses.ts";
+import { EvaluateRequestSchema, IssueKeysRequestSchema, TrialRequestSchema } from "../schema/requests.ts";
+import {
+  DeltaResponseSchema,
+  EvaluateResponseSchema,
+  KeyDetailsSchema,
+  KeysIssuedSchema,
+  TrialResponseSchema,
+  VerifyResponseSchema,
+  VerticalPlaceholderSchema,
+} from "../schema/responses.ts";
 import { StatusObjectSchema } from "../schema/status.ts";
 
 export interface OperationParam {
@@ -33,7 +41,8 @@ export interface Operation {
 const KEY_HEADER: OperationParam = { name: "X-Service-Key", in: "header", schema: Type.String(), description: "Membership (svc_live_…) or trial (svc_trial_…) key" };
 const RATE_HEADERS = ["RateLimit", "RateLimit-Policy"];
 
-export const OPERATIONS: Operation[] = [
+/** Status, retrieval, trial, keys, verify, health. Other areas keep theirs in `operations-<area>.ts`. */
+const CORE_OPERATIONS: Operation[] = [
   {
     method: "get",
     path: "/api/status",
@@ -54,12 +63,14 @@ export const OPERATIONS: Operation[] = [
       "Metering: every 200 answered while a key is presented counts against it (hourly 200, daily 1000 — 3000 on the 5-key volume plan — answer 429 with Retry-After; beyond the monthly 10,000 membership calls continue as overage at $0.002; trial keys stop at 500 calls, 429 `trial_exhausted`, or 24 h, 401 `key_expired`). A 304 is not metered.",
       "A vertical without content answers 200 with its status and how to join the waitlist or register interest; it is not metered.",
       "Responses carry a strong ETag (the artifact digest) and honour If-None-Match with 304.",
+      "`layers=logic,action` (node requests only; unknown names 400) keeps only the named layers in `node.layers` and lists them in `node.selected_layers`; layers left out by choice are not added to `locked_layers`, which still names only what the caller cannot read, and `layer_tokens` still covers all four so an agent can budget. Access and metering are those of the whole node. A selection has its own ETag; the runtime derives it once from the prebuilt bytes and serves it from a bounded in-memory LRU.",
     ].join("\n\n"),
     security: ["none", "serviceKey", "serviceKeyQuery", "payToken"],
     params: [
       { name: "vertical", in: "query", required: true, schema: Type.String(), description: "A vertical slug (ai-compliance and ethics are the same vertical)" },
       { name: "node", in: "query", schema: Type.String(), description: "Node id; omit for the root index" },
       { name: "lean", in: "query", schema: Type.Boolean({ default: false }), description: "Only `node` and `next_nodes` (index: no wrapper)" },
+      { name: "layers", in: "query", schema: Type.String({ pattern: "^(logic|directive|skill|action)(,(logic|directive|skill|action))*$" }), description: "Comma-separated layers to return (logic, directive, skill, action); others are omitted" },
       { name: "If-None-Match", in: "header", schema: Type.String() },
     ],
     responses: {
@@ -74,6 +85,58 @@ export const OPERATIONS: Operation[] = [
       402: { description: "A paid vertical without credentials" },
       403: { description: "The key does not unlock this vertical or module" },
       404: { description: "Unknown node" },
+      429: { description: "A quota window is full", headers: ["Retry-After", ...RATE_HEADERS] },
+    },
+  },
+  {
+    method: "post",
+    path: "/api/evaluate",
+    operationId: "evaluateRules",
+    summary: "Evaluate a node's compiled rules over boolean facts",
+    description: [
+      "Deterministic, three-valued evaluation of one node's rules: every outcome that holds, the full gate trace of every rule (which gates were true, false or undetermined, and why), the citations, `confidence_required: 1`. A rule that needs a fact you left out has no value, and `missing_facts` lists the facts that would decide it with their questions. Never a guess, a probability or partial credit.",
+      "Facts must be booleans (anything else is 400 `validation_failed`) and must be facts the node declares (400 `validation_failed` with `declared_facts`). Leave a fact out when it is not known.",
+      "Access: the node's logic layer must be unlocked, under the same matrix as GET /api/demo with `node`. Without credentials an index-free vertical is 402 `payment_required` (its logic layer is locked), a paid vertical 402; a key that does not unlock the vertical or module 403 `vertical_forbidden` / `module_not_in_trial`; a bad key 401. Fully open verticals need nothing.",
+      "Metering: each 200 answered while a key is presented counts as one retrieval, exactly like a node request; refused requests (4xx) are not counted.",
+      "A node without compiled rules answers 200 with empty `outcomes`, `rules` and `missing_facts` (and declares no facts, so only `facts: {}` is accepted): agents may call every node uniformly.",
+    ].join("\n\n"),
+    security: ["none", "serviceKey", "payToken"],
+    body: EvaluateRequestSchema,
+    responses: {
+      200: { description: "The evaluation", schema: EvaluateResponseSchema, headers: RATE_HEADERS },
+      400: { description: "Invalid body, non-boolean or unknown fact, unknown vertical" },
+      401: { description: "Malformed, unknown, revoked or expired key" },
+      402: { description: "The logic layer is locked for a caller without credentials" },
+      403: { description: "The key does not unlock this vertical or module" },
+      404: { description: "Unknown node" },
+      429: { description: "A quota window is full", headers: ["Retry-After", ...RATE_HEADERS] },
+    },
+  },
+  {
+    method: "get",
+    path: "/v1/delta",
+    operationId: "getDelta",
+    summary: "The change feed: nodes added, updated and deprecated",
+    description: [
+      "Membership key required in X-Service-Key (or `Authorization: Bearer svc_…`): no key 401 `key_missing`, a trial key 401 `membership_required`, a bad key 401 `key_*`. `?key=` is not accepted here.",
+      "`vertical` scopes the feed (unknown 400, a vertical the key cannot read 403 `vertical_forbidden`); omitted, the feed covers every vertical the key can read. `since` (RFC 3339 date-time with a zone, or a date meaning midnight UTC; invalid 400) keeps entries strictly after it. `limit` 1–1000, default 100.",
+      "Entries come in (`at`, `id`) order. `next_cursor` is opaque: a signed position (the last entry's `at` and `id`, HMAC with CURSOR_SECRET), not an index, so it stays valid across restarts, instances sharing the secret and new builds: entries already returned never reappear, and entries added later appear after it. Paging with any limit yields every entry exactly once. A cursor that was altered or not issued here is 400 `invalid_cursor`. `cursor` and `since` may be combined; the later bound wins.",
+      "`next_cursor` points after the last entry of the page even on the last page (`has_more: false`), so a client can keep it and poll for later changes; an empty page returns the cursor it was given (null without one). While `has_more` is true a `Link: <…>; rel=\"next\"` header carries the next page's URL.",
+      "Metering: each page answered counts as one retrieval for the key (refused requests are not counted).",
+    ].join("\n\n"),
+    security: ["serviceKey"],
+    params: [
+      KEY_HEADER,
+      { name: "vertical", in: "query", schema: Type.String(), description: "A vertical slug; omit for every vertical the key can read" },
+      { name: "since", in: "query", schema: Type.String(), description: "Only entries strictly after this instant (ISO 8601 date-time with zone, or a date)" },
+      { name: "limit", in: "query", schema: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }) },
+      { name: "cursor", in: "query", schema: Type.String(), description: "next_cursor of a previous page" },
+    ],
+    responses: {
+      200: { description: "One page of delta entries", schema: DeltaResponseSchema, headers: ["Link", ...RATE_HEADERS] },
+      400: { description: "Invalid since, limit, cursor or unknown vertical" },
+      401: { description: "No membership key (missing, trial, malformed, unknown, revoked or expired)" },
+      403: { description: "The key does not read this vertical" },
       429: { description: "A quota window is full", headers: ["Retry-After", ...RATE_HEADERS] },
     },
   },
@@ -131,3 +194,6 @@ export const OPERATIONS: Operation[] = [
     responses: { 200: { description: "Ready", schema: Type.Object({ status: Type.Literal("ready"), build_id: Type.String(), store: Type.String() }) }, 503: { description: "Store unavailable" } },
   },
 ];
+
+/** Every published operation; each area's list is spread in here. */
+export const OPERATIONS: Operation[] = [...CORE_OPERATIONS];

@@ -49,6 +49,11 @@ export const NodeDataSchema = Type.Object({
   }),
   layers: LayersSchema,
   locked_layers: Type.Array(LayerNameSchema),
+  /**
+   * Only in a `layers=` response: the layers asked for. A layer missing from `layers` was left
+   * out by choice when it is not in `locked_layers`; the build never writes this field.
+   */
+  selected_layers: Type.Optional(Type.Array(LayerNameSchema)),
 });
 export type NodeData = Static<typeof NodeDataSchema>;
 

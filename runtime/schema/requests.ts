@@ -31,3 +31,17 @@ export const IssueKeysRequestSchema = Type.Object(
   { additionalProperties: false },
 );
 export type IssueKeysRequest = Static<typeof IssueKeysRequestSchema>;
+
+/** `POST /api/evaluate` (and the MCP `evaluate_rules` tool): boolean facts for one node's rules. */
+export const EvaluateRequestSchema = Type.Object(
+  {
+    vertical: Type.String({ minLength: 1, maxLength: 64, description: "A vertical slug (ai-compliance and ethics are the same vertical)" }),
+    node: Type.String({ minLength: 1, maxLength: 200, description: "Id of the node whose compiled rules to evaluate" }),
+    facts: Type.Record(Type.String(), Type.Boolean(), {
+      maxProperties: 500,
+      description: "Known facts by name, each true or false; leave a fact out when it is not known (never guess)",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type EvaluateRequest = Static<typeof EvaluateRequestSchema>;

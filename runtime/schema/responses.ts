@@ -5,6 +5,8 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { KeyTypeSchema } from "./keys.ts";
 import { LayerNameSchema, VerticalStatusSchema } from "./catalog.ts";
+import { ChangelogEntrySchema } from "./artifacts.ts";
+import { EvaluationSchema } from "./rules.ts";
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -94,3 +96,18 @@ export const VerticalPlaceholderSchema = Type.Object({
   register_interest: Type.Object({ method: Type.Literal("POST"), path: Type.String(), body: Type.Record(Type.String(), Type.String()) }),
   locked_layers: Type.Array(LayerNameSchema),
 });
+
+/** `GET /v1/delta`: one page of the change feed. */
+export const DeltaResponseSchema = Type.Object({
+  entries: Type.Array(ChangelogEntrySchema),
+  /** Position after the last entry of this page (or the cursor given, on an empty page); null only when there is neither. */
+  next_cursor: Nullable(Type.String()),
+  has_more: Type.Boolean(),
+});
+export type DeltaResponse = Static<typeof DeltaResponseSchema>;
+
+/** `POST /api/evaluate`: the evaluator's answer plus which node (and which version of it) answered. */
+export const EvaluateResponseSchema = Type.Composite([
+  Type.Object({ vertical: Type.String(), node: Type.String(), version: Type.String() }),
+  EvaluationSchema,
+]);

@@ -8,11 +8,30 @@ import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-interface FixtureNode {
+export interface FixtureNode {
   id: string;
   order: number;
   next: string[];
   rules?: boolean;
+}
+
+/** Authored dates of one node; any field left out keeps its default. */
+export interface FixtureDates {
+  created?: string;
+  updated?: string;
+  /** Sets `status: deprecated` too. */
+  deprecated_at?: string;
+  replaced_by?: string;
+}
+
+export interface FixtureOptions {
+  /** Dates per node (default: created and updated 2026-11-01, active), e.g. to spread the changelog. */
+  dates?: (vertical: string, node: FixtureNode) => FixtureDates | undefined;
+  /**
+   * Nodes added to a vertical after its default ones, e.g. the second build of a delta test. Each
+   * is linked from the node before it (so it is reachable from the root).
+   */
+  extraNodes?: Record<string, FixtureNode[]>;
 }
 
 const VERTICALS: Record<string, FixtureNode[]> = {
@@ -29,21 +48,27 @@ const VERTICALS: Record<string, FixtureNode[]> = {
   legal: [{ id: "legal-one", order: 1, next: [] }],
 };
 
-export function writeFixtureContent(root = mkdtempSync(join(tmpdir(), "vkr-content-"))): string {
+export function writeFixtureContent(root = mkdtempSync(join(tmpdir(), "vkr-content-")), options: FixtureOptions = {}): string {
   cpSync("content/_catalog", join(root, "_catalog"), { recursive: true });
   cpSync("content/_wrappers", join(root, "_wrappers"), { recursive: true });
-  for (const [vertical, nodes] of Object.entries(VERTICALS)) {
+  for (const [vertical, defaults] of Object.entries(VERTICALS)) {
+    const nodes = [...defaults];
+    for (const extra of options.extraNodes?.[vertical] ?? []) {
+      const before = nodes.at(-1)!;
+      nodes[nodes.length - 1] = { ...before, next: [...before.next, extra.id] };
+      nodes.push(extra);
+    }
     const dir = join(root, vertical);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "_index.md"), `---\ntitle: Fixture ${vertical}\nsummary: A small fixture vertical used by the runtime tests of ${vertical}.\nroot: ${nodes[0]!.id}\n---\n`);
-    for (const node of nodes) writeFileSync(join(dir, `${node.id}.md`), _node(node));
+    for (const node of nodes) writeFileSync(join(dir, `${node.id}.md`), _node(node, options.dates?.(vertical, node) ?? {}));
   }
   return root;
 }
 
 // --- Internal helpers ---
 
-function _node(node: FixtureNode): string {
+function _node(node: FixtureNode, dates: FixtureDates): string {
   const rules = node.rules
     ? `facts:
   condition_a: Is condition A true?
@@ -64,10 +89,10 @@ title: Fixture node ${node.id}
 summary: Fixture node ${node.id}, used by the runtime tests to exercise access and metering.
 order: ${node.order}
 next_nodes: [${node.next.join(", ")}]
-created: 2026-11-01
-updated: 2026-11-01
-status: active
-sources:
+created: ${dates.created ?? "2026-11-01"}
+updated: ${dates.updated ?? "2026-11-01"}
+status: ${dates.deprecated_at ? `deprecated\ndeprecated_at: ${dates.deprecated_at}` : "active"}
+${dates.replaced_by ? `replaced_by: ${dates.replaced_by}\n` : ""}sources:
   - id: fixture
     title: Fixture Regulation, Article 1
     url: https://example.org/fixture

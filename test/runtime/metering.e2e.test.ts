@@ -98,3 +98,16 @@ describe("trial keys", () => {
     expect(missing.body.errors[0].pointer).toBe("/agent_id");
   });
 });
+
+describe("anonymous callers", () => {
+  it("are limited per client address per minute (configurable), with Retry-After", async () => {
+    svc = await startTestService(dist, { ANON_RATE_PER_MINUTE: "3" });
+    for (let i = 0; i < 3; i++) expect((await svc.request("/api/demo?vertical=travel")).status).toBe(200);
+    const limited = await svc.request("/api/demo?vertical=travel");
+    expect(limited.status).toBe(429);
+    expect(limited.body.code).toBe("rate_limited");
+    expect(limited.headers.get("retry-after")).toBe("60");
+    svc.clock.advance(60_000);
+    expect((await svc.request("/api/demo?vertical=travel")).status).toBe(200);
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * `npm run bench`: throughput and latency of the metering runtime next to a bare node:http server
+ * serving the same bytes, measured in the same run with interleaved repetitions (A B A B …), and
+ * printed as ratios — absolute figures on a shared machine mean little.
+ *
+ * The service runs from its production bundle with limits raised through RETRIEVAL_LIMITS, so no
+ * request is denied while the counters still do all their work. Server and load generator are
+ * pinned to different cores when `taskset` exists. Load: autocannon (wrk if installed).
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import { freePort } from "../test/helpers/child-server.ts";
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const ADMIN = "bench-admin-secret-0123456789";
+const hasTaskset = (() => {
+  try {
+    execFileSync("taskset", ["-c", "0", "true"]);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+interface Scenario {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+}
+interface Result {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function main(): Promise<void> {
+  execFileSync(process.execPath, ["--import", "tsx", "build/cli.ts"], { stdio: "inherit" });
+  execFileSync(process.execPath, ["--import", "tsx", "build/bundle-server.ts"], { stdio: "inherit" });
+  const node = "eu261-compensation";
+  const artifact = join("dist/data/verticals/travel/nodes", `${node}.json`);
+
+  const basePort = await freePort();
+  const base = await _spawn(["bench/baseline-server.mjs", artifact, String(basePort)], {}, `http://127.0.0.1:${basePort}/`);
+  mkdirSync(".tmp", { recursive: true });
+  const svcPort = await freePort();
+  const svc = await _spawn(["dist/server/index.mjs"], {
+    PORT: String(svcPort),
+    DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-bench-")),
+    ADMIN_KEY: ADMIN,
+    LOG_LEVEL: "warn",
+    ANON_RATE_PER_MINUTE: String(1e9),
+    RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
+  }, `http://127.0.0.1:${svcPort}/healthz`);
+  try {
+    const svcUrl = `http://127.0.0.1:${svcPort}`;
+    const issued = await fetch(`${svcUrl}/api/keys`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+      body: JSON.stringify({ vertical: "travel", label: "bench" }),
+    });
+    const key = ((await issued.json()) as { keys: Array<{ key: string }> }).keys[0]!.key;
+    const scenarios: Scenario[] = [
+      { name: "baseline node:http (same bytes)", url: `http://127.0.0.1:${basePort}/`, headers: {} },
+      { name: "metered full node (membership key)", url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": key } },
+      { name: "metered lean node (membership key)", url: `${svcUrl}/api/demo?vertical=travel&node=${node}&lean=true`, headers: { "x-service-key": key } },
+      { name: "anonymous index (travel)", url: `${svcUrl}/api/demo?vertical=travel`, headers: {} },
+    ];
+    const results = new Map<string, Result[]>(scenarios.map((s) => [s.name, []]));
+    for (const s of scenarios) await _load(s, 1); // warm-up: JIT, caches
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const s of scenarios) results.get(s.name)!.push(await _load(s, DURATION));
+    }
+    const usage = await (await fetch(`${svcUrl}/api/keys`, { headers: { "x-service-key": key } })).json();
+    _print(scenarios, results, (usage as { usage: { hour: number } }).usage.hour);
+  } finally {
+    base.kill("SIGTERM");
+    svc.kill("SIGTERM");
+  }
+}
+
+async function _spawn(args: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
+  const cmd = hasTaskset ? "taskset" : process.execPath;
+  const argv = hasTaskset ? ["-c", "0", process.execPath, ...args] : args;
+  const proc = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  for (let i = 0; i < 300; i++) {
+    if (proc.exitCode !== null) throw new Error(`${args[0]} exited with ${proc.exitCode}`);
+    if (await fetch(readyUrl).then((r) => r.ok, () => false)) return proc;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${args[0]} did not become ready`);
+}
+
+async function _load(s: Scenario, seconds: number): Promise<Result> {
+  // Pin the generator to the other core; the servers run on core 0.
+  if (hasTaskset) execFileSync("taskset", ["-pc", "1", String(process.pid)], { stdio: "ignore" });
+  const r = await autocannon({ url: s.url, headers: s.headers, connections: CONNECTIONS, duration: seconds, pipelining: 1 });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
+}
+
+function _median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function _print(scenarios: Scenario[], results: Map<string, Result[]>, metered: number): void {
+  const baseline = _median(results.get(scenarios[0]!.name)!.map((r) => r.rps));
+  const rows = scenarios.map((s) => {
+    const rs = results.get(s.name)!;
+    const rps = _median(rs.map((r) => r.rps));
+    return [s.name, rps.toFixed(0), _median(rs.map((r) => r.p50)).toFixed(1), _median(rs.map((r) => r.p99)).toFixed(1), (rps / baseline).toFixed(2), String(rs.reduce((n, r) => n + r.errors, 0))];
+  });
+  const header = ["scenario", "req/s", "p50 ms", "p99 ms", "ratio", "errors"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  process.stdout.write(`\nbench: ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION}s, medians; taskset ${hasTaskset ? "on" : "off"}; node ${process.version}\n`);
+  process.stdout.write(line(header) + "\n" + rows.map(line).join("\n") + "\n");
+  process.stdout.write(`metered calls counted in the key's hour window: ${metered}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${String(error)}\n`);
+  process.exit(1);
+});

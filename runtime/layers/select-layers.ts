@@ -1,0 +1,65 @@
+/**
+ * `layers=logic,action`: a node response carrying only the named layers. The build cannot
+ * precompute all 15 selections of every variant, so the runtime derives them from the prebuilt
+ * bytes once and keeps the result in a small LRU owned by the app (never a module-level cache),
+ * keyed by the artifact's digest: a hot selection is served as bytes like any other artifact.
+ */
+import { apiError } from "../errors.ts";
+import { LAYER_NAMES, type LayerName } from "../schema/catalog.ts";
+import type { Artifact } from "../storage/artifacts.ts";
+
+export interface LayerSelector {
+  /** The artifact with only `layers` kept and `node.selected_layers` set; cached by digest. */
+  select(artifact: Artifact, layers: readonly LayerName[]): Artifact;
+}
+
+/**
+ * The layers named in a `layers` value, deduplicated and in canonical order (logic, directive,
+ * skill, action), so `action,logic` and `logic,action` share one cache entry and one ETag.
+ * @example parseLayerSelection("action,logic") // ["logic", "action"]
+ */
+export function parseLayerSelection(value: string): LayerName[] {
+  const names = value.split(",").map((n) => n.trim());
+  const unknown = names.filter((n) => !(LAYER_NAMES as readonly string[]).includes(n));
+  if (value.trim() === "" || unknown.length > 0) {
+    throw apiError("validation_failed", {
+      detail: `"layers" takes a comma-separated list of ${LAYER_NAMES.join(", ")}${unknown.length ? `; unknown: ${unknown.slice(0, 4).map((n) => `"${n.slice(0, 40)}"`).join(", ")}` : ""}.`,
+      errors: [{ pointer: "/query/layers", message: `must list layers among ${LAYER_NAMES.join(", ")}` }],
+    });
+  }
+  return LAYER_NAMES.filter((name) => names.includes(name));
+}
+
+/** @example const selector = createLayerSelector({ maxEntries: 256 }) */
+export function createLayerSelector(options: { maxEntries: number }): LayerSelector {
+  // Map iteration order is insertion order: re-inserting on a hit makes the first key the coldest.
+  const cache = new Map<string, Artifact>();
+  return {
+    select(artifact, layers) {
+      const key = `${artifact.etag}|${layers.join("+")}`;
+      const hit = cache.get(key);
+      if (hit) {
+        cache.delete(key);
+        cache.set(key, hit);
+        return hit;
+      }
+      const selected = _select(artifact, layers);
+      cache.set(key, selected);
+      if (cache.size > options.maxEntries) cache.delete(cache.keys().next().value!);
+      return selected;
+    },
+  };
+}
+
+// --- Internal helpers ---
+
+function _select(artifact: Artifact, layers: readonly LayerName[]): Artifact {
+  const body = JSON.parse(Buffer.from(artifact.bytes).toString("utf8")) as { node: { layers: Record<string, unknown>; selected_layers?: LayerName[] } };
+  const kept: Record<string, unknown> = {};
+  for (const name of layers) if (Object.hasOwn(body.node.layers, name)) kept[name] = body.node.layers[name];
+  body.node.layers = kept;
+  body.node.selected_layers = [...layers];
+  // A distinct strong ETag per selection: same digest, suffixed by the selection (no commas,
+  // which would split an If-None-Match list).
+  return { bytes: new TextEncoder().encode(JSON.stringify(body)), etag: `${artifact.etag.slice(0, -1)}.${layers.join("+")}"` };
+}

@@ -1,0 +1,47 @@
+/**
+ * GET /v1/delta: the change feed. Parses the query and the key, calls `readDelta`, and adds a
+ * `Link: <…>; rel="next"` header while more entries remain.
+ */
+import { definePlugin } from "h3";
+import type { AppDeps } from "../deps.ts";
+import { readCredentials, resolveCaller } from "../access/credentials.ts";
+import { readDelta, requireMembershipKey } from "../delta/read-delta.ts";
+import { requestContext } from "../http/context.ts";
+import { CREDENTIAL_VARY } from "../http/headers.ts";
+import { readIntegerParam, readSingleParam } from "../http/query.ts";
+import { sendJson } from "../http/respond.ts";
+
+export default definePlugin<AppDeps>((app, deps) => {
+  app.get("/v1/delta", async (event) => {
+    const ctx = requestContext(event);
+    const params = ctx.url.searchParams;
+    const now = deps.clock.now();
+    const caller = await resolveCaller(readCredentials(event.req.headers, ctx.url, { allowQueryKey: false }), deps.keys, now);
+    if (caller.kind === "key") ctx.keyId = caller.record.id;
+    const record = requireMembershipKey(caller);
+
+    const query = {
+      vertical: readSingleParam(params, "vertical"),
+      since: readSingleParam(params, "since"),
+      cursor: readSingleParam(params, "cursor"),
+      limit: readIntegerParam(params, "limit"),
+    };
+    const { body, headers } = await readDelta(deps, record, query, now);
+    const out: Record<string, string> = { ...headers, "cache-control": "private, no-store", vary: CREDENTIAL_VARY };
+    if (body.has_more && body.next_cursor) out.link = `<${_nextUrl(deps, params, body.next_cursor)}>; rel="next"`;
+    return sendJson(event, 200, body, out);
+  });
+});
+
+// --- Internal helpers ---
+
+/** Same query with the new cursor; relative unless PUBLIC_BASE_URL is set (never the Host header). */
+function _nextUrl(deps: AppDeps, params: URLSearchParams, cursor: string): string {
+  const next = new URLSearchParams();
+  for (const name of ["vertical", "since", "limit"]) {
+    const value = params.get(name);
+    if (value !== null) next.set(name, value);
+  }
+  next.set("cursor", cursor);
+  return `${deps.config.publicBaseUrl ?? ""}/v1/delta?${next.toString()}`;
+}

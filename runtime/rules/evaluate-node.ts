@@ -1,0 +1,73 @@
+/**
+ * Rule evaluation for one caller, shared by `POST /api/evaluate` and (later) the MCP
+ * `evaluate_rules` tool: the node's logic layer must be unlocked under the same access matrix as
+ * `GET /api/demo`, the facts must be ones the node declares, and an answer counts as one
+ * retrieval for a presented key.
+ */
+import type { AppDeps } from "../deps.ts";
+import { limitsInForce } from "../deps.ts";
+import { apiError } from "../errors.ts";
+import type { Caller } from "../access/credentials.ts";
+import { resolveContentAccess, unlockOptions } from "../access/resolve-access.ts";
+import { meterKey } from "../metering/meter.ts";
+import type { EvaluateRequest } from "../schema/requests.ts";
+import type { Evaluation } from "../schema/rules.ts";
+import { evaluateRules } from "./evaluate.ts";
+
+export interface NodeEvaluation extends Evaluation {
+  vertical: string;
+  node: string;
+  version: string;
+}
+
+export interface NodeEvaluationResult {
+  body: NodeEvaluation;
+  /** RateLimit headers when a key was metered, else empty. */
+  headers: Record<string, string>;
+}
+
+/**
+ * @example await evaluateNode(deps, caller, { vertical: "travel", node: "eu261-compensation", facts: { flight_cancelled: true } }, now)
+ */
+export async function evaluateNode(deps: AppDeps, caller: Caller, request: EvaluateRequest, now: number): Promise<NodeEvaluationResult> {
+  const build = deps.build.current;
+  const vertical = build.resolveVertical(request.vertical);
+  if (!vertical) throw apiError("vertical_unknown", { detail: `"${request.vertical.slice(0, 64)}" is not a vertical.`, errors: [{ pointer: "/vertical", message: "unknown vertical" }] });
+  const meta = build.nodeMeta(vertical.slug, request.node);
+  if (!meta) throw apiError("node_not_found", { detail: `No node "${request.node.slice(0, 100)}" in ${vertical.slug}.` });
+
+  // 1. Access: the matrix of GET /api/demo; a locked view means the logic layer is locked.
+  const view = resolveContentAccess({ caller, vertical, node: meta });
+  if (view === "locked") {
+    throw apiError("payment_required", {
+      detail: `The logic layer of ${vertical.slug} nodes needs a key or a per-use payment token; anonymous callers see the index layer only.`,
+      extra: { unlock: unlockOptions() },
+    });
+  }
+
+  // 2. Facts: only names the node declares (listing them is safe now that the layer is unlocked).
+  const logic = await build.logic(vertical.slug, meta.id);
+  const ruleSet = { facts: logic?.facts ?? [], outcomes: logic?.outcomes ?? [], rules: logic?.rules ?? [] };
+  const declared = new Set(ruleSet.facts.map((f) => f.id));
+  const unknown = Object.keys(request.facts).filter((name) => !declared.has(name));
+  if (unknown.length > 0) {
+    const list = ruleSet.facts.map((f) => f.id);
+    throw apiError("validation_failed", {
+      detail: `Unknown fact${unknown.length > 1 ? "s" : ""} ${unknown.slice(0, 5).map((n) => `"${n.slice(0, 100)}"`).join(", ")}; ${meta.id} declares ${list.length ? list.join(", ") : "no facts"}.`,
+      errors: unknown.slice(0, 20).map((name) => ({ pointer: `/facts/${_escapePointer(name.slice(0, 100))}`, message: "not a fact of this node" })),
+      extra: { declared_facts: ruleSet.facts },
+    });
+  }
+
+  // 3. Evaluate, then meter: a refused request consumes nothing.
+  const evaluation = evaluateRules(ruleSet, request.facts);
+  const headers = caller.kind === "key" ? (await meterKey(deps.backend, limitsInForce(deps), caller.record, now)).headers : {};
+  return { body: { vertical: vertical.slug, node: meta.id, version: meta.version, ...evaluation }, headers };
+}
+
+// --- Internal helpers ---
+
+/** RFC 6901: `~` and `/` inside a member name. */
+function _escapePointer(name: string): string {
+  return name.replace(/~/g, "~0").replace(/\//g, "~1");
+}
