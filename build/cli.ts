@@ -1,0 +1,52 @@
+/**
+ * `npx tsx build/cli.ts [--content dir] [--out dir] [--watch]`: builds once (exit 1 on any fatal
+ * issue) or watches `content/` and rebuilds on change, reporting problems without exiting.
+ */
+import { parseArgs } from "node:util";
+import { buildContent, createBuildCache, formatReport, type BuildConfig, type BuildResult } from "./index.ts";
+import { watchContent } from "./watch.ts";
+
+const { values } = parseArgs({
+  options: {
+    content: { type: "string" },
+    out: { type: "string" },
+    watch: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+
+if (values.help) {
+  console.log("usage: tsx build/cli.ts [--content dir] [--out dir] [--watch]");
+  process.exit(0);
+}
+
+const options: BuildConfig = {
+  ...(values.content ? { contentDir: values.content } : {}),
+  ...(values.out ? { outDir: values.out } : {}),
+};
+
+if (values.watch) {
+  watchContent({ ...options, cache: createBuildCache() }, (result) => console.log(`\n${toReport(result)}`));
+} else {
+  try {
+    const result = await buildContent(options);
+    console.log(toReport(result));
+    process.exitCode = result.ok ? 0 : 1;
+  } catch (error) {
+    console.error(`build failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  }
+}
+
+/** Diagnostics grouped by file, then a one-line summary. */
+function toReport(result: BuildResult): string {
+  const { nodes, verticals, durationMs, leanRatio } = result.stats;
+  const fatal = result.issues.filter((i) => i.fatal).length;
+  const warnings = result.issues.length - fatal;
+  const report = formatReport(result.issues);
+  const outcome = result.ok
+    ? `built ${nodes} nodes in ${verticals} verticals in ${durationMs} ms; mean lean/full size ${(leanRatio * 100).toFixed(1)}%; ` +
+      `build ${result.buildId}${result.changed ? "" : " (unchanged)"}`
+    : `build failed: ${fatal} error(s); nothing was written, the previous build is untouched`;
+  return `${report ? `${report}\n\n` : ""}${outcome}${warnings ? `; ${warnings} warning(s)` : ""}`;
+}

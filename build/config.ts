@@ -1,0 +1,64 @@
+/**
+ * Build options: `defineBuildConfig` only types them, `resolveBuildConfig` applies defaults once,
+ * and every stage trusts the resolved form (define → resolve → trust).
+ */
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import type { BuildCache } from "./cache.ts";
+
+export interface BuildConfig {
+  /** Folder of authored content. Default `content`. */
+  contentDir?: string;
+  /** Output folder; data lands in `<outDir>/data`. Default `dist`. */
+  outDir?: string;
+  /** Paths in diagnostics are shown relative to this folder. Default: the working directory. */
+  rootDir?: string;
+  /**
+   * Previous build to lint the delta against: a `data` folder, `false` for none, or `"auto"`
+   * (default) for the current `<outDir>/data` if it exists.
+   */
+  previous?: string | false;
+  /** Write the output (default true); `false` only checks and emits in memory. */
+  write?: boolean;
+  /** In-process cache shared between builds (watch mode, bench): unchanged files are not re-parsed. */
+  cache?: BuildCache;
+}
+
+export interface ResolvedBuildConfig {
+  contentDir: string;
+  outDir: string;
+  dataDir: string;
+  rootDir: string;
+  previousDataDir: string | false;
+  write: boolean;
+  cache: BuildCache | undefined;
+}
+
+/** Types a config object; no defaults applied here. */
+export function defineBuildConfig(config: BuildConfig): BuildConfig {
+  return config;
+}
+
+/** @example resolveBuildConfig({ contentDir: "test/fixtures/content/basic", outDir: tmp }) */
+export function resolveBuildConfig(config: BuildConfig = {}): ResolvedBuildConfig {
+  const rootDir = resolve(config.rootDir ?? process.cwd());
+  const contentDir = resolve(rootDir, config.contentDir ?? "content");
+  const outDir = resolve(rootDir, config.outDir ?? "dist");
+  const dataDir = join(outDir, "data");
+  const previous = config.previous ?? "auto";
+  return {
+    contentDir,
+    outDir,
+    dataDir,
+    rootDir,
+    previousDataDir: previous === "auto" ? dataDir : previous === false ? false : resolve(rootDir, previous),
+    write: config.write ?? true,
+    cache: config.cache,
+  };
+}
+
+/** Path for messages: relative to the root with `/` separators, absolute when outside it. */
+export function toDisplayFile(config: Pick<ResolvedBuildConfig, "rootDir">, absPath: string): string {
+  const rel = relative(config.rootDir, absPath);
+  const shown = rel.startsWith("..") || isAbsolute(rel) ? absPath : rel;
+  return shown.split(sep).join("/");
+}

@@ -1,0 +1,57 @@
+/**
+ * The authored frontmatter of a node and of a vertical's `_index.md` (content/AUTHORING.md).
+ * Reuses the rule schemas of the shared contract, so an authored gate is checked by the same
+ * declaration the runtime's compiled form derives from.
+ */
+import { Type, type Static } from "@sinclair/typebox";
+import { AuthoredRuleSchema, FACT_NAME_RE } from "../../runtime/schema/rules.ts";
+import { SLUG_RE } from "../../runtime/schema/catalog.ts";
+import { NodeStatusSchema } from "../../runtime/schema/artifacts.ts";
+
+/** `YYYY-MM-DD`, or a date-time with seconds optional and an explicit zone (never local time). */
+export const AUTHORED_DATE_RE = "^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2}))?$";
+
+const NodeId = Type.String({ pattern: SLUG_RE });
+const AuthoredDate = Type.String({ pattern: AUTHORED_DATE_RE });
+const Question = Type.String({ minLength: 1 });
+
+export const AuthoredSourceSchema = Type.Object(
+  {
+    id: Type.String({ pattern: SLUG_RE }),
+    title: Type.String({ minLength: 3 }),
+    url: Type.Optional(Type.String({ pattern: "^https?://\\S+$" })),
+  },
+  { additionalProperties: false },
+);
+
+export const NodeFrontmatterSchema = Type.Object(
+  {
+    id: NodeId,
+    title: Type.String({ minLength: 1, maxLength: 200 }),
+    summary: Type.String({ minLength: 20, maxLength: 600 }),
+    order: Type.Integer({ minimum: 1 }),
+    next_nodes: Type.Array(NodeId, { uniqueItems: true }),
+    created: AuthoredDate,
+    updated: AuthoredDate,
+    status: NodeStatusSchema,
+    deprecated_at: Type.Optional(AuthoredDate),
+    replaced_by: Type.Optional(NodeId),
+    sources: Type.Array(AuthoredSourceSchema, { minItems: 1 }),
+    facts: Type.Optional(Type.Record(Type.String({ pattern: FACT_NAME_RE }), Question)),
+    outcomes: Type.Optional(Type.Record(Type.String({ pattern: FACT_NAME_RE }), Question)),
+    rules: Type.Optional(Type.Array(AuthoredRuleSchema)),
+  },
+  { additionalProperties: false },
+);
+export type NodeFrontmatter = Static<typeof NodeFrontmatterSchema>;
+
+/** `content/<vertical>/_index.md`: frontmatter only. */
+export const VerticalIndexSchema = Type.Object(
+  {
+    title: Type.String({ minLength: 1 }),
+    summary: Type.String({ minLength: 20, maxLength: 1200 }),
+    root: NodeId,
+  },
+  { additionalProperties: false },
+);
+export type VerticalIndex = Static<typeof VerticalIndexSchema>;

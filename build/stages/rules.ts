@@ -1,0 +1,140 @@
+/**
+ * Stage 4, rules: checks a node's binary logic gates and compiles them. Names resolve to explicit
+ * `fact`/`outcome` operators, rules are put in dependency order (an outcome's rules before the
+ * rules that read it), and each rule's `source` becomes the `{ id, title, url }` it names.
+ */
+import type { AuthoredGate, CompiledGate, CompiledRule, CompiledRuleSet } from "../../runtime/schema/rules.ts";
+import { toDisplayPath, type Diagnostics, type IssueCode } from "../diagnostics.ts";
+import type { FieldPath } from "../locate.ts";
+import type { ValidatedNode } from "./validate.ts";
+
+export interface CompiledNode extends ValidatedNode {
+  ruleSet: CompiledRuleSet;
+}
+
+/** Compiles every node's rules; problems are reported, the node is kept (the build fails anyway). */
+export function compileRules(nodes: readonly ValidatedNode[], diagnostics: Diagnostics): CompiledNode[] {
+  return nodes.map((node) => ({ ...node, ruleSet: compileRuleSet(node, diagnostics) }));
+}
+
+/** @example compileRuleSet(node, diagnostics).rules.map((r) => r.id) // dependency order */
+export function compileRuleSet(node: ValidatedNode, diagnostics: Diagnostics): CompiledRuleSet {
+  const fm = node.frontmatter;
+  const report = (code: IssueCode, path: FieldPath, message: string) =>
+    diagnostics.add({ code, file: node.source.file, line: node.parsed.locate(path), pointer: toDisplayPath(path), message });
+  const facts = Object.entries(fm.facts ?? {});
+  const outcomes = Object.entries(fm.outcomes ?? {});
+  const factNames = new Set(facts.map(([id]) => id));
+  const outcomeNames = new Set(outcomes.map(([id]) => id));
+  const sources = new Map(fm.sources.map((s) => [s.id, s]));
+
+  for (const name of factNames) {
+    if (outcomeNames.has(name)) report("rule_name_ambiguous", ["outcomes", name], `"${name}" is declared both as a fact and as an outcome`);
+  }
+
+  const usedFacts = new Set<string>();
+  const concluded = new Set<string>();
+  const ruleIds = new Set<string>();
+  const compiled: Array<{ rule: CompiledRule; reads: Set<string> }> = [];
+  (fm.rules ?? []).forEach((authored, i) => {
+    if (ruleIds.has(authored.id)) report("rule_id_duplicate", ["rules", i, "id"], `rule id "${authored.id}" is used twice`);
+    ruleIds.add(authored.id);
+    if (!outcomeNames.has(authored.then)) {
+      report("rule_then_undeclared", ["rules", i, "then"], `"${authored.then}" is not a declared outcome`);
+    }
+    concluded.add(authored.then);
+    if (authored.source !== undefined && !sources.has(authored.source)) {
+      report("rule_source_unknown", ["rules", i, "source"], `source "${authored.source}" is not in sources`);
+    }
+    const reads = new Set<string>();
+    const when = _compileGate(authored.when, ["rules", i, "when"], { factNames, outcomeNames, usedFacts, reads, report });
+    const source = authored.source === undefined ? undefined : sources.get(authored.source);
+    compiled.push({
+      rule: {
+        id: authored.id,
+        when,
+        then: authored.then,
+        citation: authored.citation,
+        ...(source ? { source: { id: source.id, title: source.title, ...(source.url ? { url: source.url } : {}) } } : {}),
+      },
+      reads,
+    });
+  });
+
+  for (const [name] of outcomes) {
+    if (!concluded.has(name)) report("outcome_without_rule", ["outcomes", name], `no rule concludes outcome "${name}"`);
+  }
+  for (const [name] of facts) {
+    if (!usedFacts.has(name)) report("fact_unused", ["facts", name], `fact "${name}" is never used by a rule`);
+  }
+
+  return {
+    facts: facts.map(([id, question]) => ({ id, question })),
+    outcomes: outcomes.map(([id, description]) => ({ id, description })),
+    rules: _orderRules(compiled, (cycle) => {
+      const index = (fm.rules ?? []).findIndex((r) => r.id === cycle[0]);
+      report("rule_cycle", ["rules", Math.max(index, 0), "when"], `rules depend on each other's outcomes in a cycle: ${cycle.join(" → ")}`);
+    }),
+  };
+}
+
+// --- Internal helpers ---
+
+interface GateContext {
+  factNames: ReadonlySet<string>;
+  outcomeNames: ReadonlySet<string>;
+  usedFacts: Set<string>;
+  reads: Set<string>;
+  report: (code: IssueCode, path: FieldPath, message: string) => void;
+}
+
+function _compileGate(gate: AuthoredGate, path: FieldPath, ctx: GateContext): CompiledGate {
+  if (typeof gate === "string") {
+    if (ctx.factNames.has(gate)) {
+      ctx.usedFacts.add(gate);
+      return { op: "fact", name: gate };
+    }
+    if (ctx.outcomeNames.has(gate)) {
+      ctx.reads.add(gate);
+      return { op: "outcome", name: gate };
+    }
+    ctx.report("rule_unknown_name", path, `"${gate}" is neither a declared fact nor a declared outcome`);
+    return { op: "fact", name: gate };
+  }
+  if ("all" in gate) return { op: "all", args: gate.all.map((g, i) => _compileGate(g, [...path, "all", i], ctx)) };
+  if ("any" in gate) return { op: "any", args: gate.any.map((g, i) => _compileGate(g, [...path, "any", i], ctx)) };
+  return { op: "not", arg: _compileGate(gate.not, [...path, "not"], ctx) };
+}
+
+/**
+ * Depth-first topological order over outcomes, stable in authored order: before a rule, every
+ * rule concluding an outcome it reads. A rule reading its own chain back is a cycle.
+ */
+function _orderRules(
+  compiled: Array<{ rule: CompiledRule; reads: Set<string> }>,
+  onCycle: (cycle: string[]) => void,
+): CompiledRule[] {
+  const byOutcome = new Map<string, typeof compiled>();
+  for (const c of compiled) byOutcome.set(c.rule.then, [...(byOutcome.get(c.rule.then) ?? []), c]);
+  const ordered: CompiledRule[] = [];
+  const state = new Map<(typeof compiled)[number], "visiting" | "done">();
+  const stack: string[] = [];
+  let cycleReported = false;
+
+  const visit = (c: (typeof compiled)[number]): void => {
+    if (state.get(c) === "done") return;
+    if (state.get(c) === "visiting") {
+      if (!cycleReported) onCycle([...stack.slice(stack.indexOf(c.rule.id)), c.rule.id]);
+      cycleReported = true;
+      return;
+    }
+    state.set(c, "visiting");
+    stack.push(c.rule.id);
+    for (const outcome of c.reads) for (const dep of byOutcome.get(outcome) ?? []) visit(dep);
+    stack.pop();
+    state.set(c, "done");
+    ordered.push(c.rule);
+  };
+  compiled.forEach(visit);
+  return ordered;
+}

@@ -1,0 +1,61 @@
+/** Stage validate: all schema errors at once, canonical dates, stable versions. */
+import { describe, expect, it } from "vitest";
+import { validateNodes } from "../../build/stages/validate.ts";
+import { parseSource } from "../../build/stages/parse.ts";
+import { createDiagnostics } from "../../build/diagnostics.ts";
+import { toIsoDateTime } from "../../build/dates.ts";
+import type { SourceFile } from "../../build/stages/load.ts";
+
+const LAYERS = "\n## Logic\nL\n\n## Directive\nD\n\n## Skill\nS\n\n## Action\nA\n";
+const FM = [
+  "id: x",
+  "title: X",
+  "summary: A summary that is long enough.",
+  "order: 1",
+  "next_nodes: []",
+  "created: 2026-11-01",
+  "updated: 2026-11-02T10:30:00+01:00",
+  "status: active",
+  "sources:\n  - id: s\n    title: Source",
+].join("\n");
+const source = (raw: string): SourceFile => ({ kind: "node", path: "/x.md", file: "v/x.md", vertical: "v", name: "x", raw });
+const validate = (raw: string) => {
+  const diagnostics = createDiagnostics();
+  const nodes = validateNodes([parseSource(source(raw), undefined, { tokens: true })], diagnostics);
+  return { nodes, issues: diagnostics.issues };
+};
+
+describe("validate", () => {
+  it("accepts a minimal node and normalises its dates to UTC", () => {
+    const { nodes, issues } = validate(`---\n${FM}\n---\n${LAYERS}`);
+    expect(issues).toEqual([]);
+    expect(nodes[0]!.dates).toEqual({ created: "2026-11-01T00:00:00Z", updated: "2026-11-02T09:30:00Z" });
+    expect(nodes[0]!.layers.skill).toEqual({ text: "S", tokens: 1 });
+    expect(nodes[0]!.version).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it("collects every schema error, each with its line and field", () => {
+    const raw = `---\n${FM.replace("order: 1", "order: 0").replace("status: active", "status: retired")}\nextra: 1\n---\n${LAYERS}`;
+    const { nodes, issues } = validate(raw);
+    expect(nodes).toEqual([]);
+    expect(issues.map((i) => [i.code, i.line, i.pointer, i.message])).toEqual([
+      ["schema_invalid", 13, "extra", "is not a known field"],
+      ["schema_invalid", 5, "order", "must be >= 1"],
+      ["schema_invalid", 9, "status", 'must be one of "active", "deprecated"'],
+    ]);
+  });
+
+  it("version changes with the content, not with formatting or comments", () => {
+    const a = validate(`---\n${FM}\n---\n${LAYERS}`).nodes[0]!.version;
+    const b = validate(`---\n# a comment\n${FM.replace("next_nodes: []", "next_nodes:   []")}\n---\n${LAYERS}`).nodes[0]!.version;
+    const c = validate(`---\n${FM}\n---\n${LAYERS.replace("\nS\n", "\nS2\n")}`).nodes[0]!.version;
+    expect(b).toBe(a);
+    expect(c).not.toBe(a);
+  });
+
+  it("toIsoDateTime rejects impossible dates", () => {
+    expect(toIsoDateTime("2026-02-29")).toBeUndefined();
+    expect(toIsoDateTime("2028-02-29")).toBe("2028-02-29T00:00:00Z");
+    expect(toIsoDateTime("2026-11-01T09:30Z")).toBe("2026-11-01T09:30:00Z");
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * Runs every scenario in test/content/scenarios/*.yaml against the REAL built content (dist/ from
+ * the global setup): the compiled rules of the named node, evaluated with the scenario's facts.
+ * Item: { name, vertical, node, facts: { fact: bool }, expect: { holds?, not_holds?, undetermined?, missing? }, basis }
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { describe, expect, it } from "vitest";
+import { evaluateRules } from "../../runtime/rules/evaluate.ts";
+import type { NodeResponse } from "../../runtime/schema/artifacts.ts";
+import type { CompiledRuleSet } from "../../runtime/schema/rules.ts";
+import { REPO_ROOT } from "../build/_fixtures.ts";
+
+interface Scenario {
+  name: string;
+  vertical: string;
+  node: string;
+  facts: Record<string, boolean>;
+  expect: { holds?: string[]; not_holds?: string[]; undetermined?: string[]; missing?: string[] };
+  basis: string;
+}
+
+const SCENARIOS_DIR = join(REPO_ROOT, "test/content/scenarios");
+const DATA_DIR = join(REPO_ROOT, "dist/data");
+const files = existsSync(SCENARIOS_DIR) ? readdirSync(SCENARIOS_DIR).filter((f) => f.endsWith(".yaml")).sort() : [];
+
+describe("content scenarios", () => {
+  it("every scenario file is a list of well-formed scenarios", () => {
+    for (const file of files) {
+      const items = parseYaml(readFileSync(join(SCENARIOS_DIR, file), "utf8")) as Scenario[];
+      expect(Array.isArray(items), file).toBe(true);
+      for (const s of items) {
+        expect(s, `${file}: ${s?.name}`).toMatchObject({ name: expect.any(String), vertical: expect.any(String), node: expect.any(String), basis: expect.any(String) });
+        expect(typeof s.facts === "object" && typeof s.expect === "object", `${file}: ${s.name}`).toBe(true);
+      }
+    }
+  });
+
+  for (const file of files) {
+    const items = (parseYaml(readFileSync(join(SCENARIOS_DIR, file), "utf8")) ?? []) as Scenario[];
+    describe(file, () => {
+      for (const s of items) {
+        it(`${s.vertical}/${s.node}: ${s.name}`, () => {
+          const path = join(DATA_DIR, "verticals", s.vertical, "nodes", `${s.node}.json`);
+          expect(existsSync(path), `built node ${s.vertical}/${s.node} (basis: ${s.basis})`).toBe(true);
+          const response = JSON.parse(readFileSync(path, "utf8")) as NodeResponse;
+          const result = evaluateRules(response.node.layers.logic as CompiledRuleSet, s.facts);
+          const context = `${s.name} (basis: ${s.basis})`;
+          for (const o of s.expect.holds ?? []) expect(result.holds, context).toContain(o);
+          for (const o of s.expect.not_holds ?? []) expect(result.does_not_hold, context).toContain(o);
+          for (const o of s.expect.undetermined ?? []) expect(result.undetermined, context).toContain(o);
+          if (s.expect.missing) expect(result.missing_facts.map((f) => f.id).sort(), context).toEqual([...s.expect.missing].sort());
+        });
+      }
+    });
+  }
+});

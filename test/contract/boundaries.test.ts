@@ -1,0 +1,47 @@
+/**
+ * Imports point one way: build/ → runtime/schema/ ← runtime/*. The runtime never imports build/
+ * and never pulls in the build's heavy libraries (they must not reach the server bundle).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../build/_fixtures.ts";
+
+const BANNED_IN_RUNTIME = ["unified", "remark-parse", "gray-matter", "ajv", "ajv-formats", "gpt-tokenizer"];
+const IMPORT_RE = /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|(?:^|\n)\s*import\s*["']([^"']+)["']/g;
+
+function runtimeFiles(dir = join(REPO_ROOT, "runtime")): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? runtimeFiles(join(dir, e.name)) : /\.(ts|mts|js|mjs)$/.test(e.name) ? [join(dir, e.name)] : [],
+  );
+}
+
+function importsOf(file: string): string[] {
+  return [...readFileSync(file, "utf8").matchAll(IMPORT_RE)].map((m) => m[1] ?? m[2] ?? m[3]!);
+}
+
+describe("contract: boundaries", () => {
+  const files = runtimeFiles();
+
+  it("finds runtime files to check", () => {
+    expect(files.length).toBeGreaterThan(0);
+  });
+
+  it("no runtime file imports from build/", () => {
+    const offenders = files.flatMap((f) =>
+      importsOf(f)
+        .filter((spec) => spec.startsWith(".") && relative(REPO_ROOT, join(f, "..", spec)).split(/[\\/]/)[0] === "build")
+        .map((spec) => `${relative(REPO_ROOT, f)} → ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it("no runtime file imports the build's libraries", () => {
+    const offenders = files.flatMap((f) =>
+      importsOf(f)
+        .filter((spec) => BANNED_IN_RUNTIME.some((lib) => spec === lib || spec.startsWith(`${lib}/`)))
+        .map((spec) => `${relative(REPO_ROOT, f)} → ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+});
