@@ -1,0 +1,130 @@
+/**
+ * Cohort progression with state: cohort membership lists, the Proof-of-Outcome totals, and the
+ * step that runs the pure machine (`cohort-machine.ts`) and applies its decision.
+ *
+ * Exactness: seats are `claimPosition` lists (one seat per member account), the outcome totals
+ * are `consume` counters, the opening of a tier is an `insertOnce` marker and every loyalty
+ * credit is a ledger grant with a stable id, so concurrent or repeated evaluations open a tier
+ * once and credit each member once.
+ */
+import type { BuildRef } from "../deps.ts";
+import type { Logger } from "../logger.ts";
+import { COHORT_NAMES, type CohortName } from "../schema/catalog.ts";
+import type { StateBackend } from "../storage/backend.ts";
+import { createCreditsStore, type CreditsStore } from "../storage/credits-store.ts";
+import { advanceActiveCohort, readActiveCohort } from "./active-cohort.ts";
+import { decideProgression, type ProgressionDecision, type ProgressionTrigger } from "./cohort-machine.ts";
+
+export interface CohortDeps {
+  backend: StateBackend;
+  build: BuildRef;
+  logger: Logger;
+}
+
+export interface CohortMember {
+  account: string;
+  cohort: CohortName;
+  joined_at: string;
+}
+
+export interface OutcomeTotals {
+  submissions: number;
+  confidenceMicros: number;
+}
+
+/** The ordered list of member accounts holding a seat in one cohort. */
+export const cohortMembersList = (cohort: CohortName) => `cohort-members:${cohort}`;
+
+/**
+ * A member account took its (first) seat: it joins `cohort`, then progression is evaluated.
+ * Pass as `onSeatClaimed` to `issueKeys` (see `seatClaimedHook`).
+ */
+export async function claimCohortSeat(deps: CohortDeps, seat: { account: string; cohort: CohortName }, now: number): Promise<void> {
+  const account = seat.account.toLowerCase();
+  const claim = await deps.backend.claimPosition(cohortMembersList(seat.cohort), account);
+  if (claim.created) {
+    const member: CohortMember = { account, cohort: seat.cohort, joined_at: new Date(now).toISOString() };
+    await deps.backend.records.setItem(`cohort-member:${seat.cohort}:${_hex(account)}`, member);
+  }
+  await evaluateProgression(deps, "seat_claimed", now);
+  // A member that joined while a racing claim filled the cohort may have been missed by that
+  // transition's member scan: if its cohort is already left, credit it here (same grant id).
+  const active = await readActiveCohort(deps.backend);
+  if (COHORT_NAMES.indexOf(active) > COHORT_NAMES.indexOf(seat.cohort)) {
+    const left = deps.build.current.catalog.cohorts.find((c) => c.name === seat.cohort);
+    if (left) await _grantLoyalty(createCreditsStore(deps.backend), { account, from: seat.cohort, amount: left.loyalty_credit_usd_micros }, now);
+  }
+}
+
+/** The hook `issueKeys` calls when a member account claims its seat. */
+export function seatClaimedHook(deps: CohortDeps) {
+  return (seat: { account: string; cohort: CohortName }, now: number) => claimCohortSeat(deps, seat, now);
+}
+
+/** Adds one Proof-of-Outcome score (micro-units) to the totals. */
+export async function addOutcomeScore(backend: StateBackend, scoreMicros: number, now: number): Promise<void> {
+  await backend.consume([_counter(OUTCOME_SUBMISSIONS)], 1, now);
+  if (scoreMicros > 0) await backend.consume([_counter(OUTCOME_CONFIDENCE)], scoreMicros, now);
+}
+
+export async function readOutcomeTotals(backend: StateBackend): Promise<OutcomeTotals> {
+  const [submissions, confidenceMicros] = await backend.readCounters([OUTCOME_SUBMISSIONS, OUTCOME_CONFIDENCE], 0);
+  return { submissions: submissions!, confidenceMicros: confidenceMicros! };
+}
+
+/**
+ * One progression evaluation: snapshot the state, ask the machine, and when it says advance,
+ * open the next tier (once) and credit every member of the left cohort (once each).
+ */
+export async function evaluateProgression(deps: CohortDeps, trigger: ProgressionTrigger, now: number): Promise<ProgressionDecision> {
+  const cohorts = deps.build.current.catalog.cohorts;
+  const active = await readActiveCohort(deps.backend);
+  const [seatsClaimed, totals] = await Promise.all([deps.backend.countList(cohortMembersList(active)), readOutcomeTotals(deps.backend)]);
+  const decision = decideProgression(cohorts, { active, seatsClaimed, outcomeSubmissions: totals.submissions, outcomeConfidenceMicros: totals.confidenceMicros });
+  if (decision.kind === "stay") return decision;
+
+  // 1. Open the tier once; a racing evaluator sees the marker and only helps finish step 2–3.
+  const opened = await deps.backend.insertOnce(`cohort:opened:${decision.to}`, decision.from, null, now);
+  // 2. Move the active cohort forward (never backward).
+  await advanceActiveCohort(deps.backend, decision.to);
+  // 3. Loyalty credit for every member of the left cohort, idempotent per (cohort, account).
+  const credits = createCreditsStore(deps.backend);
+  const members = await listCohortMembers(deps.backend, decision.from);
+  for (const member of members) await _grantLoyalty(credits, { account: member.account, from: decision.from, amount: decision.loyaltyCreditUsdMicros }, now);
+  if (opened.created) deps.logger.info("cohort opened", { from: decision.from, to: decision.to, trigger, members_credited: members.length });
+  return decision;
+}
+
+export async function listCohortMembers(backend: StateBackend, cohort: CohortName): Promise<CohortMember[]> {
+  const keys = await backend.records.getKeys(`cohort-member:${cohort}:`);
+  const members = await Promise.all(keys.map((k) => backend.records.getItem<CohortMember>(k)));
+  return members.filter((m): m is CohortMember => m !== null);
+}
+
+// --- Internal helpers ---
+
+// One hash tag for both totals, so reading them together stays in one Redis Cluster slot.
+const OUTCOME_SUBMISSIONS = "poo:{outcome}:submissions";
+const OUTCOME_CONFIDENCE = "poo:{outcome}:confidence_micros";
+
+/** One loyalty credit per (left cohort, account): the grant id makes every repeat a no-op. */
+async function _grantLoyalty(credits: CreditsStore, input: { account: string; from: CohortName; amount: number }, now: number): Promise<void> {
+  await credits.grant(
+    {
+      grantId: `loyalty:${input.from}:${input.account}`,
+      account: input.account,
+      kind: "loyalty",
+      amountUsdMicros: input.amount,
+      reason: `loyalty: the tier after ${input.from} opened; 10% off the next monthly cycle for ${input.from} members`,
+    },
+    now,
+  );
+}
+
+function _counter(key: string) {
+  return { key, limit: Number.POSITIVE_INFINITY, expiresAt: Number.MAX_SAFE_INTEGER };
+}
+
+function _hex(value: string): string {
+  return Buffer.from(value, "utf8").toString("hex");
+}

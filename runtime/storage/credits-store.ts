@@ -1,0 +1,91 @@
+/**
+ * The credit ledger: referral and loyalty credits per member account, in integer micro-dollars,
+ * owed against the account's next renewal. Shared with checkout/pricing, which reads
+ * `balance(account)` and calls `markApplied` when a renewal consumes credit.
+ *
+ * - Every grant carries a `grantId`; granting the same id twice records it once (first writer
+ *   wins, via `insertOnce`), so retried transitions and requests never double-credit.
+ * - The balance is two exact counters (granted, applied) on the atomic `consume` primitive, so
+ *   concurrent grants never lose an increment: balance = granted − applied.
+ * - Accounts are the key records' `account` (agent_id or contact, lower-cased), or `key:<id>`
+ *   for a key issued without one.
+ */
+import type { StateBackend } from "./backend.ts";
+
+export type CreditKind = "referral" | "loyalty";
+
+export interface CreditEntry {
+  id: string;
+  account: string;
+  kind: CreditKind;
+  amount_usd_micros: number;
+  /** Why, in words a member can read (e.g. "referral of agent-42", "loyalty: core opened"). */
+  reason: string;
+  created_at: string;
+}
+
+export interface CreditsStore {
+  /** Records a credit once per `grantId`; `created: false` when that id was granted before. */
+  grant(input: { grantId: string; account: string; kind: CreditKind; amountUsdMicros: number; reason: string }, now: number): Promise<{ created: boolean }>;
+  /** Credit owed to the account and not yet applied to a renewal. */
+  balance(account: string): Promise<number>;
+  /** Consumes credit at a renewal; callers apply at most `balance(account)`. */
+  markApplied(account: string, amountUsdMicros: number, now: number): Promise<void>;
+  list(account: string): Promise<CreditEntry[]>;
+}
+
+export function createCreditsStore(backend: StateBackend): CreditsStore {
+  return {
+    async grant(input, now) {
+      if (!Number.isInteger(input.amountUsdMicros) || input.amountUsdMicros < 0) throw new Error("credit amounts are non-negative integer micro-dollars");
+      const account = _accountKey(input.account);
+      const once = await backend.insertOnce(`credits:grant:${_hex(input.grantId)}`, account, null, now);
+      if (!once.created) return { created: false };
+      const entry: CreditEntry = {
+        id: input.grantId,
+        account: input.account.toLowerCase(),
+        kind: input.kind,
+        amount_usd_micros: input.amountUsdMicros,
+        reason: input.reason,
+        created_at: new Date(now).toISOString(),
+      };
+      await backend.records.setItem(`credits:entry:${account}:${_hex(input.grantId)}`, entry);
+      if (input.amountUsdMicros > 0) await backend.consume([_counter(account, "granted")], input.amountUsdMicros, now);
+      return { created: true };
+    },
+    async balance(account) {
+      const key = _accountKey(account);
+      const [granted, applied] = await backend.readCounters([_counter(key, "granted").key, _counter(key, "applied").key], 0);
+      return Math.max(0, granted! - applied!);
+    },
+    async markApplied(account, amountUsdMicros, now) {
+      if (amountUsdMicros > 0) await backend.consume([_counter(_accountKey(account), "applied")], amountUsdMicros, now);
+    },
+    async list(account) {
+      const prefix = `credits:entry:${_accountKey(account)}:`;
+      const keys = await backend.records.getKeys(prefix);
+      const entries = await Promise.all(keys.map((k) => backend.records.getItem<CreditEntry>(k)));
+      return entries.filter((e): e is CreditEntry => e !== null).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+    },
+  };
+}
+
+/** The ledger account of a key record: its account, or the key itself when it has none. */
+export function creditAccountOf(record: { account: string | null; id: string }): string {
+  return (record.account ?? `key:${record.id}`).toLowerCase();
+}
+
+// --- Internal helpers ---
+
+function _accountKey(account: string): string {
+  return _hex(account.toLowerCase());
+}
+
+function _hex(value: string): string {
+  return Buffer.from(value, "utf8").toString("hex");
+}
+
+/** Both counters of an account share a hash tag, so one read stays in one Redis Cluster slot. */
+function _counter(accountKey: string, side: "granted" | "applied") {
+  return { key: `credits:{c:${accountKey}}:${side}`, limit: Number.POSITIVE_INFINITY, expiresAt: Number.MAX_SAFE_INTEGER };
+}

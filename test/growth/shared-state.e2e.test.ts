@@ -1,0 +1,96 @@
+/**
+ * Two instances on one Redis: waitlist positions, interest dedupe, the referral credit cap and a
+ * cohort transition stay exact when requests are spread over both (the multi-instance backend of
+ * the runtime, not just SQLite in one process).
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
+import { buildContentTo } from "../helpers/build-fixture.ts";
+import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
+import { deletePrefix, SHARED_REDIS_URL, uniquePrefix } from "../cluster/_cluster.ts";
+import { createCreditsStore } from "../../runtime/storage/credits-store.ts";
+
+const COHORTS = `cohorts:
+  - { name: inaugural, member_cap: 4, price_usd_micros: 19000000, loyalty_credit_usd_micros: 1900000, graduated_usd_micros: [19000000, 17000000, 15000000, 13000000, 11000000] }
+  - { name: core, member_cap: 3600, price_usd_micros: 49000000, loyalty_credit_usd_micros: 4900000 }
+  - { name: growth, member_cap: 14400, price_usd_micros: 99000000, loyalty_credit_usd_micros: 9900000 }
+  - { name: scale, member_cap: 57600, price_usd_micros: 149000000, loyalty_credit_usd_micros: 14900000 }
+  - { name: cap, member_cap: 230400, price_usd_micros: 199000000, loyalty_credit_usd_micros: 0 }
+`;
+
+let a: TestService;
+let b: TestService;
+const prefix = uniquePrefix();
+beforeAll(async () => {
+  const content = writeFixtureContent();
+  writeFileSync(join(content, "_catalog", "cohorts.yaml"), COHORTS);
+  const dist = buildContentTo(content);
+  const env = { REDIS_URL: SHARED_REDIS_URL, REDIS_PREFIX: prefix };
+  [a, b] = await Promise.all([startTestService(dist, env), startTestService(dist, env)]);
+});
+afterAll(async () => {
+  await Promise.all([a?.close(), b?.close()]);
+  await deletePrefix(SHARED_REDIS_URL, prefix);
+});
+
+const both = () => [a, b] as const;
+const pick = (i: number) => both()[i % 2]!;
+
+describe("growth state shared by two instances on Redis", () => {
+  it("gives exact, distinct waitlist positions and one position per agent across instances", async () => {
+    const joins = await Promise.all(Array.from({ length: 30 }, (_, i) => pick(i).request("/api/waitlist", { method: "POST", json: { vertical: "logistics", agent_id: `shared-${i % 15}` } })));
+    const byAgent = new Map<string, number>();
+    for (const [i, r] of joins.entries()) {
+      expect(r.status).toBe(200);
+      const agent = `shared-${i % 15}`;
+      if (byAgent.has(agent)) expect(r.body.position).toBe(byAgent.get(agent));
+      else byAgent.set(agent, r.body.position);
+    }
+    expect([...byAgent.values()].sort((x, y) => x - y)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+    expect((await b.request("/api/status")).body.verticals.logistics.waitlist_registered).toBe(15);
+  });
+
+  it("counts an agent's interest once across instances", async () => {
+    await Promise.all(Array.from({ length: 20 }, (_, i) => pick(i).request("/api/interest", { method: "POST", json: { vertical: "hrm", agent_id: `fan-${i % 7}` } })));
+    expect((await a.request("/api/interest/summary")).body.verticals[0]).toMatchObject({ vertical: "hrm", signals: 7 });
+  });
+
+  it("never credits more than 4 referrals per cycle across instances", async () => {
+    const key = (await a.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "travel", agent_id: "redis-referrer" } })).body.keys[0].key;
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => pick(i).request("/api/referral", { method: "POST", headers: { "x-service-key": key }, json: { referring_key: key, referred_agent_id: `redis-friend-${i}` } })),
+    );
+    expect(answers.filter((r) => r.body.referral?.status === "credited")).toHaveLength(4);
+    expect(await createCreditsStore(a.service.deps.backend).balance("redis-referrer")).toBe(6_000_000);
+  });
+
+  it("counts each trial key's Proof-of-Value once across instances", async () => {
+    const trial = (await a.request("/api/trial", { method: "POST", json: { agent_id: "redis-trial" } })).body.key;
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => pick(i).request("/api/telemetry/pov", { method: "POST", headers: { "x-service-key": trial }, json: { trial_key: trial, confidence_score: 0.9 } })));
+    expect(answers.filter((r) => r.body.replaced === false)).toHaveLength(1);
+    expect((await b.request("/api/status")).body.community_evidence.trial_evaluations).toBe(1);
+  });
+
+  it("opens core once and credits each inaugural member once when seats fill on both instances", async () => {
+    // One outcome above 0.8 first, so the seat claim that fills the cohort opens the next tier.
+    const member = (await b.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "travel", agent_id: "redis-member-0" } })).body.keys[0].key;
+    expect((await b.request("/api/telemetry", { method: "POST", headers: { "x-service-key": member }, json: { confidence_score: 0.95 } })).status).toBe(200);
+    // redis-referrer and redis-member-0 hold 2 of the 4 seats; 4 more accounts race for the last 2.
+    await Promise.all(
+      Array.from({ length: 4 }, (_, i) => pick(i).request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "travel", agent_id: `redis-member-${i + 1}` } })),
+    );
+    const overview = (await a.request("/api/waitlist")).body;
+    expect(overview.active_cohort).toBe("core");
+    expect(overview.cohorts[0].seats_claimed + overview.cohorts[1].seats_claimed).toBe(6);
+    const credits = createCreditsStore(a.service.deps.backend);
+    for (const account of ["redis-referrer", "redis-member-0", "redis-member-1", "redis-member-2", "redis-member-3", "redis-member-4"]) {
+      const loyalty = (await credits.list(account)).filter((e) => e.kind === "loyalty");
+      expect(loyalty.length).toBeLessThanOrEqual(1);
+    }
+    const credited = await Promise.all(["redis-member-0", "redis-member-1", "redis-member-2", "redis-member-3", "redis-member-4", "redis-referrer"].map(async (m) => (await credits.list(m)).some((e) => e.kind === "loyalty")));
+    expect(credited.filter(Boolean)).toHaveLength(overview.cohorts[0].seats_claimed);
+    expect([...a.logs, ...b.logs].filter((l) => l.includes('"cohort opened"'))).toHaveLength(1);
+  });
+});
