@@ -1,0 +1,37 @@
+/**
+ * Per-use payment on retrieval: a KYAPay pay or kya-pay token instead of a key on GET /api/demo.
+ * `authorizePerUse` verifies the token (signature checked once per token, then cached) before
+ * any content is chosen; `chargePerUse` spends one content node request from the token's ledger
+ * (atomic, so concurrent requests never spend more than the token's value, nor more than `mnr`
+ * requests) and charges it through the network. Index requests and 304s are never charged.
+ */
+import type { AppDeps } from "../deps.ts";
+import { limitsInForce } from "../deps.ts";
+import { apiError } from "../errors.ts";
+import { howToPay, type VerifiedPayToken } from "./providers/agent-network.ts";
+import { reserveFromLedger } from "./token-ledger.ts";
+import { toUsdDecimal } from "./usd-decimal.ts";
+
+export interface PerUseAuthorization {
+  token: string;
+  verified: VerifiedPayToken;
+}
+
+export async function authorizePerUse(deps: AppDeps, token: string, now: number): Promise<PerUseAuthorization> {
+  const network = deps.payments.agentNetwork;
+  if (!network) throw apiError("payment_provider_unavailable", { detail: "Per-use payment tokens are not accepted on this deployment; use a key." });
+  const verified = await network.verify(token, now);
+  if (verified.type === "kya") throw apiError("payment_token_required", { detail: "A kya token proves identity but carries no funds; content needs a pay or kya-pay token.", extra: { unlock: howToPay() } });
+  return { token, verified };
+}
+
+/** Spends one content node request; returns the headers that tell the caller what it cost. */
+export async function chargePerUse(deps: AppDeps, authorization: PerUseAuthorization, now: number): Promise<Record<string, string>> {
+  const price = limitsInForce(deps).per_use_price_usd_micros;
+  const { verified } = authorization;
+  const limit = verified.maxRequests === null ? verified.valueMicros : Math.min(verified.valueMicros, verified.maxRequests * price);
+  const { spentMicros } = await reserveFromLedger(deps, verified, price, limit, now);
+  await deps.payments.agentNetwork!.charge(authorization.token, price);
+  deps.logger.info("per-use charge", { jti: verified.jti, sub: verified.sub, charged_usd_micros: price, spent_usd_micros: spentMicros });
+  return { "pay-network-charged": toUsdDecimal(price), "pay-network-remaining": toUsdDecimal(Math.max(0, limit - spentMicros)) };
+}
