@@ -1,0 +1,237 @@
+/**
+ * Shared state on Redis (or Valkey, a managed Redis): what lets several runtime instances behind a
+ * load balancer stay exactly as correct as the embedded SQLite store.
+ *
+ * - Plain records go through unstorage's redis driver; its ioredis client is reused (one
+ *   connection) for the atomic primitives, each of which is ONE Lua script: a script runs as one
+ *   atomic step on the server, so no other instance's command interleaves between "check every
+ *   window" and "increment all of them".
+ * - Expiry follows the injected clock, like the SQLite store: each counter or once-entry keeps its
+ *   logical expiry next to its value and the script compares it with `now`. Redis' own expiry
+ *   (PEXPIREAT a day after the logical one) only collects garbage.
+ * - Keys: `<prefix>c:<key>` counters, `<prefix>o:<key>` once-entries, `<prefix>l:{<list>}:seq|pos`
+ *   ordered lists, `<prefix>r:<key>` records. Quota keys carry a hash tag (`q:{k:<id>}:…`, see
+ *   metering/quota.ts) and a list's two keys share `{<list>}`, so every script call stays in one
+ *   Redis Cluster slot. The prefix must not contain `{`.
+ * - Outage: the client never queues commands while disconnected (`enableOfflineQueue: false`) and
+ *   times out slow ones, so a request fails within `commandTimeoutMs` instead of hanging; every
+ *   failure surfaces as the catalogue's 503 `store_unavailable`. ioredis reconnects on its own.
+ */
+import { Redis } from "ioredis";
+import { createStorage, type Storage } from "unstorage";
+import redisDriver from "unstorage/drivers/redis";
+import { apiError } from "../errors.ts";
+import type { ConsumeResult, CounterWindow, InsertOnceResult, StateBackend } from "./backend.ts";
+
+export interface RedisBackendOptions {
+  url: string;
+  /** Namespace of every key this backend touches, e.g. `vkr:`; must not contain `{`. */
+  prefix: string;
+  /** Longest wait for one command before it fails (and the request answers 503). */
+  commandTimeoutMs?: number;
+  /** Longest wait for the first connection before startup fails. */
+  connectTimeoutMs?: number;
+}
+
+/** Logical expiry + this = when Redis may drop the key. */
+const GC_SLACK_MS = 86_400_000;
+
+/**
+ * Connects (waiting for the first ready connection) and returns the backend.
+ * @example await createRedisBackend({ url: "redis://127.0.0.1:6379", prefix: "vkr:" })
+ */
+export async function createRedisBackend(options: RedisBackendOptions): Promise<StateBackend> {
+  if (options.prefix.includes("{")) throw new Error("[redis-backend] the key prefix must not contain '{'");
+  const driver = redisDriver({
+    url: options.url,
+    base: `${options.prefix}r`,
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: options.commandTimeoutMs ?? 2000,
+    connectTimeout: options.connectTimeoutMs ?? 5000,
+    // Reconnect quickly and forever: an outage ends on its own when Redis is back.
+    retryStrategy: (times: number) => Math.min(50 * times, 1000),
+  });
+  const client = driver.getInstance!() as Redis;
+  // Connection errors are expected during an outage; each failed command reports its own.
+  client.on("error", () => {});
+  try {
+    await client.connect();
+  } catch (error) {
+    client.disconnect(); // stop the reconnect loop: startup fails instead
+    throw new Error(`[redis-backend] cannot connect to ${_redact(options.url)}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  for (const [name, lua] of Object.entries(SCRIPTS)) client.defineCommand(name, { lua });
+  const run = client as unknown as ScriptCommands;
+
+  const p = options.prefix;
+  const counterKey = (key: string) => `${p}c:${key}`;
+  const onceKey = (key: string) => `${p}o:${key}`;
+  const listKeys = (list: string) => [`${p}l:{${list}}:seq`, `${p}l:{${list}}:pos`] as const;
+
+  return {
+    kind: "redis",
+    records: _guardStorage(createStorage({ driver })),
+    consume: (windows: CounterWindow[], cost: number, now: number) =>
+      _guard(async (): Promise<ConsumeResult> => {
+        if (windows.length === 0) return { admitted: true, counts: [], deniedIndex: -1 };
+        const args = [String(cost), String(now)];
+        for (const w of windows) args.push(Number.isFinite(w.limit) ? String(w.limit) : "inf", String(w.expiresAt), _gcAt(w.expiresAt));
+        const [admitted, denied, ...counts] = await run.vkrConsume(windows.length, ...windows.map((w) => counterKey(w.key)), ...args);
+        return { admitted: admitted === 1, counts: counts.map(Number), deniedIndex: denied ?? -1 };
+      }),
+    readCounters: (keys, now) =>
+      _guard(async () => {
+        if (keys.length === 0) return [];
+        const pipeline = client.pipeline();
+        for (const key of keys) pipeline.hmget(counterKey(key), "n", "e");
+        const replies = (await pipeline.exec()) ?? [];
+        return replies.map(([error, value]: [Error | null, unknown]) => {
+          if (error) throw error;
+          const [n, e] = value as [string | null, string | null];
+          return n !== null && Number(e) > now ? Number(n) : 0;
+        });
+      }),
+    insertOnce: (key, value, expiresAt, now) =>
+      _guard(async (): Promise<InsertOnceResult> => {
+        const expiry = expiresAt === null ? "" : String(expiresAt);
+        const gc = expiresAt === null ? "" : _gcAt(expiresAt);
+        const [created, stored] = await run.vkrInsertOnce(1, onceKey(key), value, expiry, gc, String(now));
+        return { created: created === 1, value: stored };
+      }),
+    removeOnce: (key) => _guard(async () => void (await client.unlink(onceKey(key)))),
+    claimPosition: (list, member) =>
+      _guard(async () => {
+        const [position, created] = await run.vkrClaimPosition(2, ...listKeys(list), member);
+        return { position, created: created === 1 };
+      }),
+    countList: (list) => _guard(async () => Number((await client.get(listKeys(list)[0])) ?? 0)),
+    ping: async () => {
+      try {
+        return (await client.ping()) === "PONG";
+      } catch {
+        return false;
+      }
+    },
+    close: async () => {
+      if (client.status === "ready") await client.quit().catch(() => client.disconnect());
+      else client.disconnect();
+    },
+  };
+}
+
+// --- Internal helpers ---
+
+interface ScriptCommands {
+  vkrConsume(numKeys: number, ...keysAndArgs: string[]): Promise<number[]>;
+  vkrInsertOnce(numKeys: number, ...keysAndArgs: string[]): Promise<[number, string]>;
+  vkrClaimPosition(numKeys: number, ...keysAndArgs: string[]): Promise<[number, number]>;
+}
+
+/**
+ * Values travel as strings in ARGV (never baked into the script text) so EVALSHA reuses one
+ * cached script; epoch milliseconds are compared with tonumber (exact below 2^53).
+ */
+const SCRIPTS = {
+  // KEYS: counters. ARGV: cost, now, then per window: limit ("inf" = count only), expiresAt, gcAt ("" = never).
+  // 1. read every counter (an expired one counts as 0); 2. deny if any would pass its limit,
+  // touching nothing; 3. otherwise add the cost to all of them.
+  vkrConsume: `
+local cost = tonumber(ARGV[1])
+local now = tonumber(ARGV[2])
+local counts = {}
+local fresh = {}
+for i, key in ipairs(KEYS) do
+  local v = redis.call('HMGET', key, 'n', 'e')
+  if v[1] and tonumber(v[2]) > now then
+    counts[i] = tonumber(v[1])
+    fresh[i] = false
+  else
+    counts[i] = 0
+    fresh[i] = true
+  end
+end
+for i = 1, #KEYS do
+  local limit = ARGV[3 * i]
+  if limit ~= 'inf' and counts[i] + cost > tonumber(limit) then
+    return {0, i - 1, unpack(counts)}
+  end
+end
+for i, key in ipairs(KEYS) do
+  if fresh[i] then
+    redis.call('DEL', key)
+    redis.call('HSET', key, 'n', ARGV[1], 'e', ARGV[3 * i + 1])
+  else
+    redis.call('HINCRBY', key, 'n', ARGV[1])
+    redis.call('HSET', key, 'e', ARGV[3 * i + 1])
+  end
+  if ARGV[3 * i + 2] ~= '' then redis.call('PEXPIREAT', key, ARGV[3 * i + 2]) end
+  counts[i] = counts[i] + cost
+end
+return {1, -1, unpack(counts)}
+`,
+  // KEYS: the entry. ARGV: value, expiresAt ("" = never), gcAt ("" = never), now.
+  vkrInsertOnce: `
+local v = redis.call('HMGET', KEYS[1], 'v', 'e')
+if v[1] and (v[2] == '' or tonumber(v[2]) > tonumber(ARGV[4])) then
+  return {0, v[1]}
+end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'e', ARGV[2])
+if ARGV[3] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[3]) end
+return {1, ARGV[1]}
+`,
+  // KEYS: the list's sequence and its member → position hash. ARGV: member.
+  vkrClaimPosition: `
+local existing = redis.call('HGET', KEYS[2], ARGV[1])
+if existing then return {tonumber(existing), 0} end
+local position = redis.call('INCR', KEYS[1])
+redis.call('HSET', KEYS[2], ARGV[1], position)
+return {position, 1}
+`,
+} as const;
+
+/** The URL without its password, for messages. */
+function _redact(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, "//***@");
+}
+
+function _gcAt(expiresAt: number): string {
+  const at = expiresAt + GC_SLACK_MS;
+  return Number.isSafeInteger(at) ? String(at) : "";
+}
+
+/** Any failure of the store becomes the catalogue's 503, never a 500 and never a silent pass. */
+async function _guard<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw _unavailable(error);
+  }
+}
+
+function _unavailable(cause: unknown) {
+  const error = apiError("store_unavailable", { detail: "The state store is unreachable; retry shortly.", headers: { "retry-after": "5" } });
+  (error as { cause?: unknown }).cause = cause;
+  return error;
+}
+
+/** The records storage with every call mapped through `_guard`. */
+function _guardStorage(storage: Storage): Storage {
+  return new Proxy(storage, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        let result: unknown;
+        try {
+          result = (value as (...a: unknown[]) => unknown).apply(target, args);
+        } catch (error) {
+          throw _unavailable(error);
+        }
+        return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(_unavailable(error))) : result;
+      };
+    },
+  });
+}

@@ -1,0 +1,84 @@
+/**
+ * Publishing a finished build as a release (see runtime/releases/release-store.ts for the layout):
+ * `uploadRelease` checks the build in `<dist>/data` against its own manifest and uploads it under
+ * its build id (files first, manifest last, never overwriting an existing release);
+ * `activateRelease` flips the `current` pointer; `rollbackRelease` points back to the previous one.
+ * Used by `npm run publish` (scripts/publish.ts) and by the tests.
+ */
+import { createHash } from "node:crypto";
+import { readFile, rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Storage } from "unstorage";
+import type { ReleaseStoreConfig } from "../runtime/config.ts";
+import { computeBuildId } from "../runtime/releases/load-release.ts";
+import { RELEASE_POINTER_KEY, readReleasePointer, releaseFileKey, releaseManifestKey, type ReleasePointer } from "../runtime/releases/release-store.ts";
+import type { Manifest } from "../runtime/schema/artifacts.ts";
+
+/** How many earlier releases the pointer remembers for rollback. */
+const HISTORY_LENGTH = 20;
+const PARALLEL_WRITES = 32;
+
+export interface UploadResult {
+  buildId: string;
+  files: number;
+  /** False when the release was already in the store (releases are immutable). */
+  uploaded: boolean;
+}
+
+export async function uploadRelease(store: Storage, distDir: string): Promise<UploadResult> {
+  const dataDir = join(distDir, "data");
+  const manifestBytes = await readFile(join(dataDir, "manifest.json"));
+  const manifest = JSON.parse(manifestBytes.toString("utf8")) as Manifest;
+  const buildId = manifest.build_id;
+  if (computeBuildId(manifest.files) !== buildId) throw new Error(`manifest build_id ${buildId} does not match its file digests; rebuild before publishing`);
+  const entries = Object.entries(manifest.files);
+  if (await store.hasItem(releaseManifestKey(buildId))) return { buildId, files: entries.length, uploaded: false };
+
+  // 1. Every file must match the manifest before anything is uploaded.
+  const files = new Map<string, Buffer>();
+  for (const [rel, digest] of entries) {
+    const bytes = await readFile(join(dataDir, rel));
+    if (createHash("sha256").update(bytes).digest("hex") !== digest) throw new Error(`${rel} does not match the manifest's digest; rebuild before publishing`);
+    files.set(rel, bytes);
+  }
+  // 2. Files, then the manifest: a release without its manifest does not exist for readers.
+  for (let i = 0; i < entries.length; i += PARALLEL_WRITES) {
+    await Promise.all(entries.slice(i, i + PARALLEL_WRITES).map(([rel]) => store.setItemRaw(releaseFileKey(buildId, rel), files.get(rel)!)));
+  }
+  await store.setItemRaw(releaseManifestKey(buildId), manifestBytes);
+  return { buildId, files: entries.length, uploaded: true };
+}
+
+/** Points `current` at an uploaded release; a no-op when it already is current. */
+export async function activateRelease(store: Storage, config: ReleaseStoreConfig, buildId: string, now = new Date()): Promise<ReleasePointer> {
+  if (!(await store.hasItem(releaseManifestKey(buildId)))) throw new Error(`release ${buildId} is not in the store; upload it first`);
+  const pointer = await readReleasePointer(store);
+  if (pointer?.build_id === buildId) return pointer;
+  const history = pointer ? [pointer.build_id, ...pointer.history.filter((id) => id !== pointer.build_id)].slice(0, HISTORY_LENGTH) : [];
+  const next: ReleasePointer = { build_id: buildId, published_at: now.toISOString(), history };
+  await _writePointer(store, config, next);
+  return next;
+}
+
+/** Points `current` back at the previous release. */
+export async function rollbackRelease(store: Storage, config: ReleaseStoreConfig, now = new Date()): Promise<ReleasePointer> {
+  const pointer = await readReleasePointer(store);
+  if (!pointer) throw new Error("nothing is published yet; there is no release to roll back from");
+  const previous = pointer.history[0];
+  if (!previous) throw new Error(`release ${pointer.build_id} is the only one published; there is nothing to roll back to`);
+  if (!(await store.hasItem(releaseManifestKey(previous)))) throw new Error(`previous release ${previous} is no longer in the store`);
+  const next: ReleasePointer = { build_id: previous, published_at: now.toISOString(), history: pointer.history.slice(1) };
+  await _writePointer(store, config, next);
+  return next;
+}
+
+// --- Internal helpers ---
+
+/** In a folder: write-temp + rename, so an instance never reads a half-written pointer. */
+async function _writePointer(store: Storage, config: ReleaseStoreConfig, pointer: ReleasePointer): Promise<void> {
+  if (config.kind !== "dir") return store.setItem(RELEASE_POINTER_KEY, pointer);
+  const target = join(config.dir, RELEASE_POINTER_KEY);
+  const temp = `${target}.${process.pid}.tmp`;
+  await writeFile(temp, JSON.stringify(pointer));
+  await rename(temp, target);
+}

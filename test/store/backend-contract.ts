@@ -1,0 +1,125 @@
+/**
+ * The one store contract suite (principle 10): every StateBackend runs it, so SQLite and Redis
+ * cannot drift apart. `factory()` returns a fresh, empty backend; `cleanup` runs after each test.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { CounterWindow, StateBackend } from "../../runtime/storage/backend.ts";
+
+export interface BackendFactory {
+  /** A fresh, empty backend; call it again for a second client of the SAME store when `shared`. */
+  create(): Promise<StateBackend>;
+  /** Whether two `create()` calls in one test see the same data (separate clients of one store). */
+  shared: boolean;
+}
+
+const NOW = Date.now();
+const HOUR = 3_600_000;
+
+export function testBackend(name: string, factory: () => BackendFactory): void {
+  describe(`StateBackend contract: ${name}`, () => {
+    const opened: StateBackend[] = [];
+    let current: BackendFactory;
+    const open = async () => {
+      const backend = await current.create();
+      opened.push(backend);
+      return backend;
+    };
+    const fresh = async () => {
+      current = factory();
+      return open();
+    };
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((b) => b.close()));
+    });
+
+    it("stores, lists and removes records", async () => {
+      const b = await fresh();
+      await b.records.setItem("keys:abc", { id: "k1", n: 2 });
+      await b.records.setItem("keys:def", { id: "k2", n: 3 });
+      await b.records.setItem("accounts:61:abc", 1);
+      expect(await b.records.getItem("keys:abc")).toEqual({ id: "k1", n: 2 });
+      expect(await b.records.hasItem("keys:def")).toBe(true);
+      expect((await b.records.getKeys("keys")).sort()).toEqual(["keys:abc", "keys:def"]);
+      expect(await b.records.getKeys("accounts:61:")).toEqual(["accounts:61:abc"]);
+      await b.records.removeItem("keys:abc");
+      expect(await b.records.getItem("keys:abc")).toBeNull();
+      expect(await b.ping()).toBe(true);
+    });
+
+    it("consume checks every window, then increments all of them, or none", async () => {
+      const b = await fresh();
+      const windows: CounterWindow[] = [
+        { key: "q:{k:1}:h", limit: 3, expiresAt: NOW + HOUR },
+        { key: "q:{k:1}:d", limit: 5, expiresAt: NOW + 24 * HOUR },
+        { key: "q:{k:1}:m", limit: Number.POSITIVE_INFINITY, expiresAt: Number.MAX_SAFE_INTEGER },
+      ];
+      const results = [];
+      for (let i = 0; i < 10; i++) results.push(await b.consume(windows, 1, NOW));
+      expect(results.filter((r) => r.admitted)).toHaveLength(3);
+      expect(results[2]).toEqual({ admitted: true, counts: [3, 3, 3], deniedIndex: -1 });
+      expect(results[3]).toEqual({ admitted: false, counts: [3, 3, 3], deniedIndex: 0 });
+      // Nothing was incremented by the 7 denials: the day counter reads 3, not 10.
+      expect(await b.readCounters(windows.map((w) => w.key), NOW)).toEqual([3, 3, 3]);
+      // The day window denies once the hour rolls over (a new hour key).
+      const nextHour = [{ ...windows[0]!, key: "q:{k:1}:h2" }, windows[1]!];
+      expect((await b.consume(nextHour, 2, NOW)).admitted).toBe(true);
+      const denied = await b.consume(nextHour, 1, NOW);
+      expect(denied).toEqual({ admitted: false, counts: [2, 5], deniedIndex: 1 });
+    });
+
+    it("an expired counter counts as zero and starts again", async () => {
+      const b = await fresh();
+      const w = { key: "trialrate:ip:1", limit: 2, expiresAt: NOW + 1000 };
+      await b.consume([w], 2, NOW);
+      expect((await b.consume([w], 1, NOW)).admitted).toBe(false);
+      expect(await b.readCounters([w.key, "never-used"], NOW)).toEqual([2, 0]);
+      expect(await b.readCounters([w.key], NOW + 1000)).toEqual([0]);
+      expect(await b.consume([{ ...w, expiresAt: NOW + 5000 }], 1, NOW + 1000)).toEqual({ admitted: true, counts: [1], deniedIndex: -1 });
+    });
+
+    it("consume never over-admits under concurrency", async () => {
+      const b = await fresh();
+      const clients = current.shared ? [b, await open(), await open()] : [b];
+      const windows = [
+        { key: "q:{k:c}:h", limit: 50, expiresAt: NOW + HOUR },
+        { key: "q:{k:c}:d", limit: 1000, expiresAt: NOW + 24 * HOUR },
+      ];
+      const results = await Promise.all(Array.from({ length: 150 }, (_, i) => clients[i % clients.length]!.consume(windows, 1, NOW)));
+      expect(results.filter((r) => r.admitted)).toHaveLength(50);
+      expect(await b.readCounters(windows.map((w) => w.key), NOW)).toEqual([50, 50]);
+    });
+
+    it("a ledger worth 5 spent from several clients at once serves exactly 5", async () => {
+      const b = await fresh();
+      const clients = current.shared ? [b, await open(), await open()] : [b];
+      const ledger = [{ key: "ledger:{tok}:spent", limit: 5, expiresAt: NOW + HOUR }];
+      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => clients[i % clients.length]!.consume(ledger, 1, NOW)));
+      expect(results.filter((r) => r.admitted)).toHaveLength(5);
+    });
+
+    it("insertOnce: the first writer wins until the entry expires", async () => {
+      const b = await fresh();
+      expect(await b.insertOnce("trial:x", "first", NOW + 1000, NOW)).toEqual({ created: true, value: "first" });
+      expect(await b.insertOnce("trial:x", "second", NOW + 1000, NOW + 10)).toEqual({ created: false, value: "first" });
+      expect(await b.insertOnce("trial:x", "third", null, NOW + 1000)).toEqual({ created: true, value: "third" });
+      expect(await b.insertOnce("trial:x", "fourth", null, NOW + 10 * HOUR)).toEqual({ created: false, value: "third" });
+      await b.removeOnce("trial:x");
+      expect(await b.insertOnce("trial:x", "fifth", null, NOW)).toEqual({ created: true, value: "fifth" });
+      const racing = await Promise.all(Array.from({ length: 20 }, (_, i) => b.insertOnce("evt:1", `w${i}`, NOW + HOUR, NOW)));
+      expect(racing.filter((r) => r.created)).toHaveLength(1);
+      expect(new Set(racing.map((r) => r.value)).size).toBe(1);
+    });
+
+    it("claimPosition gives unique consecutive positions, stable on repeats", async () => {
+      const b = await fresh();
+      const clients = current.shared ? [b, await open(), await open()] : [b];
+      const claims = await Promise.all(Array.from({ length: 60 }, (_, i) => clients[i % clients.length]!.claimPosition("waitlist:legal", `agent-${i}`)));
+      expect(claims.map((c) => c.position).sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+      expect(claims.every((c) => c.created)).toBe(true);
+      const again = await b.claimPosition("waitlist:legal", "agent-7");
+      expect(again).toEqual({ position: claims[7]!.position, created: false });
+      expect(await b.countList("waitlist:legal")).toBe(60);
+      expect(await b.countList("waitlist:other")).toBe(0);
+    });
+  });
+}

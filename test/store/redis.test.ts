@@ -1,0 +1,76 @@
+/**
+ * The store contract on Redis (the local server on 127.0.0.1:6379 that `npm test` ensures), each
+ * test under its own key prefix, deleted afterwards; plus what only Redis has: hash-tagged keys
+ * and the 503 mapping when the server cannot be reached.
+ */
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+import { afterAll, describe, expect, it } from "vitest";
+import { isApiError } from "../../runtime/errors.ts";
+import { createRedisBackend } from "../../runtime/storage/redis-backend.ts";
+import { testBackend } from "./backend-contract.ts";
+import { freePort } from "../helpers/child-server.ts";
+
+const REDIS_URL = "redis://127.0.0.1:6379";
+const RUN = `vkr-test:${randomBytes(4).toString("hex")}:`;
+let n = 0;
+
+afterAll(async () => {
+  const admin = new Redis(REDIS_URL);
+  let cursor = "0";
+  do {
+    const [next, keys] = await admin.scan(cursor, "MATCH", `${RUN}*`, "COUNT", 500);
+    if (keys.length) await admin.unlink(...keys);
+    cursor = next;
+  } while (cursor !== "0");
+  await admin.quit();
+});
+
+testBackend("redis", () => {
+  const prefix = `${RUN}${n++}:`;
+  return { shared: true, create: () => createRedisBackend({ url: REDIS_URL, prefix }) };
+});
+
+describe("redis backend specifics", () => {
+  it("keeps each metering call in one cluster slot (hash-tagged keys) and the prefix on every key", async () => {
+    const prefix = `${RUN}tags:`;
+    const backend = await createRedisBackend({ url: REDIS_URL, prefix });
+    const admin = new Redis(REDIS_URL);
+    try {
+      await backend.consume([{ key: "q:{k:abc}:k1:h:1", limit: 5, expiresAt: Date.now() + 60_000 }, { key: "q:{k:abc}:k1:d:1", limit: 9, expiresAt: Date.now() + 60_000 }], 1, Date.now());
+      await backend.claimPosition("waitlist:travel", "a");
+      await backend.records.setItem("keys:h1", { id: "x" });
+      const keys = (await admin.keys(`${prefix}*`)).sort();
+      expect(keys).toEqual([`${prefix}c:q:{k:abc}:k1:d:1`, `${prefix}c:q:{k:abc}:k1:h:1`, `${prefix}l:{waitlist:travel}:pos`, `${prefix}l:{waitlist:travel}:seq`, `${prefix}r:keys:h1`]);
+      // Redis Cluster hashes only the first {…} of a key: one call's keys share it, so one slot.
+      const hashTag = (key: string) => /\{([^}]+)\}/.exec(key)?.[1];
+      expect(new Set(keys.slice(0, 2).map(hashTag))).toEqual(new Set(["k:abc"]));
+      expect(new Set(keys.slice(2, 4).map(hashTag))).toEqual(new Set(["waitlist:travel"]));
+      // Counters expire on Redis' side too (garbage collection a day after the logical window).
+      expect(await admin.pttl(keys[0]!)).toBeGreaterThan(86_000_000);
+    } finally {
+      await backend.close();
+      await admin.quit();
+    }
+  });
+
+  it("refuses to start when Redis cannot be reached (no silent fallback)", async () => {
+    const port = await freePort();
+    await expect(createRedisBackend({ url: `redis://127.0.0.1:${port}`, prefix: "x:", connectTimeoutMs: 300 })).rejects.toThrow();
+  });
+
+  it("without a connection every call fails at once as store_unavailable (no queueing)", async () => {
+    const backend = await createRedisBackend({ url: REDIS_URL, prefix: `${RUN}lost:` });
+    await backend.close();
+    const started = Date.now();
+    const errors = await Promise.all([
+      backend.consume([{ key: "a", limit: 1, expiresAt: Date.now() + 1000 }], 1, Date.now()).catch((e: unknown) => e),
+      backend.records.getItem("keys:x").catch((e: unknown) => e),
+      backend.claimPosition("l", "m").catch((e: unknown) => e),
+      backend.insertOnce("o", "v", null, Date.now()).catch((e: unknown) => e),
+    ]);
+    for (const error of errors) expect(isApiError(error) && error.code === "store_unavailable").toBe(true);
+    expect(await backend.ping()).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
