@@ -1,0 +1,78 @@
+/**
+ * `llms.txt` and `llms-full.txt` (the llms.txt convention: an H1, a blockquote, then H2 sections of
+ * markdown links). Both hold only the free index layer; links are relative to the service's base URL.
+ */
+import type { IndexGraph, NodeResponse } from "../../runtime/schema/artifacts.ts";
+import type { ResolvedVertical } from "../../runtime/schema/catalog.ts";
+
+export interface LlmsVertical {
+  vertical: ResolvedVertical;
+  index: IndexGraph;
+  /** The locked (index-layer-only) artifact of each node, by id. */
+  nodes: Map<string, NodeResponse>;
+}
+
+const INTRO = `# Vertical Knowledge Retrieval Service
+
+> Structured, validated, cited knowledge for AI agents in regulated fields, grouped into verticals. Each vertical is a graph of nodes; every node has a free index layer and four content layers (logic, directive, skill, action). Rules are binary logic gates with confidence_required 1.0.
+
+Fetch a vertical's index with \`GET /api/demo?vertical=<slug>\` and a node with \`&node=<id>\` (add \`&lean=true\` to drop the wrapper fields). Content layers need an \`X-Service-Key\` header: \`POST /api/trial\` with \`{"agent_id": "…"}\` gives a 24-hour trial key. The fully open verticals need no key.
+`;
+
+const DOCS = `## Docs
+
+- [OpenAPI description](/openapi.json): every endpoint, parameter and error code
+- [API reference](/docs): the same, for people
+- [Status](/api/status): limits, cohorts and verticals
+- [Full index](/llms-full.txt): every node's free index layer in one document
+`;
+
+export function renderLlmsTxt(verticals: LlmsVertical[]): string {
+  const list = verticals.map(
+    ({ vertical, index }) => `- [${index.title}](/api/demo?vertical=${vertical.slug}&lean=true): ${_oneLine(index.summary)} (${index.nodes.length} nodes, ${_access(vertical)})`,
+  );
+  const sections = verticals.map(({ vertical, index }) => {
+    const nodes = _ordered(index).map((n) => `- [${n.title}](/api/demo?vertical=${vertical.slug}&node=${n.id}&lean=true): ${_oneLine(n.summary)}`);
+    return `## ${index.title}\n\n${nodes.join("\n")}\n`;
+  });
+  return `${INTRO}\n## Verticals\n\n${list.join("\n")}\n\n${DOCS}\n${sections.join("\n")}`;
+}
+
+export function renderLlmsFullTxt(verticals: LlmsVertical[]): string {
+  const parts = verticals.map(({ vertical, index, nodes }) => {
+    const entries = _ordered(index).map((entry) => {
+      const node = nodes.get(entry.id)?.node;
+      const next = entry.next_nodes.length ? entry.next_nodes.map((id) => `\`${id}\``).join(", ") : "none";
+      const sources = node?.sources.map((s) => `  - ${s.url ? `[${s.title}](${s.url})` : s.title}`).join("\n") ?? "";
+      return [
+        `### ${entry.title}`,
+        "",
+        `- id: \`${entry.id}\` · version \`${entry.version}\` · ${entry.status}${entry.trial ? " · trial module" : ""}`,
+        `- next nodes: ${next}`,
+        `- layer tokens: logic ${entry.layer_tokens.logic}, directive ${entry.layer_tokens.directive}, skill ${entry.layer_tokens.skill}, action ${entry.layer_tokens.action}`,
+        ...(sources ? ["- sources:", sources] : []),
+        "",
+        entry.summary,
+        "",
+      ].join("\n");
+    });
+    return `## ${index.title} (\`${vertical.slug}\`)\n\n${index.summary}\n\nAccess: ${_access(vertical)}. Root node: \`${index.root}\`.\n\n${entries.join("\n")}`;
+  });
+  return `${INTRO}\n${parts.join("\n")}`;
+}
+
+// --- Internal helpers ---
+
+function _ordered(index: IndexGraph) {
+  return [...index.nodes].sort((a, b) => a.order - b.order);
+}
+
+function _oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+function _access(v: ResolvedVertical): string {
+  if (v.fully_open) return "fully open";
+  if (v.index_free) return "index free, content layers need a key";
+  return "key required";
+}

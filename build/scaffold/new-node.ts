@@ -1,0 +1,121 @@
+/**
+ * `npm run new -- <vertical> <node-id>`: writes a node file that builds as it is: frontmatter with
+ * every required field, a rule skeleton (one fact, one outcome, one cited rule) and the four layer
+ * headings, and links it from a node of the vertical (the root by default) so it is reachable.
+ * Placeholders say TODO; the author replaces them.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse, parseDocument } from "yaml";
+
+export interface ScaffoldOptions {
+  contentDir: string;
+  vertical: string;
+  id: string;
+  /** Node whose next_nodes gets the new id; default the vertical's root. */
+  from?: string | undefined;
+  title?: string | undefined;
+  now: Date;
+}
+
+export interface ScaffoldResult {
+  file: string;
+  linkedFrom: string;
+  order: number;
+}
+
+export class ScaffoldError extends Error {}
+
+export const NODE_ID_RE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+export function scaffoldNode(options: ScaffoldOptions): ScaffoldResult {
+  const dir = join(options.contentDir, options.vertical);
+  if (!NODE_ID_RE.test(options.id)) throw new ScaffoldError(`node id "${options.id}" must be kebab-case (a-z, 0-9, single hyphens)`);
+  if (!existsSync(join(dir, "_index.md"))) throw new ScaffoldError(`no vertical "${options.vertical}" (${join(dir, "_index.md")} is missing)`);
+  const file = join(dir, `${options.id}.md`);
+  if (existsSync(file)) throw new ScaffoldError(`${file} already exists`);
+
+  // 1. Where it goes: after the last node by order, linked from `from` (the root by default).
+  const nodes = readdirSync(dir).filter((f) => f.endsWith(".md") && !f.startsWith("_") && !/^[A-Z]/.test(f));
+  const orders = nodes.map((f) => Number(_frontmatter(readFileSync(join(dir, f), "utf8")).data.order) || 0);
+  const order = Math.max(0, ...orders) + 1;
+  const from = options.from ?? String(_frontmatter(readFileSync(join(dir, "_index.md"), "utf8")).data.root ?? "");
+  const fromFile = join(dir, `${from}.md`);
+  if (!from || !existsSync(fromFile)) throw new ScaffoldError(`cannot link the new node: no node "${from}" in ${options.vertical}`);
+
+  // 2. The new file, then the link (so a failed write never leaves a dangling next_nodes entry).
+  writeFileSync(file, _template(options, order), { flag: "wx" });
+  writeFileSync(fromFile, _addNextNode(readFileSync(fromFile, "utf8"), options.id));
+  return { file, linkedFrom: from, order };
+}
+
+// --- Internal helpers ---
+
+const FRONTMATTER_RE = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
+
+function _frontmatter(text: string): { raw: string; data: Record<string, unknown> } {
+  const match = FRONTMATTER_RE.exec(text);
+  const raw = match?.[1] ?? "";
+  return { raw, data: (parse(raw) ?? {}) as Record<string, unknown> };
+}
+
+/** Appends to `next_nodes`, touching only that field (a flow list is edited in place; anything else through the YAML document). */
+function _addNextNode(text: string, id: string): string {
+  const { raw } = _frontmatter(text);
+  const flow = /^next_nodes:[ \t]*\[([^\]\n]*)\][ \t]*$/m;
+  let updated: string;
+  if (flow.test(raw)) {
+    updated = raw.replace(flow, (_line, items: string) => `next_nodes: [${[...items.split(",").map((s) => s.trim()).filter(Boolean), id].join(", ")}]`);
+  } else {
+    const doc = parseDocument(raw);
+    const list = (doc.get("next_nodes") as { items?: unknown[] } | undefined)?.items ? (doc.toJS().next_nodes as string[]) : [];
+    doc.set("next_nodes", [...list, id]);
+    updated = doc.toString({ lineWidth: 0 }).replace(/\n$/, "");
+  }
+  return text.replace(FRONTMATTER_RE, (whole) => whole.replace(raw, updated));
+}
+
+function _template(options: ScaffoldOptions, order: number): string {
+  const day = options.now.toISOString().slice(0, 10);
+  const title = options.title ?? `TODO title of ${options.id}`;
+  return `---
+id: ${options.id}
+title: ${JSON.stringify(title)}
+summary: >-
+  TODO one paragraph, the free index layer: what this node decides and when an agent should read it.
+order: ${order}
+next_nodes: []
+created: ${day}
+updated: ${day}
+status: active
+sources:
+  - id: primary
+    title: TODO name the primary source precisely (act, article, date)
+    url: https://example.org/TODO-source
+facts:
+  example_fact: TODO the yes/no question an agent answers?
+outcomes:
+  example_outcome: TODO what holds when the rule is true.
+rules:
+  - id: example-rule
+    when:
+      all:
+        - example_fact
+    then: example_outcome
+    citation: TODO article and paragraph
+    source: primary
+---
+
+## Logic
+TODO explain the rules above: what each gate checks and why, thresholds, edge cases.
+
+## Directive
+TODO what an agent must and must not do, each point with its source.
+
+## Skill
+TODO how to do the task, step by step.
+
+## Action
+TODO the concrete next actions: a checklist or an output format.
+`;
+}

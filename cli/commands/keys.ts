@@ -1,0 +1,109 @@
+/**
+ * `vkr keys create | list | show | revoke`: key administration on the service's own store, through
+ * the same functions as POST /api/keys and the admin routes (issueKeys, revokeKey, the admin view).
+ */
+import { defineCommand } from "citty";
+import { readActiveCohort } from "../../runtime/cohorts/active-cohort.ts";
+import { apiError } from "../../runtime/errors.ts";
+import { compileValidator } from "../../runtime/http/body.ts";
+import { describeKeyForAdmin } from "../../runtime/keys/admin-key-view.ts";
+import { issueKeys } from "../../runtime/keys/issue-keys.ts";
+import { findKey, revokeKey, toKeyReference } from "../../runtime/keys/revoke-key.ts";
+import type { AdminKeyView } from "../../runtime/schema/admin-keys.ts";
+import { IssueKeysRequestSchema } from "../../runtime/schema/requests.ts";
+import { openOperatorContext, resolveOperatorConfig, STORE_ARGS, type OperatorContext } from "../operator-context.ts";
+import { printResult, runOperation } from "../output.ts";
+
+const issueValidator = compileValidator(IssueKeysRequestSchema);
+
+const create = defineCommand({
+  meta: { name: "create", description: "Issue membership keys (like POST /api/keys); each key is printed once" },
+  args: {
+    vertical: { type: "string", required: true, description: "A vertical slug, or all" },
+    label: { type: "string", description: "Label to find the keys by later" },
+    "agent-id": { type: "string", description: "Account (agent id); at most 5 keys per account" },
+    contact: { type: "string", description: "Contact email (account when no agent id)" },
+    quantity: { type: "string", description: "How many keys, 1 to 5", default: "1" },
+    permanent: { type: "boolean", description: "No monthly reset", default: false },
+    ...STORE_ARGS,
+  },
+  run: ({ args }) =>
+    _withStore(args, async (ctx) => {
+      const quantity = Number(args.quantity);
+      const body = issueValidator.parse({
+        vertical: args.vertical,
+        quantity: Number.isInteger(quantity) ? quantity : args.quantity,
+        permanent: args.permanent,
+        ...(args.label ? { label: args.label } : {}),
+        ...(args["agent-id"] ? { agent_id: args["agent-id"] } : {}),
+        ...(args.contact ? { contact: args.contact } : {}),
+      });
+      const vertical = body.vertical === "all" ? "all" : ctx.build.resolveVertical(body.vertical)?.slug;
+      if (!vertical) throw apiError("vertical_unknown", { detail: `"${body.vertical}" is not a vertical (or all).` });
+      const now = ctx.now();
+      const issued = await issueKeys(
+        { backend: ctx.backend, keys: ctx.keys, limits: ctx.limits },
+        { type: "membership", vertical, quantity: body.quantity ?? 1, cohort: await readActiveCohort(ctx.backend), source: "admin", agentId: body.agent_id, contact: body.contact, label: body.label, permanent: body.permanent ?? false, expiresAt: null },
+        now,
+      );
+      const keys = await Promise.all(issued.map(async (i) => ({ key: i.key, ...(await describeKeyForAdmin(ctx.backend, ctx.limits, i.record, now)) })));
+      printResult(args.json, { keys }, () => keys.map((k) => `${k.key}  id ${k.id}  ${k.vertical}${k.label ? `  label ${k.label}` : ""}`).join("\n") + "\n(each key is shown only now)");
+    }),
+});
+
+const list = defineCommand({
+  meta: { name: "list", description: "List keys, optionally only those with a label" },
+  args: { label: { type: "string", description: "Only keys with exactly this label" }, ...STORE_ARGS },
+  run: ({ args }) =>
+    _withStore(args, async (ctx) => {
+      const now = ctx.now();
+      const records = await ctx.keys.list(args.label ? { label: args.label } : {});
+      const keys = await Promise.all(records.map((r) => describeKeyForAdmin(ctx.backend, ctx.limits, r, now)));
+      printResult(args.json, { keys }, () => (keys.length ? keys.map(_line).join("\n") : "no keys"));
+    }),
+});
+
+const show = defineCommand({
+  meta: { name: "show", description: "Show one key (by id or full key) with usage and quota" },
+  args: { key: { type: "positional", required: true, description: "Key id (12 hex characters) or the full key" }, ...STORE_ARGS },
+  run: ({ args }) =>
+    _withStore(args, async (ctx) => {
+      const record = await findKey(ctx.keys, toKeyReference(args.key));
+      if (!record) throw apiError("key_not_found", { detail: `No key "${args.key.slice(0, 40)}".` });
+      const view = await describeKeyForAdmin(ctx.backend, ctx.limits, record, ctx.now());
+      printResult(args.json, view, () => `${_line(view)}\n  usage: hour ${view.usage.hour}, day ${view.usage.day}, month ${view.usage.month}\n  created ${view.created_at}${view.revoked_at ? `, revoked ${view.revoked_at}` : ""}`);
+    }),
+});
+
+const revoke = defineCommand({
+  meta: { name: "revoke", description: "Revoke a key (by id or full key); final, and idempotent" },
+  args: { key: { type: "positional", required: true, description: "Key id (12 hex characters) or the full key" }, ...STORE_ARGS },
+  run: ({ args }) =>
+    _withStore(args, async (ctx) => {
+      const record = await revokeKey(ctx.keys, toKeyReference(args.key), ctx.now());
+      const view = await describeKeyForAdmin(ctx.backend, ctx.limits, record, ctx.now());
+      printResult(args.json, view, () => `revoked ${view.id} at ${view.revoked_at} (running instances refuse it within 1 s)`);
+    }),
+});
+
+export default defineCommand({
+  meta: { name: "keys", description: "Manage service keys on the service's state store" },
+  subCommands: { create, list, show, revoke },
+});
+
+// --- Internal helpers ---
+
+async function _withStore(args: { json: boolean; "data-dir"?: string; "dist-dir"?: string }, body: (ctx: OperatorContext) => Promise<void>): Promise<void> {
+  await runOperation(args.json, async () => {
+    const ctx = await openOperatorContext(resolveOperatorConfig(args));
+    try {
+      await body(ctx);
+    } finally {
+      await ctx.close();
+    }
+  });
+}
+
+function _line(k: AdminKeyView): string {
+  return `${k.id}  ${k.status.padEnd(7)}  ${k.type.padEnd(10)}  ${k.vertical.padEnd(14)}  ${k.label ?? "-"}`;
+}

@@ -1,0 +1,39 @@
+/**
+ * `vkr publish`: uploads dist/ as an immutable release and makes it current; `--rollback` points
+ * back to the previous one. The same functions and release-store configuration as
+ * `npm run publish` (scripts/publish.ts).
+ */
+import { resolve } from "node:path";
+import { defineCommand } from "citty";
+import { resolveReleaseStore } from "../../runtime/config.ts";
+import { createReleaseStore } from "../../runtime/releases/release-store.ts";
+import { activateRelease, rollbackRelease, uploadRelease } from "../../scripts/publish-release.ts";
+import { printResult, runOperation } from "../output.ts";
+
+export default defineCommand({
+  meta: { name: "publish", description: "Publish the build in dist/ as the current release (release store from RELEASE_REDIS_URL, RELEASE_DIR or REDIS_URL; default ./releases)" },
+  args: {
+    dist: { type: "string", description: "Build folder to publish (default dist)", default: "dist" },
+    rollback: { type: "boolean", description: "Make the previous release current again", default: false },
+    json: { type: "boolean", description: "Print JSON instead of text", default: false },
+  },
+  run: ({ args }) =>
+    runOperation(args.json, async () => {
+      const config = resolveReleaseStore(process.env) ?? { kind: "dir" as const, dir: resolve("releases") };
+      const store = await createReleaseStore(config);
+      try {
+        if (args.rollback) {
+          const pointer = await rollbackRelease(store, config);
+          printResult(args.json, { rolled_back: true, current: pointer.build_id, history: pointer.history }, () => `rolled back: current release is ${pointer.build_id}`);
+          return;
+        }
+        const upload = await uploadRelease(store, resolve(args.dist));
+        const pointer = await activateRelease(store, config, upload.buildId);
+        printResult(args.json, { build_id: upload.buildId, uploaded: upload.uploaded, files: upload.files, current: pointer.build_id, previous: pointer.history[0] ?? null }, () =>
+          `${upload.uploaded ? "uploaded" : "already present:"} release ${upload.buildId} (${upload.files} files)\ncurrent release is ${pointer.build_id}${pointer.history[0] ? ` (previous ${pointer.history[0]})` : ""}`,
+        );
+      } finally {
+        await store.dispose();
+      }
+    }),
+});

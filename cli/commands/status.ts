@@ -1,0 +1,51 @@
+/**
+ * `vkr status`: is this deployment ready? Locally: the build in dist/ loads, and the state store
+ * answers (with key counts). With `--url`: asks a running service's /readyz and /api/status.
+ * Exit 0 when ready, 5 when not.
+ */
+import { defineCommand } from "citty";
+import { EXIT, OperatorError } from "../exit-codes.ts";
+import { openOperatorContext, resolveOperatorConfig, STORE_ARGS } from "../operator-context.ts";
+import { printResult, runOperation } from "../output.ts";
+
+export default defineCommand({
+  meta: { name: "status", description: "Report the build and store (local), or a running service's readiness (--url)" },
+  args: { url: { type: "string", description: "Base URL of a running service, e.g. http://127.0.0.1:8787" }, ...STORE_ARGS },
+  run: ({ args }) =>
+    runOperation(args.json, async () => {
+      if (args.url) return _remote(args.url.replace(/\/+$/, ""), args.json);
+      const ctx = await openOperatorContext(resolveOperatorConfig(args)).catch((error: unknown) => {
+        throw new OperatorError("not_ready", `cannot open the build or store: ${error instanceof Error ? error.message : String(error)}`, EXIT.notReady);
+      });
+      try {
+        const storeOk = await ctx.backend.ping().catch(() => false);
+        const keys = await ctx.keys.list({});
+        const report = {
+          ready: storeOk,
+          build_id: ctx.build.buildId,
+          api_version: ctx.build.catalog.api_version,
+          verticals: Object.fromEntries(Object.entries(ctx.build.manifest.verticals).map(([slug, v]) => [slug, Object.keys(v.nodes).length])),
+          store: { kind: ctx.backend.kind, ok: storeOk },
+          keys: { total: keys.length, active: keys.filter((k) => k.status === "active").length, revoked: keys.filter((k) => k.status === "revoked").length },
+        };
+        printResult(args.json, report, () =>
+          [`build ${report.build_id} (API ${report.api_version}), ${Object.entries(report.verticals).map(([s, n]) => `${s} ${n}`).join(", ")}`, `store ${report.store.kind}: ${storeOk ? "ok" : "NOT ANSWERING"}`, `keys: ${report.keys.active} active, ${report.keys.revoked} revoked`].join("\n"),
+        );
+        return storeOk ? EXIT.ok : EXIT.notReady;
+      } finally {
+        await ctx.close();
+      }
+    }),
+});
+
+// --- Internal helpers ---
+
+async function _remote(base: string, json: boolean): Promise<number> {
+  const ready = await fetch(`${base}/readyz`).then(
+    async (r) => ({ status: r.status, body: (await r.json().catch(() => null)) as Record<string, unknown> | null }),
+    (error: unknown) => ({ status: 0, body: { error: String(error) } as Record<string, unknown> | null }),
+  );
+  const ok = ready.status === 200;
+  printResult(json, { ready: ok, url: base, readyz: ready.body }, () => (ok ? `${base} is ready: build ${String(ready.body?.build_id)}, store ${String(ready.body?.store)}` : `${base} is NOT ready (${ready.status || "unreachable"})`));
+  return ok ? EXIT.ok : EXIT.notReady;
+}

@@ -1,0 +1,51 @@
+/**
+ * What an operator command works on: the runtime config from the environment (plus `--data-dir`
+ * / `--dist-dir`), the build in `dist/`, and the same state store and key store the server opens.
+ */
+import { resolveRuntimeConfig, type RuntimeConfig } from "../runtime/config.ts";
+import { limitsInForce } from "../runtime/deps.ts";
+import type { Limits } from "../runtime/schema/catalog.ts";
+import { loadArtifacts, type Artifacts } from "../runtime/storage/artifacts.ts";
+import type { StateBackend } from "../runtime/storage/backend.ts";
+import { createKeysStore, type KeysStore } from "../runtime/storage/keys-store.ts";
+import { openBackend } from "../runtime/storage/open-backend.ts";
+
+export interface OperatorContext {
+  config: RuntimeConfig;
+  build: Artifacts;
+  backend: StateBackend;
+  /** No read cache: the CLI must see the store as it is now. */
+  keys: KeysStore;
+  limits: Limits;
+  now(): number;
+  close(): Promise<void>;
+}
+
+/** Flags every store-touching command accepts. */
+export const STORE_ARGS = {
+  "data-dir": { type: "string", description: "State folder (default: DATA_DIR or ./data)" },
+  "dist-dir": { type: "string", description: "Build folder (default: DIST_DIR or ./dist)" },
+  json: { type: "boolean", description: "Print JSON instead of text", default: false },
+} as const;
+
+export function resolveOperatorConfig(args: { "data-dir"?: string | undefined; "dist-dir"?: string | undefined }): RuntimeConfig {
+  return resolveRuntimeConfig({
+    ...process.env,
+    ...(args["data-dir"] ? { DATA_DIR: args["data-dir"] } : {}),
+    ...(args["dist-dir"] ? { DIST_DIR: args["dist-dir"] } : {}),
+  });
+}
+
+export async function openOperatorContext(config: RuntimeConfig): Promise<OperatorContext> {
+  const build = await loadArtifacts(config.distDir);
+  const backend = await openBackend(config);
+  return {
+    config,
+    build,
+    backend,
+    keys: createKeysStore(backend, { cacheMs: 0 }),
+    limits: limitsInForce({ build: { current: build }, config }),
+    now: Date.now,
+    close: () => backend.close(),
+  };
+}

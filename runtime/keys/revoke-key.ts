@@ -1,0 +1,42 @@
+/**
+ * Finding and revoking keys: one implementation for the operator CLI (`vkr keys revoke`) and the
+ * admin route (`POST /api/admin/keys/revoke`). A key is found by its full secret or its public id
+ * (the first 12 hex characters of its hash). Revocation is final: status `revoked`, `revoked_at`
+ * set, the record kept for audit. Other instances see it within the key cache's lifetime (1 s).
+ */
+import { apiError } from "../errors.ts";
+import { parseKeyString, type KeyRecord } from "../schema/keys.ts";
+import type { KeysStore } from "../storage/keys-store.ts";
+import { hashKey } from "./key-secret.ts";
+
+/** A full key (`svc_live_…`/`svc_trial_…`) or a public key id (12 lower-case hex characters). */
+export type KeyReference = { key: string } | { id: string };
+
+export const KEY_ID_RE = /^[0-9a-f]{12}$/;
+
+/** The record a reference names, or null; never throws for a well-formed reference. */
+export async function findKey(keys: KeysStore, ref: KeyReference): Promise<KeyRecord | null> {
+  if ("key" in ref) return parseKeyString(ref.key) ? keys.get(hashKey(ref.key)) : null;
+  if (!KEY_ID_RE.test(ref.id)) return null;
+  const all = await keys.list({});
+  return all.find((r) => r.id === ref.id) ?? null;
+}
+
+/**
+ * Revokes the named key and returns its updated record; revoking a revoked key returns it
+ * unchanged (idempotent, `revoked_at` keeps the first revocation).
+ * @example await revokeKey(deps.keys, { id: "3f2a9c01b7de" }, deps.clock.now())
+ */
+export async function revokeKey(keys: KeysStore, ref: KeyReference, now: number): Promise<KeyRecord> {
+  const record = await findKey(keys, ref);
+  if (!record) throw apiError("key_not_found");
+  if (record.status === "revoked") return record;
+  const revoked: KeyRecord = { ...record, status: "revoked", revoked_at: new Date(now).toISOString() };
+  await keys.put(revoked);
+  return revoked;
+}
+
+/** Reads a CLI or request argument as a reference: a full key, else a key id. */
+export function toKeyReference(value: string): KeyReference {
+  return parseKeyString(value) ? { key: value } : { id: value.toLowerCase() };
+}

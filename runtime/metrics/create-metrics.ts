@@ -1,0 +1,83 @@
+/**
+ * The service's Prometheus metrics (prom-client), one Registry per app so tests and several apps
+ * in one process never share counters. `app.ts` reports every response and every problem here;
+ * `GET /metrics` renders the registry. Build id and store health are read at scrape time.
+ */
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { ApiError } from "../errors.ts";
+import type { BuildRef } from "../deps.ts";
+import type { StateBackend } from "../storage/backend.ts";
+
+export interface Metrics {
+  registry: Registry;
+  /** One finished request: `route` is the matched route pattern (never the raw path). */
+  observeResponse(input: { method: string; route: string; status: number; seconds: number; paymentMethod?: string | undefined }): void;
+  /** A catalogue error answered; quota and rate denials are counted by window. */
+  observeProblem(error: ApiError): void;
+}
+
+/** Checkout statuses by outcome word; others are labelled with the status number. */
+const PAYMENT_OUTCOMES: Record<number, string> = { 200: "info", 201: "issued", 303: "redirect", 402: "failed", 409: "conflict", 503: "unavailable" };
+
+/** Routes whose 2xx answers are retrievals of knowledge (what a key is metered for). */
+export const RETRIEVAL_ROUTES: ReadonlySet<string> = new Set(["/api/demo", "/api/evaluate", "/v1/delta", "/mcp"]);
+
+/** Routes reached by no registered route are reported under this label, so paths cannot explode the label set. */
+export const UNMATCHED_ROUTE = "unmatched";
+
+/** @example const metrics = createMetrics({ build: deps.build, backend: deps.backend }) */
+export function createMetrics(source: { build: BuildRef; backend: StateBackend }): Metrics {
+  const registry = new Registry();
+  const requests = new Counter({ name: "vkr_http_requests_total", help: "HTTP requests answered, by route pattern, method and status.", labelNames: ["route", "method", "status"], registers: [registry] });
+  const latency = new Histogram({
+    name: "vkr_http_request_duration_seconds",
+    help: "Time to answer a request, by route pattern and method.",
+    labelNames: ["route", "method"],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const retrievals = new Counter({ name: "vkr_retrievals_total", help: "Successful knowledge retrievals (2xx on a retrieval route), by route.", labelNames: ["route"], registers: [registry] });
+  const payments = new Counter({
+    name: "vkr_payment_outcomes_total",
+    help: "Checkout answers by payment method and outcome (issued 201, redirect 303, failed 402, other statuses by number).",
+    labelNames: ["method", "outcome"],
+    registers: [registry],
+  });
+  const denials = new Counter({ name: "vkr_quota_denials_total", help: "Requests refused by a quota or rate window, by window.", labelNames: ["window", "code"], registers: [registry] });
+  new Gauge({
+    name: "vkr_build_info",
+    help: "The build in service (value 1), labelled with its build id and API version.",
+    labelNames: ["build_id", "api_version"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const build = source.build.current;
+      this.set({ build_id: build.buildId, api_version: build.catalog.api_version }, 1);
+    },
+  });
+  new Gauge({
+    name: "vkr_store_up",
+    help: "1 when the state store answered a ping at scrape time, else 0.",
+    labelNames: ["store"],
+    registers: [registry],
+    async collect() {
+      const ok = await source.backend.ping().catch(() => false);
+      this.set({ store: source.backend.kind }, ok ? 1 : 0);
+    },
+  });
+
+  return {
+    registry,
+    observeResponse({ method, route, status, seconds, paymentMethod }) {
+      requests.inc({ route, method, status: String(status) });
+      latency.observe({ route, method }, seconds);
+      if (status >= 200 && status < 300 && RETRIEVAL_ROUTES.has(route)) retrievals.inc({ route });
+      if (paymentMethod !== undefined) payments.inc({ method: paymentMethod, outcome: PAYMENT_OUTCOMES[status] ?? String(status) });
+    },
+    observeProblem(error) {
+      if (error.code !== "quota_exceeded" && error.code !== "trial_exhausted" && error.code !== "rate_limited") return;
+      const window = error.options.extra?.window;
+      denials.inc({ window: typeof window === "string" ? window : error.code === "rate_limited" ? "client" : "unknown", code: error.code });
+    },
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * Issue 10: the real `vkr` binary against the store of a running server (the bundled server as a
+ * child process, real clock): create a key, list it by label, revoke it, and see the server refuse it.
+ */
+import { execFile, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, startChildServer, type ChildServer } from "../helpers/child-server.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
+import { peopleFixtureDist } from "./_fixture.ts";
+
+const BIN = join(process.cwd(), "bin", "vkr.mjs");
+let server: ChildServer;
+let dist: string;
+let dataDir: string;
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function vkr(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, DIST_DIR: dist, ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+beforeAll(async () => {
+  dist = peopleFixtureDist();
+  dataDir = mkdtempSync(join(tmpdir(), "vkr-cli-state-"));
+  server = await startChildServer({ DIST_DIR: dist, DATA_DIR: dataDir, ADMIN_KEY: "cli-test-admin-secret-000" });
+});
+afterAll(() => server?.kill());
+
+describe("vkr keys", { timeout: 60_000 }, () => {
+  it("creates a key, lists it by label, revokes it, and the running server refuses it", async () => {
+    const created = await vkr(["keys", "create", "--vertical", "travel", "--label", "cli-suite", "--json"]);
+    expect(created.code, created.stderr).toBe(0);
+    const [issued] = JSON.parse(created.stdout).keys as Array<{ key: string; id: string; status: string }>;
+    expect(issued!.key).toMatch(/^svc_live_/);
+    expect(issued!.status).toBe("active");
+
+    const use = (key: string) => fetch(`${server.url}/api/demo?vertical=travel&node=trv-m7`, { headers: { "x-service-key": key } });
+    expect((await use(issued!.key)).status).toBe(200);
+
+    const listed = await vkr(["keys", "list", "--label", "cli-suite", "--json"]);
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout).keys.map((k: { id: string }) => k.id)).toEqual([issued!.id]);
+    expect(listed.stdout).not.toContain(issued!.key);
+
+    const shown = await vkr(["keys", "show", issued!.id, "--json"]);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ id: issued!.id, label: "cli-suite", usage: { hour: 1 } });
+
+    const revoked = await vkr(["keys", "revoke", issued!.id, "--json"]);
+    expect(revoked.code).toBe(0);
+    expect(JSON.parse(revoked.stdout)).toMatchObject({ id: issued!.id, status: "revoked" });
+
+    // The server caches resolved keys for up to 1 s; after that the revocation is seen.
+    let refused: Response | undefined;
+    for (const deadline = Date.now() + 5_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+      refused = await use(issued!.key);
+      if (refused.status !== 200) break;
+    }
+    expect(refused!.status).toBe(401);
+    expect(((await refused!.json()) as { code: string }).code).toBe("key_revoked");
+
+    const text = await vkr(["keys", "list", "--label", "cli-suite"]);
+    expect(text.stdout).toMatch(new RegExp(`${issued!.id}\\s+revoked`));
+  });
+
+  it("exits with meaningful codes", async () => {
+    const [missing, revokeMissing, badVertical, tooMany, noVertical, badConfig] = await Promise.all([
+      vkr(["keys", "show", "0123456789ab", "--json"]),
+      vkr(["keys", "revoke", "0123456789ab"]),
+      vkr(["keys", "create", "--vertical", "no-such-vertical"]),
+      vkr(["keys", "create", "--vertical", "travel", "--quantity", "9"]),
+      vkr(["keys", "create"]),
+      vkr(["status"], { LOG_LEVEL: "loud" }),
+    ]);
+    expect(missing.code).toBe(3);
+    expect(JSON.parse(missing.stdout).error.code).toBe("key_not_found");
+    expect(revokeMissing.code).toBe(3);
+    expect(badVertical.code).toBe(4);
+    expect(badVertical.stderr).toContain("no-such-vertical");
+    expect(tooMany.code).toBe(4);
+    expect(noVertical.code).toBe(1);
+    expect(badConfig.code).toBe(2);
+  });
+});
+
+describe("vkr serve, build, publish", { timeout: 60_000 }, () => {
+  it("serves until SIGTERM, then exits 0", async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [BIN, "serve", "--port", String(port), "--json"], { env: { PATH: process.env.PATH ?? "", DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-serve-")), DIST_DIR: dist, LOG_LEVEL: "warn" }, stdio: ["ignore", "pipe", "ignore"] });
+    let out = "";
+    child.stdout!.on("data", (d) => (out += d));
+    try {
+      let ready = false;
+      for (const deadline = Date.now() + 20_000; !ready && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+        ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+      }
+      expect(ready).toBe(true);
+      // Log lines (JSON too) share stdout; the announcement is the line without a log level.
+      const announced = out.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => !("level" in l));
+      expect(announced).toMatchObject({ url: `http://127.0.0.1:${port}`, store: "sqlite" });
+    } finally {
+      const exit = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+      child.kill("SIGTERM");
+      expect(await exit).toBe(0);
+    }
+  });
+
+  it("builds content (exit 1 on a content error) and publishes the build as a release", async () => {
+    const content = writeFixtureContent();
+    const out = mkdtempSync(join(tmpdir(), "vkr-cli-dist-"));
+    const built = await vkr(["build", "--content", content, "--out", out]);
+    expect(built.code, built.stderr).toBe(0);
+    expect(existsSync(join(out, "browse", "travel", "index.html"))).toBe(true);
+    const releases = mkdtempSync(join(tmpdir(), "vkr-cli-releases-"));
+    const published = await vkr(["publish", "--dist", out, "--json"], { RELEASE_DIR: releases });
+    expect(published.code, published.stderr + published.stdout).toBe(0);
+    const release = JSON.parse(published.stdout);
+    expect(release).toMatchObject({ build_id: expect.stringMatching(/^[0-9a-f]+$/), uploaded: true });
+    expect(release.current).toBe(release.build_id);
+    expect((await vkr(["publish", "--dist", out], { RELEASE_DIR: releases })).stdout).toContain("already present");
+
+    writeFileSync(join(content, "travel", "trv-m2.md"), readFileSync(join(content, "travel", "trv-m2.md"), "utf8").replace("next_nodes: [trv-m3]", "next_nodes: [trv-nowhere]"));
+    const broken = await vkr(["build", "--content", content, "--out", out]);
+    expect(broken.code).toBe(1);
+    expect(broken.stdout + broken.stderr).toContain("trv-nowhere");
+    const brokenJson = await vkr(["build", "--content", content, "--out", out, "--json"]);
+    expect(brokenJson.code).toBe(1);
+    const report = JSON.parse(brokenJson.stdout);
+    expect(report.ok).toBe(false);
+    expect(report.issues.find((i: { message: string }) => i.message.includes("trv-nowhere"))).toMatchObject({ file: expect.stringContaining("trv-m2.md"), line: expect.any(Number), fatal: true });
+  });
+});
+
+describe("vkr status, help", { timeout: 60_000 }, () => {
+  it("reports the local build and store, and a running server's readiness", async () => {
+    const local = await vkr(["status", "--json"]);
+    expect(local.code).toBe(0);
+    expect(JSON.parse(local.stdout)).toMatchObject({ ready: true, store: { kind: "sqlite", ok: true }, verticals: { travel: 7 } });
+    const remote = await vkr(["status", "--url", server.url, "--json"]);
+    expect(remote.code).toBe(0);
+    expect(JSON.parse(remote.stdout)).toMatchObject({ ready: true, readyz: { status: "ready" } });
+    expect((await vkr(["status", "--url", "http://127.0.0.1:9"])).code).toBe(5);
+  });
+
+  it("every command has --help", async () => {
+    const commands = [[], ["serve"], ["build"], ["publish"], ["status"], ["keys"], ["keys", "create"], ["keys", "list"], ["keys", "show"], ["keys", "revoke"]];
+    const helps = await Promise.all(commands.map((command) => vkr([...command, "--help"])));
+    helps.forEach((help, i) => {
+      expect(help.code, commands[i]!.join(" ")).toBe(0);
+      expect(help.stdout).toMatch(/USAGE/);
+    });
+  });
+});

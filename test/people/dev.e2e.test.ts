@@ -1,0 +1,76 @@
+/**
+ * Issue 10: `npm run dev` (scripts/dev.ts) rebuilds on save, reloads the running server's build
+ * and browse site without restarting it, and prints content problems with file and line while
+ * the previous build keeps serving.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../helpers/child-server.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
+
+let proc: ChildProcess;
+let output = "";
+let url: string;
+let content: string;
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await new Promise((r) => setTimeout(r, 150))) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+  }
+  throw new Error(`timed out waiting for ${what}; output:\n${output.slice(-3000)}`);
+}
+
+const json = async (path: string, init?: RequestInit) => (await fetch(url + path, init)).json() as Promise<any>;
+
+beforeAll(async () => {
+  content = writeFixtureContent();
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}`;
+  proc = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts", "--content", content, "--out", mkdtempSync(join(tmpdir(), "vkr-dev-dist-"))], {
+    env: { PATH: process.env.PATH ?? "", PORT: String(port), HOST: "127.0.0.1", DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-dev-state-")), LOG_LEVEL: "info" },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  proc.stdout!.on("data", (d) => (output += d));
+  proc.stderr!.on("data", (d) => (output += d));
+  await until("the dev server", async () => ((await fetch(`${url}/readyz`)).ok ? true : undefined), 60_000);
+});
+afterAll(async () => {
+  if (proc?.pid && proc.exitCode === null) {
+    const exited = new Promise((r) => proc.once("exit", r));
+    process.kill(-proc.pid, "SIGTERM");
+    await exited;
+  }
+});
+
+describe("npm run dev", () => {
+  it("reloads the running server's graph and pages on save, keeping its state", async () => {
+    const first = (await json("/readyz")).build_id as string;
+    const trial = (await json("/api/trial", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ agent_id: "dev-suite", vertical: "travel" }) })).key as string;
+    const file = join(content, "travel", "trv-m2.md");
+    writeFileSync(file, readFileSync(file, "utf8").replace("title: Fixture node trv-m2", "title: Renamed module two"));
+
+    const title = await until("the new title over the API", async () => {
+      const node = await json("/api/demo?vertical=travel&node=trv-m2");
+      return node.node.title === "Renamed module two" ? node.node.title : undefined;
+    });
+    expect(title).toBe("Renamed module two");
+    expect((await json("/readyz")).build_id).not.toBe(first);
+    expect(await (await fetch(`${url}/browse/travel/trv-m2`)).text()).toContain("Renamed module two");
+    // Same process, same state: the trial key issued before the rebuild still works.
+    expect((await json("/api/verify", { headers: { "x-service-key": trial } })).valid).toBe(true);
+  });
+
+  it("prints problems with file and line, and keeps serving the last good build", async () => {
+    const served = (await json("/readyz")).build_id as string;
+    const file = join(content, "travel", "trv-m3.md");
+    writeFileSync(file, readFileSync(file, "utf8").replace("next_nodes: [trv-m4]", "next_nodes: [trv-m4, trv-missing]"));
+    await until("the problem report", async () => (/travel\/trv-m3\.md:\d+/.test(output) && output.includes("trv-missing") ? true : undefined));
+    expect((await json("/readyz")).build_id).toBe(served);
+    expect((await fetch(`${url}/api/demo?vertical=travel&node=trv-m3`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,44 @@
+/** Issue 10: `npm run new -- <vertical> <node-id>` scaffolds a node that builds, reachable from the root. */
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
+
+function run(cmd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => execFile(cmd, args, { timeout: 30_000 }, (error, stdout, stderr) => done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr })));
+}
+
+describe("npm run new", () => {
+  it("writes a node with the four layers and a rule skeleton that the build accepts", async () => {
+    const content = writeFixtureContent();
+    const made = await run("npm", ["run", "-s", "new", "--", "travel", "trv-scaffolded", "--content", content]);
+    expect(made.code, made.stderr).toBe(0);
+    const file = join(content, "travel", "trv-scaffolded.md");
+    const text = readFileSync(file, "utf8");
+    expect(text.match(/^## (Logic|Directive|Skill|Action)$/gm)).toEqual(["## Logic", "## Directive", "## Skill", "## Action"]);
+    expect(text).toMatch(/^rules:\n {2}- id: example-rule\n {4}when:/m);
+    expect(text).toMatch(/^order: 8$/m);
+    // Linked from the root, so it is reachable.
+    expect(readFileSync(join(content, "travel", "trv-m1.md"), "utf8")).toMatch(/^next_nodes: \[trv-m2, trv-scaffolded\]$/m);
+
+    const dist = buildContentTo(content);
+    const node = JSON.parse(readFileSync(join(dist, "data/verticals/travel/nodes/trv-scaffolded.json"), "utf8"));
+    expect(node.node.layers.logic.rules).toHaveLength(1);
+    expect(Object.keys(node.node.layers).sort()).toEqual(["action", "directive", "logic", "skill"]);
+    expect(existsSync(join(dist, "browse/travel/nodes/trv-scaffolded.html"))).toBe(true);
+  });
+
+  it("links from --from, and refuses an existing node or a bad id", async () => {
+    const content = writeFixtureContent();
+    expect((await run("npm", ["run", "-s", "new", "--", "real-estate", "re-three", "--from", "re-two", "--content", content])).code).toBe(0);
+    expect(readFileSync(join(content, "real-estate", "re-two.md"), "utf8")).toMatch(/^next_nodes: \[re-three\]$/m);
+    buildContentTo(content);
+    const again = await run("npm", ["run", "-s", "new", "--", "real-estate", "re-three", "--content", content]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("already exists");
+    expect((await run("npm", ["run", "-s", "new", "--", "real-estate", "Bad_Id", "--content", content])).code).toBe(2);
+    expect((await run("npm", ["run", "-s", "new", "--", "no-such-vertical", "x-one", "--content", content])).code).toBe(1);
+  });
+});
