@@ -9,6 +9,8 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /** Lets hot paths skip building fields that would be dropped. */
+  enabled(level: LogLevel): boolean;
 }
 
 const RANK: Record<LogLevel | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
@@ -19,7 +21,7 @@ export function createLogger(level: LogLevel | "silent", write: (line: string) =
     if (RANK[lvl] < min) return;
     write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }));
   };
-  return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
+  return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error"), enabled: (lvl) => RANK[lvl] >= min };
 }
 
 /** The request target for logs: `key` (and any token-like parameter) replaced by `[redacted]`. */

@@ -9,6 +9,11 @@
  *
  * Atomicity: better-sqlite3 is synchronous and each primitive runs in one `BEGIN IMMEDIATE`
  * transaction, so it is exact within a process and across processes sharing the file.
+ *
+ * Group commit: quota checks (`consume`, one per metered request) that arrive in the same event-loop
+ * turn run one after another inside ONE transaction, and every caller is answered only after it
+ * committed. Each check still sees the ones before it, so admission stays exact, and nothing is
+ * acknowledged before it is durable; the per-transaction cost is shared by the whole batch.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -52,13 +57,15 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
     sweep: db.prepare("delete from counters where expires_at <= ?"),
   };
 
-  const consume = db.transaction((windows: CounterWindow[], cost: number, now: number): ConsumeResult => {
+  const consumeOne = (windows: CounterWindow[], cost: number, now: number): ConsumeResult => {
     const counts = windows.map((w) => q.counterGet.get(w.key, now)?.n ?? 0);
     const deniedIndex = windows.findIndex((w, i) => counts[i]! + cost > w.limit);
     if (deniedIndex !== -1) return { admitted: false, counts, deniedIndex };
     for (const w of windows) q.counterAdd.run(w.key, cost, w.expiresAt, now);
     return { admitted: true, counts: counts.map((c) => c + cost), deniedIndex: -1 };
-  });
+  };
+  const consumeBatch = db.transaction((batch: PendingConsume[]) => batch.map((op) => consumeOne(op.windows, op.cost, op.now)));
+  const groupCommit = _createGroupCommit((batch) => consumeBatch.immediate(batch));
   const insertOnce = db.transaction((key: string, value: string, expiresAt: number | null, now: number): InsertOnceResult => {
     const existing = q.onceGet.get(key);
     if (existing && (existing.expires_at === null || existing.expires_at > now)) return { created: false, value: existing.value };
@@ -80,7 +87,7 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
   return {
     kind: "sqlite",
     records: createStorage({ driver: _sqliteKvDriver(db) }),
-    consume: async (windows, cost, now) => consume.immediate(windows, cost, now),
+    consume: (windows, cost, now) => groupCommit.submit({ windows, cost, now }),
     readCounters: async (keys, now) => keys.map((k) => q.counterGet.get(k, now)?.n ?? 0),
     insertOnce: async (key, value, expiresAt, now) => insertOnce.immediate(key, value, expiresAt, now),
     removeOnce: async (key) => void q.onceDel.run(key),
@@ -95,6 +102,34 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
 }
 
 // --- Internal helpers ---
+
+interface PendingConsume {
+  windows: CounterWindow[];
+  cost: number;
+  now: number;
+}
+
+/** Collects submissions until the current turn ends, then runs them as one batch. */
+function _createGroupCommit(run: (batch: PendingConsume[]) => ConsumeResult[]) {
+  let queue: Array<{ op: PendingConsume; resolve: (r: ConsumeResult) => void; reject: (e: unknown) => void }> = [];
+  const flush = () => {
+    const current = queue;
+    queue = [];
+    try {
+      const results = run(current.map((p) => p.op));
+      current.forEach((p, i) => p.resolve(results[i]!));
+    } catch (error) {
+      for (const p of current) p.reject(error);
+    }
+  };
+  return {
+    submit(op: PendingConsume): Promise<ConsumeResult> {
+      return new Promise((resolve, reject) => {
+        if (queue.push({ op, resolve, reject }) === 1) setImmediate(flush);
+      });
+    },
+  };
+}
 
 function _prepareFile(dir: string): string {
   mkdirSync(dir, { recursive: true });
