@@ -1,0 +1,165 @@
+/**
+ * POST /mcp: MCP Streamable HTTP, stateless, JSON responses only (a small dispatcher on the
+ * protocol's types rather than the SDK transport: about 5x the throughput, and no zod or ajv in
+ * the server bundle). Checks run in this order, each with its own status:
+ *
+ * 1. Host / Origin allow-list (DNS rebinding) → 403
+ * 2. Content-Type must be application/json → 415
+ * 3. Accept must admit application/json (absent counts as any) → 406
+ * 4. MCP-Protocol-Version, when sent, must be one we speak → 400
+ * 5. Body within MAX_BODY_BYTES → 413; valid JSON → 400 -32700; one JSON-RPC message → 400 -32600
+ * 6. Notifications and client responses → 202, empty; requests → 200 with a result or an error
+ *
+ * No session is issued and a sent `Mcp-Session-Id` is ignored; credentials are re-read on every
+ * POST, exactly as on REST. GET and DELETE → 405 (no server-initiated stream, no session to end).
+ */
+import { definePlugin, getRequestIP, type H3Event } from "h3";
+import { FastResponse } from "srvx";
+import type { AppDeps } from "../deps.ts";
+import { isApiError } from "../errors.ts";
+import { readCredentials, resolveCaller, type Caller } from "../access/credentials.ts";
+import { readRawText } from "../http/body.ts";
+import { requestContext } from "../http/context.ts";
+import { baseHeaders, CREDENTIAL_VARY } from "../http/headers.ts";
+import { sendBytes, sendJson } from "../http/respond.ts";
+import { createAnonymousLimiter } from "../metering/anonymous-limit.ts";
+import { createLayerSelector } from "../layers/select-layers.ts";
+import type { McpContext, McpShared } from "./context.ts";
+import { createHostGuard } from "./host-guard.ts";
+import { readMessage, RPC, rpcErrorBody, RpcError, toResponseBytes, type EncodedJson } from "./jsonrpc.ts";
+import { ACCEPTED_VERSIONS, METHODS } from "./methods.ts";
+
+export const MCP_PATH = "/mcp";
+/** Encoded get_node / get_index results kept: the hot set of artifacts (each about twice its artifact's size). */
+const RESULT_CACHE_ENTRIES = 256;
+const JSON_MEDIA_RE = /^application\/json\s*(;|$)/i;
+
+export default definePlugin<AppDeps>((app, deps) => {
+  const guard = createHostGuard(deps.config);
+  const shared: McpShared = {
+    deps,
+    selector: createLayerSelector({ maxEntries: 256 }),
+    anonymous: createAnonymousLimiter(deps.config.anonymousPerMinute),
+    results: _createResultCache(RESULT_CACHE_ENTRIES),
+  };
+
+  const notAllowed = (event: H3Event) =>
+    sendJson(event, 405, rpcErrorBody(null, RPC.transport, "Method not allowed: this MCP endpoint is stateless and answers POST only."), { allow: "POST" });
+  app.get(MCP_PATH, notAllowed);
+  app.delete(MCP_PATH, notAllowed);
+
+  app.post(MCP_PATH, async (event) => {
+    const ctx = requestContext(event);
+    const headers = event.req.headers;
+    const refuse = (status: number, code: number, message: string) => sendJson(event, status, rpcErrorBody(null, code, message));
+
+    // 1–4. Transport checks, before the body is read.
+    const denied = guard.check(headers.get("host"), headers.get("origin"), _localPort(event, deps));
+    if (denied) return refuse(403, RPC.transport, `Forbidden: ${denied}`);
+    if (!JSON_MEDIA_RE.test(headers.get("content-type") ?? "")) return refuse(415, RPC.transport, "Unsupported Media Type: send the JSON-RPC message as application/json.");
+    if (!_acceptsJson(headers.get("accept"))) return refuse(406, RPC.transport, "Not Acceptable: this endpoint answers application/json; list it in Accept.");
+    const version = headers.get("mcp-protocol-version");
+    if (version !== null && !ACCEPTED_VERSIONS.has(version)) {
+      return refuse(400, RPC.transport, `Bad Request: unsupported MCP-Protocol-Version "${version.slice(0, 40)}" (supported: ${[...ACCEPTED_VERSIONS].join(", ")}).`);
+    }
+
+    // 5. One JSON-RPC message.
+    let text: string;
+    try {
+      text = await readRawText(event, deps.config.maxBodyBytes);
+    } catch (error) {
+      if (isApiError(error) && error.code === "body_too_large") return refuse(413, RPC.invalidRequest, `Request too large: bodies are limited to ${deps.config.maxBodyBytes} bytes.`);
+      throw error;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return refuse(400, RPC.parseError, "Parse error: the body is not valid JSON.");
+    }
+    let message;
+    try {
+      message = readMessage(parsed);
+    } catch (error) {
+      const e = error as RpcError;
+      const id = (e.data as { id?: string | number } | undefined)?.id ?? null;
+      return sendJson(event, 400, rpcErrorBody(id, e.code, e.message));
+    }
+    if (message.kind !== "request") return new FastResponse(null, { status: 202, headers: baseHeaders(ctx.requestId) });
+
+    // 6. Dispatch.
+    const handler = Object.hasOwn(METHODS, message.method) ? METHODS[message.method]! : undefined;
+    if (!handler) return sendJson(event, 200, rpcErrorBody(message.id, RPC.methodNotFound, `Method not found: ${message.method.slice(0, 64)}`));
+    const mcp = _context(event, shared);
+    try {
+      const result = await handler(mcp, message.params);
+      return sendBytes(event, 200, toResponseBytes(message.id, result), { "cache-control": "no-store", ...mcp.headers, vary: CREDENTIAL_VARY });
+    } catch (error) {
+      if (error instanceof RpcError) return sendJson(event, 200, rpcErrorBody(message.id, error.code, error.message, error.data));
+      deps.logger.error("mcp method failed", { request_id: ctx.requestId, method: message.method, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      return sendJson(event, 200, rpcErrorBody(message.id, RPC.internalError, `Internal error; request id ${ctx.requestId}.`));
+    }
+  });
+});
+
+// --- Internal helpers ---
+
+/** A small LRU (Map order is insertion order: re-inserting on a hit keeps the coldest first). */
+function _createResultCache(maxEntries: number): McpShared["results"] {
+  const map = new Map<string, EncodedJson>();
+  return {
+    get(etag) {
+      const hit = map.get(etag);
+      if (hit) (map.delete(etag), map.set(etag, hit));
+      return hit;
+    },
+    set(etag, value) {
+      map.set(etag, value);
+      if (map.size > maxEntries) map.delete(map.keys().next().value!);
+    },
+  };
+}
+
+function _context(event: H3Event, shared: McpShared): McpContext {
+  const ctx = requestContext(event);
+  const { deps } = shared;
+  const credentials = readCredentials(event.req.headers, ctx.url, { allowQueryKey: false });
+  const now = deps.clock.now();
+  let caller: Promise<Caller> | undefined;
+  const resolve = () => {
+    caller ??= resolveCaller(credentials, deps.keys, now).then((c) => {
+      if (c.kind === "key") ctx.keyId = c.record.id;
+      return c;
+    });
+    return caller;
+  };
+  return {
+    ...shared,
+    now,
+    requestId: ctx.requestId,
+    client: getRequestIP(event, { xForwardedFor: deps.config.trustProxy }) ?? "unknown",
+    presentedKey: credentials.key,
+    caller: resolve,
+    callerOrAnonymous: () => resolve().catch((error: unknown): Caller => {
+      if (isApiError(error)) return { kind: "anonymous" };
+      throw error;
+    }),
+    headers: {},
+  };
+}
+
+/** The port the request arrived on (the socket's, not the Host header's); the configured port off-socket. */
+function _localPort(event: H3Event, deps: AppDeps): number {
+  const socket = (event.req as { runtime?: { node?: { req?: { socket?: { localPort?: number } } } } }).runtime?.node?.req?.socket;
+  return socket?.localPort ?? deps.config.port;
+}
+
+/** Absent, `*\/*`, `application/*` or `application/json` (with q > 0); text/event-stream alone is refused. */
+function _acceptsJson(accept: string | null): boolean {
+  if (accept === null || accept.trim() === "") return true;
+  return accept.split(",").some((part) => {
+    const [type, ...params] = part.trim().toLowerCase().split(";");
+    if (params.some((p) => /^\s*q\s*=\s*0(\.0*)?\s*$/.test(p))) return false;
+    return type === "application/json" || type === "application/*" || type === "*/*";
+  });
+}

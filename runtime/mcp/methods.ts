@@ -1,0 +1,92 @@
+/**
+ * The MCP methods this server answers (2025-06-18 / 2025-11-25, stateless): initialize, ping,
+ * tools/list|call, prompts/list|get, resources/list|read|templates/list. Protocol errors are
+ * `RpcError`s; tool failures are `isError` results (see tools.ts).
+ */
+import { isApiError } from "../errors.ts";
+import { problemBody } from "../http/problem.ts";
+import type { McpContext } from "./context.ts";
+import { EncodedJson, RawJson, RPC, RpcError, toJsonText } from "./jsonrpc.ts";
+import { PROMPTS, PROMPTS_BY_NAME, readPromptArguments } from "./prompts.ts";
+import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
+import { TOOLS, TOOLS_BY_NAME } from "./tools.ts";
+
+/** Versions a client may negotiate, newest first; the first is offered to any other request. */
+export const NEGOTIABLE_VERSIONS = ["2025-11-25", "2025-06-18"] as const;
+/** Versions accepted in MCP-Protocol-Version; 2025-03-26 is what a header-less request is assumed to be. */
+export const ACCEPTED_VERSIONS: ReadonlySet<string> = new Set([...NEGOTIABLE_VERSIONS, "2025-03-26"]);
+
+const SERVER_NAME = "vertical-knowledge-retrieval";
+const INSTRUCTIONS = [
+  "Structured, cited knowledge for agents, by vertical (list_verticals). Start with get_index or search, then get_node with only the layers you need (layer_tokens tells their size).",
+  "Decide with evaluate_rules: it evaluates a node's compiled rules over boolean facts and never guesses; missing facts come back with their questions.",
+  "Gated layers need a key: send X-Service-Key (or Authorization: Bearer svc_…). POST /api/trial gives a 24-hour trial key. Calls with a key count against its quota exactly as on REST.",
+].join(" ");
+
+type Handler = (ctx: McpContext, params: Record<string, unknown>) => Promise<unknown>;
+
+const TOOL_LIST = TOOLS.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({ name, title, description, inputSchema, outputSchema, annotations }));
+const PROMPT_LIST = PROMPTS.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args }));
+
+export const METHODS: Readonly<Record<string, Handler>> = {
+  initialize: async (ctx, params) => {
+    const requested = typeof params.protocolVersion === "string" ? params.protocolVersion : "";
+    const protocolVersion = (NEGOTIABLE_VERSIONS as readonly string[]).includes(requested) ? requested : NEGOTIABLE_VERSIONS[0];
+    return {
+      protocolVersion,
+      capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, resources: { listChanged: false, subscribe: false } },
+      serverInfo: { name: SERVER_NAME, title: "Vertical Knowledge Retrieval", version: ctx.deps.build.current.manifest.api_version },
+      instructions: INSTRUCTIONS,
+    };
+  },
+  ping: async () => ({}),
+  "tools/list": async () => ({ tools: TOOL_LIST }),
+  "tools/call": async (ctx, params) => {
+    const name = params.name;
+    const tool = typeof name === "string" ? TOOLS_BY_NAME.get(name) : undefined;
+    if (!tool) throw new RpcError(RPC.invalidParams, `Unknown tool: ${String(name).slice(0, 64)}`);
+    const raw = params.arguments ?? {};
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new RpcError(RPC.invalidParams, `"arguments" must be an object.`);
+    try {
+      const output = await tool.run(ctx, tool.validator.parse(raw));
+      if ("json" in output) return _artifactResult(ctx, output);
+      return { content: [{ type: "text", text: JSON.stringify(output.structured) }], structuredContent: output.structured };
+    } catch (error) {
+      if (!isApiError(error)) throw error;
+      // The REST problem, as text: structuredContent would be checked against the tool's outputSchema.
+      const problem = problemBody(error, { requestId: ctx.requestId, baseUrl: ctx.deps.config.publicBaseUrl });
+      return { content: [{ type: "text", text: `${problem.title}: ${problem.detail}\n${JSON.stringify(problem)}` }], isError: true };
+    }
+  },
+  "prompts/list": async () => ({ prompts: PROMPT_LIST }),
+  "prompts/get": async (ctx, params) => {
+    const prompt = typeof params.name === "string" ? PROMPTS_BY_NAME.get(params.name) : undefined;
+    if (!prompt) throw new RpcError(RPC.invalidParams, `Unknown prompt: ${String(params.name).slice(0, 64)}`);
+    const args = readPromptArguments(prompt, params.arguments);
+    return {
+      description: prompt.description,
+      messages: [{ role: "user", content: { type: "text", text: prompt.render(args, ctx.deps.build.current.catalog) } }],
+    };
+  },
+  "resources/list": async (ctx) => ({ resources: await listResources(ctx.deps.build.current, await ctx.callerOrAnonymous()) }),
+  "resources/templates/list": async () => ({ resourceTemplates: RESOURCE_TEMPLATES }),
+  "resources/read": async (ctx, params) => {
+    if (typeof params.uri !== "string") throw new RpcError(RPC.invalidParams, `"uri" must be a string.`);
+    return readResource(ctx, params.uri);
+  },
+};
+
+// --- Internal helpers ---
+
+/**
+ * A prebuilt artifact as a tool result, encoded once per artifact (by ETag) and then served as
+ * bytes: the text block and `structuredContent` are the artifact itself, never parsed.
+ */
+function _artifactResult(ctx: McpContext, output: { json: Uint8Array; etag: string | null }): EncodedJson {
+  const cached = output.etag === null ? undefined : ctx.results.get(output.etag);
+  if (cached) return cached;
+  const text = Buffer.from(output.json).toString("utf8");
+  const encoded = new EncodedJson(new TextEncoder().encode(toJsonText({ content: [{ type: "text", text }], structuredContent: new RawJson(text) })));
+  if (output.etag !== null) ctx.results.set(output.etag, encoded);
+  return encoded;
+}

@@ -1,0 +1,89 @@
+/**
+ * MCP resources with stable URIs: `vkr://<vertical>` is a vertical's root index,
+ * `vkr://<vertical>/<node>` one node (aliases such as `vkr://ethics/…` read the same resource).
+ * Reading one is `get_node` / `get_index` without options: same access, same metering.
+ */
+import { isApiError, type ApiError } from "../errors.ts";
+import { problemBody } from "../http/problem.ts";
+import { resolveAccess } from "../access/resolve-access.ts";
+import type { Caller } from "../access/credentials.ts";
+import type { Artifacts } from "../storage/artifacts.ts";
+import { readContent } from "./content.ts";
+import type { McpContext } from "./context.ts";
+import { RPC, RpcError } from "./jsonrpc.ts";
+
+export const RESOURCE_SCHEME = "vkr:";
+const MIME = "application/json";
+
+export interface ResourceEntry {
+  uri: string;
+  name: string;
+  title: string;
+  description: string;
+  mimeType: string;
+}
+
+/** The template clients can fill in for any node. */
+export const RESOURCE_TEMPLATES = [
+  { uriTemplate: "vkr://{vertical}/{node}", name: "node", title: "A knowledge node", description: "One node of a vertical, as get_node returns it", mimeType: MIME },
+  { uriTemplate: "vkr://{vertical}", name: "index", title: "A vertical's root index", description: "Every node of a vertical with summary and layer_tokens", mimeType: MIME },
+];
+
+/**
+ * Every index and node of the live verticals whose index `caller` may see (titles and summaries
+ * are the index layer, so nothing gated is listed).
+ */
+export async function listResources(build: Artifacts, caller: Caller): Promise<ResourceEntry[]> {
+  const out: ResourceEntry[] = [];
+  for (const vertical of build.catalog.verticals) {
+    if (vertical.status !== "live" || !_canSee(caller, vertical)) continue;
+    out.push({ uri: `vkr://${vertical.slug}`, name: `${vertical.slug}-index`, title: `${vertical.title}: index`, description: `Root index of ${vertical.title}`, mimeType: MIME });
+    // Titles and summaries come from the search index, which holds the index layer already parsed.
+    const docs = new Map((await build.search(vertical.slug))?.docs.map((d) => [d.id, d]));
+    const nodes = Object.entries(build.manifest.verticals[vertical.slug]?.nodes ?? {}).sort(([, a], [, b]) => a.order - b.order);
+    for (const [id] of nodes) {
+      const doc = docs.get(id);
+      out.push({ uri: `vkr://${vertical.slug}/${id}`, name: id, title: doc?.title ?? id, description: doc?.summary ?? `Node ${id} of ${vertical.title}`, mimeType: MIME });
+    }
+  }
+  return out;
+}
+
+/** resources/read: the same JSON REST serves, or -32002 (unknown) / -32001 (refused, with the problem). */
+export async function readResource(ctx: McpContext, uri: string) {
+  const target = _parseUri(uri);
+  if (!target) throw new RpcError(RPC.resourceNotFound, "Resource not found", { uri });
+  try {
+    const answer = await readContent(ctx, { vertical: target.vertical, node: target.node });
+    return { contents: [{ uri, mimeType: MIME, text: Buffer.from(answer.bytes).toString("utf8") }] };
+  } catch (error) {
+    if (!isApiError(error)) throw error;
+    if (error.code === "vertical_unknown" || error.code === "node_not_found") throw new RpcError(RPC.resourceNotFound, "Resource not found", { uri });
+    throw _accessError(ctx, error);
+  }
+}
+
+// --- Internal helpers ---
+
+const SEGMENT_RE = /^[A-Za-z0-9][\w.-]{0,199}$/;
+
+function _parseUri(uri: string): { vertical: string; node: string | null } | null {
+  if (typeof uri !== "string" || !uri.startsWith("vkr://")) return null;
+  const parts = uri.slice("vkr://".length).replace(/\/$/, "").split("/");
+  if (parts.length > 2 || !parts.every((p) => SEGMENT_RE.test(p))) return null;
+  return { vertical: parts[0]!, node: parts[1] ?? null };
+}
+
+function _canSee(caller: Caller, vertical: Parameters<typeof resolveAccess>[0]["vertical"]): boolean {
+  try {
+    resolveAccess({ caller, vertical, node: null });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function _accessError(ctx: McpContext, error: ApiError): RpcError {
+  const problem = problemBody(error, { requestId: ctx.requestId, baseUrl: ctx.deps.config.publicBaseUrl });
+  return new RpcError(RPC.accessDenied, `${problem.title}: ${problem.detail}`, problem);
+}

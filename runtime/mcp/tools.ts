@@ -1,0 +1,192 @@
+/**
+ * The MCP tools. Each is defined over the SAME function its REST route calls (`readContent`
+ * mirrors GET /api/demo through `resolveContentAccess` and `meterKey`; `evaluateNode`,
+ * `readDelta`, `searchNodes`, `verifyKey`), and takes its input schema from the TypeBox
+ * declarations in runtime/schema/requests.ts, so REST and MCP cannot drift apart.
+ *
+ * Failures of the call itself (bad arguments, no access, quota) come back as results with
+ * `isError: true` carrying the REST problem (code, detail, hint, unlock options), so an agent can
+ * recover; only an unknown tool or non-object arguments are JSON-RPC errors.
+ */
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { apiError } from "../errors.ts";
+import { compileValidator, type BodyValidator } from "../http/body.ts";
+import { evaluateNode } from "../rules/evaluate-node.ts";
+import { readDelta, requireMembershipKey } from "../delta/read-delta.ts";
+import { searchNodes } from "../search/search-nodes.ts";
+import { verifyKey } from "../keys/verify-key.ts";
+import { IndexGraphSchema, LeanIndexGraphSchema, LeanNodeResponseSchema, NodeResponseSchema } from "../schema/artifacts.ts";
+import { ResolvedVerticalSchema } from "../schema/catalog.ts";
+import {
+  DeltaRequestSchema,
+  EvaluateRequestSchema,
+  GetIndexRequestSchema,
+  GetNodeRequestSchema,
+  ListVerticalsRequestSchema,
+  SearchRequestSchema,
+  VerifyKeyRequestSchema,
+} from "../schema/requests.ts";
+import { DeltaResponseSchema, EvaluateResponseSchema, VerifyResponseSchema, VerticalPlaceholderSchema } from "../schema/responses.ts";
+import { SearchResponseSchema } from "../schema/search.ts";
+import { readContent } from "./content.ts";
+import type { McpContext } from "./context.ts";
+
+/**
+ * What a tool produced: an object, or JSON text it already has (a prebuilt artifact), which is
+ * used as both the text block and `structuredContent` without being parsed and re-serialised.
+ */
+export type ToolOutput = { structured: Record<string, unknown> } | { json: Uint8Array; etag: string | null };
+
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+  annotations: Record<string, boolean>;
+  validator: BodyValidator<TSchema>;
+  run(ctx: McpContext, args: any): Promise<ToolOutput>;
+}
+
+/** Every tool, in the order tools/list shows them. */
+export const TOOLS: readonly ToolDefinition[] = [
+  _tool({
+    name: "list_verticals",
+    title: "List verticals",
+    description: "Lists the knowledge verticals with their status (live, coming_soon, planned), access model (fully_open, index_free, paid), node count and root node. Free; needs no key.",
+    input: ListVerticalsRequestSchema,
+    output: Type.Object({ verticals: Type.Array(ResolvedVerticalSchema) }),
+    run: async (ctx) => ({ structured: { verticals: ctx.deps.build.current.catalog.verticals } }),
+  }),
+  _tool({
+    name: "get_index",
+    title: "Get a vertical's index",
+    description:
+      "The root index graph of a vertical: every node with title, summary, next_nodes, trial flag and layer_tokens (token estimate per layer, to budget before fetching). Same access and metering as GET /api/demo without a node: free without a key on index-free verticals; counted as one retrieval when a key is presented.",
+    input: GetIndexRequestSchema,
+    output: _objectOf([IndexGraphSchema, LeanIndexGraphSchema, VerticalPlaceholderSchema]),
+    run: async (ctx, args: Static<typeof GetIndexRequestSchema>) => _content(await readContent(ctx, { vertical: args.vertical, node: null, lean: args.lean })),
+  }),
+  _tool({
+    name: "get_node",
+    title: "Get a node",
+    description:
+      "One knowledge node with its four layers (logic with compiled rules, directive, skill, action), sources and next_nodes. `lean` drops the wrapper fields; `layers` returns only the named layers. Without a key only the index layer is shown on gated verticals (locked_layers names the rest). Same access matrix and metering as GET /api/demo: one retrieval per call with a key.",
+    input: GetNodeRequestSchema,
+    output: _objectOf([NodeResponseSchema, LeanNodeResponseSchema, VerticalPlaceholderSchema]),
+    run: async (ctx, args: Static<typeof GetNodeRequestSchema>) =>
+      _content(await readContent(ctx, { vertical: args.vertical, node: args.node, lean: args.lean, layers: args.layers })),
+  }),
+  _tool({
+    name: "search",
+    title: "Search nodes",
+    description:
+      "Ranked full-text search over the nodes you may read, from the build's prebuilt index. Anonymous callers search titles and summaries (plus fully open verticals); a key also searches the layers it unlocks, and snippets come only from those. Free unless it reads gated layers a key unlocked, then one retrieval.",
+    input: SearchRequestSchema,
+    output: SearchResponseSchema,
+    run: async (ctx, args: Static<typeof SearchRequestSchema>) => {
+      const caller = await ctx.caller();
+      if (caller.kind === "anonymous") {
+        const wait = ctx.anonymous.hit(ctx.client, ctx.now);
+        if (wait > 0) throw apiError("rate_limited", { detail: `Anonymous requests are limited to ${ctx.deps.config.anonymousPerMinute} a minute per client; a key lifts this.`, headers: { "retry-after": String(wait) } });
+      }
+      const outcome = await searchNodes(ctx.deps, caller, { q: args.q, vertical: args.vertical ?? null, limit: args.limit ?? null }, ctx.now);
+      Object.assign(ctx.headers, outcome.headers);
+      return { structured: outcome.body };
+    },
+  }),
+  _tool({
+    name: "evaluate_rules",
+    title: "Evaluate a node's rules",
+    description:
+      "Deterministically evaluates a node's compiled rules over boolean facts: which outcomes hold, the full gate trace, citations, and the missing facts (with their questions) when an answer needs them. Never guesses; leave unknown facts out. Needs the node's logic layer (a key) and counts as one retrieval, exactly as POST /api/evaluate.",
+    input: EvaluateRequestSchema,
+    output: EvaluateResponseSchema,
+    run: async (ctx, args: Static<typeof EvaluateRequestSchema>) => {
+      const { body, headers } = await evaluateNode(ctx.deps, await ctx.caller(), args, ctx.now);
+      Object.assign(ctx.headers, headers);
+      return { structured: body as unknown as Record<string, unknown> };
+    },
+  }),
+  _tool({
+    name: "get_changes",
+    title: "Get changes (delta feed)",
+    description:
+      "The change feed of GET /v1/delta: nodes added, updated or deprecated, oldest first, with a cursor for the next page. Needs a membership key; one retrieval per page.",
+    input: DeltaRequestSchema,
+    output: DeltaResponseSchema,
+    run: async (ctx, args: Static<typeof DeltaRequestSchema>) => {
+      const record = requireMembershipKey(await ctx.caller());
+      const query = { vertical: args.vertical ?? null, since: args.since ?? null, cursor: args.cursor ?? null, limit: args.limit ?? null };
+      const { body, headers } = await readDelta(ctx.deps, record, query, ctx.now);
+      Object.assign(ctx.headers, headers);
+      return { structured: body as unknown as Record<string, unknown> };
+    },
+  }),
+  _tool({
+    name: "verify_key",
+    title: "Verify a key",
+    description: "Checks the presented service key (or the `key` argument): validity, type, verticals it unlocks, remaining quota and expiry, as GET /api/verify. Consumes no quota.",
+    input: VerifyKeyRequestSchema,
+    output: VerifyResponseSchema,
+    run: async (ctx, args: Static<typeof VerifyKeyRequestSchema>) => {
+      const key = args.key ?? ctx.presentedKey;
+      if (key === null || key === "") throw apiError("key_missing", { detail: "Pass `key`, or present one in X-Service-Key or Authorization: Bearer." });
+      return { structured: (await verifyKey(ctx.deps, key, ctx.now)).body };
+    },
+  }),
+];
+
+export const TOOLS_BY_NAME: ReadonlyMap<string, ToolDefinition> = new Map(TOOLS.map((t) => [t.name, t]));
+
+// --- Internal helpers ---
+
+function _tool<T extends TSchema>(def: {
+  name: string;
+  title: string;
+  description: string;
+  input: T;
+  output: TSchema | Record<string, unknown>;
+  run(ctx: McpContext, args: Static<T>): Promise<ToolOutput>;
+}): ToolDefinition {
+  return {
+    name: def.name,
+    title: def.title,
+    description: def.description,
+    inputSchema: _plain(def.input),
+    outputSchema: _plain(def.output),
+    // Every tool only reads; none touches anything outside this service.
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    validator: compileValidator(def.input) as unknown as BodyValidator<TSchema>,
+    run: def.run,
+  };
+}
+
+/** MCP wants `type: "object"` at the top of an output schema; a union becomes an object with `anyOf`. */
+function _objectOf(schemas: TSchema[]): Record<string, unknown> {
+  return { type: "object", anyOf: schemas.map(_plain) };
+}
+
+/**
+ * The schema as plain JSON (TypeBox's symbol keys dropped). Sub-schemas with an `$id` (recursive
+ * ones, like a rule's gate tree) may appear several times in a union; each is kept once under
+ * `$defs` and referenced by its id, since validators refuse an id that names two schemas.
+ */
+function _plain(schema: unknown): Record<string, unknown> {
+  const defs: Record<string, unknown> = {};
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(walk);
+    if (value === null || typeof value !== "object") return value;
+    const obj = value as Record<string, unknown>;
+    const out = Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, walk(v)]));
+    if (typeof obj.$id !== "string") return out;
+    defs[obj.$id] ??= out;
+    return { $ref: obj.$id };
+  };
+  const root = walk(JSON.parse(JSON.stringify(schema))) as Record<string, unknown>;
+  return Object.keys(defs).length ? { ...root, $defs: defs } : root;
+}
+
+function _content(answer: { bytes: Uint8Array; etag: string | null }): ToolOutput {
+  return { json: answer.bytes, etag: answer.etag };
+}

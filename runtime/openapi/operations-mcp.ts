@@ -1,0 +1,83 @@
+/**
+ * OpenAPI entries of the agent surfaces added with MCP: `GET /api/search` and `POST /mcp`. The
+ * decisions the spec leaves open are recorded in each `description`.
+ */
+import { Type } from "@sinclair/typebox";
+import { SearchResponseSchema } from "../schema/search.ts";
+import type { Operation } from "./operations.ts";
+
+const JsonRpcErrorSchema = Type.Object({
+  jsonrpc: Type.Literal("2.0"),
+  id: Type.Union([Type.String(), Type.Integer(), Type.Null()]),
+  error: Type.Object({ code: Type.Integer(), message: Type.String(), data: Type.Optional(Type.Unknown()) }),
+});
+const JsonRpcResponseSchema = Type.Union([
+  Type.Object({ jsonrpc: Type.Literal("2.0"), id: Type.Union([Type.String(), Type.Integer()]), result: Type.Record(Type.String(), Type.Unknown()) }),
+  JsonRpcErrorSchema,
+]);
+const rpcError = (description: string) => ({ description, content: { "application/json": JsonRpcErrorSchema } });
+
+export const MCP_OPERATIONS: Operation[] = [
+  {
+    method: "get",
+    path: "/api/search",
+    operationId: "search",
+    summary: "Ranked full-text search over the nodes you may read",
+    description: [
+      "Served from per-vertical indexes the build precomputes (`search/<vertical>.json`: BM25 postings per layer), so a query reads only its terms' posting lists, never every node.",
+      "What is searched follows the access matrix of GET /api/demo, node by node: a node whose layers the caller has unlocked is searched in its title, summary and all four layers; any other node the caller can see only in its index layer (title and summary). Anonymous callers therefore search the index layer, plus every layer of fully open verticals. `snippet` is a sentence from the best-matching layer the caller has unlocked, so it never quotes a locked layer.",
+      "Scope: `vertical` (aliases accepted; unknown 400; a vertical the caller may not see answers as GET /api/demo would, e.g. 402 or 403); omitted, every live vertical whose index the caller may see. Ranking: BM25 (k1 1.2, b 0.75) per layer, weighted index 2, logic 1, directive 0.8, skill and action 0.6; deprecated nodes count half; ties by vertical then id. Scores are comparable within a response only.",
+      "Quota: a search is free unless it reads gated layers that a presented key unlocked (a vertical in scope that is not fully open and that the key covers); then it counts as one retrieval for the key, whatever the number of hits, and carries the RateLimit headers. Searching the index layer is never metered.",
+      "`q`: 1 to 200 characters with at least one searchable word (words shorter than two letters and common stopwords are dropped; plural endings are folded); `limit` 1 to 50, default 10.",
+    ].join("\n\n"),
+    security: ["none", "serviceKey", "payToken"],
+    params: [
+      { name: "q", in: "query", required: true, schema: Type.String({ minLength: 1, maxLength: 200 }), description: "Words to search for" },
+      { name: "vertical", in: "query", schema: Type.String(), description: "Limit to one vertical" },
+      { name: "limit", in: "query", schema: Type.Integer({ minimum: 1, maximum: 50, default: 10 }), description: "Most results" },
+      { name: "X-Service-Key", in: "header", schema: Type.String(), description: "Membership or trial key: also searches the layers it unlocks" },
+    ],
+    responses: {
+      200: { description: "Results, best first", schema: SearchResponseSchema, headers: ["RateLimit", "RateLimit-Policy"] },
+      400: { description: "Missing or invalid q, unknown vertical, limit out of range" },
+      401: { description: "A presented key is malformed, unknown, revoked or expired" },
+      402: { description: "The named vertical needs a key or payment" },
+      403: { description: "The key does not unlock the named vertical" },
+      429: { description: "The key's quota is used up (metered searches only), or the anonymous per-client limit (ANON_RATE_PER_MINUTE, shared with nothing else) is reached" },
+    },
+  },
+  {
+    method: "post",
+    path: "/mcp",
+    operationId: "mcp",
+    summary: "MCP endpoint (Streamable HTTP, JSON-RPC 2.0, stateless)",
+    description: [
+      "Protocol versions 2025-11-25 and 2025-06-18: initialize echoes a requested one of these, else answers 2025-11-25. A `MCP-Protocol-Version` header must be one of those or 2025-03-26 (the version a header-less request is assumed to speak), else 400.",
+      "Stateless: no `Mcp-Session-Id` is issued and one that is sent is ignored; every POST carries one JSON-RPC message and is answered with one `application/json` object (never SSE). Notifications and client responses get 202 with no body. GET and DELETE /mcp answer 405 (`Allow: POST`).",
+      "Methods: initialize, ping, tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/read, resources/templates/list. Tools: list_verticals, get_index, get_node (lean, layers), search, evaluate_rules, get_changes, verify_key, each with an inputSchema taken from the REST request schemas and an outputSchema; results carry `structuredContent` and the same JSON as text. Prompts: triage_ai_system, check_passenger_rights, explore_vertical. Resources: `vkr://<vertical>` (root index) and `vkr://<vertical>/<node>`.",
+      "Credentials as on REST: `X-Service-Key`, `Authorization: Bearer svc_…` (for clients that only send bearer tokens) or `pay-network-pay-id`, re-read on every POST. initialize, ping and the list methods need none. tools/call and resources/read go through the same access matrix, quota and RateLimit headers as GET /api/demo, POST /api/evaluate, GET /v1/delta and GET /api/search (the same functions).",
+      "Errors: body not JSON → 400 -32700; a batch (JSON array) or an invalid envelope → 400 -32600 (id echoed when readable, else null); unknown method → 200 -32601; unknown tool or prompt, non-object arguments, missing prompt arguments → 200 -32602; unexpected failure → 200 -32603 with a request id only. A tool that fails (invalid arguments, no access, quota) returns a result with `isError: true` whose text holds the REST problem (code, detail, hint, unlock options), without `structuredContent` (clients check that against the outputSchema). resources/read of an unknown URI → -32002; refused by the access matrix → -32001 with the problem as `data`.",
+      "Transport checks in order: Host/Origin allow-list against DNS rebinding (localhost, 127.0.0.1 and [::1] on the listening port, PUBLIC_BASE_URL, MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS; no Origin is allowed) → 403; Content-Type not application/json → 415; Accept present but not admitting application/json → 406 (clients that list only application/json are accepted, as we never stream); unsupported version → 400; body over MAX_BODY_BYTES → 413. These carry a JSON-RPC error with id null and code -32000 (413: -32600).",
+    ].join("\n\n"),
+    security: ["none", "serviceKey", "payToken"],
+    params: [
+      { name: "MCP-Protocol-Version", in: "header", schema: Type.String(), description: "Negotiated protocol version" },
+      { name: "X-Service-Key", in: "header", schema: Type.String(), description: "Membership or trial key for gated tools and resources" },
+    ],
+    body: Type.Object({
+      jsonrpc: Type.Literal("2.0"),
+      method: Type.String(),
+      id: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
+      params: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    }),
+    responses: {
+      200: { description: "A JSON-RPC 2.0 response (result or error)", schema: JsonRpcResponseSchema, headers: ["RateLimit", "RateLimit-Policy"] },
+      202: { description: "Notification or response accepted; no body" },
+      400: rpcError("Parse error (-32700), batch or invalid envelope (-32600), or unsupported MCP-Protocol-Version (-32000)"),
+      403: rpcError("Host or Origin not allowed (DNS rebinding protection)"),
+      406: rpcError("Accept does not admit application/json"),
+      413: rpcError("Body too large"),
+      415: rpcError("Content-Type is not application/json"),
+    },
+  },
+];
