@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { freePort } from "../test/helpers/child-server.ts";
+import { deletePrefix, uniquePrefix } from "../test/cluster/_cluster.ts";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -31,6 +32,8 @@ interface Scenario {
   name: string;
   url: string;
   headers: Record<string, string>;
+  /** POST with this body (MCP); GET when absent. */
+  body?: string;
 }
 interface Result {
   rps: number;
@@ -57,8 +60,24 @@ async function main(): Promise<void> {
     ANON_RATE_PER_MINUTE: String(1e9),
     RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
   }, `http://127.0.0.1:${svcPort}/healthz`);
+  // The same bundle in multi-instance mode: state on Redis (BENCH_REDIS_URL, default the local one) under a throwaway prefix.
+  const redisUrl = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+  const redisPrefix = uniquePrefix().replace("vkr-test:", "vkr-bench:");
+  const redisPort = await freePort();
+  const redisSvc = await _spawn(["dist/server/index.mjs"], {
+    PORT: String(redisPort),
+    DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-bench-")),
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: redisPrefix,
+    ADMIN_KEY: ADMIN,
+    LOG_LEVEL: "warn",
+    ANON_RATE_PER_MINUTE: String(1e9),
+    RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
+  }, `http://127.0.0.1:${redisPort}/healthz`);
   try {
     const svcUrl = `http://127.0.0.1:${svcPort}`;
+    const redisSvcUrl = `http://127.0.0.1:${redisPort}`;
+    const redisKey = await _issueKey(redisSvcUrl);
     const issued = await fetch(`${svcUrl}/api/keys`, {
       method: "POST",
       headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
@@ -68,9 +87,12 @@ async function main(): Promise<void> {
     const scenarios: Scenario[] = [
       { name: "baseline node:http (same bytes)", url: `http://127.0.0.1:${basePort}/`, headers: {} },
       { name: "metered full node (membership key)", url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": key } },
+      { name: "metered full node (membership key, Redis store)", url: `${redisSvcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": redisKey } },
+      { name: "metered full node over MCP tools/call get_node (membership key)", url: `${svcUrl}/mcp`, headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) },
       { name: "metered lean node (membership key)", url: `${svcUrl}/api/demo?vertical=travel&node=${node}&lean=true`, headers: { "x-service-key": key } },
       { name: "anonymous index (travel)", url: `${svcUrl}/api/demo?vertical=travel`, headers: {} },
     ];
+    await _checkMcp(`${svcUrl}/mcp`, key, node);
     const results = new Map<string, Result[]>(scenarios.map((s) => [s.name, []]));
     for (const s of scenarios) await _load(s, 1); // warm-up: JIT, caches
     for (let round = 0; round < ROUNDS; round++) {
@@ -78,10 +100,38 @@ async function main(): Promise<void> {
     }
     const usage = await (await fetch(`${svcUrl}/api/keys`, { headers: { "x-service-key": key } })).json();
     _print(scenarios, results, (usage as { usage: { hour: number } }).usage.hour);
+    const redisUsage = (await (await fetch(`${redisSvcUrl}/api/keys`, { headers: { "x-service-key": redisKey } })).json()) as { usage: { hour: number } };
+    process.stdout.write(`metered calls counted in the Redis key's hour window: ${redisUsage.usage.hour} (Redis at ${redisUrl.replace(/\/\/[^@]*@/, "//")}, not pinned)\n`);
   } finally {
     base.kill("SIGTERM");
     svc.kill("SIGTERM");
+    redisSvc.kill("SIGTERM");
+    await deletePrefix(redisUrl, redisPrefix).catch(() => {});
   }
+}
+
+const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
+
+function _getNodeCall(node: string): string {
+  return JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_node", arguments: { vertical: "travel", node } } });
+}
+
+/** MCP answers tool failures with 200 + isError, which autocannon would count as success: check one call first. */
+async function _checkMcp(url: string, key: string, node: string): Promise<void> {
+  const res = await fetch(url, { method: "POST", headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) });
+  const body = (await res.json()) as { result?: { isError?: boolean; structuredContent?: { node?: { locked_layers?: string[] } } } };
+  if (res.status !== 200 || !body.result || body.result.isError || body.result.structuredContent?.node?.locked_layers?.length !== 0) {
+    throw new Error(`MCP get_node does not return the unlocked node: ${JSON.stringify(body).slice(0, 300)}`);
+  }
+}
+
+async function _issueKey(svcUrl: string): Promise<string> {
+  const issued = await fetch(`${svcUrl}/api/keys`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+    body: JSON.stringify({ vertical: "travel", label: "bench" }),
+  });
+  return ((await issued.json()) as { keys: Array<{ key: string }> }).keys[0]!.key;
 }
 
 async function _spawn(args: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
@@ -99,7 +149,7 @@ async function _spawn(args: string[], env: Record<string, string>, readyUrl: str
 async function _load(s: Scenario, seconds: number): Promise<Result> {
   // Pin the generator to the other core; the servers run on core 0.
   if (hasTaskset) execFileSync("taskset", ["-pc", "1", String(process.pid)], { stdio: "ignore" });
-  const r = await autocannon({ url: s.url, headers: s.headers, connections: CONNECTIONS, duration: seconds, pipelining: 1 });
+  const r = await autocannon({ url: s.url, headers: s.headers, connections: CONNECTIONS, duration: seconds, pipelining: 1, ...(s.body ? { method: "POST" as const, body: s.body } : {}) });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
 }
 

@@ -5,6 +5,8 @@
 import { parseArgs } from "node:util";
 import { buildContent, createBuildCache, formatReport, type BuildConfig, type BuildResult } from "./index.ts";
 import { watchContent } from "./watch.ts";
+import { writeBrowseSite } from "./browse/index.ts";
+import { resolveBuildConfig } from "./config.ts";
 
 const { values } = parseArgs({
   options: {
@@ -26,11 +28,17 @@ const options: BuildConfig = {
 };
 
 if (values.watch) {
-  watchContent({ ...options, cache: createBuildCache() }, (result) => console.log(`\n${toReport(result)}`));
+  watchContent({ ...options, cache: createBuildCache() }, (result) => {
+    console.log(`\n${toReport(result)}`);
+    // Regenerate the browse site after every good build; a running `npm run dev` server waits for it before reloading.
+    if (result.ok) writeBrowseSite(resolveBuildConfig(options).outDir).catch((error: unknown) => console.error(`browse site failed: ${String(error)}`));
+  });
 } else {
   try {
     const result = await buildContent(options);
     console.log(toReport(result));
+    // The browse site and llms.txt are generated from the published data (build/browse/).
+    if (result.ok) console.log(`browse site: ${(await writeBrowseSite(resolveBuildConfig(options).outDir)).pages} pages`);
     process.exitCode = result.ok ? 0 : 1;
   } catch (error) {
     console.error(`build failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -2965,7 +2965,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key's quota is used up (metered searches only) */
+            /** @description The key's quota is used up (metered searches only), or the anonymous per-client limit (ANON_RATE_PER_MINUTE, shared with nothing else) is reached */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -11,15 +11,25 @@ import { baseHeaders, preflightHeaders } from "./http/headers.ts";
 import { problemResponse } from "./http/problem.ts";
 import { sendBytes } from "./http/respond.ts";
 import { redactTarget } from "./logger.ts";
+import adminKeys from "./routes/admin-keys.ts";
+import browse from "./routes/browse.ts";
 import delta from "./routes/delta.ts";
 import demo from "./routes/demo.ts";
 import docs from "./routes/docs.ts";
 import evaluate from "./routes/evaluate.ts";
 import health from "./routes/health.ts";
+import interest from "./routes/interest.ts";
 import keys from "./routes/keys.ts";
+import metrics from "./routes/metrics.ts";
+import referral from "./routes/referral.ts";
+import search from "./routes/search.ts";
+import mcp from "./mcp/index.ts";
 import status from "./routes/status.ts";
+import telemetry from "./routes/telemetry.ts";
+import checkout from "./routes/checkout.ts";
 import trial from "./routes/trial.ts";
 import verify from "./routes/verify.ts";
+import waitlist from "./routes/waitlist.ts";
 
 export type { AppDeps } from "./deps.ts";
 
@@ -32,7 +42,7 @@ export function createApp(deps: AppDeps): H3 {
   });
 
   app.options("/**", (event) => sendBytes(event, 204, null, { ...preflightHeaders(requestContext(event).requestId), "content-type": "text/plain" }));
-  for (const plugin of [status, demo, evaluate, delta, trial, keys, verify, health, docs]) app.register(plugin(deps));
+  for (const plugin of [status, demo, evaluate, delta, trial, keys, verify, health, docs, adminKeys, metrics, browse, waitlist, interest, telemetry, referral, search, mcp, checkout]) app.register(plugin(deps));
   return app;
 }
 
@@ -57,12 +67,17 @@ function _toProblem(deps: AppDeps, error: HTTPError, event: H3Event): Response {
     });
     apiErr = apiError("internal_error", { detail: `Unexpected error; request id ${ctx.requestId}.` });
   }
+  deps.metrics?.observeProblem(apiErr);
   const headers = new Headers(baseHeaders(ctx.requestId));
   return problemResponse(apiErr, { requestId: ctx.requestId, baseUrl: deps.config.publicBaseUrl }, headers);
 }
 
 function _logRequest(deps: AppDeps, event: H3Event, status: number): void {
   const ctx = requestContext(event);
+  // The matched route pattern, never the raw path: label values must stay a small, fixed set.
+  const route = event.context.matchedRoute?.route ?? "unmatched";
+  deps.metrics?.observeResponse({ method: event.req.method, route, status, seconds: (performance.now() - ctx.startedAt) / 1000, paymentMethod: ctx.paymentMethod });
+  if (!deps.logger.enabled("info")) return;
   deps.logger.info("request", {
     request_id: ctx.requestId,
     method: event.req.method,

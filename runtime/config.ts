@@ -26,8 +26,12 @@ export interface RuntimeConfig {
   retrievalLimits: RetrievalLimitOverrides;
   /** Anonymous requests per minute per client address on metered-free routes. */
   anonymousPerMinute: number;
+  /** Wrong admin bearers one client may send per 15 minutes before it gets 429. */
+  adminFailuresPerWindow: number;
   /** Trial keys one client address may create per hour. */
   trialsPerClientHour: number;
+  /** Anonymous interest signals (no agent_id or contact) one client address may send per UTC day. */
+  interestAnonPerClientDay: number;
   /** Honour X-Forwarded-For for the client address (only behind a trusted proxy). */
   trustProxy: boolean;
   /** Largest accepted request body in bytes. */
@@ -43,6 +47,25 @@ export interface RuntimeConfig {
    */
   cursorSecret: string;
   /**
+   * REDIS_URL: shared state on Redis for several instances (see storage/redis-backend.ts); unset
+   * keeps the embedded SQLite store in DATA_DIR.
+   */
+  redisUrl: string | undefined;
+  /** REDIS_PREFIX: namespace of every Redis key of this deployment (default `vkr:`). */
+  redisPrefix: string;
+  /**
+   * Where published releases live (see runtime/releases/): RELEASE_REDIS_URL, else RELEASE_DIR,
+   * else REDIS_URL; null = serve DIST_DIR only. The publisher (`npm run publish`) resolves it the
+   * same way, defaulting to the folder `./releases`.
+   */
+  releaseStore: ReleaseStoreConfig | null;
+  /** RELEASE_POLL_MS: how often the `current` release pointer is checked; bounds a release's delay. */
+  releasePollMs: number;
+  /** Checkout and per-use payment providers; a provider left unconfigured is listed unavailable. */
+  payments: PaymentsConfig;
+  /** METRICS_TOKEN: bearer that GET /metrics requires; unset leaves /metrics open (scrapers on a private network). */
+  metricsToken: string | undefined;
+  /**
    * MCP_ALLOWED_HOSTS: extra `Host` values POST /mcp accepts (comma-separated `host[:port]`), on
    * top of localhost / 127.0.0.1 / [::1] on the listening port and PUBLIC_BASE_URL's host. `*`
    * turns the Host check off (only behind a proxy that enforces its own).
@@ -51,6 +74,34 @@ export interface RuntimeConfig {
   /** MCP_ALLOWED_ORIGINS: extra `Origin` values POST /mcp accepts (comma-separated, e.g. `https://app.example`). */
   mcpAllowedOrigins: readonly string[];
 }
+
+export interface PaymentsConfig {
+  /** Card via Stripe Checkout (STRIPE_SECRET_KEY + STRIPE_WEBHOOK_SECRET; STRIPE_API_BASE for a Stripe-compatible server). */
+  stripe: { secretKey: string; webhookSecret: string; apiBase: URL | undefined; successUrl: string | undefined; cancelUrl: string | undefined } | undefined;
+  /** KEY_DELIVERY_URL: where keys bought by card are delivered (a mail relay taking JSON), with an optional bearer. */
+  keyDelivery: { url: string; token: string | undefined } | undefined;
+  /** The agent payment network (KYAPay tokens): pinned JWKS, our identity in its tokens, its charge API. */
+  agentNetwork:
+    | {
+        jwksUrl: string | undefined;
+        /** Inline JWK Set (PAY_NETWORK_JWKS), for tests and air-gapped deployments; wins over the URL. */
+        jwks: { keys: Record<string, unknown>[] } | undefined;
+        issuer: string;
+        sellerId: string;
+        serviceId: string;
+        apiUrl: string;
+        apiKey: string;
+        /** `env` claim values accepted (production; add sandbox only for test deployments). */
+        environments: string[];
+      }
+    | undefined;
+  /** x402 through a facilitator: where to pay, on which network, in which asset (a 6-decimal USD stablecoin). */
+  x402: { facilitatorUrl: string; payTo: string; network: string; asset: string } | undefined;
+  /** Time limit of every call to a payment provider. */
+  timeoutMs: number;
+}
+
+export type ReleaseStoreConfig = { kind: "dir"; dir: string } | { kind: "redis"; url: string; prefix: string };
 
 export class ConfigError extends Error {}
 
@@ -72,17 +123,43 @@ export function resolveRuntimeConfig(env: Record<string, string | undefined>): R
     retrievalLimits: _limits(env.RETRIEVAL_LIMITS),
     anonymousPerMinute: _int(env, "ANON_RATE_PER_MINUTE", 120, 1, 1e9),
     trialsPerClientHour: _int(env, "TRIALS_PER_CLIENT_HOUR", 5, 1, 1e9),
+    adminFailuresPerWindow: _int(env, "ADMIN_FAILURES_PER_15_MIN", 10, 1, 1e9),
+    interestAnonPerClientDay: _int(env, "INTEREST_ANON_PER_CLIENT_DAY", 10, 1, 1e9),
     trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
     maxBodyBytes: _int(env, "MAX_BODY_BYTES", 64 * 1024, 1024, 16 * 1024 * 1024),
     logLevel,
     shutdownGraceMs: _int(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     cursorSecret: _cursorSecret(env.CURSOR_SECRET),
+    redisUrl: env.REDIS_URL ? env.REDIS_URL : undefined,
+    redisPrefix: _redisPrefix(env.REDIS_PREFIX),
+    releaseStore: resolveReleaseStore(env),
+    releasePollMs: _int(env, "RELEASE_POLL_MS", 2000, 50, 3_600_000),
+    payments: _payments(env),
+    metricsToken: env.METRICS_TOKEN ? env.METRICS_TOKEN : undefined,
     mcpAllowedHosts: _list(env.MCP_ALLOWED_HOSTS, (v) => v.toLowerCase()),
     mcpAllowedOrigins: _list(env.MCP_ALLOWED_ORIGINS, (v) => _origin(v, "MCP_ALLOWED_ORIGINS")),
   });
 }
 
+/**
+ * The release store named by the environment (RELEASE_REDIS_URL, else RELEASE_DIR, else
+ * REDIS_URL), or null. Shared by the runtime and the publisher so both always agree.
+ */
+export function resolveReleaseStore(env: Record<string, string | undefined>): ReleaseStoreConfig | null {
+  const prefix = `${_redisPrefix(env.REDIS_PREFIX)}rel:`;
+  if (env.RELEASE_REDIS_URL) return { kind: "redis", url: env.RELEASE_REDIS_URL, prefix };
+  if (env.RELEASE_DIR) return { kind: "dir", dir: resolve(env.RELEASE_DIR) };
+  if (env.REDIS_URL) return { kind: "redis", url: env.REDIS_URL, prefix };
+  return null;
+}
+
 // --- Internal helpers ---
+
+function _redisPrefix(raw: string | undefined): string {
+  const prefix = raw === undefined || raw === "" ? "vkr:" : raw;
+  if (prefix.includes("{") || prefix.includes("}")) throw new ConfigError("REDIS_PREFIX must not contain braces (they would break Redis Cluster hash tags)");
+  return prefix;
+}
 
 const DEFAULT_CURSOR_SECRET = "vkr-delta-cursor-v1";
 
@@ -130,4 +207,59 @@ function _limits(raw: string | undefined): RetrievalLimitOverrides {
     out[field as (typeof LIMIT_FIELDS)[number]] = value as number;
   }
   return out;
+}
+
+function _payments(env: Record<string, string | undefined>): PaymentsConfig {
+  const set = (name: string) => (env[name] ? env[name] : undefined);
+  const stripe =
+    set("STRIPE_SECRET_KEY") && set("STRIPE_WEBHOOK_SECRET")
+      ? { secretKey: env.STRIPE_SECRET_KEY!, webhookSecret: env.STRIPE_WEBHOOK_SECRET!, apiBase: _httpUrl(env, "STRIPE_API_BASE"), successUrl: set("STRIPE_SUCCESS_URL"), cancelUrl: set("STRIPE_CANCEL_URL") }
+      : undefined;
+  const keyDeliveryUrl = _httpUrl(env, "KEY_DELIVERY_URL");
+  let jwks: { keys: Record<string, unknown>[] } | undefined;
+  if (set("PAY_NETWORK_JWKS")) {
+    try {
+      jwks = JSON.parse(env.PAY_NETWORK_JWKS!) as { keys: Record<string, unknown>[] };
+    } catch {
+      throw new ConfigError("PAY_NETWORK_JWKS must be a JSON Web Key Set");
+    }
+    if (!jwks || !Array.isArray(jwks.keys)) throw new ConfigError("PAY_NETWORK_JWKS must be a JSON Web Key Set ({ keys: [...] })");
+  }
+  const networkNames = ["PAY_NETWORK_ISSUER", "PAY_NETWORK_SELLER_ID", "PAY_NETWORK_SERVICE_ID", "PAY_NETWORK_API_URL", "PAY_NETWORK_API_KEY"];
+  const agentNetwork =
+    networkNames.every((n) => set(n)) && (jwks || set("PAY_NETWORK_JWKS_URL"))
+      ? {
+          jwksUrl: _httpUrl(env, "PAY_NETWORK_JWKS_URL")?.href,
+          jwks,
+          issuer: env.PAY_NETWORK_ISSUER!,
+          sellerId: env.PAY_NETWORK_SELLER_ID!,
+          serviceId: env.PAY_NETWORK_SERVICE_ID!,
+          apiUrl: _httpUrl(env, "PAY_NETWORK_API_URL")!.href.replace(/\/+$/, ""),
+          apiKey: env.PAY_NETWORK_API_KEY!,
+          environments: (env.PAY_NETWORK_ENVIRONMENTS ?? "production").split(",").map((e) => e.trim()).filter(Boolean),
+        }
+      : undefined;
+  const x402 = ["X402_FACILITATOR_URL", "X402_PAY_TO", "X402_NETWORK", "X402_ASSET"].every((n) => set(n))
+    ? { facilitatorUrl: _httpUrl(env, "X402_FACILITATOR_URL")!.href.replace(/\/+$/, ""), payTo: env.X402_PAY_TO!, network: env.X402_NETWORK!, asset: env.X402_ASSET! }
+    : undefined;
+  return {
+    stripe,
+    keyDelivery: keyDeliveryUrl ? { url: keyDeliveryUrl.href, token: set("KEY_DELIVERY_TOKEN") } : undefined,
+    agentNetwork,
+    x402,
+    timeoutMs: _int(env, "PAYMENT_TIMEOUT_MS", 10_000, 100, 120_000),
+  };
+}
+
+function _httpUrl(env: Record<string, string | undefined>, name: string): URL | undefined {
+  const raw = env[name];
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${raw.slice(0, 100)}"`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new ConfigError(`${name} must be an http(s) URL, got "${raw.slice(0, 100)}"`);
+  return url;
 }

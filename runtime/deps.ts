@@ -9,6 +9,8 @@ import type { Clock } from "./clock.ts";
 import type { RuntimeConfig } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import type { Limits } from "./schema/catalog.ts";
+import type { PaymentProviders } from "./payments/providers/create-providers.ts";
+import type { Metrics } from "./metrics/create-metrics.ts";
 
 /** The build in service; swapped atomically when a new release is loaded. */
 export interface BuildRef {
@@ -22,6 +24,10 @@ export interface AppDeps {
   backend: StateBackend;
   keys: KeysStore;
   logger: Logger;
+  /** Checkout and per-use payment providers; a null member is an unconfigured method. */
+  payments: PaymentProviders;
+  /** Prometheus registry and recorders of this app (GET /metrics); absent, nothing is recorded. */
+  metrics?: Metrics;
 }
 
 /** The catalogue's limits with the configured overrides applied (what /api/status reports). */

@@ -4,20 +4,26 @@
  */
 import { serve } from "h3";
 import { createApp } from "./app.ts";
+import { createPaymentProviders, type PaymentProviders } from "./payments/providers/create-providers.ts";
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
 import type { RuntimeConfig } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
 import { createLogger, type Logger } from "./logger.ts";
+import { createMetrics } from "./metrics/create-metrics.ts";
 import { loadArtifacts } from "./storage/artifacts.ts";
 import type { StateBackend } from "./storage/backend.ts";
 import { createKeysStore } from "./storage/keys-store.ts";
-import { createSqliteBackend } from "./storage/sqlite-backend.ts";
+import { openBackend } from "./storage/open-backend.ts";
+import { createReleaseStore } from "./releases/release-store.ts";
+import { startReleaseWatcher } from "./releases/watch-releases.ts";
 
 export interface StartOptions {
   clock?: Clock;
   backend?: StateBackend;
   logger?: Logger;
+  /** Replaces the providers built from `config.payments` (fakes in unit-style tests). */
+  payments?: PaymentProviders;
 }
 
 export interface RunningService {
@@ -32,9 +38,14 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const artifacts = await loadArtifacts(config.distDir);
-  const backend = options.backend ?? createSqliteBackend({ dataDir: config.dataDir });
-  const deps: AppDeps = { config, clock, logger, backend, build: { current: artifacts }, keys: createKeysStore(backend, { now: () => clock.now() }) };
+  const backend = options.backend ?? (await openBackend(config));
+  const deps: AppDeps = { config, clock, logger, backend, build: { current: artifacts }, keys: createKeysStore(backend, { now: () => clock.now() }), payments: options.payments ?? createPaymentProviders(config.payments) };
+  deps.metrics = createMetrics({ build: deps.build, backend });
   if (!config.adminKey) logger.warn("ADMIN_KEY is not set: POST /api/keys answers 403 for any bearer");
+  // Follow published releases: the current one is in service before the first request.
+  const releaseStore = config.releaseStore ? await createReleaseStore(config.releaseStore) : null;
+  const releases = releaseStore ? startReleaseWatcher({ store: releaseStore, build: deps.build, pollMs: config.releasePollMs, logger }) : null;
+  await releases?.check();
 
   const server = serve(createApp(deps), {
     port: config.port,
@@ -48,7 +59,7 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
   const address = server.node?.server?.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-  logger.info("listening", { url, build_id: artifacts.buildId, store: backend.kind });
+  logger.info("listening", { url, build_id: deps.build.current.buildId, store: backend.kind });
 
   let closing: Promise<void> | null = null;
   return {
@@ -60,6 +71,8 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
         const force = setTimeout(() => void server.close(true), config.shutdownGraceMs);
         await server.close();
         clearTimeout(force);
+        releases?.stop();
+        await releaseStore?.dispose();
         await backend.close();
         logger.info("stopped");
       })()),

@@ -2,7 +2,9 @@
  * The admin bearer of POST /api/keys: missing → 401, wrong → 403 (spec), compared in constant
  * time. Without a configured ADMIN_KEY every bearer is wrong, so admin issuance is simply off.
  */
-import { apiError } from "../errors.ts";
+import { getRequestIP, type H3Event } from "h3";
+import type { AppDeps } from "../deps.ts";
+import { apiError, isApiError } from "../errors.ts";
 import { secretsEqual } from "../keys/key-secret.ts";
 
 export function assertAdmin(headers: Headers, adminKey: string | undefined): void {
@@ -13,3 +15,30 @@ export function assertAdmin(headers: Headers, adminKey: string | undefined): voi
   const ok = secretsEqual(presented, adminKey ?? "\u0000no-admin-key");
   if (!ok || adminKey === undefined) throw apiError("admin_auth_invalid");
 }
+
+/**
+ * `assertAdmin` plus a limit on wrong bearers per client: after `adminFailuresPerWindow` wrong
+ * guesses in 15 minutes the client gets 429 until the window ends, so the admin secret cannot
+ * be brute-forced through the API. Missing headers do not count (nothing was guessed).
+ */
+export async function guardAdmin(deps: Pick<AppDeps, "backend" | "clock" | "config">, event: H3Event): Promise<void> {
+  const now = deps.clock.now();
+  const windowStart = Math.floor(now / ADMIN_WINDOW_MS) * ADMIN_WINDOW_MS;
+  const client = getRequestIP(event, { xForwardedFor: deps.config.trustProxy }) ?? "unknown";
+  const counter = { key: `adminfail:${client}:${windowStart}`, limit: Number.POSITIVE_INFINITY, expiresAt: windowStart + ADMIN_WINDOW_MS };
+  const [failures] = await deps.backend.readCounters([counter.key], now);
+  const retryAfter = String(Math.ceil((windowStart + ADMIN_WINDOW_MS - now) / 1000));
+  if ((failures ?? 0) >= deps.config.adminFailuresPerWindow) {
+    throw apiError("rate_limited", { detail: "Too many wrong admin keys from this client; wait for the window to end.", headers: { "retry-after": retryAfter } });
+  }
+  try {
+    assertAdmin(event.req.headers, deps.config.adminKey);
+  } catch (error) {
+    if (isApiError(error) && error.code === "admin_auth_invalid") await deps.backend.consume([counter], 1, now);
+    throw error;
+  }
+}
+
+// --- Internal helpers ---
+
+const ADMIN_WINDOW_MS = 15 * 60_000;

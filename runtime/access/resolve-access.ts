@@ -46,8 +46,9 @@ export function resolveAccess({ caller, vertical, node }: AccessInput): AccessVi
 
 /**
  * `resolveAccess` for a content request (a node's layers, or rules evaluated over them): adds the
- * one rule that is not about the matrix, that per-use payment tokens cannot yet be charged for
- * paid content on this deployment. REST and MCP both go through here.
+ * one rule that is not about the matrix, that per-use payment tokens are not charged on this
+ * path. GET /api/demo and MCP `get_node` charge them through `runtime/payments/per-use.ts` and
+ * call `resolveAccess` directly; the other content routes (evaluate, search) still refuse them.
  */
 export function resolveContentAccess(input: AccessInput): AccessView {
   const view = resolveAccess(input);

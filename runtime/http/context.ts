@@ -8,6 +8,8 @@ export interface RequestContext {
   url: URL;
   /** Public id of the key that was resolved, for logs (never the key itself). */
   keyId?: string;
+  /** Payment method of a checkout request, for the payment outcome metric. */
+  paymentMethod?: string;
 }
 
 const CONTEXT = Symbol("vkr.request");

@@ -5,7 +5,7 @@
 export const CORS_ALLOW_HEADERS =
   "Content-Type, X-Service-Key, pay-network-pay-id, Authorization, If-None-Match, Idempotency-Key, PAYMENT-SIGNATURE, X-PAYMENT, MCP-Protocol-Version, Mcp-Session-Id";
 export const CORS_EXPOSE_HEADERS =
-  "ETag, Link, Location, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE";
+  "ETag, Link, Location, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, Pay-Network-Charged, Pay-Network-Remaining, Idempotent-Replayed";
 
 const STATIC_HEADERS: Record<string, string> = {
   "access-control-allow-origin": "*",

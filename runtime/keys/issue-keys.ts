@@ -30,8 +30,15 @@ export interface IssuedKey {
   record: KeyRecord;
 }
 
+/** Called once per member account, when it claims its cohort seat (see `cohorts/progression.ts`). */
+export type SeatClaimedHook = (seat: { account: string; cohort: CohortName }, now: number) => Promise<void>;
+
+/**
+ * Issues `quantity` keys. Callers issuing membership keys pass `onSeatClaimed:
+ * seatClaimedHook(deps)` so a new member joins its cohort and progression is evaluated.
+ */
 export async function issueKeys(
-  deps: { backend: StateBackend; keys: KeysStore; limits: Limits },
+  deps: { backend: StateBackend; keys: KeysStore; limits: Limits; onSeatClaimed?: SeatClaimedHook | undefined },
   input: IssueKeysInput,
   now: number,
 ): Promise<IssuedKey[]> {
@@ -52,7 +59,8 @@ export async function issueKeys(
     }
     held = slot.counts[0]!;
     // A member account takes one cohort seat, however many keys it holds.
-    await deps.backend.claimPosition(SEATS_LIST, account.toLowerCase());
+    const seat = await deps.backend.claimPosition(SEATS_LIST, account.toLowerCase());
+    if (seat.created) await deps.onSeatClaimed?.({ account: account.toLowerCase(), cohort: input.cohort }, now);
   }
   // The 5-key volume plan: once an account holds the maximum, all its keys get the scale limits.
   const plan: KeyRecord["plan"] = account && held >= deps.limits.keys_per_account ? "volume" : "standard";

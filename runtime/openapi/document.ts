@@ -70,8 +70,13 @@ function _operation(op: Operation, shared: Record<string, unknown>) {
   for (const [status, r] of Object.entries(op.responses)) {
     const code = Number(status);
     const headers = r.headers ? Object.fromEntries(r.headers.map((h) => [h, { schema: { type: "string" } }])) : undefined;
-    if (code >= 400) {
+    // Errors are problem+json unless the operation names its own body (POST /mcp: JSON-RPC errors).
+    if (code >= 400 && !r.content) {
       responses[status] = { description: r.description, content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } }, ...(headers ? { headers } : {}) };
+    } else if (r.content) {
+      // Non-JSON or negotiated bodies (HTML, Prometheus text, markdown): one entry per media type.
+      const content = Object.fromEntries(Object.entries(r.content).map(([type, schema]) => [type, { schema: toJsonSchema(schema, shared) }]));
+      responses[status] = { description: r.description, content, ...(headers ? { headers } : {}) };
     } else if (r.schema) {
       responses[status] = { description: r.description, content: { "application/json": { schema: toJsonSchema(r.schema, shared) } }, ...(headers ? { headers } : {}) };
     } else {

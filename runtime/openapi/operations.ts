@@ -16,10 +16,14 @@ import {
   VerticalPlaceholderSchema,
 } from "../schema/responses.ts";
 import { StatusObjectSchema } from "../schema/status.ts";
+import { PEOPLE_OPERATIONS } from "./operations-people.ts";
+import { GROWTH_OPERATIONS } from "./operations-growth.ts";
+import { PAYMENT_OPERATIONS } from "./operations-payments.ts";
+import { MCP_OPERATIONS } from "./operations-mcp.ts";
 
 export interface OperationParam {
   name: string;
-  in: "query" | "header";
+  in: "query" | "header" | "path";
   required?: boolean;
   schema: TSchema;
   description?: string;
@@ -35,7 +39,7 @@ export interface Operation {
   params?: OperationParam[];
   body?: TSchema;
   /** Success and error statuses; errors are problem+json. */
-  responses: Record<number, { description: string; schema?: TSchema; headers?: string[] }>;
+  responses: Record<number, { description: string; schema?: TSchema; headers?: string[]; content?: Record<string, TSchema> }>;
 }
 
 const KEY_HEADER: OperationParam = { name: "X-Service-Key", in: "header", schema: Type.String(), description: "Membership (svc_live_…) or trial (svc_trial_…) key" };
@@ -62,6 +66,7 @@ const CORE_OPERATIONS: Operation[] = [
       "A malformed, unknown, revoked or expired key is 401, never downgraded to anonymous. `ethics` answers as `ai-compliance`.",
       "Metering: every 200 answered while a key is presented counts against it (hourly 200, daily 1000 — 3000 on the 5-key volume plan — answer 429 with Retry-After; beyond the monthly 10,000 membership calls continue as overage at $0.002; trial keys stop at 500 calls, 429 `trial_exhausted`, or 24 h, 401 `key_expired`). A 304 is not metered.",
       "A vertical without content answers 200 with its status and how to join the waitlist or register interest; it is not metered.",
+      "Per-use payment: instead of a key, a KYAPay pay or kya-pay token in `pay-network-pay-id` unlocks all four layers of any node; each 200 for a content node of a paid or index-free vertical is charged $0.002 (catalogue `per_use_price_usd_micros`) through the agent payment network, after the token's ledger reserves it atomically, so concurrent requests on one token never spend more than its value (`val`/`value`) or its `mnr` request count. Index requests, fully open verticals and 304s are free. The response tells what was charged and what is left in `Pay-Network-Charged` / `Pay-Network-Remaining` (USD decimal strings). Invalid token 402 `payment_token_invalid`, expired 402 `payment_token_expired`, kya-only 402 `payment_token_required`, used up 402 `payment_token_depleted`, charge refused 402 `payment_failed`; each says how to get a token or a key. The signature is verified once per token and cached until it expires; the expiry is checked on every request. A key wins when both are sent.",
       "Responses carry a strong ETag (the artifact digest) and honour If-None-Match with 304.",
       "`layers=logic,action` (node requests only; unknown names 400) keeps only the named layers in `node.layers` and lists them in `node.selected_layers`; layers left out by choice are not added to `locked_layers`, which still names only what the caller cannot read, and `layer_tokens` still covers all four so an agent can budget. Access and metering are those of the whole node. A selection has its own ETag; the runtime derives it once from the prebuilt bytes and serves it from a bounded in-memory LRU.",
     ].join("\n\n"),
@@ -77,15 +82,16 @@ const CORE_OPERATIONS: Operation[] = [
       200: {
         description: "A node (full or lean), an index graph (full or lean), or a placeholder for a vertical without content",
         schema: Type.Union([NodeResponseSchema, LeanNodeResponseSchema, IndexGraphSchema, LeanIndexGraphSchema, VerticalPlaceholderSchema]),
-        headers: ["ETag", ...RATE_HEADERS],
+        headers: ["ETag", ...RATE_HEADERS, "Pay-Network-Charged", "Pay-Network-Remaining"],
       },
       304: { description: "Not modified" },
       400: { description: "Missing or unknown vertical, bad parameter" },
       401: { description: "Malformed, unknown, revoked or expired key" },
-      402: { description: "A paid vertical without credentials" },
+      402: { description: "A paid vertical without credentials, or a per-use token that is invalid, expired, kya-only or used up" },
       403: { description: "The key does not unlock this vertical or module" },
       404: { description: "Unknown node" },
       429: { description: "A quota window is full", headers: ["Retry-After", ...RATE_HEADERS] },
+      503: { description: "`store_unavailable`: the shared state store (Redis) is unreachable, so a keyed request cannot be metered and is refused, never served unmetered; requests without a key keep working", headers: ["Retry-After"] },
     },
   },
   {
@@ -196,4 +202,4 @@ const CORE_OPERATIONS: Operation[] = [
 ];
 
 /** Every published operation; each area's list is spread in here. */
-export const OPERATIONS: Operation[] = [...CORE_OPERATIONS];
+export const OPERATIONS: Operation[] = [...CORE_OPERATIONS, ...PEOPLE_OPERATIONS, ...GROWTH_OPERATIONS, ...MCP_OPERATIONS, ...PAYMENT_OPERATIONS];

@@ -9,7 +9,8 @@ import type { AppDeps } from "../deps.ts";
 import { limitsInForce } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import { readCredentials, resolveCaller, type Caller } from "../access/credentials.ts";
-import { resolveContentAccess } from "../access/resolve-access.ts";
+import { resolveAccess, resolveContentAccess } from "../access/resolve-access.ts";
+import { authorizePerUse, chargePerUse } from "../payments/per-use.ts";
 import { meterKey } from "../metering/meter.ts";
 import { CREDENTIAL_VARY, matchesEtag } from "../http/headers.ts";
 import { sendBytes, sendJson } from "../http/respond.ts";
@@ -54,7 +55,9 @@ export default definePlugin<AppDeps>((app, deps) => {
 
     const meta = nodeId === null ? null : build.nodeMeta(vertical.slug, nodeId);
     if (nodeId !== null && !meta) throw apiError("node_not_found", { detail: `No node "${nodeId.slice(0, 100)}" in ${vertical.slug}.` });
-    const view = resolveContentAccess({ caller, vertical, node: meta });
+    // A pay token on a content node of a paid vertical: verified here, charged only once content is sent.
+    const perUse = caller.kind === "payment" && meta !== null && !vertical.fully_open ? await authorizePerUse(deps, caller.token, now) : null;
+    const view = perUse ? resolveAccess({ caller, vertical, node: meta }) : resolveContentAccess({ caller, vertical, node: meta });
 
     let artifact: Artifact = meta
       ? await build.node(vertical.slug, meta.id, (view === "full" ? (lean ? "lean" : "full") : lean ? "locked.lean" : "locked") as NodeVariant)
@@ -63,6 +66,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     const headers: Record<string, string> = { etag: artifact.etag, ..._cacheHeaders(caller, vertical.fully_open) };
     if (matchesEtag(event.req.headers.get("if-none-match"), artifact.etag)) return sendBytes(event, 304, null, headers);
     if (caller.kind === "key") Object.assign(headers, (await meterKey(deps.backend, limitsInForce(deps), caller.record, now)).headers);
+    if (perUse) Object.assign(headers, await chargePerUse(deps, perUse, now));
     return sendBytes(event, 200, artifact.bytes, headers);
   });
 });

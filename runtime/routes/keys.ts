@@ -6,7 +6,7 @@ import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { limitsInForce } from "../deps.ts";
 import { apiError } from "../errors.ts";
-import { assertAdmin } from "../access/admin.ts";
+import { guardAdmin } from "../access/admin.ts";
 import { readCredentials } from "../access/credentials.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { requestContext } from "../http/context.ts";
@@ -17,6 +17,7 @@ import { issueKeys } from "../keys/issue-keys.ts";
 import { IssueKeysRequestSchema } from "../schema/requests.ts";
 import { parseKeyString } from "../schema/keys.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
+import { seatClaimedHook } from "../cohorts/progression.ts";
 
 const validator = compileValidator(IssueKeysRequestSchema);
 
@@ -32,7 +33,7 @@ export default definePlugin<AppDeps>((app, deps) => {
   });
 
   app.post("/api/keys", async (event) => {
-    assertAdmin(event.req.headers, deps.config.adminKey);
+    await guardAdmin(deps, event);
     const body = await readJsonBody(event, validator, deps.config.maxBodyBytes);
     const build = deps.build.current;
     const vertical = body.vertical === "all" ? "all" : build.resolveVertical(body.vertical)?.slug;
@@ -40,7 +41,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     const limits = limitsInForce(deps);
     const now = deps.clock.now();
     const issued = await issueKeys(
-      { backend: deps.backend, keys: deps.keys, limits },
+      { backend: deps.backend, keys: deps.keys, limits, onSeatClaimed: seatClaimedHook(deps) },
       {
         type: "membership",
         vertical,

@@ -45,3 +45,65 @@ export const EvaluateRequestSchema = Type.Object(
   { additionalProperties: false },
 );
 export type EvaluateRequest = Static<typeof EvaluateRequestSchema>;
+
+/** Query of `GET /api/search` (and the MCP `search` tool). */
+export const SearchRequestSchema = Type.Object(
+  {
+    q: Type.String({ minLength: 1, maxLength: 200, description: "Words to search for in titles, summaries and the layers the caller has unlocked" }),
+    vertical: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Limit the search to one vertical; omit for every vertical the caller can see" })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10, description: "Most results to return" })),
+  },
+  { additionalProperties: false },
+);
+export type SearchRequest = Static<typeof SearchRequestSchema>;
+
+/** The MCP `get_index` tool: the query of `GET /api/demo` without a node. */
+export const GetIndexRequestSchema = Type.Object(
+  {
+    vertical: Type.String({ minLength: 1, maxLength: 64, description: "A vertical slug (ai-compliance and ethics are the same vertical)" }),
+    lean: Type.Optional(Type.Boolean({ default: false, description: "Leave out the wrapper fields" })),
+  },
+  { additionalProperties: false },
+);
+export type GetIndexRequest = Static<typeof GetIndexRequestSchema>;
+
+/** The MCP `get_node` tool: the query of `GET /api/demo` with a node. */
+export const GetNodeRequestSchema = Type.Object(
+  {
+    vertical: Type.String({ minLength: 1, maxLength: 64, description: "A vertical slug (ai-compliance and ethics are the same vertical)" }),
+    node: Type.String({ minLength: 1, maxLength: 200, description: "Node id, as listed by get_index or search" }),
+    lean: Type.Optional(Type.Boolean({ default: false, description: "Only node and next_nodes, no wrapper fields" })),
+    layers: Type.Optional(
+      Type.Array(Type.Union([Type.Literal("logic"), Type.Literal("directive"), Type.Literal("skill"), Type.Literal("action")]), {
+        minItems: 1,
+        maxItems: 4,
+        uniqueItems: true,
+        description: "Return only these layers (layer_tokens in the index tells their size)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type GetNodeRequest = Static<typeof GetNodeRequestSchema>;
+
+/** The MCP `get_changes` tool: the query of `GET /v1/delta`. */
+export const DeltaRequestSchema = Type.Object(
+  {
+    since: Type.Optional(Type.String({ maxLength: 64, description: "ISO 8601 date-time; only changes strictly after it" })),
+    vertical: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Scope to one vertical; omit for every vertical the key reads" })),
+    cursor: Type.Optional(Type.String({ maxLength: 512, description: "next_cursor of the previous page" })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type DeltaRequest = Static<typeof DeltaRequestSchema>;
+
+/** The MCP `verify_key` tool: checks the presented key, or one passed explicitly. */
+export const VerifyKeyRequestSchema = Type.Object(
+  { key: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "A key to check; omit to check the key this session presents" })) },
+  { additionalProperties: false },
+);
+export type VerifyKeyRequest = Static<typeof VerifyKeyRequestSchema>;
+
+/** The MCP `list_verticals` tool takes no arguments. */
+export const ListVerticalsRequestSchema = Type.Object({}, { additionalProperties: false });

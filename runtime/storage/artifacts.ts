@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { Catalog, ResolvedVertical } from "../schema/catalog.ts";
 import type { ChangelogEntry, LogicLayer, Manifest } from "../schema/artifacts.ts";
 import type { StatusStatic } from "../schema/status.ts";
+import type { SearchIndex } from "../schema/search.ts";
 
 export type NodeVariant = "full" | "lean" | "locked" | "locked.lean";
 
@@ -38,13 +39,23 @@ export interface Artifacts {
   index(vertical: string, lean: boolean): Promise<Artifact>;
   /** The compiled logic layer of a node (for rule evaluation), parsed once. */
   logic(vertical: string, id: string): Promise<LogicLayer | null>;
+  /** The vertical's prebuilt search index (`search/<vertical>.json`), parsed once; null when the build has none. */
+  search(vertical: string): Promise<SearchIndex | null>;
 }
 
 const NODE_SUFFIX: Record<NodeVariant, string> = { full: ".json", lean: ".lean.json", locked: ".locked.json", "locked.lean": ".locked.lean.json" };
 
 export async function loadArtifacts(distDir: string): Promise<Artifacts> {
   const dataDir = join(distDir, "data");
-  const readJson = async <T>(rel: string): Promise<T> => JSON.parse(await readFile(join(dataDir, rel), "utf8")) as T;
+  return readArtifacts((rel) => readFile(join(dataDir, rel)));
+}
+
+/**
+ * The same read-only view over any source of a build's files, by path relative to `data/`: a
+ * folder (`loadArtifacts`) or a verified release held in memory (runtime/releases/).
+ */
+export async function readArtifacts(readBytes: (rel: string) => Promise<Uint8Array>): Promise<Artifacts> {
+  const readJson = async <T>(rel: string): Promise<T> => JSON.parse(Buffer.from(await readBytes(rel)).toString("utf8")) as T;
   const manifest = await readJson<Manifest>("manifest.json");
   const [catalog, status, changelog] = await Promise.all([
     readJson<Catalog>("catalog.json"),
@@ -59,12 +70,13 @@ export async function loadArtifacts(distDir: string): Promise<Artifacts> {
   }
   const bytes = new Map<string, Promise<Artifact>>();
   const logic = new Map<string, Promise<LogicLayer | null>>();
+  const search = new Map<string, Promise<SearchIndex | null>>();
 
   const load = (rel: string): Promise<Artifact> => {
     let hit = bytes.get(rel);
     if (!hit) {
       const digest = manifest.files[rel];
-      hit = readFile(join(dataDir, rel)).then((b) => ({ bytes: new Uint8Array(b.buffer, b.byteOffset, b.byteLength), etag: `"${(digest ?? "").slice(0, 32)}"` }));
+      hit = readBytes(rel).then((b) => ({ bytes: new Uint8Array(b.buffer, b.byteOffset, b.byteLength), etag: `"${(digest ?? "").slice(0, 32)}"` }));
       hit.catch(() => bytes.delete(rel));
       bytes.set(rel, hit);
     }
@@ -92,6 +104,15 @@ export async function loadArtifacts(distDir: string): Promise<Artifacts> {
           (a) => (JSON.parse(Buffer.from(a.bytes).toString("utf8")) as { node: { layers: { logic?: LogicLayer } } }).node.layers.logic ?? null,
         );
         logic.set(key, hit);
+      }
+      return hit;
+    },
+    search: (vertical) => {
+      let hit = search.get(vertical);
+      if (!hit) {
+        const rel = `search/${vertical}.json`;
+        hit = Object.hasOwn(manifest.files, rel) ? load(rel).then((a) => JSON.parse(Buffer.from(a.bytes).toString("utf8")) as SearchIndex) : Promise.resolve(null);
+        search.set(vertical, hit);
       }
       return hit;
     },

@@ -16,19 +16,34 @@ export function createOpenApiChecker(doc: Doc = createOpenApiDocument({ apiVersi
   const cache = new Map<string, ReturnType<typeof ajv.compile>>();
 
   return function check(method: string, path: string, status: number, contentType: string | null, body: unknown): string[] {
-    const op = (doc.paths as Record<string, Record<string, any>>)[path]?.[method.toLowerCase()];
+    const op = _findPathItem(doc.paths as Record<string, Record<string, any>>, path)?.[method.toLowerCase()];
     if (!op) return [`${method} ${path} is not in the OpenAPI description`];
     if (status === 304 || status === 204) return [];
     const response = op.responses[String(status)] ?? (status >= 400 ? op.responses.default : undefined);
     if (!response) return [`${method} ${path} ${status} is not documented`];
     if (!response.content) return body === null || body === "" ? [] : [`${method} ${path} ${status} has an undocumented body`];
-    const [mediaType, media] = Object.entries(response.content as Record<string, { schema: unknown }>)[0]!;
+    // A negotiated response documents several media types: check against the one that was sent.
+    const entries = Object.entries(response.content as Record<string, { schema: unknown }>);
+    const [mediaType, media] = entries.find(([t]) => contentType?.startsWith(t)) ?? entries[0]!;
     if (contentType && !contentType.startsWith(mediaType)) return [`${method} ${path} ${status}: content-type ${contentType}, documented ${mediaType}`];
     const schema = mediaType === "application/problem+json" ? { $ref: "#/components/schemas/Problem" } : media.schema;
-    const key = `${method} ${path} ${status}`;
+    const key = `${method} ${path} ${status} ${mediaType}`;
     let validate = cache.get(key);
     // Wrapping keeps `#/components/...` references resolvable against a root that has them.
     if (!validate) cache.set(key, (validate = ajv.compile({ allOf: [schema], components: doc.components })));
     return validate(body) ? [] : (validate.errors ?? []).map((e) => `${key}: ${e.instancePath} ${e.message}`);
   };
+}
+
+// --- Internal helpers ---
+
+/** The path item for a concrete path: an exact entry, else a templated one (`/browse/{vertical}`). */
+function _findPathItem(paths: Record<string, Record<string, any>>, path: string): Record<string, any> | undefined {
+  if (paths[path]) return paths[path];
+  const segments = path.split("/");
+  for (const [template, item] of Object.entries(paths)) {
+    const parts = template.split("/");
+    if (parts.length === segments.length && parts.every((p, i) => (p.startsWith("{") && p.endsWith("}") ? segments[i] !== "" : p === segments[i]))) return item;
+  }
+  return undefined;
 }
