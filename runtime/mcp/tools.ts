@@ -86,10 +86,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: SearchResponseSchema,
     run: async (ctx, args: Static<typeof SearchRequestSchema>) => {
       const caller = await ctx.caller();
-      if (caller.kind === "anonymous") {
-        const wait = ctx.anonymous.hit(ctx.client, ctx.now);
-        if (wait > 0) throw apiError("rate_limited", { detail: `Anonymous requests are limited to ${ctx.deps.config.anonymousPerMinute} a minute per client; a key lifts this.`, headers: { "retry-after": String(wait) } });
-      }
+      if (caller.kind === "anonymous") ctx.anonymous.assert(ctx.client, ctx.now);
       const outcome = await searchNodes(ctx.deps, caller, { q: args.q, vertical: args.vertical ?? null, limit: args.limit ?? null }, ctx.now);
       Object.assign(ctx.headers, outcome.headers);
       return { structured: outcome.body };

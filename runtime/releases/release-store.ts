@@ -8,10 +8,9 @@
  * - `releases:<build_id>:manifest.json`         its manifest, written last (= release complete);
  * - `current`                                    the pointer, a `ReleasePointer`.
  */
-import { Redis } from "ioredis";
 import { createStorage, type Storage } from "unstorage";
 import fsLiteDriver from "unstorage/drivers/fs-lite";
-import redisDriver from "unstorage/drivers/redis";
+import { connectRedisDriver } from "../storage/redis-connection.ts";
 import type { ReleaseStoreConfig } from "../config.ts";
 
 export interface ReleasePointer {
@@ -35,23 +34,7 @@ export function releaseFileKey(buildId: string, rel: string): string {
 /** Opens the store (for Redis: connected, commands failing fast while it is unreachable). */
 export async function createReleaseStore(config: ReleaseStoreConfig): Promise<Storage> {
   if (config.kind === "dir") return createStorage({ driver: fsLiteDriver({ base: config.dir }) });
-  const driver = redisDriver({
-    url: config.url,
-    base: config.prefix.replace(/:$/, ""),
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    commandTimeout: 5000,
-    retryStrategy: (times: number) => Math.min(50 * times, 1000),
-  });
-  const client = driver.getInstance!() as Redis;
-  client.on("error", () => {});
-  try {
-    await client.connect();
-  } catch (error) {
-    client.disconnect();
-    throw error;
-  }
+  const { driver } = await connectRedisDriver({ url: config.url, base: config.prefix.replace(/:$/, ""), commandTimeoutMs: 5000, label: "release-store" });
   return createStorage({ driver });
 }
 

@@ -47,10 +47,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     const now = deps.clock.now();
     const caller = await resolveCaller(readCredentials(event.req.headers, ctx.url, { allowQueryKey: true }), deps.keys, now);
     if (caller.kind === "key") ctx.keyId = caller.record.id;
-    if (caller.kind === "anonymous") {
-      const wait = anonymous.hit(getRequestIP(event, { xForwardedFor: deps.config.trustProxy }) ?? "unknown", now);
-      if (wait > 0) throw apiError("rate_limited", { detail: `Anonymous requests are limited to ${deps.config.anonymousPerMinute} a minute per client; a key lifts this.`, headers: { "retry-after": String(wait) } });
-    }
+    if (caller.kind === "anonymous") anonymous.assert(getRequestIP(event, { xForwardedFor: deps.config.trustProxy }) ?? "unknown", now);
     if (vertical.status !== "live") return sendJson(event, 200, await describePlaceholder(deps, vertical));
 
     const meta = nodeId === null ? null : build.nodeMeta(vertical.slug, nodeId);

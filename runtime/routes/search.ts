@@ -21,10 +21,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     const now = deps.clock.now();
     const caller = await resolveCaller(readCredentials(event.req.headers, ctx.url, { allowQueryKey: false }), deps.keys, now);
     if (caller.kind === "key") ctx.keyId = caller.record.id;
-    if (caller.kind === "anonymous") {
-      const wait = anonymous.hit(getRequestIP(event, { xForwardedFor: deps.config.trustProxy }) ?? "unknown", now);
-      if (wait > 0) throw apiError("rate_limited", { detail: `Anonymous requests are limited to ${deps.config.anonymousPerMinute} a minute per client; a key lifts this.`, headers: { "retry-after": String(wait) } });
-    }
+    if (caller.kind === "anonymous") anonymous.assert(getRequestIP(event, { xForwardedFor: deps.config.trustProxy }) ?? "unknown", now);
     const query = { q: readSingleParam(params, "q"), vertical: readSingleParam(params, "vertical"), limit: readIntegerParam(params, "limit") };
     const { body, headers } = await searchNodes(deps, caller, query, now);
     return sendJson(event, 200, body, { ...headers, "cache-control": "private, no-store", vary: CREDENTIAL_VARY });

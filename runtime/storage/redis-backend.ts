@@ -17,9 +17,8 @@
  *   times out slow ones, so a request fails within `commandTimeoutMs` instead of hanging; every
  *   failure surfaces as the catalogue's 503 `store_unavailable`. ioredis reconnects on its own.
  */
-import { Redis } from "ioredis";
 import { createStorage, type Storage } from "unstorage";
-import redisDriver from "unstorage/drivers/redis";
+import { connectRedisDriver } from "./redis-connection.ts";
 import { apiError } from "../errors.ts";
 import type { ConsumeResult, CounterWindow, InsertOnceResult, StateBackend } from "./backend.ts";
 
@@ -42,26 +41,13 @@ const GC_SLACK_MS = 86_400_000;
  */
 export async function createRedisBackend(options: RedisBackendOptions): Promise<StateBackend> {
   if (options.prefix.includes("{")) throw new Error("[redis-backend] the key prefix must not contain '{'");
-  const driver = redisDriver({
+  const { driver, client } = await connectRedisDriver({
     url: options.url,
     base: `${options.prefix}r`,
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    commandTimeout: options.commandTimeoutMs ?? 2000,
-    connectTimeout: options.connectTimeoutMs ?? 5000,
-    // Reconnect quickly and forever: an outage ends on its own when Redis is back.
-    retryStrategy: (times: number) => Math.min(50 * times, 1000),
+    commandTimeoutMs: options.commandTimeoutMs ?? 2000,
+    connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+    label: "redis-backend",
   });
-  const client = driver.getInstance!() as Redis;
-  // Connection errors are expected during an outage; each failed command reports its own.
-  client.on("error", () => {});
-  try {
-    await client.connect();
-  } catch (error) {
-    client.disconnect(); // stop the reconnect loop: startup fails instead
-    throw new Error(`[redis-backend] cannot connect to ${_redact(options.url)}: ${error instanceof Error ? error.message : String(error)}`);
-  }
   for (const [name, lua] of Object.entries(SCRIPTS)) client.defineCommand(name, { lua });
   const run = client as unknown as ScriptCommands;
 
@@ -193,10 +179,6 @@ return {position, 1}
 } as const;
 
 /** The URL without its password, for messages. */
-function _redact(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, "//***@");
-}
-
 function _gcAt(expiresAt: number): string {
   const at = expiresAt + GC_SLACK_MS;
   return Number.isSafeInteger(at) ? String(at) : "";
