@@ -5,10 +5,14 @@
  *
  * The service runs from its production bundle with limits raised through RETRIEVAL_LIMITS, so no
  * request is denied while the counters still do all their work. Server and load generator are
- * pinned to different cores when `taskset` exists. Load: autocannon (wrk if installed).
+ * pinned to different cores when `taskset` exists. Load: wrk when installed (Debian's `wrk`: a C
+ * generator that outruns one Node server), autocannon otherwise — autocannon is itself a Node
+ * process and saturates near the bare baseline, which flattens every ratio towards 1.
+ * Besides req/s, the CPU time each server process spent per request (from /proc) is reported:
+ * it measures the server's own cost whatever the generator can push.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
@@ -30,6 +34,8 @@ const hasTaskset = (() => {
 
 interface Scenario {
   name: string;
+  /** The server process answering, for CPU accounting. */
+  pid: number;
   url: string;
   headers: Record<string, string>;
   /** POST with this body (MCP); GET when absent. */
@@ -40,7 +46,26 @@ interface Result {
   p50: number;
   p99: number;
   errors: number;
+  /** Server CPU microseconds per request, or NaN where /proc is unavailable. */
+  cpuUs: number;
 }
+
+const HAS_WRK = (() => {
+  try {
+    execFileSync("wrk", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch (error) {
+    // wrk prints its version and exits 1; only a missing binary is ENOENT.
+    return (error as NodeJS.ErrnoException).code !== "ENOENT";
+  }
+})();
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
 
 async function main(): Promise<void> {
   execFileSync(process.execPath, ["--import", "tsx", "build/cli.ts"], { stdio: "inherit" });
@@ -85,12 +110,12 @@ async function main(): Promise<void> {
     });
     const key = ((await issued.json()) as { keys: Array<{ key: string }> }).keys[0]!.key;
     const scenarios: Scenario[] = [
-      { name: "baseline node:http (same bytes)", url: `http://127.0.0.1:${basePort}/`, headers: {} },
-      { name: "metered full node (membership key)", url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": key } },
-      { name: "metered full node (membership key, Redis store)", url: `${redisSvcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": redisKey } },
-      { name: "metered full node over MCP tools/call get_node (membership key)", url: `${svcUrl}/mcp`, headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) },
-      { name: "metered lean node (membership key)", url: `${svcUrl}/api/demo?vertical=travel&node=${node}&lean=true`, headers: { "x-service-key": key } },
-      { name: "anonymous index (travel)", url: `${svcUrl}/api/demo?vertical=travel`, headers: {} },
+      { name: "baseline node:http (same bytes)", pid: base.pid!, url: `http://127.0.0.1:${basePort}/`, headers: {} },
+      { name: "metered full node (membership key)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": key } },
+      { name: "metered full node (membership key, Redis store)", pid: redisSvc.pid!, url: `${redisSvcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": redisKey } },
+      { name: "metered full node over MCP tools/call get_node (membership key)", pid: svc.pid!, url: `${svcUrl}/mcp`, headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) },
+      { name: "metered lean node (membership key)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}&lean=true`, headers: { "x-service-key": key } },
+      { name: "anonymous index (travel)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel`, headers: {} },
     ];
     await _checkMcp(`${svcUrl}/mcp`, key, node);
     const results = new Map<string, Result[]>(scenarios.map((s) => [s.name, []]));
@@ -149,8 +174,65 @@ async function _spawn(args: string[], env: Record<string, string>, readyUrl: str
 async function _load(s: Scenario, seconds: number): Promise<Result> {
   // Pin the generator to the other core; the servers run on core 0.
   if (hasTaskset) execFileSync("taskset", ["-pc", "1", String(process.pid)], { stdio: "ignore" });
+  const cpuBefore = _cpuTicks(s.pid);
+  const r = HAS_WRK ? await _wrk(s, seconds) : await _autocannon(s, seconds);
+  const cpuAfter = _cpuTicks(s.pid);
+  const cpuUs = r.requests > 0 ? (((cpuAfter - cpuBefore) / CLOCK_TICKS) * 1e6) / r.requests : Number.NaN;
+  return { rps: r.rps, p50: r.p50, p99: r.p99, errors: r.errors, cpuUs };
+}
+
+interface LoadRun {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  requests: number;
+}
+
+async function _autocannon(s: Scenario, seconds: number): Promise<LoadRun> {
   const r = await autocannon({ url: s.url, headers: s.headers, connections: CONNECTIONS, duration: seconds, pipelining: 1, ...(s.body ? { method: "POST" as const, body: s.body } : {}) });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx, requests: r.requests.total };
+}
+
+async function _wrk(s: Scenario, seconds: number): Promise<LoadRun> {
+  const args = ["-t1", `-c${CONNECTIONS}`, `-d${seconds}s`, "--latency"];
+  for (const [k, v] of Object.entries(s.headers)) args.push("-H", `${k}: ${v}`);
+  if (s.body) {
+    const script = join(mkdtempSync(join(tmpdir(), "vkr-wrk-")), "post.lua");
+    writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(s.body)}\n`);
+    args.push("-s", script);
+  }
+  args.push(s.url);
+  const cmd = hasTaskset ? "taskset" : "wrk";
+  const argv = hasTaskset ? ["-c", "1", "wrk", ...args] : args;
+  const out = await new Promise<string>((resolve, reject) => {
+    const proc = spawn(cmd, argv, { stdio: ["ignore", "pipe", "inherit"] });
+    let text = "";
+    proc.stdout!.on("data", (d: Buffer) => (text += d));
+    proc.once("error", reject);
+    proc.once("exit", (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk exited with ${code}`))));
+  });
+  const ms = (label: string) => {
+    const m = new RegExp(`^\\s*${label}%\\s+([\\d.]+)(us|ms|s)`, "m").exec(out);
+    if (!m) return Number.NaN;
+    return Number(m[1]) * (m[2] === "us" ? 0.001 : m[2] === "s" ? 1000 : 1);
+  };
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const socketErrors = socket ? socket.slice(1).reduce((n, v) => n + Number(v), 0) : 0;
+  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0), p50: ms("50"), p99: ms("99"), errors: non2xx + socketErrors, requests };
+}
+
+/** utime + stime of a process in clock ticks (Linux /proc); 0 where unavailable. */
+function _cpuTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
 }
 
 function _median(values: number[]): number {
@@ -161,15 +243,27 @@ function _median(values: number[]): number {
 
 function _print(scenarios: Scenario[], results: Map<string, Result[]>, metered: number): void {
   const baseline = _median(results.get(scenarios[0]!.name)!.map((r) => r.rps));
+  const baselineCpu = _median(results.get(scenarios[0]!.name)!.map((r) => r.cpuUs));
   const rows = scenarios.map((s) => {
     const rs = results.get(s.name)!;
     const rps = _median(rs.map((r) => r.rps));
-    return [s.name, rps.toFixed(0), _median(rs.map((r) => r.p50)).toFixed(1), _median(rs.map((r) => r.p99)).toFixed(1), (rps / baseline).toFixed(2), String(rs.reduce((n, r) => n + r.errors, 0))];
+    const cpu = _median(rs.map((r) => r.cpuUs));
+    return [
+      s.name,
+      rps.toFixed(0),
+      _median(rs.map((r) => r.p50)).toFixed(2),
+      _median(rs.map((r) => r.p99)).toFixed(2),
+      (rps / baseline).toFixed(2),
+      cpu.toFixed(1),
+      (baselineCpu / cpu).toFixed(2),
+      String(rs.reduce((n, r) => n + r.errors, 0)),
+    ];
   });
-  const header = ["scenario", "req/s", "p50 ms", "p99 ms", "ratio", "errors"];
+  const header = ["scenario", "req/s", "p50 ms", "p99 ms", "ratio", "CPU µs/req", "CPU ratio", "errors"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
-  process.stdout.write(`\nbench: ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION}s, medians; taskset ${hasTaskset ? "on" : "off"}; node ${process.version}\n`);
+  process.stdout.write(`\nbench: ${HAS_WRK ? "wrk" : "autocannon"}, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION}s, medians; taskset ${hasTaskset ? "on" : "off"}; node ${process.version}\n`);
+  process.stdout.write("ratio = req/s ÷ baseline req/s; CPU ratio = baseline CPU per request ÷ this scenario's (1.00 = costs the server what the bare baseline does)\n");
   process.stdout.write(line(header) + "\n" + rows.map(line).join("\n") + "\n");
   process.stdout.write(`metered calls counted in the key's hour window: ${metered}\n`);
 }

@@ -5,7 +5,7 @@
  * anonymous access.
  */
 import { apiError } from "../errors.ts";
-import { hashKey, secretsEqual } from "../keys/key-secret.ts";
+import { digestsEqual, hashKey } from "../keys/key-secret.ts";
 import { parseKeyString, type KeyRecord } from "../schema/keys.ts";
 import type { KeysStore } from "../storage/keys-store.ts";
 
@@ -34,7 +34,8 @@ export async function resolveKey(key: string, keys: KeysStore, now: number): Pro
   if (parseKeyString(key) === null) throw apiError("key_invalid", { detail: "The key does not have the shape of a service key (svc_live_… or svc_trial_…)." });
   const hash = hashKey(key);
   const record = await keys.get(hash);
-  if (!record || !secretsEqual(record.hash, hash)) throw apiError("key_invalid");
+  // Both are SHA-256 hex digests of equal length: compare them directly, in constant time.
+  if (!record || !digestsEqual(record.hash, hash)) throw apiError("key_invalid");
   if (record.status === "revoked") throw apiError("key_revoked");
   if (record.expires_at !== null && Date.parse(record.expires_at) <= now) throw apiError("key_expired");
   return record;

@@ -22,6 +22,11 @@ export function keyIdOf(hash: string): string {
   return hash.slice(0, 12);
 }
 
+/** Constant-time equality of two hex digests of the same length (e.g. two key hashes). */
+export function digestsEqual(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a, "latin1"), Buffer.from(b, "latin1"));
+}
+
 /** Constant-time equality of two secrets of any length, by comparing their digests. */
 export function secretsEqual(a: string, b: string): boolean {
   const da = createHash("sha256").update(a).digest();
