@@ -3,32 +3,21 @@
  * the global setup): the compiled rules of the named node, evaluated with the scenario's facts.
  * Item: { name, vertical, node, facts: { fact: bool }, expect: { holds?, not_holds?, undetermined?, missing? }, basis }
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { describe, expect, it } from "vitest";
 import { evaluateRules } from "../../runtime/rules/evaluate.ts";
 import type { NodeResponse } from "../../runtime/schema/artifacts.ts";
 import type { CompiledRuleSet } from "../../runtime/schema/rules.ts";
 import { REPO_ROOT } from "../build/_fixtures.ts";
+import { readScenarioFiles } from "../helpers/scenarios.ts";
 
-interface Scenario {
-  name: string;
-  vertical: string;
-  node: string;
-  facts: Record<string, boolean>;
-  expect: { holds?: string[]; not_holds?: string[]; undetermined?: string[]; missing?: string[] };
-  basis: string;
-}
-
-const SCENARIOS_DIR = join(REPO_ROOT, "test/content/scenarios");
 const DATA_DIR = join(REPO_ROOT, "dist/data");
-const files = existsSync(SCENARIOS_DIR) ? readdirSync(SCENARIOS_DIR).filter((f) => f.endsWith(".yaml")).sort() : [];
+const files = readScenarioFiles();
 
 describe("content scenarios", () => {
   it("every scenario file is a list of well-formed scenarios", () => {
-    for (const file of files) {
-      const items = parseYaml(readFileSync(join(SCENARIOS_DIR, file), "utf8")) as Scenario[];
+    for (const { file, items } of files) {
       expect(Array.isArray(items), file).toBe(true);
       for (const s of items) {
         expect(s, `${file}: ${s?.name}`).toMatchObject({ name: expect.any(String), vertical: expect.any(String), node: expect.any(String), basis: expect.any(String) });
@@ -37,8 +26,7 @@ describe("content scenarios", () => {
     }
   });
 
-  for (const file of files) {
-    const items = (parseYaml(readFileSync(join(SCENARIOS_DIR, file), "utf8")) ?? []) as Scenario[];
+  for (const { file, items } of files) {
     describe(file, () => {
       for (const s of items) {
         it(`${s.vertical}/${s.node}: ${s.name}`, () => {

@@ -3,27 +3,14 @@
  * and through POST /api/evaluate, over the real built content: both answers are identical, and
  * they satisfy each scenario's expectations.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { join } from "node:path";
 import { REPO_ROOT } from "../build/_fixtures.ts";
+import { readScenarioFiles } from "../helpers/scenarios.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";
 import { issueKey, rpc } from "./_setup.ts";
 
-interface Scenario {
-  name: string;
-  vertical: string;
-  node: string;
-  facts: Record<string, boolean>;
-  expect: { holds?: string[]; not_holds?: string[]; undetermined?: string[]; missing?: string[] };
-}
-
-const DIR = join(REPO_ROOT, "test/content/scenarios");
-const scenarios = readdirSync(DIR)
-  .filter((f) => f.endsWith(".yaml"))
-  .sort()
-  .flatMap((f) => (parseYaml(readFileSync(join(DIR, f), "utf8")) ?? []) as Scenario[]);
+const scenarios = readScenarioFiles().flatMap((f) => f.items);
 
 let svc: TestService;
 let key: string;

@@ -1,0 +1,26 @@
+/** The content scenarios (test/content/scenarios/*.yaml), read once for every suite that runs them. */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { REPO_ROOT } from "../build/_fixtures.ts";
+
+/** Item: { name, vertical, node, facts: { fact: bool }, expect: { holds?, not_holds?, undetermined?, missing? }, basis } */
+export interface Scenario {
+  name: string;
+  vertical: string;
+  node: string;
+  facts: Record<string, boolean>;
+  expect: { holds?: string[]; not_holds?: string[]; undetermined?: string[]; missing?: string[] };
+  basis: string;
+}
+
+const SCENARIOS_DIR = join(REPO_ROOT, "test/content/scenarios");
+
+/** Each scenario file with its items, sorted by file name. */
+export function readScenarioFiles(): Array<{ file: string; items: Scenario[] }> {
+  if (!existsSync(SCENARIOS_DIR)) return [];
+  return readdirSync(SCENARIOS_DIR)
+    .filter((f) => f.endsWith(".yaml"))
+    .sort()
+    .map((file) => ({ file, items: (parseYaml(readFileSync(join(SCENARIOS_DIR, file), "utf8")) ?? []) as Scenario[] }));
+}
