@@ -10,21 +10,13 @@ import { isApiError } from "../../runtime/errors.ts";
 import { createRedisBackend } from "../../runtime/storage/redis-backend.ts";
 import { testBackend } from "./backend-contract.ts";
 import { freePort } from "../helpers/child-server.ts";
+import { deletePrefix } from "../cluster/_cluster.ts";
 
 const REDIS_URL = "redis://127.0.0.1:6379";
 const RUN = `vkr-test:${randomBytes(4).toString("hex")}:`;
 let n = 0;
 
-afterAll(async () => {
-  const admin = new Redis(REDIS_URL);
-  let cursor = "0";
-  do {
-    const [next, keys] = await admin.scan(cursor, "MATCH", `${RUN}*`, "COUNT", 500);
-    if (keys.length) await admin.unlink(...keys);
-    cursor = next;
-  } while (cursor !== "0");
-  await admin.quit();
-});
+afterAll(() => deletePrefix(REDIS_URL, RUN));
 
 testBackend("redis", () => {
   const prefix = `${RUN}${n++}:`;
