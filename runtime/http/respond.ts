@@ -5,11 +5,26 @@
 import type { H3Event } from "h3";
 import { FastResponse } from "srvx";
 import { baseHeaders, JSON_TYPE } from "./headers.ts";
+
+const BASE_PAIRS = Object.entries(baseHeaders("")).filter(([name]) => name !== "x-request-id");
+const BASE_NAMES = new Set(Object.keys(baseHeaders("")));
 import { requestContext } from "./context.ts";
 
 export function sendBytes(event: H3Event, status: number, bytes: Uint8Array | string | null, headers: Record<string, string>): Response {
   const ctx = requestContext(event);
-  return new FastResponse(bytes as BodyInit | null, { status, headers: { ...baseHeaders(ctx.requestId), "content-type": JSON_TYPE, ...headers } });
+  // Header pairs go to srvx as they are (it would take an object apart into pairs anyway); the
+  // common case, no override of a base header, skips building two intermediate objects.
+  const pairs: Array<[string, string]> = [...BASE_PAIRS, ["x-request-id", ctx.requestId]];
+  let typed = false;
+  for (const name in headers) {
+    const value = headers[name]!;
+    if (name === "content-type") typed = true;
+    const at = BASE_NAMES.has(name) ? pairs.findIndex((p) => p[0] === name) : -1;
+    if (at === -1) pairs.push([name, value]);
+    else pairs[at] = [name, value];
+  }
+  if (!typed) pairs.push(["content-type", JSON_TYPE]);
+  return new FastResponse(bytes as BodyInit | null, { status, headers: pairs });
 }
 
 export function sendJson(event: H3Event, status: number, body: unknown, headers: Record<string, string> = {}): Response {

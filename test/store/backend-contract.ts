@@ -89,6 +89,19 @@ export function testBackend(name: string, factory: () => BackendFactory): void {
       expect(await b.readCounters(windows.map((w) => w.key), NOW)).toEqual([50, 50]);
     });
 
+    it("every client sees the increments the others committed in between (no stale copy)", async () => {
+      const b = await fresh();
+      const clients = current.shared ? [b, await open()] : [b, b];
+      const w = [{ key: "q:{k:alt}:h", limit: 7, expiresAt: NOW + HOUR }];
+      const seen: number[] = [];
+      for (let i = 0; i < 9; i++) {
+        const r = await clients[i % 2]!.consume(w, 1, NOW);
+        seen.push(r.admitted ? r.counts[0]! : -1);
+      }
+      expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7, -1, -1]);
+      expect(await clients[1]!.readCounters([w[0]!.key], NOW)).toEqual([7]);
+    });
+
     it("a ledger worth 5 spent from several clients at once serves exactly 5", async () => {
       const b = await fresh();
       const clients = current.shared ? [b, await open(), await open()] : [b];
