@@ -521,7 +521,9 @@ export interface paths {
          * Member feedback: Proof-of-Outcome
          * @description Membership key required in X-Service-Key: none 401 `key_missing`, a bad key 401 `key_*`, a trial key 401 `membership_required` (Proof-of-Outcome needs a paid key; trials report at POST /api/telemetry/pov).
          *
-         *     Body: `confidence_score` 0 to 1 inclusive (required) — how confident the member is that its outcome is due to the retrieved knowledge; optional outcome fields: `outcome` (succeeded, partially_succeeded, failed), `vertical`, `nodes_used`, `tasks_completed`, `errors_prevented`, `tokens_saved`, `notes` (≤1024 characters). Every submission is kept and counts in the aggregate (not one per member).
+         *     Body: `confidence_score` 0 to 1 inclusive (required) — how confident the member is that its outcome is due to the retrieved knowledge; optional outcome fields: `outcome` (succeeded, partially_succeeded, failed), `vertical`, `nodes_used`, `tasks_completed`, `errors_prevented`, `tokens_saved`, `notes` (≤1024 characters). Every accepted submission is kept and counts in the aggregate (not one per member).
+         *
+         *     Limit: one membership key may submit OUTCOMES_PER_KEY_DAY (default 20) times per UTC day. Beyond that the submission is refused with 429 `outcome_limit_reached` and Retry-After (seconds to the next UTC midnight): nothing is stored and the aggregate does not move. Refusing, rather than accepting without counting, tells the agent at once that the submission did not count.
          *
          *     Cohort progression is evaluated whenever a member account claims its seat (its first membership key) and whenever member telemetry arrives: when every seat of the active cohort is claimed AND the mean Proof-of-Outcome confidence over all submissions is strictly above 0.8 (scores are aggregated at 6-decimal precision), the next tier opens (inaugural → core → growth → scale → cap) and every member account of the left cohort is credited that cohort's loyalty credit ($1.90, $4.90, $9.90, $14.90) once, owed against its next monthly cycle. Members keep their cohort's price (grandfathered). A member account joins the cohort that is active when it takes its seat; if that cohort is full while the confidence condition is unmet, the account still joins it (seats_claimed may exceed member_cap, seats_remaining stays 0).
          *
@@ -639,7 +641,7 @@ export interface paths {
          *
          *     **agent_network**: a KYAPay pay or kya-pay token in `pay-network-pay-id` (alias `skyfire-pay-id`). Verified locally against the pinned JWKS (ES256, kid, issuer, audience = our seller id, iat/exp with 60 s tolerance, jti UUID, env, service id `tsi`/`ssi`, USD value via `val`/`value` or `amt`/`amount`); the amount is reserved in the token's ledger (shared with per-use retrieval) and charged through the network BEFORE the keys are issued. 201 `{ keys, receipt }`, keys as POST /api/keys shows them. Missing token 402 `checkout_payment_required`; invalid 402 `payment_token_invalid`; expired 402 `payment_token_expired`; kya-only 402 `payment_token_required`; not enough value left 402 `payment_token_depleted`; charge refused 402 `payment_failed`; network unreachable 502 `payment_gateway_error`. Nothing is issued on any failure. A token may pay several checkouts while it has value (the network allows repeated charges); send an Idempotency-Key to make a retry safe.
          *
-         *     **http402** (x402): without payment, 402 `checkout_payment_required` whose body carries x402 v1 (`x402Version: 1`, `error`, `accepts[]` with `maxAmountRequired` in atomic units of the configured 6-decimal USD stablecoin, i.e. micro-dollars) and whose `PAYMENT-REQUIRED` header carries the v2 PaymentRequired (base64 JSON). Pay and resend with `X-PAYMENT` (v1) or `PAYMENT-SIGNATURE` (v2): malformed (not base64 JSON, over 8 KB, wrong shape) 400 `payment_malformed`; a payment that does not match OUR requirements (scheme, network, amount, asset, payTo, authorization.to/value, validBefore) 402 with fresh requirements. The facilitator is then asked to verify and settle with our requirements, never the client's copy; keys are issued only after a successful settle: 201 with `X-PAYMENT-RESPONSE` (v1) or `PAYMENT-RESPONSE` (v2). Settle refused: 402 with the response header showing `success: false`. Each signed authorization (network, payer, nonce) is used once: the same payment sent again returns the same 201 and the same keys, while it is being processed 409 `payment_in_progress`.
+         *     **http402** (x402): without payment, 402 `checkout_payment_required` whose body carries x402 v1 (`x402Version: 1`, `error`, `accepts[]` with `maxAmountRequired` in atomic units of the configured 6-decimal USD stablecoin, i.e. micro-dollars) and whose `PAYMENT-REQUIRED` header carries the v2 PaymentRequired (base64 JSON). Pay and resend with `X-PAYMENT` (v1) or `PAYMENT-SIGNATURE` (v2): malformed (not base64 JSON, over 8 KB, wrong shape) 400 `payment_malformed`; a payment that does not match OUR requirements (scheme, network, amount, asset, payTo, authorization.to/value, validBefore) 402 with fresh requirements. The facilitator is then asked to verify and settle with our requirements, never the client's copy; keys are issued only after a successful settle: 201 with `X-PAYMENT-RESPONSE` (v1) or `PAYMENT-RESPONSE` (v2). Settle refused: 402 with the response header showing `success: false`. Each signed authorization (network, payer, nonce) is used once: the same payment sent again returns the same 201 and the same keys, while it is being processed 409 `payment_in_progress`. If the request that took a payment died before answering, the same payment sent again after the claim's lease (2 minutes, longer with a longer facilitator timeout) finishes it: a settled payment gets its keys, once; one whose settle outcome was lost and that the facilitator now refuses is 409 `payment_unconfirmed` (it may have been paid; logged for reconciliation by hand).
          *
          *     **Idempotency-Key** (1–255 printable characters): the first request's successful answer (201 or 303) is saved for 24 h and returned to a retry with the same key and the same request (header `Idempotent-Replayed: true`); the same key with a different body or payment header is 422 `idempotency_key_reused`; while the first is running 409 `idempotency_in_progress`. Errors are not saved: a failed attempt may be retried under the same key.
          */
@@ -2777,6 +2779,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `outcome_limit_reached`: this key's submissions for the UTC day are used up; nothing was recorded */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Any other error */
             default: {
                 headers: {
@@ -3384,7 +3396,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account would hold more than 5 keys, or the same payment / Idempotency-Key is being processed */
+            /** @description The account would hold more than 5 keys, the same payment / Idempotency-Key is being processed, or an interrupted x402 payment cannot be confirmed */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -1,12 +1,19 @@
 /**
- * Member telemetry (Proof-of-Outcome). Only membership keys report it; every submission is kept
- * and counts in the aggregate (the spec's "over all submissions"), which feeds cohort
+ * Member telemetry (Proof-of-Outcome). Only membership keys report it; every accepted submission
+ * is kept and counts in the aggregate (the spec's "over all submissions"), which feeds cohort
  * progression, evaluated after each submission.
+ *
+ * Stuffing: one key may submit OUTCOMES_PER_KEY_DAY times per UTC day. Beyond that the submission
+ * is refused (429 `outcome_limit_reached`, Retry-After to the next UTC midnight) rather than
+ * silently left out of the mean, so an agent learns at once that it was not counted. The day's
+ * count is a `consume` window, checked and incremented in one atomic step on either backend, so
+ * concurrent submissions cannot slip past the cap; a refused one consumes nothing.
  */
 import { randomUUID } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
 import type { PresentedKey } from "../access/require-key.ts";
 import type { AppDeps } from "../deps.ts";
+import { apiError } from "../errors.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
 import { meanConfidence, toScoreMicros } from "../cohorts/cohort-machine.ts";
 import { addOutcomeScore, evaluateProgression, readOutcomeTotals } from "../cohorts/progression.ts";
@@ -21,6 +28,7 @@ export interface OutcomeSubmission extends TelemetryRequest {
 }
 
 export async function submitProofOfOutcome(deps: AppDeps, caller: PresentedKey, body: TelemetryRequest, now: number): Promise<Static<typeof OutcomeRecordedSchema>> {
+  await _admitToday(deps, caller.record.id, now);
   const id = `poo_${randomUUID()}`;
   const submittedAt = new Date(now).toISOString();
   const submission: OutcomeSubmission = { ...body, id, key_id: caller.record.id, account: caller.record.account, submitted_at: submittedAt };
@@ -36,4 +44,21 @@ export async function submitProofOfOutcome(deps: AppDeps, caller: PresentedKey, 
     aggregate: { submissions: totals.submissions, mean_confidence_score: meanConfidence(totals.submissions, totals.confidenceMicros) },
     cohort: { active_cohort: active, opened: decision.kind === "advance" ? decision.to : null },
   };
+}
+
+// --- Internal helpers ---
+
+const DAY_MS = 86_400_000;
+
+/** Counts one submission against the key's UTC-day window, or throws the 429 when it is full. */
+async function _admitToday(deps: AppDeps, keyId: string, now: number): Promise<void> {
+  const day = Math.floor(now / DAY_MS);
+  const limit = deps.config.outcomesPerKeyDay;
+  const window = { key: `poo:day:${keyId}:${day}`, limit, expiresAt: (day + 1) * DAY_MS };
+  const result = await deps.backend.consume([window], 1, now);
+  if (result.admitted) return;
+  throw apiError("outcome_limit_reached", {
+    detail: `This key has made its ${limit} Proof-of-Outcome submissions for today (UTC); this one was not recorded and the aggregate did not change.`,
+    headers: { "retry-after": String(Math.max(1, Math.ceil(((day + 1) * DAY_MS - now) / 1000))) },
+  });
 }

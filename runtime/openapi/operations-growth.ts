@@ -109,7 +109,8 @@ export const GROWTH_OPERATIONS: Operation[] = [
     summary: "Member feedback: Proof-of-Outcome",
     description: [
       "Membership key required in X-Service-Key: none 401 `key_missing`, a bad key 401 `key_*`, a trial key 401 `membership_required` (Proof-of-Outcome needs a paid key; trials report at POST /api/telemetry/pov).",
-      "Body: `confidence_score` 0 to 1 inclusive (required) — how confident the member is that its outcome is due to the retrieved knowledge; optional outcome fields: `outcome` (succeeded, partially_succeeded, failed), `vertical`, `nodes_used`, `tasks_completed`, `errors_prevented`, `tokens_saved`, `notes` (≤1024 characters). Every submission is kept and counts in the aggregate (not one per member).",
+      "Body: `confidence_score` 0 to 1 inclusive (required) — how confident the member is that its outcome is due to the retrieved knowledge; optional outcome fields: `outcome` (succeeded, partially_succeeded, failed), `vertical`, `nodes_used`, `tasks_completed`, `errors_prevented`, `tokens_saved`, `notes` (≤1024 characters). Every accepted submission is kept and counts in the aggregate (not one per member).",
+      "Limit: one membership key may submit OUTCOMES_PER_KEY_DAY (default 20) times per UTC day. Beyond that the submission is refused with 429 `outcome_limit_reached` and Retry-After (seconds to the next UTC midnight): nothing is stored and the aggregate does not move. Refusing, rather than accepting without counting, tells the agent at once that the submission did not count.",
       COHORT_RULE,
       "The response carries the aggregate after this submission and `cohort.opened`, the tier this submission opened (null if none).",
     ].join("\n\n"),
@@ -120,6 +121,7 @@ export const GROWTH_OPERATIONS: Operation[] = [
       200: { description: "Proof-of-Outcome recorded", schema: OutcomeRecordedSchema },
       400: { description: "Invalid body" },
       401: { description: "Missing, bad or trial key" },
+      429: { description: "`outcome_limit_reached`: this key's submissions for the UTC day are used up; nothing was recorded", headers: ["Retry-After"] },
     },
   },
   {

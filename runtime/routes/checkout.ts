@@ -11,7 +11,7 @@ import { sendJson } from "../http/respond.ts";
 import { checkoutWithAgentNetwork } from "../payments/checkout-agent-network.ts";
 import { checkoutWithCard } from "../payments/checkout-card.ts";
 import { describeCheckout } from "../payments/checkout-info.ts";
-import { checkoutWithX402, findSettledX402 } from "../payments/checkout-http402.ts";
+import { checkoutWithX402, resumeX402 } from "../payments/checkout-http402.ts";
 import { digestOf, resolveCheckoutOrder } from "../payments/checkout-order.ts";
 import { handleCardWebhook } from "../payments/card-fulfilment.ts";
 import { withIdempotency } from "../payments/idempotency.ts";
@@ -33,11 +33,12 @@ export default definePlugin<AppDeps>((app, deps) => {
     const payToken = headers.get("pay-network-pay-id") ?? headers.get("skyfire-pay-id");
     const idempotencyKey = headers.get("idempotency-key");
     const base = deps.config.publicBaseUrl ?? ctx.url.origin;
-    const fingerprint = digestOf(JSON.stringify(request, Object.keys(request).sort()), payToken ?? "", headers.get("x-payment") ?? "", headers.get("payment-signature") ?? "");
-    const response = await withIdempotency(deps, idempotencyKey, fingerprint, now, async () => {
+    const credential = [payToken ?? "", headers.get("x-payment") ?? "", headers.get("payment-signature") ?? ""];
+    const fingerprint = digestOf(JSON.stringify(request, Object.keys(request).sort()), ...credential);
+    const response = await withIdempotency(deps, idempotencyKey, { fingerprint, credential: credential.join("\u0000") }, now, async () => {
       if (request.payment_method === "http402") {
-        const settled = await findSettledX402(deps, headers);
-        if (settled) return settled;
+        const resumed = await resumeX402(deps, headers, now);
+        if (resumed) return resumed;
       }
       const order = await resolveCheckoutOrder(deps, request);
       if (request.payment_method === "card") return checkoutWithCard(deps, order, { idempotencyKey, baseUrl: base }, now);

@@ -1,7 +1,7 @@
 /**
- * Two instances on one Redis: waitlist positions, interest dedupe, the referral credit cap and a
- * cohort transition stay exact when requests are spread over both (the multi-instance backend of
- * the runtime, not just SQLite in one process).
+ * Two instances on one Redis: waitlist positions, interest dedupe, the referral credit cap, the
+ * Proof-of-Outcome daily cap and a cohort transition stay exact when requests are spread over both
+ * (the multi-instance backend of the runtime, not just SQLite in one process).
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -92,5 +92,15 @@ describe("growth state shared by two instances on Redis", () => {
     const credited = await Promise.all(["redis-member-0", "redis-member-1", "redis-member-2", "redis-member-3", "redis-member-4", "redis-referrer"].map(async (m) => (await credits.list(m)).some((e) => e.kind === "loyalty")));
     expect(credited.filter(Boolean)).toHaveLength(overview.cohorts[0].seats_claimed);
     expect([...a.logs, ...b.logs].filter((l) => l.includes('"cohort opened"'))).toHaveLength(1);
+  });
+
+  it("admits exactly OUTCOMES_PER_KEY_DAY Proof-of-Outcome submissions of one key per day across instances", async () => {
+    const limit = a.service.deps.config.outcomesPerKeyDay;
+    const key = (await a.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "travel", agent_id: "redis-outcome-racer" } })).body.keys[0].key;
+    const before = (await a.request("/api/waitlist")).body.progression.outcome_submissions;
+    const answers = await Promise.all(Array.from({ length: limit + 10 }, (_, i) => pick(i).request("/api/telemetry", { method: "POST", headers: { "x-service-key": key }, json: { confidence_score: 0.9 } })));
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(limit);
+    expect(answers.filter((r) => r.status === 429 && r.body.code === "outcome_limit_reached")).toHaveLength(10);
+    expect((await b.request("/api/waitlist")).body.progression.outcome_submissions).toBe(before + limit);
   });
 });

@@ -183,3 +183,44 @@ describe("POST /api/telemetry (member Proof-of-Outcome)", () => {
     }
   });
 });
+
+describe("POST /api/telemetry daily cap per membership key (OUTCOMES_PER_KEY_DAY)", () => {
+  const DAY_MS = 86_400_000;
+  const progression = async () => (await svc.request("/api/waitlist")).body.progression as { outcome_submissions: number; mean_outcome_confidence: number };
+
+  it("refuses the N+1th submission of a UTC day without moving the mean, and accepts again the next day", async () => {
+    const limit = svc.service.deps.config.outcomesPerKeyDay;
+    expect(limit).toBe(20);
+    // Noon of a fresh UTC day, so the day cannot roll over mid-test and Retry-After is exactly 12 h.
+    svc.clock.set((Math.floor(svc.clock.now() / DAY_MS) + 1) * DAY_MS + DAY_MS / 2);
+    const key = await memberKey("outcome-stuffer");
+    for (let i = 0; i < limit; i++) expect((await outcome(key, { confidence_score: 1 })).status).toBe(200);
+    const before = await progression();
+
+    const refused = await outcome(key, { confidence_score: 0 });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("content-type")).toBe("application/problem+json");
+    expect(refused.body.code).toBe("outcome_limit_reached");
+    expect(refused.headers.get("retry-after")).toBe(String(DAY_MS / 2 / 1000));
+    expect(await progression()).toEqual(before);
+
+    // Another member is not affected by this key's cap.
+    expect((await outcome(await memberKey("outcome-bystander"), { confidence_score: 0.5 })).status).toBe(200);
+
+    svc.clock.advance(DAY_MS / 2); // 00:00:00 UTC of the next day
+    const next = await outcome(key, { confidence_score: 0 });
+    expect(next.status).toBe(200);
+    expect(next.body.aggregate.submissions).toBe(before.outcome_submissions + 2);
+  });
+
+  it("admits exactly N of concurrent submissions from one key", async () => {
+    const limit = svc.service.deps.config.outcomesPerKeyDay;
+    svc.clock.set((Math.floor(svc.clock.now() / DAY_MS) + 1) * DAY_MS + DAY_MS / 2);
+    const key = await memberKey("outcome-racer");
+    const before = (await progression()).outcome_submissions;
+    const answers = await Promise.all(Array.from({ length: limit + 10 }, () => outcome(key, { confidence_score: 0.9 })));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(limit);
+    expect(answers.filter((a) => a.status === 429 && a.body.code === "outcome_limit_reached")).toHaveLength(10);
+    expect((await progression()).outcome_submissions).toBe(before + limit);
+  });
+});
