@@ -19,6 +19,8 @@ export interface RuntimeConfig {
   dataDir: string;
   /** Folder holding the build's `data/` (manifest, catalogue, artifacts). */
   distDir: string;
+  /** ARTIFACT_CACHE_MB: bytes of artifacts kept in memory (least recently used dropped first). */
+  artifactCacheBytes: number;
   /** Admin bearer secret; undefined disables admin issuance (403 for any bearer). */
   adminKey: string | undefined;
   publicBaseUrl: string | undefined;
@@ -32,6 +34,11 @@ export interface RuntimeConfig {
   trialsPerClientHour: number;
   /** Anonymous interest signals (no agent_id or contact) one client address may send per UTC day. */
   interestAnonPerClientDay: number;
+  /**
+   * OUTCOMES_PER_KEY_DAY: Proof-of-Outcome submissions one membership key may make per UTC day.
+   * Each one moves the public mean that opens cohort tiers, so without a cap one member could set it.
+   */
+  outcomesPerKeyDay: number;
   /** Honour X-Forwarded-For for the client address (only behind a trusted proxy). */
   trustProxy: boolean;
   /** Largest accepted request body in bytes. */
@@ -39,6 +46,9 @@ export interface RuntimeConfig {
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** Grace period for in-flight requests on SIGTERM. */
   shutdownGraceMs: number;
+  /** HEADERS_TIMEOUT_MS / REQUEST_TIMEOUT_MS: a client must send its headers, then its whole request, within these. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
   /**
    * CURSOR_SECRET: HMAC secret that signs the opaque cursors of GET /v1/delta. Every instance of a
    * deployment must share it, and it must survive restarts, or clients' cursors stop verifying
@@ -118,6 +128,7 @@ export function resolveRuntimeConfig(env: Record<string, string | undefined>): R
     host: env.HOST ?? "127.0.0.1",
     dataDir: resolve(env.DATA_DIR ?? "./data"),
     distDir: resolve(env.DIST_DIR ?? "./dist"),
+    artifactCacheBytes: _int(env, "ARTIFACT_CACHE_MB", 128, 1, 1e6) * 1024 * 1024,
     adminKey: env.ADMIN_KEY ? env.ADMIN_KEY : undefined,
     publicBaseUrl: env.PUBLIC_BASE_URL ? env.PUBLIC_BASE_URL.replace(/\/+$/, "") : undefined,
     retrievalLimits: _limits(env.RETRIEVAL_LIMITS),
@@ -125,10 +136,13 @@ export function resolveRuntimeConfig(env: Record<string, string | undefined>): R
     trialsPerClientHour: _int(env, "TRIALS_PER_CLIENT_HOUR", 5, 1, 1e9),
     adminFailuresPerWindow: _int(env, "ADMIN_FAILURES_PER_15_MIN", 10, 1, 1e9),
     interestAnonPerClientDay: _int(env, "INTEREST_ANON_PER_CLIENT_DAY", 10, 1, 1e9),
+    outcomesPerKeyDay: _int(env, "OUTCOMES_PER_KEY_DAY", 20, 1, 1e9),
     trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
     maxBodyBytes: _int(env, "MAX_BODY_BYTES", 64 * 1024, 1024, 16 * 1024 * 1024),
     logLevel,
     shutdownGraceMs: _int(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
+    headersTimeoutMs: _int(env, "HEADERS_TIMEOUT_MS", 10_000, 100, 600_000),
+    requestTimeoutMs: _int(env, "REQUEST_TIMEOUT_MS", 30_000, 100, 600_000),
     cursorSecret: _cursorSecret(env.CURSOR_SECRET),
     redisUrl: env.REDIS_URL ? env.REDIS_URL : undefined,
     redisPrefix: _redisPrefix(env.REDIS_PREFIX),
