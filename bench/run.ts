@@ -40,6 +40,8 @@ interface Scenario {
   headers: Record<string, string>;
   /** POST with this body (MCP); GET when absent. */
   body?: string;
+  /** Service keys sent in turn, one per request (X-Service-Key), instead of one fixed key. */
+  rotateKeys?: string[];
 }
 interface Result {
   rps: number;
@@ -75,6 +77,9 @@ async function main(): Promise<void> {
 
   const basePort = await freePort();
   const base = await _spawn(["bench/baseline-server.mjs", artifact, String(basePort)], {}, `http://127.0.0.1:${basePort}/`);
+  const floorPort = await freePort();
+  const floorUrl = `http://127.0.0.1:${floorPort}/api/demo?vertical=travel&node=${node}`;
+  const floor = await _spawn(["bench/h3-floor-server.mjs", artifact, String(floorPort)], {}, floorUrl);
   mkdirSync(".tmp", { recursive: true });
   const svcPort = await freePort();
   const svc = await _spawn(["dist/server/index.mjs"], {
@@ -109,9 +114,13 @@ async function main(): Promise<void> {
       body: JSON.stringify({ vertical: "travel", label: "bench" }),
     });
     const key = ((await issued.json()) as { keys: Array<{ key: string }> }).keys[0]!.key;
+    // Many agents at once: every request a different key, so no two share counters in a batch.
+    const manyKeys = await Promise.all(Array.from({ length: 256 }, () => _issueKey(svcUrl)));
     const scenarios: Scenario[] = [
       { name: "baseline node:http (same bytes)", pid: base.pid!, url: `http://127.0.0.1:${basePort}/`, headers: {} },
+      { name: "h3 v2 route, same bytes, no checks (framework floor)", pid: floor.pid!, url: floorUrl, headers: {} },
       { name: "metered full node (membership key)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": key } },
+      { name: "metered full node, 256 keys in turn (membership)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: {}, rotateKeys: manyKeys },
       { name: "metered full node (membership key, Redis store)", pid: redisSvc.pid!, url: `${redisSvcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": redisKey } },
       { name: "metered full node over MCP tools/call get_node (membership key)", pid: svc.pid!, url: `${svcUrl}/mcp`, headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) },
       { name: "metered lean node (membership key)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}&lean=true`, headers: { "x-service-key": key } },
@@ -129,6 +138,7 @@ async function main(): Promise<void> {
     process.stdout.write(`metered calls counted in the Redis key's hour window: ${redisUsage.usage.hour} (Redis at ${redisUrl.replace(/\/\/[^@]*@/, "//")}, not pinned)\n`);
   } finally {
     base.kill("SIGTERM");
+    floor.kill("SIGTERM");
     svc.kill("SIGTERM");
     redisSvc.kill("SIGTERM");
     await deletePrefix(redisUrl, redisPrefix).catch(() => {});
@@ -190,7 +200,17 @@ interface LoadRun {
 }
 
 async function _autocannon(s: Scenario, seconds: number): Promise<LoadRun> {
-  const r = await autocannon({ url: s.url, headers: s.headers, connections: CONNECTIONS, duration: seconds, pipelining: 1, ...(s.body ? { method: "POST" as const, body: s.body } : {}) });
+  let turn = 0;
+  const rotate = s.rotateKeys;
+  const r = await autocannon({
+    url: s.url,
+    headers: s.headers,
+    connections: CONNECTIONS,
+    duration: seconds,
+    pipelining: 1,
+    ...(s.body ? { method: "POST" as const, body: s.body } : {}),
+    ...(rotate ? { requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, "x-service-key": rotate[turn++ % rotate.length]! } }) }] } : {}),
+  });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx, requests: r.requests.total };
 }
 
@@ -200,6 +220,11 @@ async function _wrk(s: Scenario, seconds: number): Promise<LoadRun> {
   if (s.body) {
     const script = join(mkdtempSync(join(tmpdir(), "vkr-wrk-")), "post.lua");
     writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(s.body)}\n`);
+    args.push("-s", script);
+  } else if (s.rotateKeys) {
+    const script = join(mkdtempSync(join(tmpdir(), "vkr-wrk-")), "keys.lua");
+    const keys = s.rotateKeys.map((k) => JSON.stringify(k)).join(",");
+    writeFileSync(script, `local keys = {${keys}}\nlocal i = 0\nrequest = function()\n  i = i % #keys + 1\n  wrk.headers["x-service-key"] = keys[i]\n  return wrk.format()\nend\n`);
     args.push("-s", script);
   }
   args.push(s.url);

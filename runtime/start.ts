@@ -37,7 +37,7 @@ export interface RunningService {
 export async function startService(config: RuntimeConfig, options: StartOptions = {}): Promise<RunningService> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const artifacts = await loadArtifacts(config.distDir);
+  const artifacts = await loadArtifacts(config.distDir, { cacheBytes: config.artifactCacheBytes });
   const backend = options.backend ?? (await openBackend(config));
   const deps: AppDeps = { config, clock, logger, backend, build: { current: artifacts }, keys: createKeysStore(backend, { now: () => clock.now() }), payments: options.payments ?? createPaymentProviders(config.payments) };
   deps.metrics = createMetrics({ build: deps.build, backend });
@@ -52,8 +52,16 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
     hostname: config.host,
     silent: true,
     gracefulShutdown: false,
-    // Slow or stalled clients must not hold sockets forever.
-    node: { requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000, maxHeaderSize: 16 * 1024 },
+    // Slow or stalled clients must not hold sockets forever (408, then the socket is closed). Node
+    // checks these every `connectionsCheckingInterval` (30 s by default, which would let a 10 s
+    // limit stretch to 40 s), so the check runs at a fraction of the headers limit.
+    node: {
+      requestTimeout: Math.max(config.requestTimeoutMs, config.headersTimeoutMs),
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(config.headersTimeoutMs / 4)),
+      keepAliveTimeout: 5_000,
+      maxHeaderSize: 16 * 1024,
+    },
   });
   await server.ready();
   const address = server.node?.server?.address();
