@@ -2,7 +2,8 @@
  * The admin bearer of POST /api/keys: missing → 401, wrong → 403 (spec), compared in constant
  * time. Without a configured ADMIN_KEY every bearer is wrong, so admin issuance is simply off.
  */
-import { getRequestIP, type H3Event } from "h3";
+import { clientAddress } from "../http/client-address.ts";
+import { type H3Event } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { apiError, isApiError } from "../errors.ts";
 import { secretsEqual } from "../keys/key-secret.ts";
@@ -24,7 +25,7 @@ export function assertAdmin(headers: Headers, adminKey: string | undefined): voi
 export async function guardAdmin(deps: Pick<AppDeps, "backend" | "clock" | "config">, event: H3Event): Promise<void> {
   const now = deps.clock.now();
   const windowStart = Math.floor(now / ADMIN_WINDOW_MS) * ADMIN_WINDOW_MS;
-  const client = getRequestIP(event, { xForwardedFor: deps.config.trustProxy }) ?? "unknown";
+  const client = clientAddress(event, deps.config.trustProxy);
   const counter = { key: `adminfail:${client}:${windowStart}`, limit: Number.POSITIVE_INFINITY, expiresAt: windowStart + ADMIN_WINDOW_MS };
   const [failures] = await deps.backend.readCounters([counter.key], now);
   const retryAfter = String(Math.ceil((windowStart + ADMIN_WINDOW_MS - now) / 1000));

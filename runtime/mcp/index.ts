@@ -13,7 +13,8 @@
  * No session is issued and a sent `Mcp-Session-Id` is ignored; credentials are re-read on every
  * POST, exactly as on REST. GET and DELETE → 405 (no server-initiated stream, no session to end).
  */
-import { definePlugin, getRequestIP, type H3Event } from "h3";
+import { clientAddress } from "../http/client-address.ts";
+import { definePlugin, type H3Event } from "h3";
 import { FastResponse } from "srvx";
 import type { AppDeps } from "../deps.ts";
 import { isApiError } from "../errors.ts";
@@ -137,7 +138,7 @@ function _context(event: H3Event, shared: McpShared): McpContext {
     ...shared,
     now,
     requestId: ctx.requestId,
-    client: getRequestIP(event, { xForwardedFor: deps.config.trustProxy }) ?? "unknown",
+    client: clientAddress(event, deps.config.trustProxy),
     presentedKey: credentials.key,
     caller: resolve,
     callerOrAnonymous: () => resolve().catch((error: unknown): Caller => {

@@ -4,6 +4,7 @@
  * sends the prebuilt bytes of the chosen variant. `layers=` narrows a node to the named layers
  * (derived once per artifact and selection, then served from a small LRU).
  */
+import { clientAddress } from "../http/client-address.ts";
 import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { limitsInForce } from "../deps.ts";
@@ -20,7 +21,6 @@ import { createLayerSelector, parseLayerSelection } from "../layers/select-layer
 import type { Artifact, NodeVariant } from "../storage/artifacts.ts";
 import { describePlaceholder } from "./vertical-placeholder.ts";
 import { createAnonymousLimiter } from "../metering/anonymous-limit.ts";
-import { getRequestIP } from "h3";
 
 /** Selections kept: 15 per node variant at most, so this covers the hot set of a large vertical. */
 const LAYER_CACHE_ENTRIES = 512;
@@ -47,7 +47,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     const now = deps.clock.now();
     const caller = await resolveCaller(readCredentials(event.req.headers, ctx.url, { allowQueryKey: true }), deps.keys, now);
     if (caller.kind === "key") ctx.keyId = caller.record.id;
-    if (caller.kind === "anonymous") anonymous.assert(getRequestIP(event, { xForwardedFor: deps.config.trustProxy }) ?? "unknown", now);
+    if (caller.kind === "anonymous") anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
     if (vertical.status !== "live") return sendJson(event, 200, await describePlaceholder(deps, vertical));
 
     const meta = nodeId === null ? null : build.nodeMeta(vertical.slug, nodeId);

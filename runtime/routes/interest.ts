@@ -1,5 +1,6 @@
 /** POST /api/interest: a demand signal for an unbuilt vertical. GET /api/interest/summary: the ranking. */
-import { definePlugin, getRequestIP } from "h3";
+import { clientAddress } from "../http/client-address.ts";
+import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { sendJson } from "../http/respond.ts";
@@ -11,7 +12,7 @@ const validator = compileValidator(InterestRequestSchema);
 export default definePlugin<AppDeps>((app, deps) => {
   app.post("/api/interest", async (event) => {
     const body = await readJsonBody(event, validator, deps.config.maxBodyBytes);
-    return sendJson(event, 200, await registerInterest(deps, body, getRequestIP(event, { xForwardedFor: deps.config.trustProxy }) ?? "unknown", deps.clock.now()));
+    return sendJson(event, 200, await registerInterest(deps, body, clientAddress(event, deps.config.trustProxy), deps.clock.now()));
   });
 
   app.get("/api/interest/summary", async (event) => sendJson(event, 200, await summarizeInterest(deps), { "cache-control": "no-cache" }));

@@ -2,7 +2,8 @@
  * GET /api/search: parses the query and the caller, applies the anonymous per-client limit of
  * GET /api/demo, then hands over to `searchNodes`.
  */
-import { definePlugin, getRequestIP } from "h3";
+import { clientAddress } from "../http/client-address.ts";
+import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { readCredentials, resolveCaller } from "../access/credentials.ts";
 import { requestContext } from "../http/context.ts";
@@ -21,7 +22,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     const now = deps.clock.now();
     const caller = await resolveCaller(readCredentials(event.req.headers, ctx.url, { allowQueryKey: false }), deps.keys, now);
     if (caller.kind === "key") ctx.keyId = caller.record.id;
-    if (caller.kind === "anonymous") anonymous.assert(getRequestIP(event, { xForwardedFor: deps.config.trustProxy }) ?? "unknown", now);
+    if (caller.kind === "anonymous") anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
     const query = { q: readSingleParam(params, "q"), vertical: readSingleParam(params, "vertical"), limit: readIntegerParam(params, "limit") };
     const { body, headers } = await searchNodes(deps, caller, query, now);
     return sendJson(event, 200, body, { ...headers, "cache-control": "private, no-store", vary: CREDENTIAL_VARY });

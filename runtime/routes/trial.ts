@@ -2,8 +2,8 @@
  * POST /api/trial: one active trial per agent and vertical (409 while it lasts), and a per-client
  * limit on trial creation so a farm of agent ids from one address cannot mint keys endlessly.
  */
+import { clientAddress } from "../http/client-address.ts";
 import { definePlugin } from "h3";
-import { getRequestIP } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { limitsInForce } from "../deps.ts";
 import { apiError } from "../errors.ts";
@@ -34,7 +34,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     // Claim the (agent, vertical) slot first: a racing duplicate gets 409, not a second key.
     const claim = await deps.backend.insertOnce(agentKey, "pending", expiresAt, now);
     if (!claim.created) throw apiError("trial_exists", { detail: "This agent already holds an active trial key for this vertical; it is shown only once, at creation." });
-    const ip = getRequestIP(event, { xForwardedFor: deps.config.trustProxy }) ?? "unknown";
+    const ip = clientAddress(event, deps.config.trustProxy);
     const perClient = await deps.backend.consume(
       [{ key: `trialrate:${ip}:${Math.floor(now / 3_600_000)}`, limit: deps.config.trialsPerClientHour, expiresAt: now + 3_600_000 }],
       1,

@@ -149,6 +149,14 @@ describe("POST /api/interest and GET /api/interest/summary", () => {
     expect((await signal({ vertical: "customer-service" })).status).toBe(200);
   });
 
+  it("keys the limit on the address the proxy appended, not on what the client put to its left", async () => {
+    // The proxy appends the real peer (203.0.113.77); the client forges a new address each time.
+    const forged = (i: number) => signal({ vertical: "customer-service" }, `198.51.100.${i}, 203.0.113.77`);
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await forged(i)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
   it("activates a build queue at 500 signals", async () => {
     await Promise.all(Array.from({ length: 499 }, (_, i) => signal({ vertical: "medical-analysis", agent_id: `med-${i}` })));
     const at499 = (await svc.request("/api/interest/summary")).body.verticals.find((v: { vertical: string }) => v.vertical === "medical-analysis");
