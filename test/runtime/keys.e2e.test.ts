@@ -32,6 +32,11 @@ describe("POST /api/keys (admin)", () => {
     const sixth = await issue({ vertical: "travel", agent_id: "acct-1" });
     expect(sixth.status).toBe(409);
   });
+  it("never gives an account a sixth key when issuances race (5 × 201, the rest 409)", async () => {
+    const answers = await Promise.all(Array.from({ length: 12 }, () => issue({ vertical: "travel", agent_id: "racing-acct" })));
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(5);
+    expect(answers.filter((a) => a.status === 409 && a.body.code === "conflict")).toHaveLength(7);
+  });
   it.each([[{ vertical: "travel", quantity: 0 }], [{ vertical: "travel", quantity: 6 }], [{ vertical: "atlantis" }], [{ vertical: "travel", extra: 1 }], [{}]])(
     "400 for %j",
     async (body) => {
