@@ -26,7 +26,15 @@ export async function checkoutWithAgentNetwork(deps: AppDeps, order: CheckoutOrd
   if (token.type === "kya") throw apiError("payment_token_required", { extra: { unlock: howToPay() } });
   await reserveFromLedger(deps, token, order.quote.totalMicros, token.valueMicros, now);
   const charge = await network.charge(payToken, order.quote.totalMicros);
-  const issued = await issuePurchasedKeys(deps, { vertical: order.vertical, quantity: order.quantity, cohort: order.quote.cohort, agentId: order.agentId, contact: order.contact }, now);
+  let issued;
+  try {
+    issued = await issuePurchasedKeys(deps, { vertical: order.vertical, quantity: order.quantity, cohort: order.quote.cohort, agentId: order.agentId, contact: order.contact }, now);
+  } catch (error) {
+    // Charged but not issued (the account reached its cap in a race, or the store failed): the
+    // operator must refund or issue by hand, so it is logged with what identifies the payment.
+    deps.logger.error("agent-network token charged but keys not issued", { jti: token.jti, sub: token.sub, charged_usd_micros: charge.chargedMicros, reason: (error as Error).message });
+    throw error;
+  }
   deps.logger.info("keys issued", { source: "checkout", method: "agent_network", key_ids: issued.map((i) => i.record.id), jti: token.jti, sub: token.sub, charged_usd_micros: charge.chargedMicros });
   return {
     status: 201,

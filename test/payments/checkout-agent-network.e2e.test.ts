@@ -77,6 +77,21 @@ describe("POST /api/checkout agent_network", () => {
     expect(network.charges.length).toBe(before);
   });
 
+  it("two checkouts racing for an account's last slot: one 201, the other 409, never a sixth key; a charge without keys is logged for the operator", async () => {
+    const agent = "racer-one";
+    expect((await buy(checkoutBody("agent_network", { quantity: 4, agent_id: agent }), { "pay-network-pay-id": await mint() })).status).toBe(201);
+    const [a, b] = await Promise.all([mint(), mint()]);
+    const raced = await Promise.all([a, b].map((token) => buy(checkoutBody("agent_network", { agent_id: agent }), { "pay-network-pay-id": token })));
+    expect(raced.map((r) => r.status).sort()).toEqual([201, 409]);
+    const loser = raced.find((r) => r.status === 409)!;
+    expect(loser.body.code).toBe("conflict");
+    // Both passed the pre-check; if the loser was charged, the operator has a line to refund from.
+    const jtis = [a, b].map((t) => (JSON.parse(Buffer.from(t.split(".")[1]!, "base64url").toString("utf8")) as { jti: string }).jti);
+    const charged = network.charges.filter((c) => jtis.includes(c.jti)).length;
+    const logged = svc.logs.filter((l) => l.includes("charged but keys not issued")).length;
+    expect(charged - 1).toBe(logged);
+  });
+
   it("quantity 5 for a new account costs $75 and puts it on the volume plan", async () => {
     const res = await buy(checkoutBody("agent_network", { quantity: 5, contact: "five@example.com" }), { "pay-network-pay-id": await mint() });
     expect(res.status).toBe(201);
