@@ -18,6 +18,7 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import { freePort } from "../test/helpers/child-server.ts";
 import { deletePrefix, uniquePrefix } from "../test/cluster/_cluster.ts";
+import { agentNetworkEnv, startAgentNetwork } from "../test/payments/stand-ins/agent-network.ts";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -81,6 +82,8 @@ async function main(): Promise<void> {
   const floorUrl = `http://127.0.0.1:${floorPort}/api/demo?vertical=travel&node=${node}`;
   const floor = await _spawn(["bench/h3-floor-server.mjs", artifact, String(floorPort)], {}, floorUrl);
   mkdirSync(".tmp", { recursive: true });
+  // The payment network's stand-in (JWKS and the charge API, real HTTP), for per-use tokens.
+  const network = await startAgentNetwork();
   const svcPort = await freePort();
   const svc = await _spawn(["dist/server/index.mjs"], {
     PORT: String(svcPort),
@@ -89,6 +92,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: "warn",
     ANON_RATE_PER_MINUTE: String(1e9),
     RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
+    ...agentNetworkEnv(network),
   }, `http://127.0.0.1:${svcPort}/healthz`);
   // The same bundle in multi-instance mode: state on Redis (BENCH_REDIS_URL, default the local one) under a throwaway prefix.
   const redisUrl = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -116,11 +120,14 @@ async function main(): Promise<void> {
     const key = ((await issued.json()) as { keys: Array<{ key: string }> }).keys[0]!.key;
     // Many agents at once: every request a different key, so no two share counters in a batch.
     const manyKeys = await Promise.all(Array.from({ length: 256 }, () => _issueKey(svcUrl)));
+    // Worth $1M: at $0.002 a node it outlasts any run.
+    const payToken = await network.mint({ valueMicros: 1e12 });
     const scenarios: Scenario[] = [
       { name: "baseline node:http (same bytes)", pid: base.pid!, url: `http://127.0.0.1:${basePort}/`, headers: {} },
       { name: "h3 v2 route, same bytes, no checks (framework floor)", pid: floor.pid!, url: floorUrl, headers: {} },
       { name: "metered full node (membership key)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": key } },
       { name: "metered full node, 256 keys in turn (membership)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: {}, rotateKeys: manyKeys },
+      { name: "per-use pay token, full node (ledger + network charge)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "pay-network-pay-id": payToken } },
       { name: "metered full node (membership key, Redis store)", pid: redisSvc.pid!, url: `${redisSvcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": redisKey } },
       { name: "metered full node over MCP tools/call get_node (membership key)", pid: svc.pid!, url: `${svcUrl}/mcp`, headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) },
       { name: "metered lean node (membership key)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}&lean=true`, headers: { "x-service-key": key } },
@@ -141,6 +148,7 @@ async function main(): Promise<void> {
     floor.kill("SIGTERM");
     svc.kill("SIGTERM");
     redisSvc.kill("SIGTERM");
+    await network.close();
     await deletePrefix(redisUrl, redisPrefix).catch(() => {});
   }
 }
