@@ -94,6 +94,15 @@ async function main(): Promise<void> {
     RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
     ...agentNetworkEnv(network),
   }, `http://127.0.0.1:${svcPort}/healthz`);
+  // The same bundle with per-use charges summed per token and sent every 200 ms.
+  const batchedPort = await freePort();
+  const batchedSvc = await _spawn(["dist/server/index.mjs"], {
+    PORT: String(batchedPort),
+    DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-bench-")),
+    LOG_LEVEL: "warn",
+    PER_USE_CHARGE_BATCH_MS: "200",
+    ...agentNetworkEnv(network),
+  }, `http://127.0.0.1:${batchedPort}/healthz`);
   // The same bundle in multi-instance mode: state on Redis (BENCH_REDIS_URL, default the local one) under a throwaway prefix.
   const redisUrl = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
   const redisPrefix = uniquePrefix().replace("vkr-test:", "vkr-bench:");
@@ -122,12 +131,14 @@ async function main(): Promise<void> {
     const manyKeys = await Promise.all(Array.from({ length: 256 }, () => _issueKey(svcUrl)));
     // Worth $1M: at $0.002 a node it outlasts any run.
     const payToken = await network.mint({ valueMicros: 1e12 });
+    const batchedToken = await network.mint({ valueMicros: 1e12 });
     const scenarios: Scenario[] = [
       { name: "baseline node:http (same bytes)", pid: base.pid!, url: `http://127.0.0.1:${basePort}/`, headers: {} },
       { name: "h3 v2 route, same bytes, no checks (framework floor)", pid: floor.pid!, url: floorUrl, headers: {} },
       { name: "metered full node (membership key)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": key } },
       { name: "metered full node, 256 keys in turn (membership)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: {}, rotateKeys: manyKeys },
       { name: "per-use pay token, full node (ledger + network charge)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "pay-network-pay-id": payToken } },
+      { name: "per-use pay token, charges batched per token every 200 ms", pid: batchedSvc.pid!, url: `http://127.0.0.1:${batchedPort}/api/demo?vertical=travel&node=${node}`, headers: { "pay-network-pay-id": batchedToken } },
       { name: "metered full node (membership key, Redis store)", pid: redisSvc.pid!, url: `${redisSvcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": redisKey } },
       { name: "metered full node over MCP tools/call get_node (membership key)", pid: svc.pid!, url: `${svcUrl}/mcp`, headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) },
       { name: "metered lean node (membership key)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}&lean=true`, headers: { "x-service-key": key } },
@@ -146,6 +157,7 @@ async function main(): Promise<void> {
   } finally {
     base.kill("SIGTERM");
     floor.kill("SIGTERM");
+    batchedSvc.kill("SIGTERM");
     svc.kill("SIGTERM");
     redisSvc.kill("SIGTERM");
     await network.close();

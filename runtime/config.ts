@@ -109,6 +109,8 @@ export interface PaymentsConfig {
   x402: { facilitatorUrl: string; payTo: string; network: string; asset: string } | undefined;
   /** Time limit of every call to a payment provider. */
   timeoutMs: number;
+  /** PER_USE_CHARGE_BATCH_MS: per-use charges are summed per token and sent this often; 0 sends each at once. */
+  perUseChargeBatchMs: number;
 }
 
 export type ReleaseStoreConfig = { kind: "dir"; dir: string } | { kind: "redis"; url: string; prefix: string };
@@ -262,6 +264,7 @@ function _payments(env: Record<string, string | undefined>): PaymentsConfig {
     agentNetwork,
     x402,
     timeoutMs: _int(env, "PAYMENT_TIMEOUT_MS", 10_000, 100, 120_000),
+    perUseChargeBatchMs: _int(env, "PER_USE_CHARGE_BATCH_MS", 0, 0, 60_000),
   };
 }
 

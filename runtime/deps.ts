@@ -11,6 +11,7 @@ import type { Logger } from "./logger.ts";
 import type { Limits } from "./schema/catalog.ts";
 import type { PaymentProviders } from "./payments/providers/create-providers.ts";
 import type { Metrics } from "./metrics/create-metrics.ts";
+import type { ChargeBatcher } from "./payments/charge-batcher.ts";
 
 /** The build in service; swapped atomically when a new release is loaded. */
 export interface BuildRef {
@@ -28,6 +29,8 @@ export interface AppDeps {
   payments: PaymentProviders;
   /** Prometheus registry and recorders of this app (GET /metrics); absent, nothing is recorded. */
   metrics?: Metrics;
+  /** Per-use charges summed per token and sent every PER_USE_CHARGE_BATCH_MS; absent, each is sent at once. */
+  perUseCharges?: ChargeBatcher;
 }
 
 /** The catalogue's limits with the configured overrides applied (what /api/status reports). */

@@ -5,6 +5,7 @@
 import { serve } from "h3";
 import { createApp } from "./app.ts";
 import { createPaymentProviders, type PaymentProviders } from "./payments/providers/create-providers.ts";
+import { createChargeBatcher } from "./payments/charge-batcher.ts";
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
 import type { RuntimeConfig } from "./config.ts";
@@ -41,6 +42,9 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
   const backend = options.backend ?? (await openBackend(config));
   const deps: AppDeps = { config, clock, logger, backend, build: { current: artifacts }, keys: createKeysStore(backend, { now: () => clock.now() }), payments: options.payments ?? createPaymentProviders(config.payments) };
   deps.metrics = createMetrics({ build: deps.build, backend });
+  if (config.payments.perUseChargeBatchMs > 0 && deps.payments.agentNetwork) {
+    deps.perUseCharges = createChargeBatcher({ network: deps.payments.agentNetwork, intervalMs: config.payments.perUseChargeBatchMs, logger });
+  }
   if (!config.adminKey) logger.warn("ADMIN_KEY is not set: POST /api/keys answers 403 for any bearer");
   // Follow published releases: the current one is in service before the first request.
   const releaseStore = config.releaseStore ? await createReleaseStore(config.releaseStore) : null;
@@ -80,6 +84,8 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
         await server.close();
         clearTimeout(force);
         releases?.stop();
+        // Charges for content already served go out before the process ends.
+        await deps.perUseCharges?.close();
         await releaseStore?.dispose();
         await backend.close();
         logger.info("stopped");

@@ -3,7 +3,8 @@
  * `authorizePerUse` verifies the token (signature checked once per token, then cached) before
  * any content is chosen; `chargePerUse` spends one content node request from the token's ledger
  * (atomic, so concurrent requests never spend more than the token's value, nor more than `mnr`
- * requests) and charges it through the network. Index requests and 304s are never charged.
+ * requests) and charges it through the network, at once or, with PER_USE_CHARGE_BATCH_MS, summed
+ * per token by `charge-batcher.ts`. Index requests and 304s are never charged.
  */
 import type { AppDeps } from "../deps.ts";
 import { limitsInForce } from "../deps.ts";
@@ -22,6 +23,9 @@ export async function authorizePerUse(deps: AppDeps, token: string, now: number)
   if (!network) throw apiError("payment_provider_unavailable", { detail: "Per-use payment tokens are not accepted on this deployment; use a key." });
   const verified = await network.verify(token, now);
   if (verified.type === "kya") throw apiError("payment_token_required", { detail: "A kya token proves identity but carries no funds; content needs a pay or kya-pay token.", extra: { unlock: howToPay() } });
+  if (deps.perUseCharges?.refused(verified.jti)) {
+    throw apiError("payment_failed", { detail: "The agent payment network refused an earlier charge of this token; use another token.", extra: { unlock: howToPay() } });
+  }
   return { token, verified };
 }
 
@@ -31,7 +35,12 @@ export async function chargePerUse(deps: AppDeps, authorization: PerUseAuthoriza
   const { verified } = authorization;
   const limit = verified.maxRequests === null ? verified.valueMicros : Math.min(verified.valueMicros, verified.maxRequests * price);
   const { spentMicros } = await reserveFromLedger(deps, verified, price, limit, now);
-  await deps.payments.agentNetwork!.charge(authorization.token, price);
-  deps.logger.info("per-use charge", { jti: verified.jti, sub: verified.sub, charged_usd_micros: price, spent_usd_micros: spentMicros });
+  if (deps.perUseCharges) {
+    // Reserved in the ledger above, so batching the network call cannot overspend the token.
+    deps.perUseCharges.add(authorization.token, verified, price);
+  } else {
+    await deps.payments.agentNetwork!.charge(authorization.token, price);
+    deps.logger.info("per-use charge", { jti: verified.jti, sub: verified.sub, charged_usd_micros: price, spent_usd_micros: spentMicros });
+  }
   return { "pay-network-charged": toUsdDecimal(price), "pay-network-remaining": toUsdDecimal(Math.max(0, limit - spentMicros)) };
 }
