@@ -37,7 +37,7 @@ export async function readContent(ctx: McpContext, request: ContentRequest): Pro
   if (layers && request.node === null) throw apiError("validation_failed", { detail: `"layers" applies to a node; an index carries no layers.` });
 
   const caller = await ctx.caller();
-  if (caller.kind === "anonymous") ctx.anonymous.assert(ctx.client, ctx.now);
+  if (caller.kind === "anonymous") ctx.anonymous.assert(ctx.client(), ctx.now);
   if (vertical.status !== "live") {
     return { bytes: new TextEncoder().encode(JSON.stringify(await describePlaceholder(ctx.deps, vertical))), etag: null };
   }

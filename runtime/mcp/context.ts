@@ -26,8 +26,8 @@ export interface ResultCache {
 export interface McpContext extends McpShared {
   now: number;
   requestId: string;
-  /** Client address for the anonymous limit. */
-  client: string;
+  /** The caller's address for the anonymous limit; computed on first use (it reads every header). */
+  client(): string;
   /** Resolves the presented credentials once; a bad key throws the REST 401 (`ApiError`). */
   caller(): Promise<Caller>;
   /** The caller when the credentials resolve, else anonymous (for keyless listings). */

@@ -94,7 +94,10 @@ export default definePlugin<AppDeps>((app, deps) => {
     const mcp = _context(event, shared);
     try {
       const result = await handler(mcp, message.params);
-      return sendBytes(event, 200, toResponseBytes(message.id, result), { "cache-control": "no-store", ...mcp.headers, vary: CREDENTIAL_VARY });
+      const headers = mcp.headers;
+      headers["cache-control"] ??= "no-store";
+      headers.vary = CREDENTIAL_VARY;
+      return sendBytes(event, 200, toResponseBytes(message.id, result), headers);
     } catch (error) {
       if (error instanceof RpcError) return sendJson(event, 200, rpcErrorBody(message.id, error.code, error.message, error.data));
       deps.logger.error("mcp method failed", { request_id: ctx.requestId, method: message.method, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
@@ -134,11 +137,15 @@ function _context(event: H3Event, shared: McpShared): McpContext {
     });
     return caller;
   };
+  // Fields listed, not spread: spreading `shared` took about 7% of a tools/call in profiles.
   return {
-    ...shared,
+    deps,
+    selector: shared.selector,
+    anonymous: shared.anonymous,
+    results: shared.results,
     now,
     requestId: ctx.requestId,
-    client: clientAddress(event, deps.config.trustProxy),
+    client: () => clientAddress(event, deps.config.trustProxy),
     presentedKey: credentials.key,
     caller: resolve,
     callerOrAnonymous: () => resolve().catch((error: unknown): Caller => {

@@ -86,7 +86,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: SearchResponseSchema,
     run: async (ctx, args: Static<typeof SearchRequestSchema>) => {
       const caller = await ctx.caller();
-      if (caller.kind === "anonymous") ctx.anonymous.assert(ctx.client, ctx.now);
+      if (caller.kind === "anonymous") ctx.anonymous.assert(ctx.client(), ctx.now);
       const outcome = await searchNodes(ctx.deps, caller, { q: args.q, vertical: args.vertical ?? null, limit: args.limit ?? null }, ctx.now);
       Object.assign(ctx.headers, outcome.headers);
       return { structured: outcome.body };
