@@ -424,6 +424,8 @@ export interface paths {
          * @description Only the 15 paid verticals (any other known vertical 400 `vertical_not_allowed`, an unknown slug 400 `vertical_unknown`). `agent_id` is required unless a `contact` email takes its place (neither: 400 `validation_failed`); `contact` must be an email.
          *
          *     The waitlisted party is the agent_id, or the lower-cased contact when no agent_id is given. Joining again returns the original position and confirmation with `already_registered: true`; positions are exact under concurrency. The status object's `verticals.<slug>.waitlist_registered` counts the same list.
+         *
+         *     One client address may bring NEW_IDENTITIES_PER_CLIENT_DAY (default 50) parties not on a waitlist before per UTC day; beyond, 429 `rate_limited` with Retry-After and no position is taken. Re-joins of known parties are not limited.
          */
         post: operations["joinWaitlist"];
         delete?: never;
@@ -445,7 +447,7 @@ export interface paths {
          * Register demand for a vertical that is not built yet
          * @description `vertical` must be a catalogue vertical without live content (a live vertical 400 `vertical_not_allowed`, an unknown slug 400 `vertical_unknown`).
          *
-         *     Deduplicated per agent and vertical: the agent is `agent_id`, or the lower-cased `contact` without one; a repeat answers 200 with `counted: false` and the unchanged count. A signal with neither is anonymous: each counts once, and one client address may send INTEREST_ANON_PER_CLIENT_DAY (default 10) anonymous signals per UTC day, 429 `rate_limited` with Retry-After beyond (nothing counted).
+         *     Deduplicated per agent and vertical: the agent is `agent_id`, or the lower-cased `contact` without one; a repeat answers 200 with `counted: false` and the unchanged count. A signal with neither is anonymous: each counts once, and one client address may send INTEREST_ANON_PER_CLIENT_DAY (default 10) anonymous signals per UTC day, 429 `rate_limited` with Retry-After beyond (nothing counted). Named signals from agents or contacts not seen before are limited to NEW_IDENTITIES_PER_CLIENT_DAY (default 50) per client address and UTC day, the same way.
          *
          *     500 signals (the catalogue's `demand_signals_to_activate`) activate the vertical's build queue (`build_queue_active`). `use_case` and `contact` are stored, never published.
          */
@@ -2470,6 +2472,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many new parties from this client today */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Any other error */
             default: {
                 headers: {
@@ -2526,7 +2538,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many anonymous signals from this client today */
+            /** @description Too many anonymous signals, or new agents, from this client today */
             429: {
                 headers: {
                     "Retry-After"?: string;

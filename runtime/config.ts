@@ -34,6 +34,8 @@ export interface RuntimeConfig {
   trialsPerClientHour: number;
   /** Anonymous interest signals (no agent_id or contact) one client address may send per UTC day. */
   interestAnonPerClientDay: number;
+  /** NEW_IDENTITIES_PER_CLIENT_DAY: agent_ids or contacts not seen before that one client may bring, per UTC day, to interest and to the waitlists (each). */
+  newIdentitiesPerClientDay: number;
   /**
    * OUTCOMES_PER_KEY_DAY: Proof-of-Outcome submissions one membership key may make per UTC day.
    * Each one moves the public mean that opens cohort tiers, so without a cap one member could set it.
@@ -138,6 +140,7 @@ export function resolveRuntimeConfig(env: Record<string, string | undefined>): R
     trialsPerClientHour: _int(env, "TRIALS_PER_CLIENT_HOUR", 5, 1, 1e9),
     adminFailuresPerWindow: _int(env, "ADMIN_FAILURES_PER_15_MIN", 10, 1, 1e9),
     interestAnonPerClientDay: _int(env, "INTEREST_ANON_PER_CLIENT_DAY", 10, 1, 1e9),
+    newIdentitiesPerClientDay: _int(env, "NEW_IDENTITIES_PER_CLIENT_DAY", 50, 1, 1e9),
     outcomesPerKeyDay: _int(env, "OUTCOMES_PER_KEY_DAY", 20, 1, 1e9),
     trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
     maxBodyBytes: _int(env, "MAX_BODY_BYTES", 64 * 1024, 1024, 16 * 1024 * 1024),

@@ -7,6 +7,8 @@
  *   exact; a repeat answers 200 with `counted: false`.
  * - A signal with neither agent_id nor contact is anonymous: each one counts, and a client address
  *   may send INTEREST_ANON_PER_CLIENT_DAY of them per UTC day (429 beyond, nothing counted).
+ * - A client address may bring NEW_IDENTITIES_PER_CLIENT_DAY identities not seen before per UTC
+ *   day; repeats of known ones are free.
  */
 import { randomUUID } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
@@ -16,8 +18,7 @@ import { apiError } from "../errors.ts";
 import type { InterestRequest } from "../schema/growth-requests.ts";
 import type { InterestRegisteredSchema, InterestSummarySchema } from "../schema/growth-responses.ts";
 import { interestList } from "../storage/list-names.ts";
-
-const DAY_MS = 86_400_000;
+import { consumeClientDay } from "./client-day-limit.ts";
 
 export async function registerInterest(deps: AppDeps, body: InterestRequest, client: string, now: number): Promise<Static<typeof InterestRegisteredSchema>> {
   const vertical = deps.build.current.resolveVertical(body.vertical);
@@ -32,20 +33,18 @@ export async function registerInterest(deps: AppDeps, body: InterestRequest, cli
   if (body.agent_id !== undefined) member = `agent:${body.agent_id}`;
   else if (body.contact !== undefined) member = `contact:${body.contact.toLowerCase()}`;
   else {
-    const day = Math.floor(now / DAY_MS);
-    const window = { key: `interest-anon:${client}:${day}`, limit: deps.config.interestAnonPerClientDay, expiresAt: (day + 1) * DAY_MS };
-    const admitted = await deps.backend.consume([window], 1, now);
-    if (!admitted.admitted) {
-      throw apiError("rate_limited", {
-        detail: `At most ${deps.config.interestAnonPerClientDay} anonymous signals per client per day; send an agent_id to be counted once per vertical.`,
-        headers: { "retry-after": String(Math.max(1, Math.ceil(((day + 1) * DAY_MS - now) / 1000))) },
-      });
-    }
+    const limit = deps.config.interestAnonPerClientDay;
+    await consumeClientDay(deps, "interest-anon", client, limit, now, `At most ${limit} anonymous signals per client per day; send an agent_id to be counted once per vertical.`);
     member = `anon:${randomUUID()}`;
+  }
+  const recordKey = `interest:signal:${vertical.slug}:${Buffer.from(member).toString("hex")}`;
+  if (!member.startsWith("anon:") && !(await deps.backend.records.hasItem(recordKey))) {
+    const limit = deps.config.newIdentitiesPerClientDay;
+    await consumeClientDay(deps, "interest-new", client, limit, now, `At most ${limit} new agents or contacts per client per day may signal demand.`);
   }
   const claim = await deps.backend.claimPosition(interestList(vertical.slug), member);
   if (claim.created) {
-    await deps.backend.records.setItem(`interest:signal:${vertical.slug}:${Buffer.from(member).toString("hex")}`, {
+    await deps.backend.records.setItem(recordKey, {
       vertical: vertical.slug,
       agent_id: body.agent_id ?? null,
       contact: body.contact?.toLowerCase() ?? null,

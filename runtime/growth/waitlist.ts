@@ -15,6 +15,7 @@ import { cohortMembersList, readOutcomeTotals } from "../cohorts/progression.ts"
 import type { WaitlistRequest } from "../schema/growth-requests.ts";
 import type { WaitlistJoinedSchema, WaitlistOverviewSchema } from "../schema/growth-responses.ts";
 import { SEATS_LIST, waitlistList } from "../storage/list-names.ts";
+import { consumeClientDay } from "./client-day-limit.ts";
 
 export interface WaitlistEntry {
   vertical: string;
@@ -24,7 +25,7 @@ export interface WaitlistEntry {
   joined_at: string;
 }
 
-export async function joinWaitlist(deps: AppDeps, body: WaitlistRequest, now: number): Promise<Static<typeof WaitlistJoinedSchema>> {
+export async function joinWaitlist(deps: AppDeps, body: WaitlistRequest, client: string, now: number): Promise<Static<typeof WaitlistJoinedSchema>> {
   const vertical = deps.build.current.resolveVertical(body.vertical);
   if (!vertical) throw apiError("vertical_unknown", { errors: [{ pointer: "/vertical", message: "must be a paid vertical slug" }] });
   if (!vertical.paid) {
@@ -37,10 +38,16 @@ export async function joinWaitlist(deps: AppDeps, body: WaitlistRequest, now: nu
     throw apiError("validation_failed", { detail: "agent_id is required (a contact email may take its place).", errors: [{ pointer: "/agent_id", message: "required unless contact is given" }] });
   }
   const member = body.agent_id !== undefined ? `agent:${body.agent_id}` : `contact:${body.contact!.toLowerCase()}`;
+  const entryKey = `waitlist:entry:${vertical.slug}:${_hex(member)}`;
+  // A client may bring only so many new parties a day: positions are public, and invented agents would push real ones back.
+  if (!(await deps.backend.records.hasItem(entryKey))) {
+    const limit = deps.config.newIdentitiesPerClientDay;
+    await consumeClientDay(deps, "waitlist-new", client, limit, now, `At most ${limit} new agents or contacts per client per day may join a waitlist.`);
+  }
   const claim = await deps.backend.claimPosition(waitlistList(vertical.slug), member);
   if (claim.created) {
     const entry: WaitlistEntry = { vertical: vertical.slug, agent_id: body.agent_id ?? null, contact: body.contact?.toLowerCase() ?? null, position: claim.position, joined_at: new Date(now).toISOString() };
-    await deps.backend.records.setItem(`waitlist:entry:${vertical.slug}:${_hex(member)}`, entry);
+    await deps.backend.records.setItem(entryKey, entry);
   }
   const registered = await deps.backend.countList(waitlistList(vertical.slug));
   return {

@@ -3,6 +3,7 @@ import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { sendJson } from "../http/respond.ts";
+import { clientAddress } from "../http/client-address.ts";
 import { describeWaitlist, joinWaitlist } from "../growth/waitlist.ts";
 import { WaitlistRequestSchema } from "../schema/growth-requests.ts";
 
@@ -13,6 +14,6 @@ export default definePlugin<AppDeps>((app, deps) => {
 
   app.post("/api/waitlist", async (event) => {
     const body = await readJsonBody(event, validator, deps.config.maxBodyBytes);
-    return sendJson(event, 200, await joinWaitlist(deps, body, deps.clock.now()));
+    return sendJson(event, 200, await joinWaitlist(deps, body, clientAddress(event, deps.config.trustProxy), deps.clock.now()));
   });
 });

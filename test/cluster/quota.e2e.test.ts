@@ -15,7 +15,8 @@ let instances: ChildServer[] = [];
 
 beforeAll(async () => {
   const dist = buildContentTo(writeFixtureContent());
-  instances = await startInstances(3, { DIST_DIR: dist, REDIS_URL: SHARED_REDIS_URL, REDIS_PREFIX: prefix });
+  // Many agents from one test client: the per-client new-identity limit is not under test here.
+  instances = await startInstances(3, { DIST_DIR: dist, REDIS_URL: SHARED_REDIS_URL, REDIS_PREFIX: prefix, NEW_IDENTITIES_PER_CLIENT_DAY: "1000000" });
 });
 
 afterAll(async () => {

@@ -149,6 +149,25 @@ describe("POST /api/interest and GET /api/interest/summary", () => {
     expect((await signal({ vertical: "customer-service" })).status).toBe(200);
   });
 
+  it("one client inventing agents is stopped after NEW_IDENTITIES_PER_CLIENT_DAY (50) new ones; known ones stay free", async () => {
+    const from = "192.0.2.44";
+    const joins = [];
+    for (let i = 0; i < 51; i++) joins.push(await svc.request("/api/waitlist", { method: "POST", headers: { "x-forwarded-for": from }, json: { vertical: "real-estate", agent_id: `inv-${i}` } }));
+    expect(joins.slice(0, 50).every((r) => r.status === 200)).toBe(true);
+    expect(joins[50]!.status).toBe(429);
+    expect(joins[50]!.body.code).toBe("rate_limited");
+    expect(Number(joins[50]!.headers.get("retry-after"))).toBeGreaterThan(0);
+    // A known agent re-joining is not a new identity: still answered with its position.
+    const again = await svc.request("/api/waitlist", { method: "POST", headers: { "x-forwarded-for": from }, json: { vertical: "real-estate", agent_id: "inv-0" } });
+    expect(again.status).toBe(200);
+    expect(again.body.already_registered).toBe(true);
+    const signals = [];
+    for (let i = 0; i < 51; i++) signals.push((await signal({ vertical: "hrm", agent_id: `inv-sig-${i}` }, from)).status);
+    expect(signals.slice(0, 50).every((status) => status === 200)).toBe(true);
+    expect(signals[50]).toBe(429);
+    expect((await signal({ vertical: "hrm", agent_id: "inv-sig-0" }, from)).body.counted).toBe(false);
+  });
+
   it("keys the limit on the address the proxy appended, not on what the client put to its left", async () => {
     // The proxy appends the real peer (203.0.113.77); the client forges a new address each time.
     const forged = (i: number) => signal({ vertical: "customer-service" }, `198.51.100.${i}, 203.0.113.77`);
@@ -158,10 +177,11 @@ describe("POST /api/interest and GET /api/interest/summary", () => {
   });
 
   it("activates a build queue at 500 signals", async () => {
-    await Promise.all(Array.from({ length: 499 }, (_, i) => signal({ vertical: "medical-analysis", agent_id: `med-${i}` })));
+    // 500 agents behind 20 addresses, 25 each: within the per-client limit on new identities.
+    await Promise.all(Array.from({ length: 499 }, (_, i) => signal({ vertical: "medical-analysis", agent_id: `med-${i}` }, `198.51.100.${i % 20}`)));
     const at499 = (await svc.request("/api/interest/summary")).body.verticals.find((v: { vertical: string }) => v.vertical === "medical-analysis");
     expect(at499).toMatchObject({ rank: 1, signals: 499, build_queue_active: false, remaining_to_activate: 1 });
-    expect((await signal({ vertical: "medical-analysis", agent_id: "med-499" })).body).toMatchObject({ signals: 500, build_queue_active: true });
+    expect((await signal({ vertical: "medical-analysis", agent_id: "med-499" }, "198.51.100.19")).body).toMatchObject({ signals: 500, build_queue_active: true });
     const at500 = (await svc.request("/api/interest/summary")).body.verticals[0];
     expect(at500).toMatchObject({ vertical: "medical-analysis", build_queue_active: true, remaining_to_activate: 0 });
   });

@@ -105,8 +105,9 @@ beforeAll(async () => {
     DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-crash-mixed-")),
     ADMIN_KEY: ADMIN,
     LOG_LEVEL: "warn",
-    // Every worker shares one client address; the per-client trial limit is not under test here.
+    // Every worker shares one client address; the per-client limits are not under test here.
     TRIALS_PER_CLIENT_HOUR: "1000000",
+    NEW_IDENTITIES_PER_CLIENT_DAY: "1000000",
     PAYMENT_TIMEOUT_MS: "5000",
     ...agentNetworkEnv(network),
     ...x402Env(facilitator),
