@@ -18,7 +18,7 @@ import { apiError } from "../errors.ts";
 import type { InterestRequest } from "../schema/growth-requests.ts";
 import type { InterestRegisteredSchema, InterestSummarySchema } from "../schema/growth-responses.ts";
 import { interestList } from "../storage/list-names.ts";
-import { consumeClientDay } from "./client-day-limit.ts";
+import { consumeDaily } from "./daily-limit.ts";
 
 export async function registerInterest(deps: AppDeps, body: InterestRequest, client: string, now: number): Promise<Static<typeof InterestRegisteredSchema>> {
   const vertical = deps.build.current.resolveVertical(body.vertical);
@@ -34,13 +34,13 @@ export async function registerInterest(deps: AppDeps, body: InterestRequest, cli
   else if (body.contact !== undefined) member = `contact:${body.contact.toLowerCase()}`;
   else {
     const limit = deps.config.interestAnonPerClientDay;
-    await consumeClientDay(deps, "interest-anon", client, limit, now, `At most ${limit} anonymous signals per client per day; send an agent_id to be counted once per vertical.`);
+    await consumeDaily(deps, `interest-anon:${client}`, limit, now, { code: "rate_limited", detail: `At most ${limit} anonymous signals per client per day; send an agent_id to be counted once per vertical.` });
     member = `anon:${randomUUID()}`;
   }
   const recordKey = `interest:signal:${vertical.slug}:${Buffer.from(member).toString("hex")}`;
   if (!member.startsWith("anon:") && !(await deps.backend.records.hasItem(recordKey))) {
     const limit = deps.config.newIdentitiesPerClientDay;
-    await consumeClientDay(deps, "interest-new", client, limit, now, `At most ${limit} new agents or contacts per client per day may signal demand.`);
+    await consumeDaily(deps, `interest-new:${client}`, limit, now, { code: "rate_limited", detail: `At most ${limit} new agents or contacts per client per day may signal demand.` });
   }
   const claim = await deps.backend.claimPosition(interestList(vertical.slug), member);
   if (claim.created) {

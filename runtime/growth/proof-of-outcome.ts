@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
 import type { PresentedKey } from "../access/require-key.ts";
 import type { AppDeps } from "../deps.ts";
-import { apiError } from "../errors.ts";
+import { consumeDaily } from "./daily-limit.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
 import { meanConfidence, toScoreMicros } from "../cohorts/cohort-machine.ts";
 import { addOutcomeScore, evaluateProgression, readOutcomeTotals } from "../cohorts/progression.ts";
@@ -28,7 +28,11 @@ export interface OutcomeSubmission extends TelemetryRequest {
 }
 
 export async function submitProofOfOutcome(deps: AppDeps, caller: PresentedKey, body: TelemetryRequest, now: number): Promise<Static<typeof OutcomeRecordedSchema>> {
-  await _admitToday(deps, caller.record.id, now);
+  const limit = deps.config.outcomesPerKeyDay;
+  await consumeDaily(deps, `poo:day:${caller.record.id}`, limit, now, {
+    code: "outcome_limit_reached",
+    detail: `This key has made its ${limit} Proof-of-Outcome submissions for today (UTC); this one was not recorded and the aggregate did not change.`,
+  });
   const id = `poo_${randomUUID()}`;
   const submittedAt = new Date(now).toISOString();
   const submission: OutcomeSubmission = { ...body, id, key_id: caller.record.id, account: caller.record.account, submitted_at: submittedAt };
@@ -44,21 +48,4 @@ export async function submitProofOfOutcome(deps: AppDeps, caller: PresentedKey, 
     aggregate: { submissions: totals.submissions, mean_confidence_score: meanConfidence(totals.submissions, totals.confidenceMicros) },
     cohort: { active_cohort: active, opened: decision.kind === "advance" ? decision.to : null },
   };
-}
-
-// --- Internal helpers ---
-
-const DAY_MS = 86_400_000;
-
-/** Counts one submission against the key's UTC-day window, or throws the 429 when it is full. */
-async function _admitToday(deps: AppDeps, keyId: string, now: number): Promise<void> {
-  const day = Math.floor(now / DAY_MS);
-  const limit = deps.config.outcomesPerKeyDay;
-  const window = { key: `poo:day:${keyId}:${day}`, limit, expiresAt: (day + 1) * DAY_MS };
-  const result = await deps.backend.consume([window], 1, now);
-  if (result.admitted) return;
-  throw apiError("outcome_limit_reached", {
-    detail: `This key has made its ${limit} Proof-of-Outcome submissions for today (UTC); this one was not recorded and the aggregate did not change.`,
-    headers: { "retry-after": String(Math.max(1, Math.ceil(((day + 1) * DAY_MS - now) / 1000))) },
-  });
 }

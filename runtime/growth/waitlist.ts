@@ -15,7 +15,7 @@ import { cohortMembersList, readOutcomeTotals } from "../cohorts/progression.ts"
 import type { WaitlistRequest } from "../schema/growth-requests.ts";
 import type { WaitlistJoinedSchema, WaitlistOverviewSchema } from "../schema/growth-responses.ts";
 import { SEATS_LIST, waitlistList } from "../storage/list-names.ts";
-import { consumeClientDay } from "./client-day-limit.ts";
+import { consumeDaily } from "./daily-limit.ts";
 
 export interface WaitlistEntry {
   vertical: string;
@@ -42,7 +42,7 @@ export async function joinWaitlist(deps: AppDeps, body: WaitlistRequest, client:
   // A client may bring only so many new parties a day: positions are public, and invented agents would push real ones back.
   if (!(await deps.backend.records.hasItem(entryKey))) {
     const limit = deps.config.newIdentitiesPerClientDay;
-    await consumeClientDay(deps, "waitlist-new", client, limit, now, `At most ${limit} new agents or contacts per client per day may join a waitlist.`);
+    await consumeDaily(deps, `waitlist-new:${client}`, limit, now, { code: "rate_limited", detail: `At most ${limit} new agents or contacts per client per day may join a waitlist.` });
   }
   const claim = await deps.backend.claimPosition(waitlistList(vertical.slug), member);
   if (claim.created) {
