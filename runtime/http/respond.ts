@@ -5,10 +5,10 @@
 import type { H3Event } from "h3";
 import { FastResponse } from "srvx";
 import { baseHeaders, JSON_TYPE } from "./headers.ts";
+import { requestContext } from "./context.ts";
 
 const BASE_PAIRS = Object.entries(baseHeaders("")).filter(([name]) => name !== "x-request-id");
 const BASE_NAMES = new Set(Object.keys(baseHeaders("")));
-import { requestContext } from "./context.ts";
 
 export function sendBytes(event: H3Event, status: number, bytes: Uint8Array | string | null, headers: Record<string, string>): Response {
   const ctx = requestContext(event);

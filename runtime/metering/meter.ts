@@ -10,8 +10,7 @@ import { apiError } from "../errors.ts";
 import type { Limits } from "../schema/catalog.ts";
 import type { KeyRecord } from "../schema/keys.ts";
 import type { StateBackend } from "../storage/backend.ts";
-import { planWindows, type PlannedWindow } from "./quota.ts";
-import { secondsUntil } from "./quota.ts";
+import { planWindows, secondsUntil, type PlannedWindow } from "./quota.ts";
 import { rateLimitPolicy, rateLimitValue, tightestWindow } from "./rate-limit-headers.ts";
 
 const WINDOW_WORDS: Record<string, string> = { hour: "hourly", day: "daily" };

@@ -50,11 +50,9 @@ export async function checkoutWithX402(deps: AppDeps, order: CheckoutOrder, requ
   if (!x402) throw apiError("payment_provider_unavailable", { detail: "HTTP 402 (x402) payments are not configured on this deployment." });
   const description = `${order.quantity} ${order.vertical} membership key${order.quantity === 1 ? "" : "s"}, first month (${formatUsd(order.quote.totalMicros)})`;
   const requirements = buildRequirements(x402, order.quote.totalMicros, { url: request.resourceUrl, description });
-  const v2Header = request.headers.get("payment-signature");
-  const v1Header = request.headers.get("x-payment");
-  if (!v2Header && !v1Header) throw _paymentRequired(requirements, order, "X-PAYMENT header is required");
+  const payment = _presentedPayment(request.headers);
+  if (!payment) throw _paymentRequired(requirements, order, "X-PAYMENT header is required");
 
-  const payment = decodePaymentHeader((v2Header ?? v1Header)!, v2Header ? 2 : 1);
   const responseHeader = payment.version === 2 ? "payment-response" : "x-payment-response";
   const mismatch = mismatchReason(payment, requirements, now);
   if (mismatch) throw _paymentRequired(requirements, order, mismatch);
@@ -128,10 +126,8 @@ export async function checkoutWithX402(deps: AppDeps, order: CheckoutOrder, requ
  * account's next price differs, yet the same payment must still get the same answer.
  */
 export async function resumeX402(deps: AppDeps, headers: Headers, now: number): Promise<SavedResponse | null> {
-  const v2Header = headers.get("payment-signature");
-  const v1Header = headers.get("x-payment");
-  if (!deps.payments.x402 || (!v2Header && !v1Header)) return null;
-  const payment = decodePaymentHeader((v2Header ?? v1Header)!, v2Header ? 2 : 1);
+  const payment = deps.payments.x402 ? _presentedPayment(headers) : null;
+  if (!payment) return null;
   const earlier = await _findEarlier(deps, payment);
   if (earlier.kind === "answer") return earlier.answer;
   if (earlier.kind === "unconfirmed") throw _unconfirmedError(earlier.reason);
@@ -217,6 +213,14 @@ async function _readSealed<T>(deps: AppDeps, kind: SealedKind, payment: DecodedP
 async function _writeSealed<T>(deps: AppDeps, kind: SealedKind, payment: DecodedPayment, value: T): Promise<void> {
   const slot = `${kind}:${_paymentId(payment)}`;
   await deps.backend.records.setItem(slot, sealAnswer(value, _paymentSecret(payment), slot));
+}
+
+/** The payment of a PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) header, v2 first; null without either. */
+function _presentedPayment(headers: Headers): DecodedPayment | null {
+  const v2Header = headers.get("payment-signature");
+  const v1Header = headers.get("x-payment");
+  if (!v2Header && !v1Header) return null;
+  return decodePaymentHeader((v2Header ?? v1Header)!, v2Header ? 2 : 1);
 }
 
 function _paymentId(payment: DecodedPayment): string {
