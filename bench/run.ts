@@ -19,19 +19,12 @@ import autocannon from "autocannon";
 import { freePort } from "../test/helpers/child-server.ts";
 import { deletePrefix, uniquePrefix } from "../test/cluster/_cluster.ts";
 import { agentNetworkEnv, startAgentNetwork } from "../test/payments/stand-ins/agent-network.ts";
+import { HAS_TASKSET, HAS_WRK, issueKey, rotationScript, runWrk } from "./load-tools.ts";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const ADMIN = "bench-admin-secret-0123456789";
-const hasTaskset = (() => {
-  try {
-    execFileSync("taskset", ["-c", "0", "true"]);
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 interface Scenario {
   name: string;
@@ -53,15 +46,6 @@ interface Result {
   cpuUs: number;
 }
 
-const HAS_WRK = (() => {
-  try {
-    execFileSync("wrk", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch (error) {
-    // wrk prints its version and exits 1; only a missing binary is ENOENT.
-    return (error as NodeJS.ErrnoException).code !== "ENOENT";
-  }
-})();
 const CLOCK_TICKS = (() => {
   try {
     return Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
@@ -120,15 +104,11 @@ async function main(): Promise<void> {
   try {
     const svcUrl = `http://127.0.0.1:${svcPort}`;
     const redisSvcUrl = `http://127.0.0.1:${redisPort}`;
-    const redisKey = await _issueKey(redisSvcUrl);
-    const issued = await fetch(`${svcUrl}/api/keys`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
-      body: JSON.stringify({ vertical: "travel", label: "bench" }),
-    });
-    const key = ((await issued.json()) as { keys: Array<{ key: string }> }).keys[0]!.key;
+    const travelKey = { vertical: "travel", label: "bench" };
+    const redisKey = await issueKey(redisSvcUrl, ADMIN, travelKey);
+    const key = await issueKey(svcUrl, ADMIN, travelKey);
     // Many agents at once: every request a different key, so no two share counters in a batch.
-    const manyKeys = await Promise.all(Array.from({ length: 256 }, () => _issueKey(svcUrl)));
+    const manyKeys = await Promise.all(Array.from({ length: 256 }, () => issueKey(svcUrl, ADMIN, travelKey)));
     // Worth $1M: at $0.002 a node it outlasts any run.
     const payToken = await network.mint({ valueMicros: 1e12 });
     const batchedToken = await network.mint({ valueMicros: 1e12 });
@@ -180,18 +160,9 @@ async function _checkMcp(url: string, key: string, node: string): Promise<void> 
   }
 }
 
-async function _issueKey(svcUrl: string): Promise<string> {
-  const issued = await fetch(`${svcUrl}/api/keys`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
-    body: JSON.stringify({ vertical: "travel", label: "bench" }),
-  });
-  return ((await issued.json()) as { keys: Array<{ key: string }> }).keys[0]!.key;
-}
-
 async function _spawn(args: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
-  const cmd = hasTaskset ? "taskset" : process.execPath;
-  const argv = hasTaskset ? ["-c", "0", process.execPath, ...args] : args;
+  const cmd = HAS_TASKSET ? "taskset" : process.execPath;
+  const argv = HAS_TASKSET ? ["-c", "0", process.execPath, ...args] : args;
   const proc = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
   for (let i = 0; i < 300; i++) {
     if (proc.exitCode !== null) throw new Error(`${args[0]} exited with ${proc.exitCode}`);
@@ -203,7 +174,7 @@ async function _spawn(args: string[], env: Record<string, string>, readyUrl: str
 
 async function _load(s: Scenario, seconds: number): Promise<Result> {
   // Pin the generator to the other core; the servers run on core 0.
-  if (hasTaskset) execFileSync("taskset", ["-pc", "1", String(process.pid)], { stdio: "ignore" });
+  if (HAS_TASKSET) execFileSync("taskset", ["-pc", "1", String(process.pid)], { stdio: "ignore" });
   const cpuBefore = _cpuTicks(s.pid);
   const r = HAS_WRK ? await _wrk(s, seconds) : await _autocannon(s, seconds);
   const cpuAfter = _cpuTicks(s.pid);
@@ -242,21 +213,10 @@ async function _wrk(s: Scenario, seconds: number): Promise<LoadRun> {
     writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(s.body)}\n`);
     args.push("-s", script);
   } else if (s.rotateKeys) {
-    const script = join(mkdtempSync(join(tmpdir(), "vkr-wrk-")), "keys.lua");
-    const keys = s.rotateKeys.map((k) => JSON.stringify(k)).join(",");
-    writeFileSync(script, `local keys = {${keys}}\nlocal i = 0\nrequest = function()\n  i = i % #keys + 1\n  wrk.headers["x-service-key"] = keys[i]\n  return wrk.format()\nend\n`);
-    args.push("-s", script);
+    args.push("-s", rotationScript(s.rotateKeys, `wrk.headers["x-service-key"] = v\n  return wrk.format()`));
   }
   args.push(s.url);
-  const cmd = hasTaskset ? "taskset" : "wrk";
-  const argv = hasTaskset ? ["-c", "1", "wrk", ...args] : args;
-  const out = await new Promise<string>((resolve, reject) => {
-    const proc = spawn(cmd, argv, { stdio: ["ignore", "pipe", "inherit"] });
-    let text = "";
-    proc.stdout!.on("data", (d: Buffer) => (text += d));
-    proc.once("error", reject);
-    proc.once("exit", (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk exited with ${code}`))));
-  });
+  const out = await runWrk(args, 1);
   const ms = (label: string) => {
     const m = new RegExp(`^\\s*${label}%\\s+([\\d.]+)(us|ms|s)`, "m").exec(out);
     if (!m) return Number.NaN;
@@ -307,7 +267,7 @@ function _print(scenarios: Scenario[], results: Map<string, Result[]>, metered: 
   const header = ["scenario", "req/s", "p50 ms", "p99 ms", "ratio", "CPU µs/req", "CPU ratio", "errors"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
-  process.stdout.write(`\nbench: ${HAS_WRK ? "wrk" : "autocannon"}, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION}s, medians; taskset ${hasTaskset ? "on" : "off"}; node ${process.version}\n`);
+  process.stdout.write(`\nbench: ${HAS_WRK ? "wrk" : "autocannon"}, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION}s, medians; taskset ${HAS_TASKSET ? "on" : "off"}; node ${process.version}\n`);
   process.stdout.write("ratio = req/s ÷ baseline req/s; CPU ratio = baseline CPU per request ÷ this scenario's (1.00 = costs the server what the bare baseline does)\n");
   process.stdout.write(line(header) + "\n" + rows.map(line).join("\n") + "\n");
   process.stdout.write(`metered calls counted in the key's hour window: ${metered}\n`);

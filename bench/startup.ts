@@ -8,8 +8,8 @@
  * Env: BENCH_VERTICALS, BENCH_NODES_PER_VERTICAL (10 × 1000), BENCH_MEMORY_SECONDS (60),
  * BENCH_CONNECTIONS (64). Load comes from wrk when installed, else autocannon.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -18,6 +18,7 @@ import autocannon from "autocannon";
 import { buildContent } from "../build/index.ts";
 import { bundleServer, freePort } from "../test/helpers/child-server.ts";
 import { nodeId, writeCorpus } from "./corpus.ts";
+import { HAS_WRK, issueKey, rotationScript, runWrk } from "./load-tools.ts";
 
 const VERTICALS = Number(process.env.BENCH_VERTICALS ?? 10);
 const PER_VERTICAL = Number(process.env.BENCH_NODES_PER_VERTICAL ?? 1000);
@@ -26,14 +27,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const SAMPLE_SECONDS = 5;
 const ADMIN = "bench-admin-secret-0123456789";
 const REAL_CONTENT = fileURLToPath(new URL("../content/", import.meta.url));
-const HAS_WRK = (() => {
-  try {
-    execFileSync("wrk", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== "ENOENT"; // wrk --version exits 1
-  }
-})();
 
 async function main(): Promise<void> {
   const tmp = mkdtempSync(join(tmpdir(), "vkr-bench-startup-"));
@@ -66,7 +59,7 @@ async function main(): Promise<void> {
     const readyMs = performance.now() - started;
     const readyRss = _rssMb(server.pid!);
 
-    const key = await _issueKey(url);
+    const key = await issueKey(url, ADMIN, { vertical: "all", label: "bench-startup" });
     const paths = Array.from({ length: VERTICALS }, (_, v) => `bench-${String(v + 1).padStart(2, "0")}`).flatMap((slug) =>
       Array.from({ length: PER_VERTICAL }, (_, i) => `/api/demo?vertical=${slug}&node=${nodeId(slug, i + 1)}${i % 2 ? "&lean=true" : ""}`),
     );
@@ -105,16 +98,6 @@ async function _waitReady(url: string, proc: ChildProcess): Promise<void> {
   }
 }
 
-async function _issueKey(url: string): Promise<string> {
-  const res = await fetch(`${url}/api/keys`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
-    body: JSON.stringify({ vertical: "all", label: "bench-startup" }),
-  });
-  if (res.status !== 201) throw new Error(`key issuance answered ${res.status}: ${await res.text()}`);
-  return ((await res.json()) as { keys: Array<{ key: string }> }).keys[0]!.key;
-}
-
 /** Resident set size of a process in MB (Linux /proc), NaN elsewhere. */
 function _rssMb(pid: number): number {
   try {
@@ -138,16 +121,8 @@ async function _load(url: string, paths: string[], key: string, seconds: number)
     });
     return { requests: r.requests.total, errors: r.errors + r.non2xx };
   }
-  const script = join(mkdtempSync(join(tmpdir(), "vkr-wrk-")), "paths.lua");
-  writeFileSync(script, `local paths = {${paths.map((p) => JSON.stringify(p)).join(",")}}\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format("GET", paths[i])\nend\n`);
-  // Asynchronous, so the memory samples keep being taken while wrk runs.
-  const out = await new Promise<string>((resolve, reject) => {
-    const proc = spawn("wrk", ["-t1", `-c${CONNECTIONS}`, `-d${seconds}s`, "-H", `x-service-key: ${key}`, "-s", script, url], { stdio: ["ignore", "pipe", "inherit"] });
-    let text = "";
-    proc.stdout!.on("data", (d: Buffer) => (text += d));
-    proc.once("error", reject);
-    proc.once("exit", (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk exited with ${code}`))));
-  });
+  // Not awaited by the sampler: memory samples keep being taken while wrk runs.
+  const out = await runWrk(["-t1", `-c${CONNECTIONS}`, `-d${seconds}s`, "-H", `x-service-key: ${key}`, "-s", rotationScript(paths, `return wrk.format("GET", v)`), url]);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   return { requests, errors };
