@@ -108,6 +108,7 @@ beforeAll(async () => {
     // Every worker shares one client address; the per-client limits are not under test here.
     TRIALS_PER_CLIENT_HOUR: "1000000",
     NEW_IDENTITIES_PER_CLIENT_DAY: "1000000",
+    OUTCOMES_PER_KEY_DAY: "1000000",
     PAYMENT_TIMEOUT_MS: "5000",
     ...agentNetworkEnv(network),
     ...x402Env(facilitator),
