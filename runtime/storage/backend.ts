@@ -36,7 +36,12 @@ export interface StateBackend {
   readCounters(keys: string[], now: number): Promise<number[]>;
   /** First writer wins; an expired entry counts as absent. */
   insertOnce(key: string, value: string, expiresAt: number | null, now: number): Promise<InsertOnceResult>;
-  removeOnce(key: string): Promise<void>;
+  /**
+   * Deletes an insert-once entry; with `ifValue`, only while it still holds that value (compare
+   * and delete), so a holder that lost its entry can never remove the next holder's. True when
+   * something was deleted.
+   */
+  removeOnce(key: string, ifValue?: string): Promise<boolean>;
   /** Appends `member` to `list` once and returns its 1-based position, stable on repeats. */
   claimPosition(list: string, member: string): Promise<{ position: number; created: boolean }>;
   countList(list: string): Promise<number>;

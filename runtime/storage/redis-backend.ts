@@ -86,7 +86,8 @@ export async function createRedisBackend(options: RedisBackendOptions): Promise<
         const [created, stored] = await run.vkrInsertOnce(1, onceKey(key), value, expiry, gc, String(now));
         return { created: created === 1, value: stored };
       }),
-    removeOnce: (key) => _guard(async () => void (await client.unlink(onceKey(key)))),
+    removeOnce: (key, ifValue) =>
+      _guard(async () => (ifValue === undefined ? await client.unlink(onceKey(key)) : await run.vkrRemoveOnceIf(1, onceKey(key), ifValue)) > 0),
     claimPosition: (list, member) =>
       _guard(async () => {
         const [position, created] = await run.vkrClaimPosition(2, ...listKeys(list), member);
@@ -113,6 +114,7 @@ interface ScriptCommands {
   vkrConsume(numKeys: number, ...keysAndArgs: string[]): Promise<number[]>;
   vkrInsertOnce(numKeys: number, ...keysAndArgs: string[]): Promise<[number, string]>;
   vkrClaimPosition(numKeys: number, ...keysAndArgs: string[]): Promise<[number, number]>;
+  vkrRemoveOnceIf(numKeys: number, ...keysAndArgs: string[]): Promise<number>;
 }
 
 /**
@@ -167,6 +169,11 @@ redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'e', ARGV[2])
 if ARGV[3] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[3]) end
 return {1, ARGV[1]}
+`,
+  // KEYS: the entry. ARGV: the value it must still hold. Compare and delete in one step.
+  vkrRemoveOnceIf: `
+if redis.call('HGET', KEYS[1], 'v') == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
 `,
   // KEYS: the list's sequence and its member → position hash. ARGV: member.
   vkrClaimPosition: `

@@ -55,6 +55,7 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
     onceGet: db.prepare<[string], { value: string; expires_at: number | null }>("select value, expires_at from once where key = ?"),
     oncePut: db.prepare("insert or replace into once (key, value, expires_at) values (?, ?, ?)"),
     onceDel: db.prepare("delete from once where key = ?"),
+    onceDelIf: db.prepare("delete from once where key = ? and value = ?"),
     listGet: db.prepare<[string, string], { position: number }>("select position from lists where list = ? and member = ?"),
     headNext: db.prepare<[string], { n: number }>(
       "insert into list_heads (list, n) values (?, 1) on conflict(list) do update set n = n + 1 returning n",
@@ -103,7 +104,7 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
     consume: (windows, cost, now) => groupCommit.submit({ windows, cost, now }),
     readCounters: async (keys, now) => keys.map((k) => q.counterGet.get(k, now)?.n ?? 0),
     insertOnce: async (key, value, expiresAt, now) => insertOnce.immediate(key, value, expiresAt, now),
-    removeOnce: async (key) => void q.onceDel.run(key),
+    removeOnce: async (key, ifValue) => (ifValue === undefined ? q.onceDel.run(key) : q.onceDelIf.run(key, ifValue)).changes > 0,
     claimPosition: async (list, member) => claimPosition.immediate(list, member),
     countList: async (list) => q.listCount.get(list)?.n ?? 0,
     ping: async () => db.open,

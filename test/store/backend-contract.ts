@@ -123,6 +123,20 @@ export function testBackend(name: string, factory: () => BackendFactory): void {
       expect(new Set(racing.map((r) => r.value)).size).toBe(1);
     });
 
+    it("removeOnce with a value deletes only while the entry still holds it (compare and delete)", async () => {
+      const b = await fresh();
+      await b.insertOnce("slot:1", "holder-a", null, NOW);
+      expect(await b.removeOnce("slot:1", "holder-b")).toBe(false);
+      expect(await b.insertOnce("slot:1", "holder-b", null, NOW)).toEqual({ created: false, value: "holder-a" });
+      expect(await b.removeOnce("slot:1", "holder-a")).toBe(true);
+      expect(await b.removeOnce("slot:1", "holder-a")).toBe(false);
+      expect(await b.insertOnce("slot:1", "holder-b", null, NOW)).toEqual({ created: true, value: "holder-b" });
+      // A late duplicate release by the first holder must not free the second holder's entry.
+      expect(await b.removeOnce("slot:1", "holder-a")).toBe(false);
+      expect(await b.insertOnce("slot:1", "holder-c", null, NOW)).toEqual({ created: false, value: "holder-b" });
+      expect(await b.removeOnce("slot:1")).toBe(true);
+    });
+
     it("claimPosition gives unique consecutive positions, stable on repeats", async () => {
       const b = await fresh();
       const clients = current.shared ? [b, await open(), await open()] : [b];
