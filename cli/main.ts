@@ -5,6 +5,7 @@
 import { defineCommand, runMain } from "citty";
 import build from "./commands/build.ts";
 import keys from "./commands/keys.ts";
+import payments from "./commands/payments.ts";
 import publish from "./commands/publish.ts";
 import serve from "./commands/serve.ts";
 import status from "./commands/status.ts";
@@ -14,7 +15,7 @@ const main = defineCommand({
     name: "vkr",
     description: "Operate the knowledge retrieval service. Exit codes: 0 ok, 1 failure or usage error, 2 config error, 3 not found, 4 refused, 5 not ready.",
   },
-  subCommands: { serve, build, publish, keys, status },
+  subCommands: { serve, build, publish, keys, payments, status },
 });
 
 await runMain(main);

@@ -9,6 +9,8 @@ import { loadArtifacts, type Artifacts } from "../runtime/storage/artifacts.ts";
 import type { StateBackend } from "../runtime/storage/backend.ts";
 import { createKeysStore, type KeysStore } from "../runtime/storage/keys-store.ts";
 import { openBackend } from "../runtime/storage/open-backend.ts";
+import { createLogger } from "../runtime/logger.ts";
+import type { PurchaseDeps } from "../runtime/payments/purchase-flow.ts";
 
 export interface OperatorContext {
   config: RuntimeConfig;
@@ -17,6 +19,8 @@ export interface OperatorContext {
   /** No read cache: the CLI must see the store as it is now. */
   keys: KeysStore;
   limits: Limits;
+  /** What key issuance and reconciliation run on, the same steps the server takes. */
+  purchaseDeps: PurchaseDeps;
   now(): number;
   close(): Promise<void>;
 }
@@ -39,11 +43,13 @@ export function resolveOperatorConfig(args: { "data-dir"?: string | undefined; "
 export async function openOperatorContext(config: RuntimeConfig): Promise<OperatorContext> {
   const build = await loadArtifacts(config.distDir);
   const backend = await openBackend(config);
+  const keys = createKeysStore(backend, { cacheMs: 0 });
   return {
     config,
     build,
     backend,
-    keys: createKeysStore(backend, { cacheMs: 0 }),
+    keys,
+    purchaseDeps: { backend, keys, build: { current: build }, config, logger: createLogger(config.logLevel === "silent" ? "silent" : "warn", (line) => process.stderr.write(`${line}\n`)) },
     limits: limitsInForce({ build: { current: build }, config }),
     now: Date.now,
     close: () => backend.close(),

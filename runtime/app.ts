@@ -27,6 +27,8 @@ import mcp from "./mcp/index.ts";
 import status from "./routes/status.ts";
 import telemetry from "./routes/telemetry.ts";
 import checkout from "./routes/checkout.ts";
+import checkoutSuccess from "./routes/checkout-success.ts";
+import adminPayments from "./routes/admin-payments.ts";
 import trial from "./routes/trial.ts";
 import verify from "./routes/verify.ts";
 import waitlist from "./routes/waitlist.ts";
@@ -42,7 +44,7 @@ export function createApp(deps: AppDeps): H3 {
   });
 
   app.options("/**", (event) => sendBytes(event, 204, null, { ...preflightHeaders(requestContext(event).requestId), "content-type": "text/plain" }));
-  for (const plugin of [status, demo, evaluate, delta, trial, keys, verify, health, docs, adminKeys, metrics, browse, waitlist, interest, telemetry, referral, search, mcp, checkout]) app.register(plugin(deps));
+  for (const plugin of [status, demo, evaluate, delta, trial, keys, verify, health, docs, adminKeys, metrics, browse, waitlist, interest, telemetry, referral, search, mcp, checkout, checkoutSuccess, adminPayments]) app.register(plugin(deps));
   return app;
 }
 

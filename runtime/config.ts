@@ -85,6 +85,8 @@ export interface RuntimeConfig {
   mcpAllowedHosts: readonly string[];
   /** MCP_ALLOWED_ORIGINS: extra `Origin` values POST /mcp accepts (comma-separated, e.g. `https://app.example`). */
   mcpAllowedOrigins: readonly string[];
+  /** VKR_FAILPOINT: test-only; the process kills itself (SIGKILL) at this named point (runtime/failpoint.ts). */
+  failpoint: string | undefined;
 }
 
 export interface PaymentsConfig {
@@ -92,6 +94,8 @@ export interface PaymentsConfig {
   stripe: { secretKey: string; webhookSecret: string; apiBase: URL | undefined; successUrl: string | undefined; cancelUrl: string | undefined } | undefined;
   /** KEY_DELIVERY_URL: where keys bought by card are delivered (a mail relay taking JSON), with an optional bearer. */
   keyDelivery: { url: string; token: string | undefined } | undefined;
+  /** SMTP_URL / SMTP_FROM: keys bought by card are also mailed to `contact` through this SMTP server. */
+  smtp: { url: string; from: string } | undefined;
   /** The agent payment network (KYAPay tokens): pinned JWKS, our identity in its tokens, its charge API. */
   agentNetwork:
     | {
@@ -113,6 +117,8 @@ export interface PaymentsConfig {
   timeoutMs: number;
   /** PER_USE_CHARGE_BATCH_MS: per-use charges are summed per token and sent this often; 0 sends each at once. */
   perUseChargeBatchMs: number;
+  /** RECONCILE_INTERVAL_MS: how often each instance resolves purchases a crash left open (and once at start); 0 turns the timer off. */
+  reconcileIntervalMs: number;
 }
 
 export type ReleaseStoreConfig = { kind: "dir"; dir: string } | { kind: "redis"; url: string; prefix: string };
@@ -157,6 +163,7 @@ export function resolveRuntimeConfig(env: Record<string, string | undefined>): R
     metricsToken: env.METRICS_TOKEN ? env.METRICS_TOKEN : undefined,
     mcpAllowedHosts: _list(env.MCP_ALLOWED_HOSTS, (v) => v.toLowerCase()),
     mcpAllowedOrigins: _list(env.MCP_ALLOWED_ORIGINS, (v) => _origin(v, "MCP_ALLOWED_ORIGINS")),
+    failpoint: env.VKR_FAILPOINT ? env.VKR_FAILPOINT : undefined,
   });
 }
 
@@ -264,11 +271,28 @@ function _payments(env: Record<string, string | undefined>): PaymentsConfig {
   return {
     stripe,
     keyDelivery: keyDeliveryUrl ? { url: keyDeliveryUrl.href, token: set("KEY_DELIVERY_TOKEN") } : undefined,
+    smtp: _smtp(env),
     agentNetwork,
     x402,
     timeoutMs: _int(env, "PAYMENT_TIMEOUT_MS", 10_000, 100, 120_000),
     perUseChargeBatchMs: _int(env, "PER_USE_CHARGE_BATCH_MS", 0, 0, 60_000),
+    reconcileIntervalMs: _int(env, "RECONCILE_INTERVAL_MS", 60_000, 0, 86_400_000),
   };
+}
+
+function _smtp(env: Record<string, string | undefined>): PaymentsConfig["smtp"] {
+  const raw = env.SMTP_URL;
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError("SMTP_URL must be an smtp:// or smtps:// URL");
+  }
+  if (url.protocol !== "smtp:" && url.protocol !== "smtps:") throw new ConfigError("SMTP_URL must be an smtp:// or smtps:// URL");
+  const from = env.SMTP_FROM || `keys@${url.hostname}`;
+  if (!/^[^\s@]+@[^\s@]+$/.test(from.replace(/^.*<(.+)>$/, "$1"))) throw new ConfigError(`SMTP_FROM must be an email address, got "${from.slice(0, 100)}"`);
+  return { url: raw, from };
 }
 
 function _httpUrl(env: Record<string, string | undefined>, name: string): URL | undefined {

@@ -31,6 +31,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** Per-use charges summed per token and sent every PER_USE_CHARGE_BATCH_MS; absent, each is sent at once. */
   perUseCharges?: ChargeBatcher;
+  /** Where the server listens, once it does (PORT=0 picks the port at start). */
+  listening?: { url: string };
 }
 
 /** The catalogue's limits with the configured overrides applied (what /api/status reports). */

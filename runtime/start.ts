@@ -18,6 +18,7 @@ import { createKeysStore } from "./storage/keys-store.ts";
 import { openBackend } from "./storage/open-backend.ts";
 import { createReleaseStore } from "./releases/release-store.ts";
 import { startReleaseWatcher } from "./releases/watch-releases.ts";
+import { startReconciler } from "./payments/reconcile.ts";
 
 export interface StartOptions {
   clock?: Clock;
@@ -46,6 +47,9 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
     deps.perUseCharges = createChargeBatcher({ network: deps.payments.agentNetwork, intervalMs: config.payments.perUseChargeBatchMs, logger });
   }
   if (!config.adminKey) logger.warn("ADMIN_KEY is not set: POST /api/keys answers 403 for any bearer");
+  if (!config.publicBaseUrl && (deps.payments.card || deps.payments.x402)) {
+    logger.warn("PUBLIC_BASE_URL is not set: Stripe's success URL and x402's resource use the listening address; set it when clients reach this server through another name");
+  }
   // Follow published releases: the current one is in service before the first request.
   const releaseStore = config.releaseStore ? await createReleaseStore(config.releaseStore) : null;
   const releases = releaseStore ? startReleaseWatcher({ store: releaseStore, build: deps.build, pollMs: config.releasePollMs, logger }) : null;
@@ -71,6 +75,9 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
   const address = server.node?.server?.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  deps.listening = { url };
+  // Purchases a crash left open are finished or undone without waiting for their buyers to retry.
+  const stopReconciler = config.payments.reconcileIntervalMs > 0 ? startReconciler(deps, config.payments.reconcileIntervalMs) : null;
   logger.info("listening", { url, build_id: deps.build.current.buildId, store: backend.kind });
 
   let closing: Promise<void> | null = null;
@@ -84,6 +91,7 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
         await server.close();
         clearTimeout(force);
         releases?.stop();
+        stopReconciler?.();
         // Charges for content already served go out before the process ends.
         await deps.perUseCharges?.close();
         await releaseStore?.dispose();

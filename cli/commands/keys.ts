@@ -1,13 +1,13 @@
 /**
  * `vkr keys create | list | show | revoke`: key administration on the service's own store, through
- * the same functions as POST /api/keys and the admin routes (issueKeys, revokeKey, the admin view).
+ * the same functions as POST /api/keys and the admin routes (issueAdminKeys, revokeKey, the admin view).
  */
 import { defineCommand } from "citty";
 import { readActiveCohort } from "../../runtime/cohorts/active-cohort.ts";
 import { apiError } from "../../runtime/errors.ts";
 import { compileValidator } from "../../runtime/http/body.ts";
 import { describeKeyForAdmin } from "../../runtime/keys/admin-key-view.ts";
-import { issueKeys } from "../../runtime/keys/issue-keys.ts";
+import { issueAdminKeys } from "../../runtime/keys/issue-keys.ts";
 import { findKey, revokeKey, toKeyReference } from "../../runtime/keys/revoke-key.ts";
 import type { AdminKeyView } from "../../runtime/schema/admin-keys.ts";
 import { IssueKeysRequestSchema } from "../../runtime/schema/requests.ts";
@@ -41,9 +41,9 @@ const create = defineCommand({
       const vertical = body.vertical === "all" ? "all" : ctx.build.resolveVertical(body.vertical)?.slug;
       if (!vertical) throw apiError("vertical_unknown", { detail: `"${body.vertical}" is not a vertical (or all).` });
       const now = ctx.now();
-      const issued = await issueKeys(
-        { backend: ctx.backend, keys: ctx.keys, limits: ctx.limits },
-        { type: "membership", vertical, quantity: body.quantity ?? 1, cohort: await readActiveCohort(ctx.backend), source: "admin", agentId: body.agent_id, contact: body.contact, label: body.label, permanent: body.permanent ?? false, expiresAt: null },
+      const issued = await issueAdminKeys(
+        ctx.purchaseDeps,
+        { vertical, quantity: body.quantity ?? 1, cohort: await readActiveCohort(ctx.backend), agentId: body.agent_id, contact: body.contact, label: body.label, permanent: body.permanent ?? false },
         now,
       );
       const keys = await Promise.all(issued.map(async (i) => ({ key: i.key, ...(await describeKeyForAdmin(ctx.backend, ctx.limits, i.record, now)) })));

@@ -1,8 +1,8 @@
 /**
  * For endpoints whose spec says "key header required" (PoV, member telemetry, referral): the key
  * in X-Service-Key (or `Authorization: Bearer svc_…`), resolved to an active record. No key is
- * 401 `key_missing`; a bad key 401 `key_*`; with `membership: true` a trial key is 401
- * `membership_required`.
+ * 401 `key_missing`; a bad key 401 `key_*`; with `membership: true` a trial key, a valid key of
+ * the wrong kind, is 403 `key_kind_not_allowed`.
  */
 import type { H3Event } from "h3";
 import { apiError } from "../errors.ts";
@@ -22,6 +22,6 @@ export async function requireKey(event: H3Event, deps: { keys: KeysStore }, opti
   if (key === null || key === "") throw apiError("key_missing");
   const record = await resolveKey(key, deps.keys, options.now);
   ctx.keyId = record.id;
-  if (options.membership && record.type !== "membership") throw apiError("membership_required", options.detail ? { detail: options.detail } : {});
+  if (options.membership && record.type !== "membership") throw apiError("key_kind_not_allowed", options.detail ? { detail: options.detail } : {});
   return { key, record };
 }

@@ -1,98 +1,96 @@
 /**
- * Issuing keys: admin issuance, trials and (later) checkout all come through here, so the account
- * cap and the key format are enforced in one place. The cap of 5 keys per account is an atomic
- * counter: racing requests can never give an account a sixth key.
+ * Issuing keys outside a checkout: admin issuance (POST /api/keys, `vkr keys create`) and trials.
+ * Both follow the rule that nothing is consumed without the key existing:
+ * - admin keys go through the purchase record like a checkout without a payment
+ *   (`payments/purchase-flow.ts`): slots reserved, keys written, seat claimed, all resumable or
+ *   released by reconciliation if the process dies in between;
+ * - a trial key is written first and only then claims its (agent, vertical) slot, so a crash can
+ *   leave at most an orphan key nobody holds, never an agent locked out of its trial. A claim
+ *   whose key does not exist (left by an older version) is taken over.
  */
-import { apiError } from "../errors.ts";
-import type { CohortName, Limits } from "../schema/catalog.ts";
-import type { KeyRecord, KeyType } from "../schema/keys.ts";
+import { randomUUID } from "node:crypto";
+import type { CohortName } from "../schema/catalog.ts";
+import type { KeyRecord } from "../schema/keys.ts";
 import type { StateBackend } from "../storage/backend.ts";
 import type { KeysStore } from "../storage/keys-store.ts";
+import { completePurchase, newPurchaseId, reservePurchase, type PurchaseDeps } from "../payments/purchase-flow.ts";
+import { leasePurchase } from "../payments/purchase-lease.ts";
+import { createPurchaseStore } from "../payments/purchase-store.ts";
 import { generateKey, hashKey, keyIdOf } from "./key-secret.ts";
-import { SEATS_LIST } from "../storage/list-names.ts";
-
-export interface IssueKeysInput {
-  type: KeyType;
-  vertical: string;
-  quantity: number;
-  cohort: CohortName;
-  source: KeyRecord["source"];
-  agentId?: string | undefined;
-  contact?: string | undefined;
-  label?: string | undefined;
-  permanent?: boolean | undefined;
-  /** Absolute expiry (trials); null for keys that do not expire. */
-  expiresAt: number | null;
-}
+import { failpoint } from "../failpoint.ts";
 
 export interface IssuedKey {
   key: string;
   record: KeyRecord;
 }
 
-/** Called once per member account, when it claims its cohort seat (see `cohorts/progression.ts`). */
-export type SeatClaimedHook = (seat: { account: string; cohort: CohortName }, now: number) => Promise<void>;
+export interface AdminIssueInput {
+  vertical: string;
+  quantity: number;
+  cohort: CohortName;
+  agentId?: string | undefined;
+  contact?: string | undefined;
+  label?: string | undefined;
+  permanent?: boolean | undefined;
+}
 
-/**
- * Issues `quantity` keys. Callers issuing membership keys pass `onSeatClaimed:
- * seatClaimedHook(deps)` so a new member joins its cohort and progression is evaluated.
- */
-export async function issueKeys(
-  deps: { backend: StateBackend; keys: KeysStore; limits: Limits; onSeatClaimed?: SeatClaimedHook | undefined },
-  input: IssueKeysInput,
-  now: number,
-): Promise<IssuedKey[]> {
-  const account = input.type === "membership" ? (input.agentId ?? input.contact ?? null) : null;
-  let held = 0;
-  if (account) {
-    const cap = deps.limits.keys_per_account;
-    const slot = await deps.backend.consume(
-      [{ key: `acctcap:${Buffer.from(account.toLowerCase()).toString("hex")}`, limit: cap, expiresAt: Number.MAX_SAFE_INTEGER }],
-      input.quantity,
+/** Issues `quantity` membership keys; an account (agent_id, else contact) holds at most 5 (409). */
+export async function issueAdminKeys(deps: PurchaseDeps, input: AdminIssueInput, now: number): Promise<IssuedKey[]> {
+  const id = newPurchaseId();
+  const holder = randomUUID();
+  await leasePurchase(deps, id, holder, now, "purchase_in_progress");
+  try {
+    const account = (input.agentId ?? input.contact)?.toLowerCase() ?? null;
+    const { record, keys } = await reservePurchase(
+      deps,
+      { id, method: "admin", vertical: input.vertical, quantity: input.quantity, cohort: input.cohort, account, createAccount: false, agentId: input.agentId ?? null, contact: input.contact ?? null, label: input.label ?? null, permanent: input.permanent ?? false, secret: null, resumable: false },
       now,
     );
-    if (!slot.admitted) {
-      throw apiError("conflict", {
-        detail: `An account holds at most ${cap} keys; this one holds ${slot.counts[0]} and asked for ${input.quantity} more.`,
-        extra: { keys_held: slot.counts[0], max_keys: cap },
-      });
-    }
-    held = slot.counts[0]!;
-    // A member account takes one cohort seat, however many keys it holds.
-    const seat = await deps.backend.claimPosition(SEATS_LIST, account.toLowerCase());
-    if (seat.created) await deps.onSeatClaimed?.({ account: account.toLowerCase(), cohort: input.cohort }, now);
+    await completePurchase(deps, record, now);
+    return Promise.all(keys.map(async (key) => ({ key, record: (await deps.keys.get(hashKey(key)))! })));
+  } finally {
+    await createPurchaseStore(deps.backend).unlease(id, holder);
   }
-  // The 5-key volume plan: once an account holds the maximum, all its keys get the scale limits.
-  const plan: KeyRecord["plan"] = account && held >= deps.limits.keys_per_account ? "volume" : "standard";
-  const created = new Date(now).toISOString();
-  const issued: IssuedKey[] = [];
-  for (let i = 0; i < input.quantity; i++) {
-    const key = generateKey(input.type);
-    const hash = hashKey(key);
-    const record: KeyRecord = {
-      id: keyIdOf(hash),
-      hash,
-      type: input.type,
-      vertical: input.vertical,
-      cohort: input.cohort,
-      plan,
-      label: input.label ?? null,
-      agent_id: input.agentId ?? null,
-      account,
-      permanent: input.permanent ?? false,
-      status: "active",
-      source: input.source,
-      created_at: created,
-      expires_at: input.expiresAt === null ? null : new Date(input.expiresAt).toISOString(),
-      revoked_at: null,
-    };
-    await deps.keys.put(record);
-    issued.push({ key, record });
+}
+
+export interface TrialIssueInput {
+  vertical: string;
+  agentId: string;
+  cohort: CohortName;
+  expiresAt: number;
+}
+
+/** The new trial key, or null when the agent already holds an active trial for this vertical. */
+export async function issueTrialKey(deps: { backend: StateBackend; keys: KeysStore; config: { failpoint?: string | undefined } }, input: TrialIssueInput, now: number): Promise<IssuedKey | null> {
+  const key = generateKey("trial");
+  const hash = hashKey(key);
+  const record: KeyRecord = {
+    id: keyIdOf(hash),
+    hash,
+    type: "trial",
+    vertical: input.vertical,
+    cohort: input.cohort,
+    plan: "standard",
+    label: null,
+    agent_id: input.agentId,
+    account: null,
+    permanent: false,
+    status: "active",
+    source: "trial",
+    created_at: new Date(now).toISOString(),
+    expires_at: new Date(input.expiresAt).toISOString(),
+    revoked_at: null,
+  };
+  await deps.keys.put(record);
+  failpoint(deps.config, "trial:key-written");
+  const slot = `trial:${input.vertical}:${Buffer.from(input.agentId).toString("hex")}`;
+  // Two rounds at most: the second only after taking over a claim whose key never came to exist.
+  for (let round = 0; round < 2; round++) {
+    const claim = await deps.backend.insertOnce(slot, hash, input.expiresAt, now);
+    if (claim.created) return { key, record };
+    if (await deps.keys.get(claim.value)) break;
+    await deps.backend.removeOnce(slot, claim.value);
   }
-  if (plan === "volume" && account) {
-    for (const other of await deps.keys.listByAccount(account)) {
-      if (other.plan !== "volume") await deps.keys.put({ ...other, plan: "volume" });
-    }
-  }
-  return issued;
+  await deps.keys.remove(hash);
+  return null;
 }

@@ -7,6 +7,8 @@ import type { KeyRecord } from "../schema/keys.ts";
 import type { KeyDetails } from "../schema/responses.ts";
 import type { StateBackend } from "../storage/backend.ts";
 import { overageOf, planWindows } from "../metering/quota.ts";
+import { formatUsd } from "../money.ts";
+import { createCreditsStore } from "../storage/credits-store.ts";
 
 export async function describeKey(backend: StateBackend, limits: Limits, record: KeyRecord, now: number): Promise<KeyDetails> {
   const windows = planWindows(record, limits, now);
@@ -55,4 +57,19 @@ export function remainingOf(windows: ReturnType<typeof planWindows>, counts: num
     return i === -1 ? null : Math.max(0, windows[i]!.quota - counts[i]!);
   };
   return { hour: left("hour") ?? 0, day: left("day") ?? 0, month: left("pool") ?? left("month"), trial: left("trial") };
+}
+
+/** The credit ledger of the key's account (a trial key's agent, or the key itself without either). */
+export async function describeCredits(backend: StateBackend, record: KeyRecord) {
+  const account = (record.account ?? record.agent_id ?? `key:${record.id}`).toLowerCase();
+  const credits = createCreditsStore(backend);
+  const [balance, granted, applied] = await Promise.all([credits.balance(account), credits.list(account), credits.listApplied(account)]);
+  return {
+    account,
+    balance_usd_micros: balance,
+    balance: formatUsd(balance),
+    applies: "next_renewal" as const,
+    granted: granted.map((g) => ({ id: g.id, kind: g.kind, amount_usd_micros: g.amount_usd_micros, reason: g.reason, created_at: g.created_at })),
+    applied,
+  };
 }

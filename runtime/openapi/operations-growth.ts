@@ -113,7 +113,7 @@ export const GROWTH_OPERATIONS: Operation[] = [
     operationId: "submitMemberTelemetry",
     summary: "Member feedback: Proof-of-Outcome",
     description: [
-      "Membership key required in X-Service-Key: none 401 `key_missing`, a bad key 401 `key_*`, a trial key 401 `membership_required` (Proof-of-Outcome needs a paid key; trials report at POST /api/telemetry/pov).",
+      "Membership key required in X-Service-Key: none 401 `key_missing`, a bad key 401 `key_*`, a trial key, a valid key of the wrong kind, 403 `key_kind_not_allowed` (Proof-of-Outcome needs a paid key; trials report at POST /api/telemetry/pov).",
       "Body: `confidence_score` 0 to 1 inclusive (required) — how confident the member is that its outcome is due to the retrieved knowledge; optional outcome fields: `outcome` (succeeded, partially_succeeded, failed), `vertical`, `nodes_used`, `tasks_completed`, `errors_prevented`, `tokens_saved`, `notes` (≤1024 characters). Every accepted submission is kept and counts in the aggregate (not one per member).",
       "Limit: one membership key may submit OUTCOMES_PER_KEY_DAY (default 20) times per UTC day. Beyond that the submission is refused with 429 `outcome_limit_reached` and Retry-After (seconds to the next UTC midnight): nothing is stored and the aggregate does not move. Refusing, rather than accepting without counting, tells the agent at once that the submission did not count.",
       COHORT_RULE,
@@ -125,7 +125,8 @@ export const GROWTH_OPERATIONS: Operation[] = [
     responses: {
       200: { description: "Proof-of-Outcome recorded", schema: OutcomeRecordedSchema },
       400: { description: "Invalid body" },
-      401: { description: "Missing, bad or trial key" },
+      401: { description: "Missing or bad key" },
+      403: { description: "A trial key: Proof-of-Outcome needs a membership key" },
       429: { description: "`outcome_limit_reached`: this key's submissions for the UTC day are used up; nothing was recorded", headers: ["Retry-After"] },
     },
   },
@@ -135,9 +136,9 @@ export const GROWTH_OPERATIONS: Operation[] = [
     operationId: "logReferral",
     summary: "Log a referral and earn credit",
     description: [
-      "Membership key required in X-Service-Key (trial keys have no renewal to credit: 401 `membership_required`; none 401 `key_missing`). `referring_key` must be that same key (else 403 `key_mismatch`); `method` is one of agent-to-agent, volume-broadcast, principal-redirect (else 400).",
-      "Referring your own agent_id or account is 400 `self_referral`. An agent can be referred once, by anyone: a second referral of the same agent is 409 `already_referred`.",
-      "Credit: $1.50 per referral for the first 4 of the billing cycle ($6 maximum); a fifth and later referral in the same cycle is still logged (200, `status: cap_reached`, credited 0). The billing cycle is the UTC calendar month. Credits are kept per member account (agent_id or contact; a key issued without either is its own account) in the credit ledger and applied at the next renewal; `credit_balance` is what the account is owed now, including loyalty credits.",
+      "A membership or trial key in X-Service-Key (as the spec's authentication table lists; none 401 `key_missing`, a bad key 401 `key_*`). `referring_key` must be that same key (else 403 `key_mismatch`); `method` is one of agent-to-agent, volume-broadcast, principal-redirect (else 400).",
+      "Referring your own agent_id or account is 400 `self_referral`; an agent that already holds a membership is 409 `already_member` (credit is for new members); an agent can be referred once, by anyone: a second referral of the same agent is 409 `already_referred`.",
+      "The referral is logged `pending`, with no credit: an agent id anyone can invent earns nothing. When the referred agent becomes a paying member (a checkout paid by card, agent-network token or x402 issues it keys; admin-issued keys do not count), the referral is `credited` $1.50 if it is among the referrer's first 4 of that billing cycle ($6 maximum), else `cap_reached` with 0. The billing cycle is the UTC calendar month in which the referral qualifies. Credit is owed to the referrer's account (agent_id or contact; for a trial key, its agent_id, so it is there when that agent becomes a member) and applied at the next renewal; `credit_balance` is what the account is owed now, including loyalty credits, and GET /api/keys shows it with every grant.",
     ].join("\n\n"),
     security: ["serviceKey"],
     params: [KEY_HEADER],
@@ -145,9 +146,9 @@ export const GROWTH_OPERATIONS: Operation[] = [
     responses: {
       200: { description: "The logged referral and the credit balance", schema: ReferralLoggedSchema },
       400: { description: "Invalid body or self-referral" },
-      401: { description: "Missing, bad or trial key" },
+      401: { description: "Missing or bad key" },
       403: { description: "referring_key is not the caller's key" },
-      409: { description: "This agent was already referred" },
+      409: { description: "This agent is already a member, or was already referred" },
     },
   },
 ];

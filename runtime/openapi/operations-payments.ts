@@ -1,10 +1,25 @@
 /**
- * OpenAPI operations of checkout: GET/POST /api/checkout and the Stripe webhook. Every decision
- * the spec leaves open is written into `description`.
+ * OpenAPI operations of checkout: GET/POST /api/checkout, the Stripe webhook, the card success
+ * page and the operator's payment routes. Every decision the spec leaves open is written into
+ * `description`.
  */
 import { Type } from "@sinclair/typebox";
 import type { Operation } from "./operations.ts";
-import { CheckoutInfoSchema, CheckoutKeysSchema, CheckoutRequestSchema, CheckoutSessionSchema, WebhookAckSchema } from "../schema/payments.ts";
+import {
+  AcknowledgePurchaseSchema,
+  AcknowledgedSchema,
+  CardSuccessSchema,
+  CheckoutInfoSchema,
+  CheckoutKeysSchema,
+  CheckoutQuoteSchema,
+  CheckoutRequestSchema,
+  CheckoutSessionSchema,
+  PaymentsOverviewSchema,
+  ReconcileReportSchema,
+  WebhookAckSchema,
+} from "../schema/payments.ts";
+
+const ADMIN_ERRORS = { 401: { description: "Admin authorization missing" }, 403: { description: "Admin key invalid" } };
 
 export const PAYMENT_OPERATIONS: Operation[] = [
   {
@@ -13,7 +28,7 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     operationId: "getCheckout",
     summary: "Checkout info: payment methods, per-cohort pricing, subscription options",
     description: [
-      "`payment_methods[].available` is false for a method this deployment has not configured (card needs STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET and KEY_DELIVERY_URL; agent_network the PAY_NETWORK_* settings; http402 the X402_* settings); POST with it answers 503 `payment_provider_unavailable`.",
+      "`payment_methods[].available` is false for a method this deployment has not configured (card needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET; agent_network the PAY_NETWORK_* settings; http402 the X402_* settings); POST with it answers 503 `payment_provider_unavailable`.",
       "Prices are integer micro-dollars (`*_usd_micros`) with a display string. The inaugural cohort prices keys 1–5 of one account at $19/$17/$15/$13/$11.",
     ].join("\n\n"),
     responses: { 200: { description: "Checkout info", schema: CheckoutInfoSchema } },
@@ -22,30 +37,36 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/checkout",
     operationId: "checkout",
-    summary: "Subscribe: buy 1–5 membership keys",
+    summary: "Subscribe: buy 1–5 membership keys (or get a quote)",
     description: [
-      "The price is computed here, never taken from the client: the active cohort's price per key, graduated in the inaugural cohort by the keys the account already holds (keys 1–5: $19, $17, $15, $13, $11; e.g. an account holding 1 key that buys 2 pays $17 + $15). The account is `agent_id`, else `contact`; without either the keys belong to no account and are priced from key 1. An account holds at most 5 membership keys: a purchase that would pass 5 is 409 `conflict` before any payment. `vertical` must be a paid vertical or ai-compliance (fully open verticals are 400 `vertical_not_allowed`). Referral and loyalty credits are applied at the next renewal, not to a purchase; `quote.credit_balance_usd_micros` shows the balance.",
-      "**card** (`contact` required, else 400): creates a Stripe Checkout Session (mode subscription, one monthly line item per key price, customer_email = contact, client_reference_id = our checkout id) and answers **303** with `Location` = the session URL; the body carries the same `url`, `session_id` and `expires_at`, because agents often do not follow redirects on POST. Keys are issued only when Stripe's signed `checkout.session.completed` (paid) or `checkout.session.async_payment_succeeded` event reaches POST /api/checkout/webhook, and are delivered to `contact` through the key-delivery relay; the store keeps hashes only.",
-      "**agent_network**: a KYAPay pay or kya-pay token in `pay-network-pay-id` (alias `skyfire-pay-id`). Verified locally against the pinned JWKS (ES256, kid, issuer, audience = our seller id, iat/exp with 60 s tolerance, jti UUID, env, service id `tsi`/`ssi`, USD value via `val`/`value` or `amt`/`amount`); the amount is reserved in the token's ledger (shared with per-use retrieval) and charged through the network BEFORE the keys are issued. 201 `{ keys, receipt }`, keys as POST /api/keys shows them. Missing token 402 `checkout_payment_required`; invalid 402 `payment_token_invalid`; expired 402 `payment_token_expired`; kya-only 402 `payment_token_required`; not enough value left 402 `payment_token_depleted`; charge refused 402 `payment_failed`; network unreachable 502 `payment_gateway_error`. Nothing is issued on any failure. A token may pay several checkouts while it has value (the network allows repeated charges); send an Idempotency-Key to make a retry safe.",
-      "**http402** (x402): without payment, 402 `checkout_payment_required` whose body carries x402 v1 (`x402Version: 1`, `error`, `accepts[]` with `maxAmountRequired` in atomic units of the configured 6-decimal USD stablecoin, i.e. micro-dollars) and whose `PAYMENT-REQUIRED` header carries the v2 PaymentRequired (base64 JSON). Pay and resend with `X-PAYMENT` (v1) or `PAYMENT-SIGNATURE` (v2): malformed (not base64 JSON, over 8 KB, wrong shape) 400 `payment_malformed`; a payment that does not match OUR requirements (scheme, network, amount, asset, payTo, authorization.to/value, validBefore) 402 with fresh requirements. The facilitator is then asked to verify and settle with our requirements, never the client's copy; keys are issued only after a successful settle: 201 with `X-PAYMENT-RESPONSE` (v1) or `PAYMENT-RESPONSE` (v2). Settle refused: 402 with the response header showing `success: false`. Each signed authorization (network, payer, nonce) is used once: the same payment sent again returns the same 201 and the same keys, while it is being processed 409 `payment_in_progress`. If the request that took a payment died before answering, the same payment sent again after the claim's lease (2 minutes, longer with a longer facilitator timeout) finishes it: a settled payment gets its keys, once; one whose settle outcome was lost and that the facilitator now refuses is 409 `payment_unconfirmed` (it may have been paid; logged for reconciliation by hand).",
-      "**Idempotency-Key** (1–255 printable characters): the first request's successful answer (201 or 303) is saved for 24 h and returned to a retry with the same key and the same request (header `Idempotent-Replayed: true`); the same key with a different body or payment header is 422 `idempotency_key_reused`; while the first is running 409 `idempotency_in_progress`. Errors are not saved: a failed attempt may be retried under the same key.",
+      "**Accounts are owned.** The first purchase creates an account, named by `agent_id`, else `contact`, else a generated `acct_…` id (returned as `receipt.account`). A later purchase for an existing account, which takes its graduated price tier, one of its 5 key slots and at 5 keys moves all its keys to the pooled volume plan, must send a live membership key of that account in `X-Service-Key` (or `Authorization: Bearer svc_live_…`); the key alone names the account, so `agent_id` may then be left out. Without that proof, a purchase naming an existing account (in any letter case) is refused **403 `account_proof_required` before any payment**; so is one whose key is a trial key or another account's key (a malformed, unknown, revoked or expired key is 401 as everywhere). Two first purchases racing for one new name: one creates the account, the other is refused uncharged.",
+      "**Reserve → charge → issue.** Every purchase is one durable record moving through `reserved` → `charging` → `charged` → `issued`, or to `released` (refused or abandoned; nothing charged) or `refund_due` (charged, but no client can come back for the keys); each state is written before the outside call that follows it. The account's slots, and with them the graduated price of each key, are reserved atomically before payment (an account at 5 keys is 409 `conflict`, uncharged), the keys to be issued are generated at reservation, the provider is called once, then the keys are written and the account's cohort seat claimed. So concurrent purchases never charge a buyer who gets no key, and prices stay exact: an account holding 1 key that sends 8 single-key purchases at once gets exactly 4 keys at $17 + $15 + $13 + $11 and 4 × 409 uncharged. A refused or failed payment gives the slots back. The price (`quote`) is computed here from the reserved slots, never taken from the client.",
+      "**Crashes and retries.** With an `Idempotency-Key` (1–255 printable characters) a retry of the same request (same body and credentials) finishes an interrupted purchase or returns its 201 again (`Idempotent-Replayed: true`), never charging twice; while another request works on it, 409 `idempotency_in_progress` with `Retry-After` (a crashed worker's lease runs out after 3 × PAYMENT_TIMEOUT_MS + 1 s). The same key with another request is 422 `idempotency_key_reused`; a purchase that ended refused frees its key for a corrected retry. A charge whose outcome cannot be confirmed (a timeout or 5xx from the network, whose charge call takes no idempotency key) answers 502 `payment_gateway_error`; the retry resolves it **in the buyer's favour** (keys issued, `receipt.charge_unconfirmed: true`, nothing charged again) and lists it for the operator (`vkr payments reconcile`, `GET /api/admin/payments`). Without an Idempotency-Key no retry can find an interrupted purchase: reconciliation releases it if nothing was charged and marks it `refund_due` otherwise.",
+      "**card** (`contact` required, else 400): reserves, then creates a Stripe Checkout Session (mode subscription, one monthly line item per key price, customer_email = contact, client_reference_id = the purchase id, expiring after 1 hour) and answers **303** with `Location` = the session URL; the body carries the same `url`, `session_id`, `purchase_id` and `expires_at`, because agents often do not follow redirects on POST. Keys are issued when Stripe's signed webhook reports the session paid, or when the success page (`GET /checkout/success?session_id=…`, Stripe's default return URL here) confirms the payment with Stripe itself; that page shows them once. With SMTP_URL (or KEY_DELIVERY_URL) they are also mailed to `contact`. An expired or failed session gives the slots back.",
+      "**agent_network**: a KYAPay pay or kya-pay token in `pay-network-pay-id` (alias `skyfire-pay-id`), verified locally against the pinned JWKS (ES256, kid, issuer, audience = our seller id, iat/exp with 60 s tolerance, jti UUID, `env` present and allowed, service id `tsi`/`ssi`, USD value via `val`/`value` or `amt`/`amount`). After the reservation the amount is reserved in the token's ledger (shared with per-use retrieval, never spent past the token's value), then charged once through the network, then the keys are issued: 201 `{ keys, receipt }`. **Without a token the answer is 200, a quote**: this account's price for the quantity (graduated), the cohort, and how to pay with each available method; nothing is reserved (a quote for an existing account needs the same proof). Invalid token 402 `payment_token_invalid`; expired 402 `payment_token_expired`; kya-only 402 `payment_token_required`; not enough value 402 `payment_token_depleted`; charge refused 402 `payment_failed`. A token may pay several purchases while it has value.",
+      "**http402** (x402): without payment, 402 `checkout_payment_required` whose body carries x402 v1 (`x402Version: 1`, `error`, `accepts[]` with `maxAmountRequired` in atomic units of the configured 6-decimal USD stablecoin, i.e. micro-dollars) and whose `PAYMENT-REQUIRED` header carries the v2 PaymentRequired (base64 JSON); `resource` is PUBLIC_BASE_URL (else the listening address), never the request's Host. Pay and resend with `X-PAYMENT` (v1) or `PAYMENT-SIGNATURE` (v2). The signed payment is the purchase's own idempotency key: malformed 400 `payment_malformed`; a payment that does not match OUR requirements for the price just reserved (scheme, network, amount, asset, payTo, authorization.to/value, validBefore) 402 with fresh requirements; then verify and settle with the facilitator (our requirements, never the client's copy), keys only after a successful settle: 201 with `X-PAYMENT-RESPONSE` (v1) or `PAYMENT-RESPONSE` (v2). Settle refused: 402 with the response header showing `success: false`. The same payment sent again returns the same 201 and keys (409 `payment_in_progress` while it is being processed), across crashes too; another signature over the same (network, payer, nonce) is 402 `invalid_exact_evm_payload_authorization_nonce_used`.",
+      "Referral and loyalty credits are not deducted from a purchase; `quote.credit_balance_usd_micros` shows the balance, applied to the next card renewal invoice.",
     ].join("\n\n"),
-    security: ["none", "payToken"],
+    security: ["none", "payToken", "serviceKey"],
     params: [
-      { name: "pay-network-pay-id", in: "header", schema: Type.String(), description: "KYAPay pay or kya-pay token (agent_network)" },
+      { name: "pay-network-pay-id", in: "header", schema: Type.String(), description: "KYAPay pay or kya-pay token (agent_network); without it the answer is a quote" },
+      { name: "X-Service-Key", in: "header", schema: Type.String(), description: "A live membership key of the account: proof needed to buy for an existing account" },
       { name: "X-PAYMENT", in: "header", schema: Type.String(), description: "x402 v1 payment payload, base64 JSON (http402)" },
       { name: "PAYMENT-SIGNATURE", in: "header", schema: Type.String(), description: "x402 v2 payment payload, base64 JSON (http402)" },
-      { name: "Idempotency-Key", in: "header", schema: Type.String({ minLength: 1, maxLength: 255 }), description: "Makes a retried request return the first answer" },
+      { name: "Idempotency-Key", in: "header", schema: Type.String({ minLength: 1, maxLength: 255 }), description: "Makes a retried request finish or repeat the first purchase" },
     ],
     body: CheckoutRequestSchema,
     responses: {
+      200: { description: "Quote: agent_network without a token", schema: CheckoutQuoteSchema },
       201: { description: "Keys issued (agent_network, http402)", schema: CheckoutKeysSchema, headers: ["X-PAYMENT-RESPONSE", "PAYMENT-RESPONSE"] },
       303: { description: "Card: continue at the Stripe Checkout page", schema: CheckoutSessionSchema, headers: ["Location"] },
       400: { description: "Invalid body (quantity outside 1–5, card without contact, unknown method or vertical) or malformed x402 payment" },
+      401: { description: "The key in X-Service-Key is malformed, unknown, revoked or expired" },
       402: { description: "Payment required, failed, invalid or insufficient; nothing issued", headers: ["PAYMENT-REQUIRED", "X-PAYMENT-RESPONSE", "PAYMENT-RESPONSE"] },
-      409: { description: "The account would hold more than 5 keys, the same payment / Idempotency-Key is being processed, or an interrupted x402 payment cannot be confirmed" },
+      403: { description: "`account_proof_required`: the account exists and no live membership key of it was sent; nothing charged" },
+      409: { description: "The account would hold more than 5 keys (uncharged), or the same purchase is being processed" },
       422: { description: "Idempotency-Key reused with a different request" },
-      502: { description: "A payment provider did not answer; nothing issued" },
+      502: { description: "A payment provider did not answer; retry with the same Idempotency-Key (never charged twice)" },
       503: { description: "This payment method is not configured here" },
     },
   },
@@ -53,12 +74,63 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/checkout/webhook",
     operationId: "stripeWebhook",
-    summary: "Stripe webhook (card checkout fulfilment)",
+    summary: "Stripe webhook (card fulfilment, renewal credits)",
     description: [
       "Called by Stripe, not by agents (the spec names no webhook route; this is ours). The `Stripe-Signature` header is verified over the raw body bytes with STRIPE_WEBHOOK_SECRET (HMAC-SHA256, 300 s tolerance); a missing or wrong signature, an altered body or a stale timestamp is 400 `webhook_signature_invalid` and changes nothing.",
-      "Keys are issued once per Checkout Session, on `checkout.session.completed` with payment_status paid / no_payment_required, or on `checkout.session.async_payment_succeeded`, whichever arrives first; `completed` with unpaid waits (`awaiting_payment`). Replays, duplicates, retries and other event ids for the same session answer 200 `duplicate`. `async_payment_failed` marks the order failed. Unknown event types answer 200 `ignored`. A paid session whose account reached 5 keys in the meantime answers 200 `account_cap_reached` (logged for a manual refund). A store failure answers 500, so Stripe retries. Without card payments configured the route answers 404 `not_found`.",
+      "Keys are issued once per Checkout Session, on `checkout.session.completed` with payment_status paid / no_payment_required, or on `checkout.session.async_payment_succeeded`, whichever arrives first; `completed` with unpaid waits (`awaiting_payment`). Replays, duplicates, retries and other event ids for the same session answer 200 `duplicate`. `async_payment_failed` and `checkout.session.expired` give the reservation back (`payment_failed`). A payment that lands after its reservation was given back gets its keys if the account still has room, else `refund_due` (listed for the operator).",
+      "`invoice.created` for a renewal (billing_reason `subscription_cycle`, a draft): the account's referral and loyalty credit, up to the amount due, is added to that invoice as a negative line item, exactly once per invoice (`credit_applied`, else `no_credit`); the credit and where it went show in GET /api/keys.",
+      "Unknown event types answer 200 `ignored`. A store failure, or the purchase being worked on at that moment, answers non-2xx so Stripe delivers again. Without card payments configured the route answers 404 `not_found`.",
     ].join("\n\n"),
     params: [{ name: "Stripe-Signature", in: "header", required: true, schema: Type.String() }],
-    responses: { 200: { description: "Event received", schema: WebhookAckSchema }, 400: { description: "Signature invalid" }, 404: { description: "Card payments are not configured on this deployment" } },
+    responses: {
+      200: { description: "Event received", schema: WebhookAckSchema },
+      400: { description: "Signature invalid" },
+      404: { description: "Card payments are not configured on this deployment" },
+      409: { description: "The purchase is being processed right now; Stripe retries" },
+    },
+  },
+  {
+    method: "get",
+    path: "/checkout/success",
+    operationId: "cardSuccess",
+    summary: "Card checkout: the page Stripe returns the buyer to; shows the keys once",
+    description: [
+      "Stripe's default success and cancel URL here (STRIPE_SUCCESS_URL / STRIPE_CANCEL_URL override them). HTML for browsers, JSON with `Accept: application/json`; never cached.",
+      "If our webhook has not fulfilled the session yet, the page asks Stripe for the session and, when it is paid, issues the keys exactly as the webhook would. The keys are then shown **once** (`status: keys`): the first view drops the only stored copy, sealed under a secret that lives in the server's environment, so any later view answers `already_shown` (and says where they were mailed, when mail is configured). `awaiting_payment` while Stripe has not confirmed (the HTML page reloads itself); `not_completed` for an expired, failed or refunded purchase; 404 `unknown` for a session that is not ours.",
+    ].join("\n\n"),
+    params: [{ name: "session_id", in: "query", required: true, schema: Type.String({ pattern: "^cs_[A-Za-z0-9_]{1,250}$" }), description: "Stripe fills it in as {CHECKOUT_SESSION_ID}" }],
+    responses: {
+      200: { description: "The purchase as the buyer may see it", content: { "text/html": Type.String(), "application/json": CardSuccessSchema } },
+      400: { description: "session_id missing or not a Stripe session id" },
+      404: { description: "Not a session of this service", content: { "text/html": Type.String(), "application/json": CardSuccessSchema } },
+    },
+  },
+  {
+    method: "get",
+    path: "/api/admin/payments",
+    operationId: "listPayments",
+    summary: "Open purchases and those needing an operator (admin)",
+    description: "Admin bearer. Changes nothing. `open`: purchases not in a final state (being worked on, awaiting a card payment, or left by a crash). `attention`: final purchases an operator must act on and has not acknowledged: `refund_due`, and keys issued on a charge that could not be confirmed. The same as `vkr payments list`.",
+    security: ["adminBearer"],
+    responses: { 200: { description: "Open and attention lists", schema: PaymentsOverviewSchema }, ...ADMIN_ERRORS },
+  },
+  {
+    method: "post",
+    path: "/api/admin/payments/reconcile",
+    operationId: "reconcilePayments",
+    summary: "Finish or undo purchases a crash left open (admin)",
+    description: "Admin bearer. For each open purchase nobody works on (its lease ran out): `reserved` → released; `awaiting_payment` past its session's expiry → Stripe is asked (paid → keys, else released); `charging`/`charged` → keys issued when the buyer can come back for them (an unknown charge resolved in the buyer's favour and flagged), else `refund_due`. Every instance also runs this at start and every RECONCILE_INTERVAL_MS. The same as `vkr payments reconcile`.",
+    security: ["adminBearer"],
+    responses: { 200: { description: "What was resolved, what stays open, what needs an operator", schema: ReconcileReportSchema }, ...ADMIN_ERRORS },
+  },
+  {
+    method: "post",
+    path: "/api/admin/payments/acknowledge",
+    operationId: "acknowledgePayment",
+    summary: "Mark a refund due or an unconfirmed charge as handled (admin)",
+    description: "Admin bearer. Records the operator's note on a final purchase and drops it from `attention`. The same as `vkr payments ack`.",
+    security: ["adminBearer"],
+    body: AcknowledgePurchaseSchema,
+    responses: { 200: { description: "Acknowledged", schema: AcknowledgedSchema }, 404: { description: "No final purchase with this id" }, ...ADMIN_ERRORS },
   },
 ];

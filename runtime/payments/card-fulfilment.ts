@@ -1,81 +1,140 @@
 /**
- * POST /api/checkout/webhook: Stripe's signed events, verified on the raw body. Keys are issued
- * for `checkout.session.completed` when the session is paid (or needs no payment), or for
- * `checkout.session.async_payment_succeeded`, whichever arrives first. Fulfilment is once per
- * session (an insert-once claim on the session id), so replays, duplicates, retries and
- * out-of-order deliveries all answer 200 and never issue a second set of keys.
+ * Card purchases after the buyer left our API. POST /api/checkout/webhook takes Stripe's signed
+ * events (verified on the raw body):
+ * - `checkout.session.completed` when paid (or needing no payment) and
+ *   `checkout.session.async_payment_succeeded`: the purchase is charged and its keys issued, once
+ *   per session whatever Stripe replays, duplicates or reorders, then mailed when mail is set up;
+ * - `checkout.session.async_payment_failed` and `checkout.session.expired`: the reservation goes back;
+ * - `invoice.created` for a renewal: credits are applied (`card-credits.ts`).
+ * The success page calls `fulfilCardSession` too, after asking Stripe itself, so the buyer never
+ * waits on a late webhook. Both go through the purchase's lease and durable record.
  */
+import { randomUUID } from "node:crypto";
 import type { AppDeps } from "../deps.ts";
-import { apiError, isApiError } from "../errors.ts";
+import { apiError } from "../errors.ts";
 import type { WebhookOutcome } from "../schema/payments.ts";
-import type { CardOrderRecord } from "./checkout-card.ts";
-import { issuePurchasedKeys } from "./issue-purchased-keys.ts";
-import type { CardEvent } from "./providers/card.ts";
+import type { PurchaseDeps } from "./purchase-flow.ts";
+import { applyInvoiceCredit } from "./card-credits.ts";
+import type { CardSessionState } from "./providers/card.ts";
+import { limitsInForce } from "../deps.ts";
+import { reserveSlots } from "../accounts/account-slots.ts";
+import { completePurchase, releasePurchase } from "./purchase-flow.ts";
+import { openKeys } from "./purchase-keys.ts";
+import { leasePurchase } from "./purchase-lease.ts";
+import { createPurchaseStore, type PurchaseRecord } from "./purchase-store.ts";
 
 const PAID_STATUSES = new Set(["paid", "no_payment_required"]);
+
+/** What card fulfilment uses: the purchase steps plus the card provider (mail, seal secret). */
+export type CardDeps = PurchaseDeps & Pick<AppDeps, "payments">;
 
 export async function handleCardWebhook(deps: AppDeps, rawBody: string, signature: string | null, now: number): Promise<WebhookOutcome> {
   const card = deps.payments.card;
   // No Stripe here means no webhook endpoint: 404, like any route that does not exist.
   if (!card) throw apiError("not_found", { detail: "Card payments are not configured on this deployment, so there is no Stripe webhook." });
   const event = card.stripe.parseWebhook(rawBody, signature, now);
+  if (event.invoice && event.type === "invoice.created") return applyInvoiceCredit(deps, event.invoice, now);
   const session = event.session;
   if (!session) return "ignored";
-  const completed = event.type === "checkout.session.completed";
-  if (event.type === "checkout.session.async_payment_failed") return _markFailed(deps, session);
-  if (!completed && event.type !== "checkout.session.async_payment_succeeded") return "ignored";
-  if (completed && !PAID_STATUSES.has(session.paymentStatus ?? "")) return "awaiting_payment";
-  return _fulfil(deps, event, now);
+  switch (event.type) {
+    case "checkout.session.completed":
+      return PAID_STATUSES.has(session.paymentStatus ?? "") ? fulfilCardSession(deps, session, now) : "awaiting_payment";
+    case "checkout.session.async_payment_succeeded":
+      return fulfilCardSession(deps, { ...session, paymentStatus: "paid" }, now);
+    case "checkout.session.async_payment_failed":
+    case "checkout.session.expired":
+      return _release(deps, session, event.type === "checkout.session.expired" ? "the Stripe session expired unpaid" : "the asynchronous payment failed", now);
+    default:
+      return "ignored";
+  }
+}
+
+/** Issues a paid session's keys (idempotent) and mails them when mail is configured. */
+export async function fulfilCardSession(deps: CardDeps, session: CardSessionState, now: number): Promise<WebhookOutcome> {
+  const found = await _purchaseOf(deps, session);
+  if (!found) {
+    deps.logger.warn("stripe event for an unknown checkout", { session_id: session.id });
+    return "unknown_checkout";
+  }
+  if (found.state === "issued") return "duplicate";
+  const holder = randomUUID();
+  const store = createPurchaseStore(deps.backend);
+  // Held by a racing delivery or the success page: non-2xx, so Stripe delivers again later.
+  await leasePurchase(deps, found.id, holder, now, "purchase_in_progress");
+  try {
+    return await fulfilHeldCardPurchase(deps, (await store.get(found.id))!, session, now);
+  } finally {
+    await store.unlease(found.id, holder);
+  }
+}
+
+/** `fulfilCardSession` for a caller that already holds the purchase's lease (reconciliation). */
+export async function fulfilHeldCardPurchase(deps: CardDeps, record: PurchaseRecord, session: CardSessionState, now: number): Promise<WebhookOutcome> {
+  const store = createPurchaseStore(deps.backend);
+  if (record.state === "issued") return "duplicate";
+  if (record.state === "released" || record.state === "refund_due") {
+    // Paid after its reservation was given back (a payment that landed as the session expired):
+    // the keys if the account still has room, else a refund for the operator.
+    const again = await _reserveAgain(deps, record, now);
+    if (!again) {
+      await store.save(record, "refund_due", now, "paid after the reservation was released; the account is full");
+      deps.logger.error("purchase needs a refund", { purchase_id: record.id, method: "card", amount_usd_micros: record.amount_usd_micros, session_id: session.id });
+      return "refund_due";
+    }
+    record = again;
+  }
+  if (record.state !== "charged") record = await store.save({ ...record, payment: { reference: session.reference ?? session.id, charged_usd_micros: record.amount_usd_micros, unconfirmed: null } }, "charged", now);
+  record = await completePurchase(deps, record, now);
+  await _mail(deps, record, now);
+  return "fulfilled";
 }
 
 // --- Internal helpers ---
 
-async function _order(deps: AppDeps, session: NonNullable<CardEvent["session"]>): Promise<CardOrderRecord | null> {
-  const checkoutId = session.clientReferenceId ?? session.metadata.checkout_id;
-  if (!checkoutId) return null;
-  return deps.backend.records.getItem<CardOrderRecord>(`checkout:${checkoutId}`);
+async function _purchaseOf(deps: CardDeps, session: CardSessionState): Promise<PurchaseRecord | null> {
+  const store = createPurchaseStore(deps.backend);
+  const bySession = await store.bySession(session.id);
+  if (bySession) return bySession;
+  // The session is indexed right after Stripe created it; a crash in between leaves only the reference.
+  const id = session.clientReferenceId ?? session.metadata.purchase_id;
+  const record = id ? await store.get(id) : null;
+  return record?.method === "card" ? record : null;
 }
 
-async function _markFailed(deps: AppDeps, session: NonNullable<CardEvent["session"]>): Promise<WebhookOutcome> {
-  const order = await _order(deps, session);
-  if (!order) return "unknown_checkout";
-  if (order.status === "open") await deps.backend.records.setItem(`checkout:${order.checkout_id}`, { ...order, status: "payment_failed" });
+async function _reserveAgain(deps: CardDeps, record: PurchaseRecord, now: number): Promise<PurchaseRecord | null> {
+  if (record.account === null) return record;
+  const slots = await reserveSlots(deps.backend, { account: record.account, quantity: record.quantity, cap: limitsInForce(deps).keys_per_account, holder: record.id, create: false, now });
+  return slots.ok ? { ...record, positions: slots.positions } : null;
+}
+
+async function _release(deps: CardDeps, session: CardSessionState, reason: string, now: number): Promise<WebhookOutcome> {
+  const record = await _purchaseOf(deps, session);
+  if (!record) return "unknown_checkout";
+  if (record.state === "awaiting_payment" || record.state === "reserved") {
+    const holder = randomUUID();
+    const store = createPurchaseStore(deps.backend);
+    await leasePurchase(deps, record.id, holder, now, "purchase_in_progress");
+    try {
+      const current = (await store.get(record.id))!;
+      if (current.state === "awaiting_payment" || current.state === "reserved") await releasePurchase(deps, current, reason, now);
+    } finally {
+      await store.unlease(record.id, holder);
+    }
+  }
   return "payment_failed";
 }
 
-async function _fulfil(deps: AppDeps, event: CardEvent, now: number): Promise<WebhookOutcome> {
-  const session = event.session!;
-  const order = await _order(deps, session);
-  if (!order) {
-    deps.logger.warn("stripe webhook for an unknown checkout", { event_id: event.id, session_id: session.id });
-    return "unknown_checkout";
-  }
-  const claim = await deps.backend.insertOnce(`checkout-fulfil:${session.id}`, event.id, null, now);
-  if (!claim.created) return "duplicate";
-  let issued;
+/** Best effort: the success page shows the keys anyway; a failed mail is logged with key ids only. */
+async function _mail(deps: CardDeps, record: PurchaseRecord, now: number): Promise<void> {
+  const card = deps.payments.card!;
+  if (!card.delivery || !record.contact) return;
+  const keys = openKeys(record, card.sealSecret);
+  if (!keys) return;
   try {
-    issued = await issuePurchasedKeys(deps, { vertical: order.vertical, quantity: order.quantity, cohort: order.cohort, agentId: order.agent_id ?? undefined, contact: order.contact }, now);
+    await card.delivery.deliver({ to: record.contact, checkoutId: record.id, vertical: record.vertical, keys });
+    deps.logger.info("keys mailed", { purchase_id: record.id, key_ids: record.key_ids });
   } catch (error) {
-    if (isApiError(error) && error.code === "conflict") {
-      // The account filled its 5 keys between checkout and payment: retrying cannot help; refund by hand.
-      deps.logger.error("card checkout paid but the account is at its key cap", { checkout_id: order.checkout_id, session_id: session.id });
-      await deps.backend.records.setItem(`checkout:${order.checkout_id}`, { ...order, status: "failed" });
-      return "account_cap_reached";
-    }
-    // Anything else (store down): release the claim and fail, so Stripe retries the delivery.
-    await deps.backend.removeOnce(`checkout-fulfil:${session.id}`);
-    throw error;
+    deps.logger.error("key delivery failed", { purchase_id: record.id, key_ids: record.key_ids, reason: (error as Error).message });
+    await createPurchaseStore(deps.backend).save(record, "issued", now, "key mail failed");
   }
-  const fulfilled: CardOrderRecord = { ...order, session_id: session.id, status: "fulfilled", key_ids: issued.map((i) => i.record.id) };
-  await deps.backend.records.setItem(`checkout:${order.checkout_id}`, fulfilled);
-  deps.logger.info("keys issued", { source: "checkout", method: "card", key_ids: fulfilled.key_ids, checkout_id: order.checkout_id, event_id: event.id });
-  let delivery: CardOrderRecord["delivery"] = "sent";
-  try {
-    await deps.payments.card!.delivery.deliver({ to: order.contact, checkoutId: order.checkout_id, vertical: order.vertical, keys: issued.map((i) => i.key) });
-  } catch (error) {
-    delivery = "failed";
-    deps.logger.error("key delivery failed", { checkout_id: order.checkout_id, key_ids: fulfilled.key_ids, reason: (error as Error).message });
-  }
-  await deps.backend.records.setItem(`checkout:${order.checkout_id}`, { ...fulfilled, delivery });
-  return "fulfilled";
 }

@@ -1,96 +1,112 @@
 /**
- * Checkout with `payment_method: "card"`: records the order, creates a subscription-mode Stripe
- * Checkout Session for it (one line item per distinct key price, so graduated prices are exact),
- * and answers 303 to the session URL with the same URL in the body (agents often do not follow
- * redirects on POST). No key exists yet: `fulfilCardCheckout` issues them when Stripe's signed
- * webhook reports the session paid.
+ * Checkout with `payment_method: "card"`: reserves the purchase (account slots, price tier, the
+ * keys to be issued, sealed under the server's Stripe secret), creates a subscription-mode Stripe
+ * Checkout Session for exactly that price (one line item per distinct key price), and answers 303
+ * to the session URL with the same URL in the body (agents often do not follow redirects on POST).
+ *
+ * No key is active yet: the purchase waits in `awaiting_payment` until Stripe's signed webhook, or
+ * the success page confirming with Stripe itself, reports the session paid (`card-fulfilment.ts`).
+ * The session expires after CARD_SESSION_MINUTES; an unpaid one then gives its slots back.
  */
-import { randomUUID } from "node:crypto";
 import type { AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
-import type { CohortName } from "../schema/catalog.ts";
-import { describeQuote, digestOf, type CheckoutOrder } from "./checkout-order.ts";
-import type { SavedResponse } from "./idempotency.ts";
+import type { PurchaseAccount } from "../accounts/purchase-account.ts";
+import { describeQuote, type CheckoutOrder } from "./checkout-order.ts";
+import { claimPurchase, idempotencyKeyReused, type SavedResponse } from "./idempotency.ts";
 import type { CardLineItem } from "./providers/card.ts";
+import { newPurchaseId, releasePurchase, reservePurchase } from "./purchase-flow.ts";
+import { finishClaimed } from "./purchase-lease.ts";
+import { failpoint } from "../failpoint.ts";
+import { createPurchaseStore, type PurchaseRecord } from "./purchase-store.ts";
 
-/** The stored order a webhook fulfils (`checkout:<id>`), looked up by the session's client_reference_id. */
-export interface CardOrderRecord {
-  checkout_id: string;
-  session_id: string | null;
-  vertical: string;
-  quantity: number;
-  cohort: CohortName;
-  account: string | null;
-  agent_id: string | null;
-  contact: string;
-  amount_usd_micros: number;
-  status: "open" | "fulfilled" | "payment_failed" | "failed";
-  key_ids: string[];
-  delivery: "pending" | "sent" | "failed";
-  created_at: string;
+/** How long a buyer has to pay at Stripe (Stripe accepts 30 minutes to 24 hours). */
+const CARD_SESSION_MS = 60 * 60_000;
+
+export interface CardCheckout {
+  idempotencyKey: string | null;
+  fingerprint: string;
+  baseUrl: string;
 }
 
-export async function checkoutWithCard(deps: AppDeps, order: CheckoutOrder, request: { idempotencyKey: string | null; baseUrl: string }, now: number): Promise<SavedResponse> {
+export async function checkoutWithCard(deps: AppDeps, order: CheckoutOrder, account: PurchaseAccount, input: CardCheckout, now: number): Promise<SavedResponse> {
   const card = deps.payments.card;
   if (!card) throw apiError("payment_provider_unavailable", { detail: "Card payments are not configured on this deployment; use agent_network or http402." });
-  // A retried request (same Idempotency-Key) maps to the same checkout and so to the same Stripe session.
-  const checkoutId = request.idempotencyKey ? `chk_${digestOf("card", request.idempotencyKey).slice(0, 32)}` : `chk_${randomUUID().replaceAll("-", "")}`;
-  const record: CardOrderRecord = {
-    checkout_id: checkoutId,
-    session_id: null,
-    vertical: order.vertical,
-    quantity: order.quantity,
-    cohort: order.quote.cohort,
-    account: order.account,
-    agent_id: order.agentId ?? null,
-    contact: order.contact!,
-    amount_usd_micros: order.quote.totalMicros,
-    status: "open",
-    key_ids: [],
-    delivery: "pending",
-    created_at: new Date(now).toISOString(),
-  };
-  await deps.backend.records.setItem(`checkout:${checkoutId}`, record);
-  const config = deps.config.payments.stripe;
-  const session = await card.stripe.createSession(
-    {
-      checkoutId,
-      contact: record.contact,
-      lineItems: _lineItems(order),
-      successUrl: config?.successUrl ?? `${request.baseUrl}/docs?checkout=success&session_id={CHECKOUT_SESSION_ID}`,
-      cancelUrl: config?.cancelUrl ?? `${request.baseUrl}/docs?checkout=cancelled`,
-      metadata: { checkout_id: checkoutId, vertical: order.vertical, cohort: order.quote.cohort, quantity: String(order.quantity), agent_id: order.agentId ?? "" },
-    },
-    { idempotencyKey: `vkr-${checkoutId}` },
-  );
-  await deps.backend.records.setItem(`checkout:${checkoutId}`, { ...record, session_id: session.id });
-  deps.logger.info("checkout session created", { checkout_id: checkoutId, session_id: session.id, amount_usd_micros: order.quote.totalMicros });
-  return {
-    status: 303,
-    headers: { location: session.url },
-    body: {
-      object: "checkout_session",
-      payment_method: "card",
-      checkout_id: checkoutId,
-      session_id: session.id,
-      url: session.url,
-      expires_at: session.expiresAt === null ? null : new Date(session.expiresAt).toISOString(),
-      quote: describeQuote(order),
-      delivery: `Keys are issued when Stripe confirms the payment and are sent to ${record.contact}.`,
-    },
-  };
+  const claim = input.idempotencyKey ? await claimPurchase(deps, "idem", input.idempotencyKey, input.fingerprint, now) : null;
+  if (input.idempotencyKey && !claim) throw idempotencyKeyReused();
+  const id = claim?.purchaseId ?? newPurchaseId();
+  return finishClaimed(deps, { id, claim, inProgress: "idempotency_in_progress" }, now, async () => {
+    const store = createPurchaseStore(deps.backend);
+    let record = await store.get(id);
+    // A retry of a purchase that already has its session gets the same session again.
+    if (record?.card) return _answer(deps, record, true);
+    if (record && record.state !== "reserved") throw apiError("payment_failed", { detail: `This purchase ended (${record.state}); start a new checkout.` });
+    if (!record) {
+      ({ record } = await reservePurchase(
+        deps,
+        { id, method: "card", vertical: order.vertical, quantity: order.quantity, cohort: order.cohort, account: account.account, createAccount: account.create, agentId: order.agentId ?? null, contact: order.contact!, secret: card.sealSecret, resumable: true, payer: { contact: order.contact! } },
+        now,
+      ));
+    }
+    const config = deps.config.payments.stripe;
+    const expiresAt = now + CARD_SESSION_MS;
+    let session;
+    try {
+      session = await card.stripe.createSession(
+        {
+          checkoutId: id,
+          contact: order.contact!,
+          lineItems: _lineItems(record),
+          successUrl: config?.successUrl ?? `${input.baseUrl}/checkout/success?session_id={CHECKOUT_SESSION_ID}`,
+          cancelUrl: config?.cancelUrl ?? `${input.baseUrl}/checkout/success?session_id={CHECKOUT_SESSION_ID}`,
+          metadata: { purchase_id: id, account: record.account ?? "", vertical: order.vertical, cohort: order.cohort, quantity: String(order.quantity), agent_id: order.agentId ?? "" },
+          expiresAt,
+        },
+        // Stripe's own idempotency: a retried creation returns the same session.
+        { idempotencyKey: `vkr-${id}` },
+      );
+    } catch (error) {
+      // No session URL reached the buyer, so nothing can be paid: the reservation goes back.
+      await releasePurchase(deps, record, "the Stripe session could not be created", now);
+      throw error;
+    }
+    failpoint(deps.config, "card:session-created");
+    await store.indexSession(session.id, id);
+    record = await store.save({ ...record, card: { session_id: session.id, url: session.url, expires_at: session.expiresAt ?? expiresAt } }, "awaiting_payment", now);
+    deps.logger.info("checkout session created", { purchase_id: id, session_id: session.id, amount_usd_micros: record.amount_usd_micros });
+    return _answer(deps, record, false);
+  });
 }
 
 // --- Internal helpers ---
 
+async function _answer(deps: AppDeps, record: PurchaseRecord, replayed: boolean): Promise<SavedResponse> {
+  const card = record.card!;
+  return {
+    status: 303,
+    headers: { location: card.url, ...(replayed ? { "idempotent-replayed": "true" } : {}) },
+    body: {
+      object: "checkout_session",
+      payment_method: "card",
+      checkout_id: record.id,
+      purchase_id: record.id,
+      session_id: card.session_id,
+      url: card.url,
+      expires_at: card.expires_at === null ? null : new Date(card.expires_at).toISOString(),
+      quote: await describeQuote(deps, record, record.account),
+      delivery: `Keys are issued when Stripe confirms the payment; Stripe then sends the buyer to our success page, which shows them once${deps.payments.card?.delivery ? `, and they are mailed to ${record.contact}` : ""}.`,
+    },
+  };
+}
+
 /** Consecutive keys at the same price share a line item. */
-function _lineItems(order: CheckoutOrder): CardLineItem[] {
+function _lineItems(record: PurchaseRecord): CardLineItem[] {
   const items: CardLineItem[] = [];
-  order.quote.perKeyMicros.forEach((price, i) => {
+  record.per_key_usd_micros.forEach((price, i) => {
     const last = items.at(-1);
+    const position = record.positions[i] ?? i + 1;
     if (last && last.unitMicros === price) last.quantity++;
-    else items.push({ unitMicros: price, quantity: 1, name: `${order.vertical} membership key ${order.quote.keysHeld + i + 1} (${order.quote.cohort} cohort)` });
+    else items.push({ unitMicros: price, quantity: 1, name: `${record.vertical} membership key ${position} (${record.cohort} cohort)` });
   });
-  for (const item of items) if (item.quantity > 1) item.name = `${order.vertical} membership keys (${order.quote.cohort} cohort)`;
+  for (const item of items) if (item.quantity > 1) item.name = `${record.vertical} membership keys (${record.cohort} cohort)`;
   return items;
 }

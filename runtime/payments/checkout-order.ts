@@ -1,7 +1,7 @@
 /**
- * What a checkout request is asking for, resolved once before any payment: the canonical
- * vertical, the account, the keys it already holds, the active cohort and the server-side price.
- * Everything that can refuse the purchase refuses it here, so no one pays for keys we cannot issue.
+ * What a checkout request is asking for, checked once before anything is reserved or paid: the
+ * canonical vertical, the quantity, the cohort whose prices apply. The price itself is fixed when
+ * the purchase reserves its account slots (`purchase-flow.ts`); `quoteOrder` only previews it.
  */
 import { createHash } from "node:crypto";
 import type { AppDeps } from "../deps.ts";
@@ -9,20 +9,20 @@ import { limitsInForce } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
 import { formatUsd } from "../money.ts";
+import type { CohortName } from "../schema/catalog.ts";
 import type { CheckoutRequest } from "../schema/payments.ts";
 import { createCreditsStore } from "../storage/credits-store.ts";
+import type { PurchaseAccount } from "../accounts/purchase-account.ts";
 import { quoteKeys, type PriceQuote } from "./pricing.ts";
+import { accountProofRequired } from "./purchase-flow.ts";
+import type { PurchaseRecord } from "./purchase-store.ts";
 
 export interface CheckoutOrder {
   vertical: string;
   quantity: number;
-  /** agent_id, else contact: the account the 5-key cap and the graduated prices apply to; null = no account. */
-  account: string | null;
+  cohort: CohortName;
   agentId: string | undefined;
   contact: string | undefined;
-  quote: PriceQuote;
-  /** Referral and loyalty credit owed to the account; applied at its next renewal, not to this purchase. */
-  creditBalanceMicros: number;
 }
 
 export async function resolveCheckoutOrder(deps: AppDeps, request: CheckoutRequest): Promise<CheckoutOrder> {
@@ -34,19 +34,26 @@ export async function resolveCheckoutOrder(deps: AppDeps, request: CheckoutReque
   if (vertical.fully_open || !(vertical.paid || vertical.included_with_membership)) {
     throw apiError("vertical_not_allowed", { detail: `${vertical.slug} is free to use; memberships are sold for paid verticals and ai-compliance.`, errors: [{ pointer: "/vertical", message: "not sold" }] });
   }
-  const limits = limitsInForce(deps);
-  const quantity = request.quantity ?? 1;
-  const account = request.agent_id ?? request.contact ?? null;
-  // Membership keys only: trial keys of the same agent do not count towards the cap.
-  const held = account ? (await deps.keys.listByAccount(account)).filter((k) => k.type === "membership").length : 0;
-  const quote = quoteKeys(deps.build.current.catalog.cohorts, await readActiveCohort(deps.backend), held, quantity, limits.keys_per_account);
-  const creditBalanceMicros = account ? await createCreditsStore(deps.backend).balance(account) : 0;
-  return { vertical: vertical.slug, quantity, account, agentId: request.agent_id, contact: request.contact, quote, creditBalanceMicros };
+  return { vertical: vertical.slug, quantity: request.quantity ?? 1, cohort: await readActiveCohort(deps.backend), agentId: request.agent_id, contact: request.contact };
 }
 
-/** The quote as the API shows it. */
-export function describeQuote(order: CheckoutOrder) {
-  const quote = order.quote;
+/**
+ * A preview of what the account would pay now (not reserved: a concurrent purchase may take the
+ * next slot first, and the price is then fixed at reservation). An account at its cap is 409.
+ */
+export async function quoteOrder(deps: AppDeps, order: CheckoutOrder, account: PurchaseAccount | null): Promise<PriceQuote> {
+  // null: priced as a new account (where the account is not the point, e.g. refusing a used payment).
+  if (account === null) return quoteKeys(deps.build.current.catalog.cohorts, order.cohort, 0, order.quantity, limitsInForce(deps).keys_per_account);
+  const held = (await deps.keys.listByAccount(account.account)).filter((k) => k.type === "membership").length;
+  // What an account holds (and so pays) is its owner's business: no quote for it without proof.
+  if (account.create && held > 0) throw accountProofRequired(account.account);
+  return quoteKeys(deps.build.current.catalog.cohorts, order.cohort, held, order.quantity, limitsInForce(deps).keys_per_account);
+}
+
+/** The quote as the API shows it, from a preview or from a reserved purchase. */
+export async function describeQuote(deps: AppDeps, source: PriceQuote | PurchaseRecord, account: string | null) {
+  const creditBalanceMicros = account ? await createCreditsStore(deps.backend).balance(account) : 0;
+  const quote = "totalMicros" in source ? source : _quoteOfRecord(source);
   return {
     cohort: quote.cohort,
     keys_held: quote.keysHeld,
@@ -54,11 +61,19 @@ export function describeQuote(order: CheckoutOrder) {
     per_key_usd_micros: quote.perKeyMicros,
     amount_usd_micros: quote.totalMicros,
     amount: formatUsd(quote.totalMicros),
-    credit_balance_usd_micros: order.creditBalanceMicros,
+    credit_balance_usd_micros: creditBalanceMicros,
   };
 }
 
 /** SHA-256 in hex, for store keys derived from caller-supplied strings (never stored raw). */
 export function digestOf(...parts: string[]): string {
   return createHash("sha256").update(parts.join("\u0000")).digest("hex");
+}
+
+// --- Internal helpers ---
+
+function _quoteOfRecord(record: PurchaseRecord): PriceQuote {
+  // Keys held before this purchase: its first slot's number minus one (slots are taken lowest first).
+  const keysHeld = record.positions.length > 0 ? Math.min(...record.positions) - 1 : 0;
+  return { cohort: record.cohort, keysHeld, quantity: record.quantity, perKeyMicros: record.per_key_usd_micros, totalMicros: record.amount_usd_micros };
 }

@@ -1,19 +1,20 @@
 /**
- * `Idempotency-Key` on POST /api/checkout, after Stripe's model: the first request with a key
- * claims it (atomically, insert-once), and its successful answer is saved; a retry with the same
- * key and the same request gets that answer again, a retry with a different request 422, a retry
- * while the first is still running 409. Failed attempts (any error) release the key, so a client
- * can fix the payment and retry under the same key. Claims last 24 hours.
+ * Which purchase a request belongs to. A request that can be retried carries a claim: its
+ * `Idempotency-Key` (after Stripe's model), or for x402 the signed payment itself (network, payer,
+ * nonce). The first request with a claim takes it atomically (insert-once) and names a new
+ * purchase in it; every retry with the same claim and the same request finds that purchase and
+ * resumes or replays it (`purchase-flow.ts`), so a retry never charges twice, even across a crash.
  *
- * The saved answer holds the issued keys in clear, so it is sealed (`sealed-answer.ts`) under the
- * raw Idempotency-Key plus the payment credential of the request; the store holds only digests of
- * both. A guessable Idempotency-Key alone therefore opens nothing: the credential is needed too,
- * just as the fingerprint check already requires it for a replay.
+ * - The same claim with a different request (another body or payment credential) is refused:
+ *   422 for an Idempotency-Key, "nonce used" for an x402 payment.
+ * - A purchase that ended without charging (refused, released) frees its claim, so the client can
+ *   fix the payment and retry under the same key.
+ * - Claims last 24 hours; the store holds only digests of the key and of the request.
  */
 import type { AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import { digestOf } from "./checkout-order.ts";
-import { openAnswer, sealAnswer } from "./sealed-answer.ts";
+import { newPurchaseId } from "./purchase-flow.ts";
 
 export interface SavedResponse {
   status: number;
@@ -21,40 +22,48 @@ export interface SavedResponse {
   body: unknown;
 }
 
+export interface PurchaseClaim {
+  /** Store key of the claim. */
+  slot: string;
+  /** Stored value: the request's fingerprint and the purchase it names. */
+  value: string;
+  purchaseId: string;
+  /** True for the request that took the claim; false for a retry. */
+  created: boolean;
+}
+
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 const CLAIM_MS = 24 * 3600_000;
 
-export interface IdempotentRequest {
-  /** Digest of everything that makes two requests "the same" (stored, compared on a retry). */
-  fingerprint: string;
-  /** The payment credential presented (token or payment header, "" if none); never stored. */
-  credential: string;
-}
-
-export async function withIdempotency(deps: AppDeps, idempotencyKey: string | null, request: IdempotentRequest, now: number, run: () => Promise<SavedResponse>): Promise<SavedResponse> {
-  if (idempotencyKey === null) return run();
-  if (!KEY_RE.test(idempotencyKey)) {
+/** The Idempotency-Key header checked for shape; null when absent. */
+export function readIdempotencyKey(headers: Headers): string | null {
+  const key = headers.get("idempotency-key");
+  if (key === null) return null;
+  if (!KEY_RE.test(key)) {
     throw apiError("validation_failed", { detail: "Idempotency-Key must be 1 to 255 printable ASCII characters.", errors: [{ pointer: "/header/Idempotency-Key", message: "1-255 printable ASCII characters" }] });
   }
-  const id = digestOf("idem", idempotencyKey);
-  const slot = `idem-result:${id}`;
-  const secret = `${idempotencyKey}\u0000${request.credential}`;
-  const claim = await deps.backend.insertOnce(`idem:${id}`, request.fingerprint, now + CLAIM_MS, now);
-  if (!claim.created) {
-    if (claim.value !== request.fingerprint) throw apiError("idempotency_key_reused");
-    const record = await deps.backend.records.getItem(slot);
-    if (!record) throw apiError("idempotency_in_progress", { headers: { "retry-after": "2" } });
-    const saved = openAnswer<SavedResponse>(record, secret, slot);
-    // Same fingerprint yet unopenable: a record from before sealing, or a damaged one.
-    if (!saved) throw apiError("internal_error", { detail: "The saved answer for this Idempotency-Key cannot be read; use a new key." });
-    return { ...saved, headers: { ...saved.headers, "idempotent-replayed": "true" } };
-  }
-  try {
-    const response = await run();
-    await deps.backend.records.setItem(slot, sealAnswer(response, secret, slot));
-    return response;
-  } catch (error) {
-    await deps.backend.removeOnce(`idem:${id}`);
-    throw error;
-  }
+  return key;
+}
+
+/**
+ * Takes (or finds) the claim `scope`/`key` for a request with this `fingerprint`. Returns null
+ * when the claim is held by a different request.
+ */
+export async function claimPurchase(deps: AppDeps, scope: "idem" | "x402", key: string, fingerprint: string, now: number): Promise<PurchaseClaim | null> {
+  const slot = `${scope}:${digestOf(scope, key)}`;
+  const proposed = `${fingerprint} ${newPurchaseId()}`;
+  const claim = await deps.backend.insertOnce(slot, proposed, now + CLAIM_MS, now);
+  const [storedFingerprint, purchaseId] = claim.value.split(" ");
+  if (storedFingerprint !== fingerprint || !purchaseId) return null;
+  return { slot, value: claim.value, purchaseId, created: claim.created };
+}
+
+/** Frees a claim (compare-and-delete: never one a later request took). */
+export async function releaseClaim(deps: AppDeps, claim: PurchaseClaim): Promise<void> {
+  await deps.backend.removeOnce(claim.slot, claim.value);
+}
+
+/** The 422 for an Idempotency-Key sent again with another request. */
+export function idempotencyKeyReused() {
+  return apiError("idempotency_key_reused");
 }

@@ -1,20 +1,24 @@
 /**
  * GET /api/checkout: methods, prices, credits, options. POST /api/checkout: buy 1–5 membership
- * keys by card (303 to Stripe), agent-network token or x402 (201 with the keys). POST
- * /api/checkout/webhook: Stripe's signed events, read as raw bytes. Logic lives in runtime/payments/.
+ * keys by card (303 to Stripe), agent-network token or x402 (201 with the keys), or, with no
+ * payment attached to an agent_network request, a quote (200). POST /api/checkout/webhook:
+ * Stripe's signed events, read as raw bytes. Logic lives in runtime/payments/.
  */
 import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
+import { readCredentials } from "../access/credentials.ts";
+import { resolvePurchaseAccount } from "../accounts/purchase-account.ts";
 import { compileValidator, readJsonBody, readRawText } from "../http/body.ts";
 import { requestContext } from "../http/context.ts";
+import { publicBaseUrl } from "../http/public-base.ts";
 import { sendJson } from "../http/respond.ts";
 import { checkoutWithAgentNetwork } from "../payments/checkout-agent-network.ts";
 import { checkoutWithCard } from "../payments/checkout-card.ts";
 import { describeCheckout } from "../payments/checkout-info.ts";
-import { checkoutWithX402, resumeX402 } from "../payments/checkout-http402.ts";
+import { checkoutWithX402 } from "../payments/checkout-http402.ts";
 import { digestOf, resolveCheckoutOrder } from "../payments/checkout-order.ts";
 import { handleCardWebhook } from "../payments/card-fulfilment.ts";
-import { withIdempotency } from "../payments/idempotency.ts";
+import { readIdempotencyKey } from "../payments/idempotency.ts";
 import { CheckoutRequestSchema } from "../schema/payments.ts";
 
 const validator = compileValidator(CheckoutRequestSchema);
@@ -29,22 +33,22 @@ export default definePlugin<AppDeps>((app, deps) => {
     const request = await readJsonBody(event, validator, deps.config.maxBodyBytes);
     ctx.paymentMethod = request.payment_method;
     const now = deps.clock.now();
+    const idempotencyKey = readIdempotencyKey(headers);
     // `skyfire-pay-id` is the network's own name for the header: an alias, easy to drop.
     const payToken = headers.get("pay-network-pay-id") ?? headers.get("skyfire-pay-id");
-    const idempotencyKey = headers.get("idempotency-key");
-    const base = deps.config.publicBaseUrl ?? ctx.url.origin;
-    const credential = [payToken ?? "", headers.get("x-payment") ?? "", headers.get("payment-signature") ?? ""];
-    const fingerprint = digestOf(JSON.stringify(request, Object.keys(request).sort()), ...credential);
-    const response = await withIdempotency(deps, idempotencyKey, { fingerprint, credential: credential.join("\u0000") }, now, async () => {
-      if (request.payment_method === "http402") {
-        const resumed = await resumeX402(deps, headers, now);
-        if (resumed) return resumed;
-      }
-      const order = await resolveCheckoutOrder(deps, request);
-      if (request.payment_method === "card") return checkoutWithCard(deps, order, { idempotencyKey, baseUrl: base }, now);
-      if (request.payment_method === "agent_network") return checkoutWithAgentNetwork(deps, order, payToken, now);
-      return checkoutWithX402(deps, order, { headers, resourceUrl: `${base}/api/checkout` }, now);
-    });
+    const { key } = readCredentials(headers, ctx.url, { allowQueryKey: false });
+    const order = await resolveCheckoutOrder(deps, request);
+    const account = await resolvePurchaseAccount(deps.keys, { agentId: request.agent_id, contact: request.contact, presentedKey: key }, now);
+    if (account.proof) ctx.keyId = account.proof.id;
+    // A retry is "the same request" only with the same body and the same credentials.
+    const fingerprint = digestOf(JSON.stringify(request, Object.keys(request).sort()), payToken ?? "", headers.get("x-payment") ?? "", headers.get("payment-signature") ?? "", key ?? "");
+    const base = publicBaseUrl(deps);
+    const response =
+      request.payment_method === "card"
+        ? await checkoutWithCard(deps, order, account, { idempotencyKey, fingerprint, baseUrl: base }, now)
+        : request.payment_method === "agent_network"
+          ? await checkoutWithAgentNetwork(deps, order, account, { payToken, idempotencyKey, fingerprint }, now)
+          : await checkoutWithX402(deps, order, account, { headers, resourceUrl: `${base}/api/checkout` }, now);
     return sendJson(event, response.status, response.body, response.headers);
   });
 

@@ -11,13 +11,12 @@ import { readCredentials } from "../access/credentials.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { requestContext } from "../http/context.ts";
 import { sendJson } from "../http/respond.ts";
-import { describeKey } from "../keys/key-view.ts";
+import { describeCredits, describeKey } from "../keys/key-view.ts";
 import { hashKey } from "../keys/key-secret.ts";
-import { issueKeys } from "../keys/issue-keys.ts";
+import { issueAdminKeys } from "../keys/issue-keys.ts";
 import { IssueKeysRequestSchema } from "../schema/requests.ts";
 import { parseKeyString } from "../schema/keys.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
-import { seatClaimedHook } from "../cohorts/progression.ts";
 
 const validator = compileValidator(IssueKeysRequestSchema);
 
@@ -29,7 +28,8 @@ export default definePlugin<AppDeps>((app, deps) => {
     const record = parseKeyString(key) ? await deps.keys.get(hashKey(key)) : null;
     if (!record) throw apiError("key_not_found");
     ctx.keyId = record.id;
-    return sendJson(event, 200, await describeKey(deps.backend, limitsInForce(deps), record, deps.clock.now()));
+    const details = await describeKey(deps.backend, limitsInForce(deps), record, deps.clock.now());
+    return sendJson(event, 200, { ...details, credits: await describeCredits(deps.backend, record) });
   });
 
   app.post("/api/keys", async (event) => {
@@ -40,20 +40,9 @@ export default definePlugin<AppDeps>((app, deps) => {
     if (!vertical) throw apiError("vertical_unknown", { errors: [{ pointer: "/vertical", message: "must be a vertical slug or all" }] });
     const limits = limitsInForce(deps);
     const now = deps.clock.now();
-    const issued = await issueKeys(
-      { backend: deps.backend, keys: deps.keys, limits, onSeatClaimed: seatClaimedHook(deps) },
-      {
-        type: "membership",
-        vertical,
-        quantity: body.quantity ?? 1,
-        cohort: await readActiveCohort(deps.backend),
-        source: "admin",
-        agentId: body.agent_id,
-        contact: body.contact,
-        label: body.label,
-        permanent: body.permanent ?? false,
-        expiresAt: null,
-      },
+    const issued = await issueAdminKeys(
+      deps,
+      { vertical, quantity: body.quantity ?? 1, cohort: await readActiveCohort(deps.backend), agentId: body.agent_id, contact: body.contact, label: body.label, permanent: body.permanent ?? false },
       now,
     );
     const keys = await Promise.all(issued.map(async (i) => ({ key: i.key, ...(await describeKey(deps.backend, limits, i.record, now)) })));

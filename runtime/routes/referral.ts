@@ -1,4 +1,4 @@
-/** POST /api/referral: a member logs a referral; $1.50 credit each, 4 per billing cycle. */
+/** POST /api/referral: a member or trial agent logs a referral; $1.50 credit once the referred agent pays, 4 per billing cycle. */
 import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { requireKey } from "../access/require-key.ts";
@@ -12,7 +12,7 @@ const validator = compileValidator(ReferralRequestSchema);
 export default definePlugin<AppDeps>((app, deps) => {
   app.post("/api/referral", async (event) => {
     const now = deps.clock.now();
-    const caller = await requireKey(event, deps, { now, membership: true, detail: "Referral credit is applied at a membership renewal; trial keys cannot earn it." });
+    const caller = await requireKey(event, deps, { now, membership: false });
     const body = await readJsonBody(event, validator, deps.config.maxBodyBytes);
     return sendJson(event, 200, await logReferral(deps, caller, body, now));
   });

@@ -10,7 +10,7 @@ import { apiError } from "../errors.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { sendJson } from "../http/respond.ts";
 import { TrialRequestSchema } from "../schema/requests.ts";
-import { issueKeys } from "../keys/issue-keys.ts";
+import { issueTrialKey } from "../keys/issue-keys.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
 
 const validator = compileValidator(TrialRequestSchema);
@@ -29,11 +29,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     const limits = limitsInForce(deps);
     const now = deps.clock.now();
     const expiresAt = now + limits.trial_hours * 3_600_000;
-    const agentKey = `trial:${vertical.slug}:${Buffer.from(body.agent_id).toString("hex")}`;
-
-    // Claim the (agent, vertical) slot first: a racing duplicate gets 409, not a second key.
-    const claim = await deps.backend.insertOnce(agentKey, "pending", expiresAt, now);
-    if (!claim.created) throw apiError("trial_exists", { detail: "This agent already holds an active trial key for this vertical; it is shown only once, at creation." });
+    // The per-client limit is consumed first, atomically: a burst from one address cannot pass it.
     const ip = clientAddress(event, deps.config.trustProxy);
     const perClient = await deps.backend.consume(
       [{ key: `trialrate:${ip}:${Math.floor(now / 3_600_000)}`, limit: deps.config.trialsPerClientHour, expiresAt: now + 3_600_000 }],
@@ -41,16 +37,11 @@ export default definePlugin<AppDeps>((app, deps) => {
       now,
     );
     if (!perClient.admitted) {
-      await deps.backend.removeOnce(agentKey);
       throw apiError("rate_limited", { detail: "Too many trial keys from this client in the last hour.", headers: { "retry-after": String(3600 - Math.floor((now / 1000) % 3600)) } });
     }
-
-    const [issued] = await issueKeys(
-      { backend: deps.backend, keys: deps.keys, limits },
-      { type: "trial", vertical: vertical.slug, quantity: 1, cohort: await readActiveCohort(deps.backend), source: "trial", agentId: body.agent_id, expiresAt },
-      now,
-    );
-    const key = issued!.key;
+    const issued = await issueTrialKey(deps, { vertical: vertical.slug, agentId: body.agent_id, cohort: await readActiveCohort(deps.backend), expiresAt }, now);
+    if (!issued) throw apiError("trial_exists", { detail: "This agent already holds an active trial key for this vertical; it is shown only once, at creation." });
+    const key = issued.key;
     const base = deps.config.publicBaseUrl ?? "";
     return sendJson(event, 200, {
       key,

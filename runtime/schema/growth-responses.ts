@@ -121,12 +121,14 @@ export const ReferralLoggedSchema = Type.Object({
     referring_key_id: Type.String(),
     referred_agent_id: Type.String(),
     method: Nullable(Type.Union(REFERRAL_METHODS.map((m) => Type.Literal(m)))),
-    /** credited: within the cycle's cap; cap_reached: logged with no credit. */
-    status: Type.Union([Type.Literal("credited"), Type.Literal("cap_reached")]),
+    /** pending: until the referred agent pays for a membership; then credited (within the cycle's cap) or cap_reached (no credit). */
+    status: Type.Union([Type.Literal("pending"), Type.Literal("credited"), Type.Literal("cap_reached")]),
     credited_usd_micros: Type.Integer({ minimum: 0 }),
     credited: Type.String(),
-    cycle: Type.String(),
+    /** The billing cycle the credit counted in; null while pending. */
+    cycle: Nullable(Type.String()),
     created_at: Type.String(),
+    qualified_at: Nullable(Type.String()),
   }),
   credit_balance: Type.Object({ usd_micros: Type.Integer({ minimum: 0 }), amount: Type.String(), applies: Type.Literal("next_renewal") }),
   cycle: Type.Object({

@@ -21,6 +21,8 @@ export const CheckoutRequestSchema = Type.Object(
 );
 export type CheckoutRequest = Static<typeof CheckoutRequestSchema>;
 
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
 const MethodSchema = Type.Object({
   id: Type.Union(PAYMENT_METHODS.map((m) => Type.Literal(m))),
   available: Type.Boolean(),
@@ -65,10 +67,21 @@ const QuoteSchema = Type.Object({
   credit_balance_usd_micros: Type.Integer({ description: "Referral and loyalty credit owed to the account; applied at the next renewal, not to this purchase" }),
 });
 
+export const CheckoutQuoteSchema = Type.Object({
+  object: Type.Literal("checkout_quote"),
+  vertical: Type.String(),
+  /** The account quoted for, when the request proved it; null for a new account. */
+  account: Nullable(Type.String()),
+  quote: QuoteSchema,
+  payment_options: Type.Array(MethodSchema),
+  detail: Type.String(),
+});
+
 export const CheckoutSessionSchema = Type.Object({
   object: Type.Literal("checkout_session"),
   payment_method: Type.Literal("card"),
   checkout_id: Type.String(),
+  purchase_id: Type.String(),
   session_id: Type.String(),
   url: Type.String(),
   expires_at: Type.Union([Type.String(), Type.Null()]),
@@ -80,15 +93,52 @@ export const CheckoutKeysSchema = Type.Object({
   keys: Type.Array(IssuedKeySchema),
   receipt: Type.Object({
     payment_method: Type.Union([Type.Literal("agent_network"), Type.Literal("http402")]),
+    purchase_id: Type.String(),
+    /** The account the keys belong to (send one of them in X-Service-Key to buy more for it). */
+    account: Nullable(Type.String()),
     quote: QuoteSchema,
     transaction: Type.Union([Type.String(), Type.Null()]),
+    /** Present when the charge could not be confirmed either way: resolved in the buyer's favour. */
+    charge_unconfirmed: Type.Optional(Type.Literal(true)),
   }),
 });
+
+export const CardSuccessSchema = Type.Union([
+  Type.Object({ status: Type.Literal("unknown") }),
+  Type.Object({ status: Type.Literal("awaiting_payment"), purchase_id: Type.String(), expires_at: Nullable(Type.String()) }),
+  Type.Object({ status: Type.Literal("keys"), purchase_id: Type.String(), keys: Type.Array(IssuedKeySchema), mailed_to: Nullable(Type.String()) }),
+  Type.Object({ status: Type.Literal("already_shown"), purchase_id: Type.String(), mailed_to: Nullable(Type.String()) }),
+  Type.Object({ status: Type.Literal("not_completed"), purchase_id: Type.String(), state: Type.String() }),
+]);
+
+const ReconcileEntrySchema = Type.Object({
+  id: Type.String(),
+  method: Type.String(),
+  state: Type.String(),
+  account: Nullable(Type.String()),
+  amount_usd_micros: Type.Integer(),
+  created_at: Type.String(),
+  action: Type.String(),
+  unconfirmed: Nullable(Type.String()),
+  payer: Type.Record(Type.String(), Type.String()),
+});
+
+export const PaymentsOverviewSchema = Type.Object({ open: Type.Array(ReconcileEntrySchema), attention: Type.Array(ReconcileEntrySchema) });
+export const ReconcileReportSchema = Type.Object({ resolved: Type.Array(ReconcileEntrySchema), open: Type.Array(ReconcileEntrySchema), attention: Type.Array(ReconcileEntrySchema) });
+export const AcknowledgedSchema = Type.Object({ id: Type.String(), state: Type.String(), acknowledged_at: Type.Optional(Type.String()), operator_note: Type.Optional(Type.String()) });
 
 export const WebhookAckSchema = Type.Object({
   received: Type.Literal(true),
   outcome: Type.Union(
-    ["fulfilled", "duplicate", "awaiting_payment", "payment_failed", "unknown_checkout", "account_cap_reached", "ignored"].map((o) => Type.Literal(o)),
+    ["fulfilled", "duplicate", "awaiting_payment", "payment_failed", "unknown_checkout", "account_cap_reached", "refund_due", "credit_applied", "no_credit", "ignored"].map((o) => Type.Literal(o)),
   ),
 });
 export type WebhookOutcome = Static<typeof WebhookAckSchema>["outcome"];
+
+export const AcknowledgePurchaseSchema = Type.Object(
+  {
+    id: Type.String({ pattern: "^pur_[0-9a-f]{32}$", description: "The purchase id" }),
+    note: Type.String({ minLength: 1, maxLength: 500, description: "What the operator did (e.g. refunded through the network's dashboard)" }),
+  },
+  { additionalProperties: false },
+);

@@ -56,6 +56,19 @@ export const KeyDetailsSchema = Type.Object({
 });
 export type KeyDetails = Static<typeof KeyDetailsSchema>;
 
+/** Referral and loyalty credit owed to the key's account, and where it was applied. */
+export const KeyCreditsSchema = Type.Object({
+  account: Type.String(),
+  balance_usd_micros: Type.Integer({ minimum: 0 }),
+  balance: Type.String(),
+  applies: Type.Literal("next_renewal"),
+  granted: Type.Array(Type.Object({ id: Type.String(), kind: Type.String(), amount_usd_micros: Type.Integer(), reason: Type.String(), created_at: Type.String() })),
+  applied: Type.Array(Type.Object({ invoice: Type.String(), amount_usd_micros: Type.Integer(), applied_at: Type.String() })),
+});
+
+/** GET /api/keys: the key holder's own view, with the account's credit. */
+export const OwnKeyDetailsSchema = Type.Composite([KeyDetailsSchema, Type.Object({ credits: KeyCreditsSchema })]);
+
 export const IssuedKeySchema = Type.Composite([Type.Object({ key: Type.String() }), KeyDetailsSchema]);
 export const KeysIssuedSchema = Type.Object({ keys: Type.Array(IssuedKeySchema) });
 

@@ -31,7 +31,20 @@ export interface CreditsStore {
   balance(account: string): Promise<number>;
   /** Consumes credit at a renewal; callers apply at most `balance(account)`. */
   markApplied(account: string, amountUsdMicros: number, now: number): Promise<void>;
+  /**
+   * Takes the credit one renewal invoice gets: at most `amountDueMicros`, at most the balance, and
+   * once per invoice however often it is asked (a retried webhook gets the amount already taken).
+   */
+  takeForInvoice(account: string, invoiceId: string, amountDueMicros: number, now: number): Promise<number>;
   list(account: string): Promise<CreditEntry[]>;
+  /** Credit applied to renewal invoices, newest last. */
+  listApplied(account: string): Promise<AppliedCredit[]>;
+}
+
+export interface AppliedCredit {
+  invoice: string;
+  amount_usd_micros: number;
+  applied_at: string;
 }
 
 export function createCreditsStore(backend: StateBackend): CreditsStore {
@@ -60,6 +73,30 @@ export function createCreditsStore(backend: StateBackend): CreditsStore {
     },
     async markApplied(account, amountUsdMicros, now) {
       if (amountUsdMicros > 0) await backend.consume([_counter(_accountKey(account), "applied")], amountUsdMicros, now);
+    },
+    async takeForInvoice(account, invoiceId, amountDueMicros, now) {
+      const key = _accountKey(account);
+      // The per-invoice counter makes the take idempotent: consume applies one cost to every
+      // window or to none, and this window admits its amount once, so a second take of the same
+      // invoice is refused as a whole and the applied total never moves twice.
+      const perInvoice = `credits:{c:${key}}:invoice:${_hex(invoiceId)}`;
+      const [already] = await backend.readCounters([perInvoice], 0);
+      if (already! > 0) return already!;
+      const [granted, applied] = await backend.readCounters([_counter(key, "granted").key, _counter(key, "applied").key], 0);
+      const amount = Math.min(Math.max(0, granted! - applied!), Math.max(0, amountDueMicros));
+      if (amount === 0) return 0;
+      const taken = await backend.consume([{ ..._counter(key, "applied"), limit: granted! }, { key: perInvoice, limit: amount, expiresAt: Number.MAX_SAFE_INTEGER }], amount, now);
+      if (!taken.admitted) {
+        const [raced] = await backend.readCounters([perInvoice], 0);
+        return raced!;
+      }
+      await backend.records.setItem(`credits:applied:${key}:${_hex(invoiceId)}`, { invoice: invoiceId, amount_usd_micros: amount, applied_at: new Date(now).toISOString() } satisfies AppliedCredit);
+      return amount;
+    },
+    async listApplied(account) {
+      const keys = await backend.records.getKeys(`credits:applied:${_accountKey(account)}:`);
+      const entries = await Promise.all(keys.map((k) => backend.records.getItem<AppliedCredit>(k)));
+      return entries.filter((e): e is AppliedCredit => e !== null).sort((a, b) => a.applied_at.localeCompare(b.applied_at));
     },
     async list(account) {
       const prefix = `credits:entry:${_accountKey(account)}:`;

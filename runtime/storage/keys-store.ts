@@ -10,6 +10,8 @@ import type { KeyRecord } from "../schema/keys.ts";
 export interface KeysStore {
   get(hash: string): Promise<KeyRecord | null>;
   put(record: KeyRecord): Promise<void>;
+  /** Deletes a record nobody was ever given (a trial key that lost its agent's slot). */
+  remove(hash: string): Promise<void>;
   listByAccount(account: string): Promise<KeyRecord[]>;
   list(filter: { label?: string }): Promise<KeyRecord[]>;
 }
@@ -36,6 +38,10 @@ export function createKeysStore(backend: StateBackend, options: { cacheMs?: numb
       // One record per (account, key) instead of a list: concurrent issuance never loses an entry.
       if (record.account) await backend.records.setItem(`accounts:${_accountKey(record.account)}:${record.hash}`, 1);
       cache.delete(record.hash);
+    },
+    async remove(hash) {
+      await backend.records.removeItem(`keys:${hash}`);
+      cache.delete(hash);
     },
     async listByAccount(account) {
       const prefix = `accounts:${_accountKey(account)}:`;

@@ -83,9 +83,10 @@ describe("cohort progression", () => {
     // More telemetry re-evaluates but never credits twice.
     expect((await telemetry("founder-3", 0.95)).body.cohort).toEqual({ active_cohort: "core", opened: null });
     expect(await balance("founder-2")).toBe(1_900_000);
-    // The member sees the loyalty credit in its balance next to referral credit.
+    // The member sees the loyalty credit in its balance; a referral adds nothing until the friend pays.
     const ref = await svc.request("/api/referral", { method: "POST", headers: { "x-service-key": keys["founder-1"]! }, json: { referring_key: keys["founder-1"], referred_agent_id: "friend-of-founder" } });
-    expect(ref.body.credit_balance).toMatchObject({ usd_micros: 3_400_000, amount: "$3.40" });
+    expect(ref.body.credit_balance).toMatchObject({ usd_micros: 1_900_000, amount: "$1.90" });
+    expect(ref.body.referral.status).toBe("pending");
   });
 
   it("grandfathers: earlier keys keep their cohort; new members join core", async () => {

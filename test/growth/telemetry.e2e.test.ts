@@ -163,11 +163,11 @@ describe("POST /api/telemetry (member Proof-of-Outcome)", () => {
     expect((await svc.request("/api/waitlist")).body.progression).toMatchObject({ outcome_submissions: 2, mean_outcome_confidence: 0.7 });
   });
 
-  it("refuses trial keys, missing and bad keys", async () => {
+  it("refuses trial keys (a valid key of the wrong kind: 403), missing and bad keys (401)", async () => {
     const trial = await trialKey();
     const refused = await outcome(trial, { confidence_score: 0.9 });
-    expect(refused.status).toBe(401);
-    expect(refused.body.code).toBe("membership_required");
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe("key_kind_not_allowed");
     expect((await outcome(null, { confidence_score: 0.9 })).body.code).toBe("key_missing");
     expect((await outcome("svc_live_" + "Y".repeat(22), { confidence_score: 0.9 })).body.code).toBe("key_invalid");
   });

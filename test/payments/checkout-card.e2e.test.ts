@@ -154,15 +154,21 @@ describe("POST /api/checkout card", () => {
     expect(keysDeliveredTo("failed@example.com")).toEqual([]);
   });
 
-  it("a paid session whose account filled its 5 keys meanwhile issues nothing and answers 200 account_cap_reached", async () => {
+  it("card reserves the account's slots before Stripe is called: a second open session cannot push the account past 5 keys (409, no session)", async () => {
     const first = await openSession("capped@example.com", 3);
-    const second = await openSession("capped@example.com", 3);
     expect((await deliverSigned(stripe.event("checkout.session.completed", first.session))).body.outcome).toBe("fulfilled");
-    expect((await deliverSigned(stripe.event("checkout.session.completed", second.session))).body.outcome).toBe("account_cap_reached");
-    expect(keysDeliveredTo("capped@example.com")).toHaveLength(3);
-    // Checkout now prices and caps from the 3 keys held.
-    const more = await buy(checkoutBody("card", { contact: "capped@example.com", quantity: 3 }));
-    expect(more.status).toBe(409);
+    const key = keysDeliveredTo("capped@example.com")[0]!;
+    const second = await buy(checkoutBody("card", { contact: "capped@example.com", quantity: 2 }), { "x-service-key": key });
+    expect(second.status).toBe(303);
+    const before = stripe.sessions.length;
+    // Slots 4 and 5 are held by the open session: nothing is left for a third.
+    const third = await buy(checkoutBody("card", { contact: "capped@example.com" }), { "x-service-key": key });
+    expect(third.status).toBe(409);
+    expect(stripe.sessions.length).toBe(before);
+    // An expired session gives its slots back.
+    const expired = await deliverSigned(stripe.event("checkout.session.expired", stripe.sessions.at(-1)!.session, { paymentStatus: "unpaid" }));
+    expect(expired.body.outcome).toBe("payment_failed");
+    expect((await buy(checkoutBody("card", { contact: "capped@example.com" }), { "x-service-key": key })).status).toBe(303);
   });
 
   it("a failed key delivery still answers 200 (the keys exist, Stripe must not retry into new keys) and is logged with the key ids only", async () => {
@@ -173,7 +179,7 @@ describe("POST /api/checkout card", () => {
     } finally {
       relay.mode = "ok";
     }
-    const line = svc.logs.find((l) => l.includes("key delivery failed") && l.includes(res.body.checkout_id));
+    const line = svc.logs.find((l) => l.includes("key delivery failed") && l.includes(res.body.purchase_id));
     expect(line).toBeDefined();
     expect(line).not.toMatch(/svc_live_/);
   });

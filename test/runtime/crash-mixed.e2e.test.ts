@@ -433,10 +433,11 @@ async function verifyAcknowledged(url: string): Promise<string[]> {
   await eachLimit(referrers, 8, async (account) => {
     const credited = acked.referrals.filter((r) => r.member.account === account).reduce((a, r) => a + r.credited, 0);
     const floor = Math.max(credited, acked.creditBalance.get(account) ?? 0);
-    // The checkout quote (402 without a token) shows the account's credit balance.
-    const res = await get("/api/checkout", { method: "POST", json: { vertical: "travel", payment_method: "agent_network", agent_id: account } });
-    const balance = res.body?.quote?.credit_balance_usd_micros;
-    if (res.status !== 402 || typeof balance !== "number" || balance < floor) problems.push(`credit of ${account}: ${res.status} balance ${balance} < acknowledged ${floor}`);
+    // The member's own key shows its account's credit balance.
+    const member = acked.referrals.find((r) => r.member.account === account)!.member;
+    const res = await get("/api/keys", { headers: { "x-service-key": member.key } });
+    const balance = res.body?.credits?.balance_usd_micros;
+    if (res.status !== 200 || typeof balance !== "number" || balance < floor) problems.push(`credit of ${account}: ${res.status} balance ${balance} < acknowledged ${floor}`);
   });
 
   // Agent-network checkouts: the saved answer under an Idempotency-Key comes back; a replayed token
@@ -449,7 +450,8 @@ async function verifyAcknowledged(url: string): Promise<string[]> {
         problems.push(`checkout idempotency-key ${c.idempotencyKey}: replay → ${again.status} keys ${JSON.stringify(keys)} (acknowledged ${JSON.stringify(c.keys)})`);
       }
     }
-    const replay = await get("/api/checkout", { method: "POST", headers: { "pay-network-pay-id": c.token }, json: c.body });
+    // For a new account, so the account proof is not what refuses it: the token's ledger must.
+    const replay = await get("/api/checkout", { method: "POST", headers: { "pay-network-pay-id": c.token }, json: { ...c.body, agent_id: `${String(c.body.agent_id)}-replay` } });
     if (replay.status !== 402 || replay.body.code !== "payment_token_depleted") problems.push(`token ${c.jti}: replay → ${replay.status} ${replay.body.code ?? ""} (want 402 payment_token_depleted)`);
     const charges = network.charges.filter((ch) => ch.jti === c.jti).length;
     if (charges !== 1) problems.push(`token ${c.jti}: charged ${charges} times`);

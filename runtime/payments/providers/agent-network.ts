@@ -4,7 +4,7 @@
  *
  * Verification follows the KYAPay draft and the network's seller checklist: ES256 only, `kid`
  * required, pinned issuer, audience = our seller id, `iat`/`exp` with 60 s tolerance, `jti` a
- * UUID, `env` in the allowed set, service id (`tsi` or the older `ssi`) = ours, and for pay tokens
+ * UUID, `env` present and in the allowed set, service id (`tsi` or the older `ssi`) = ours, and for pay tokens
  * `cur` = USD with a positive value (`val`/`value` in micro-dollars, else `amt`/`amount`).
  * Both claim-name generations are accepted. Tokens are never logged.
  */
@@ -126,7 +126,9 @@ async function _verify(token: string, keySet: JWTVerifyGetKey, config: NetworkCo
   const claims = payload as Record<string, unknown>;
   if (typeof payload.iat !== "number" || payload.iat * 1000 > now + CLOCK_TOLERANCE_S * 1000) throw invalid("The token was issued in the future.");
   if (typeof payload.jti !== "string" || !UUID_RE.test(payload.jti)) throw invalid("The token's jti is not a UUID.");
-  if (claims.env !== undefined && !config.environments.includes(String(claims.env))) throw invalid(`Tokens for environment "${String(claims.env).slice(0, 20)}" are not accepted here.`);
+  // A token that names no environment could be a sandbox token: only a named, allowed one passes.
+  if (typeof claims.env !== "string") throw invalid("The token has no env claim; only tokens for an allowed environment (production) are accepted.");
+  if (!config.environments.includes(claims.env)) throw invalid(`Tokens for environment "${claims.env.slice(0, 20)}" are not accepted here.`);
   if ((claims.tsi ?? claims.ssi) !== config.serviceId) throw invalid("The token is not for this service (tsi/ssi).");
   const base = { jti: payload.jti, sub: String(payload.sub), type, expiresAt: payload.exp! * 1000 };
   if (type === "kya") return { ...base, valueMicros: 0, maxRequests: null };

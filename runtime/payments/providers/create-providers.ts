@@ -8,10 +8,14 @@ import { createAgentNetworkProvider, type AgentNetworkProvider } from "./agent-n
 import { createStripeCardProvider, type CardProvider } from "./card.ts";
 import { createX402Facilitator, type X402Facilitator } from "./http402.ts";
 import { createRelayKeyDelivery, type KeyDelivery } from "./key-delivery.ts";
+import { createSmtpKeyDelivery } from "./smtp-delivery.ts";
 
 export interface PaymentProviders {
-  /** Card needs Stripe and a way to deliver the keys (they are issued after the buyer left). */
-  card: { stripe: CardProvider; delivery: KeyDelivery } | null;
+  /**
+   * Card needs Stripe only: the buyer sees the keys once on our success page. Mail delivery (SMTP,
+   * else a JSON relay) is an addition when configured.
+   */
+  card: { stripe: CardProvider; delivery: KeyDelivery | null; sealSecret: string } | null;
   agentNetwork: AgentNetworkProvider | null;
   x402: { facilitator: X402Facilitator; payTo: string; network: string; asset: string } | null;
 }
@@ -19,7 +23,15 @@ export interface PaymentProviders {
 export function createPaymentProviders(config: PaymentsConfig): PaymentProviders {
   const timing = { timeoutMs: config.timeoutMs };
   return {
-    card: config.stripe && config.keyDelivery ? { stripe: createStripeCardProvider(config.stripe, timing), delivery: createRelayKeyDelivery(config.keyDelivery, timing) } : null,
+    card: config.stripe
+      ? {
+          stripe: createStripeCardProvider(config.stripe, timing),
+          delivery: config.smtp ? createSmtpKeyDelivery(config.smtp, timing) : config.keyDelivery ? createRelayKeyDelivery(config.keyDelivery, timing) : null,
+          // Card keys wait sealed in the store until the success page shows them; the seal's secret
+          // lives only in the environment, so a copy of the store alone opens nothing.
+          sealSecret: `card\u0000${config.stripe.webhookSecret}`,
+        }
+      : null,
     agentNetwork: config.agentNetwork ? createAgentNetworkProvider(config.agentNetwork, timing) : null,
     x402: config.x402 ? { facilitator: createX402Facilitator(config.x402, timing), payTo: config.x402.payTo, network: config.x402.network, asset: config.x402.asset } : null,
   };

@@ -1,8 +1,7 @@
 /**
- * Delivering keys bought by card to the buyer's contact address. Card keys are issued by the
- * Stripe webhook, after the buyer has left our API, so they travel out of band: JSON to a mail
- * relay (KEY_DELIVERY_URL, optional bearer KEY_DELIVERY_TOKEN). The relay is the only place the
- * plaintext keys go; our store keeps hashes only.
+ * Delivering keys bought by card to the buyer's contact address, besides the success page that
+ * shows them once: by SMTP (`smtp-delivery.ts`, SMTP_URL) or, for operators who have one, as JSON
+ * to a mail relay (KEY_DELIVERY_URL, optional bearer KEY_DELIVERY_TOKEN). Either is optional.
  */
 import { apiError } from "../../errors.ts";
 import type { PaymentsConfig } from "../../config.ts";
@@ -19,6 +18,14 @@ export interface KeyDelivery {
   deliver(message: KeyDeliveryMessage): Promise<void>;
 }
 
+/** The one wording of the key mail, for every transport. */
+export function keyDeliveryText(message: KeyDeliveryMessage): { subject: string; text: string } {
+  return {
+    subject: `Your ${message.keys.length === 1 ? "membership key" : `${message.keys.length} membership keys`} for ${message.vertical}`,
+    text: `Thank you for subscribing. Keep these keys secret; each is shown only here and once on the checkout success page.\n\n${message.keys.join("\n")}\n\nSend one in the X-Service-Key header. Purchase ${message.checkoutId}.`,
+  };
+}
+
 export function createRelayKeyDelivery(config: NonNullable<PaymentsConfig["keyDelivery"]>, options: { timeoutMs: number }): KeyDelivery {
   return {
     async deliver(message) {
@@ -26,8 +33,7 @@ export function createRelayKeyDelivery(config: NonNullable<PaymentsConfig["keyDe
         config.url,
         {
           to: message.to,
-          subject: `Your ${message.keys.length === 1 ? "membership key" : `${message.keys.length} membership keys`} for ${message.vertical}`,
-          text: `Thank you for subscribing. Keep these keys secret; each is shown only here.\n\n${message.keys.join("\n")}\n\nSend one in the X-Service-Key header.`,
+          ...keyDeliveryText(message),
           checkout_id: message.checkoutId,
           keys: message.keys,
         },

@@ -1,0 +1,70 @@
+/**
+ * `vkr payments list | reconcile | ack`: the purchases on the service's own store, through the same
+ * functions as the admin routes and the server's own reconciliation pass (runtime/payments/reconcile.ts).
+ */
+import { defineCommand } from "citty";
+import { acknowledgePurchase, listPurchasesForOperator, reconcilePurchases, type ReconcileEntry } from "../../runtime/payments/reconcile.ts";
+import { createPaymentProviders } from "../../runtime/payments/providers/create-providers.ts";
+import { formatUsd } from "../../runtime/money.ts";
+import { EXIT, OperatorError } from "../exit-codes.ts";
+import { openOperatorContext, resolveOperatorConfig, STORE_ARGS, type OperatorContext } from "../operator-context.ts";
+import { printResult, runOperation } from "../output.ts";
+
+const list = defineCommand({
+  meta: { name: "list", description: "List open purchases and those an operator must act on (changes nothing)" },
+  args: { ...STORE_ARGS },
+  run: ({ args }) =>
+    _withStore(args, async (ctx) => {
+      const report = await listPurchasesForOperator(ctx.backend, ctx.now());
+      printResult(args.json, report, () => [_section("open", report.open), _section("needs an operator", report.attention)].join("\n"));
+    }),
+});
+
+const reconcile = defineCommand({
+  meta: { name: "reconcile", description: "Finish or undo every purchase a crash left open; list refunds due and unconfirmed charges" },
+  args: { ...STORE_ARGS },
+  run: ({ args }) =>
+    _withStore(args, async (ctx) => {
+      const report = await reconcilePurchases({ ...ctx.purchaseDeps, payments: createPaymentProviders(ctx.config.payments) }, ctx.now());
+      printResult(args.json, report, () => [_section("resolved now", report.resolved), _section("still open", report.open), _section("needs an operator", report.attention)].join("\n"));
+    }),
+});
+
+const ack = defineCommand({
+  meta: { name: "ack", description: "Mark a refund due or an unconfirmed charge as handled" },
+  args: {
+    id: { type: "positional", required: true, description: "Purchase id (pur_…)" },
+    note: { type: "string", required: true, description: "What you did, e.g. \"refunded in the network dashboard\"" },
+    ...STORE_ARGS,
+  },
+  run: ({ args }) =>
+    _withStore(args, async (ctx) => {
+      const record = await acknowledgePurchase(ctx.backend, args.id, args.note, ctx.now());
+      if (!record) throw new OperatorError("not_found", `no final purchase "${args.id.slice(0, 80)}"`, EXIT.notFound);
+      printResult(args.json, { id: record.id, state: record.state, acknowledged_at: record.acknowledged_at }, () => `acknowledged ${record.id} (${record.state})`);
+    }),
+});
+
+export default defineCommand({
+  meta: { name: "payments", description: "Purchases: list, reconcile after a crash, acknowledge refunds" },
+  subCommands: { list, reconcile, ack },
+});
+
+// --- Internal helpers ---
+
+async function _withStore(args: { json: boolean; "data-dir"?: string; "dist-dir"?: string }, body: (ctx: OperatorContext) => Promise<void>): Promise<void> {
+  await runOperation(args.json, async () => {
+    const ctx = await openOperatorContext(resolveOperatorConfig(args));
+    try {
+      process.stderr.write(`vkr: store ${ctx.backend.kind}${ctx.config.redisUrl ? "" : ` in ${ctx.config.dataDir}`}\n`);
+      await body(ctx);
+    } finally {
+      await ctx.close();
+    }
+  });
+}
+
+function _section(title: string, entries: ReconcileEntry[]): string {
+  if (entries.length === 0) return `${title}: none`;
+  return `${title}:\n${entries.map((e) => `  ${e.id}  ${e.method.padEnd(13)} ${e.state.padEnd(16)} ${formatUsd(e.amount_usd_micros).padStart(5)}  ${e.action}`).join("\n")}`;
+}

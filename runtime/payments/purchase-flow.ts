@@ -1,0 +1,237 @@
+/**
+ * Money moves in one order: reserve (atomically) → charge → issue, with the purchase record
+ * written before every outside call (`purchase-store.ts`). The functions here are the steps; the
+ * payment methods (`checkout-agent-network.ts`, `checkout-http402.ts`, `checkout-card.ts`) and
+ * admin issuance compose them, and `reconcile.ts` resumes whatever a crash left open.
+ *
+ * - `reservePurchase`: the account's slots (and with them the graduated price tier), the cohort
+ *   whose price applies, the keys to be issued (generated now, sealed for the client), all before
+ *   any payment. A refusal (account of someone else, cap reached) takes nothing and charges nothing.
+ * - `chargePurchase`: the one irreversible call, guarded by a step marker taken right before it,
+ *   so it happens at most once per purchase whatever retries or resumers do. A definite refusal
+ *   releases the reservation; an unknown outcome (timeout, 5xx) leaves the purchase `charging`.
+ * - `completePurchase`: issues the keys; `releasePurchase` gives the slots back (once).
+ * - `resolveUnknownCharge`: a charge whose outcome cannot be known (the KYAPay charge call has no
+ *   idempotency key) is resolved in the buyer's favour: the keys are issued, nothing is charged
+ *   again, and the purchase is flagged `payment.unconfirmed` for the operator.
+ */
+import { randomBytes } from "node:crypto";
+import type { AppDeps } from "../deps.ts";
+import { limitsInForce } from "../deps.ts";
+import { apiError, isApiError, type ApiError } from "../errors.ts";
+import { reserveSlots, releaseSlots } from "../accounts/account-slots.ts";
+import type { CohortName } from "../schema/catalog.ts";
+import { failpoint } from "../failpoint.ts";
+import { keyPriceMicros } from "./pricing.ts";
+import { issuePurchaseKeys, prepareKeys } from "./purchase-keys.ts";
+import { createPurchaseStore, type PurchaseMethod, type PurchaseRecord } from "./purchase-store.ts";
+
+/** What the purchase steps use: admin issuance and the CLI run them without payment providers. */
+export type PurchaseDeps = Pick<AppDeps, "backend" | "keys" | "build" | "config" | "logger">;
+
+export interface PurchaseRequest {
+  id: string;
+  method: PurchaseMethod;
+  vertical: string;
+  quantity: number;
+  cohort: CohortName;
+  /** The account the keys join; null only for admin keys issued without an agent or contact. */
+  account: string | null;
+  /** The purchase creates the account (no proof of an existing one was presented). */
+  createAccount: boolean;
+  agentId: string | null;
+  contact: string | null;
+  label?: string | null;
+  permanent?: boolean;
+  /** Seals the keys for the client; null when they are only ever answered at once. */
+  secret: string | null;
+  resumable: boolean;
+  payer?: Record<string, string>;
+}
+
+export interface Reserved {
+  record: PurchaseRecord;
+  /** The keys in clear, for the request that reserved them (never stored unsealed). */
+  keys: string[];
+}
+
+const CHARGE_ATTEMPTED = "attempted";
+const CHARGE_FENCED = "fenced";
+
+/** Refusals a charge attempt can end in that prove nothing was charged. */
+const REFUSED_CODES = new Set(["payment_failed", "payment_token_invalid", "payment_token_expired", "payment_token_required", "payment_token_depleted", "checkout_payment_required"]);
+
+export function newPurchaseId(): string {
+  return `pur_${randomBytes(16).toString("hex")}`;
+}
+
+/** A lease outlives every outside call a live worker makes (each bounded by PAYMENT_TIMEOUT_MS). */
+export function purchaseLeaseMs(deps: Pick<AppDeps, "config">): number {
+  return 3 * deps.config.payments.timeoutMs + 1000;
+}
+
+/** Reserves a new purchase; the caller holds its lease (`purchase-lease.ts`). */
+export async function reservePurchase(deps: PurchaseDeps, request: PurchaseRequest, now: number): Promise<Reserved> {
+  const store = createPurchaseStore(deps.backend);
+  const at = new Date(now).toISOString();
+  // 1. The record exists (and is listed open) before any slot is taken, so a crash right after
+  //    taking slots still leaves something reconciliation finds and releases.
+  let record: PurchaseRecord = await store.save(
+    {
+      id: request.id,
+      method: request.method,
+      state: "reserved",
+      vertical: request.vertical,
+      quantity: request.quantity,
+      cohort: request.cohort,
+      account: request.account,
+      agent_id: request.agentId,
+      contact: request.contact,
+      label: request.label ?? null,
+      permanent: request.permanent ?? false,
+      positions: [],
+      per_key_usd_micros: [],
+      amount_usd_micros: 0,
+      resumable: request.resumable,
+      key_ids: [],
+      key_hashes: [],
+      sealed_keys: null,
+      payment: { reference: null, charged_usd_micros: null, unconfirmed: null },
+      card: null,
+      payer: request.payer ?? {},
+      history: [],
+      created_at: at,
+      updated_at: at,
+    },
+    "reserved",
+    now,
+    "reserving",
+  );
+  // 2. The account's slots: the cap and the graduated price tier, atomically.
+  const limits = limitsInForce(deps);
+  let positions: number[] = [];
+  if (request.account !== null) {
+    const cap = limits.keys_per_account;
+    const slots = await reserveSlots(deps.backend, { account: request.account, quantity: request.quantity, cap, holder: request.id, create: request.createAccount, now });
+    if (!slots.ok) {
+      await store.save(record, "released", now, slots.reason);
+      if (slots.reason === "account_exists") throw accountProofRequired(request.account);
+      throw apiError("conflict", {
+        detail: `An account holds at most ${cap} keys; this one holds ${slots.held} and asked for ${request.quantity} more.`,
+        extra: { keys_held: slots.held, max_keys: cap },
+      });
+    }
+    positions = slots.positions;
+  }
+  // 3. The price of exactly those slots, and the keys they will hold.
+  const cohort = deps.build.current.catalog.cohorts.find((c) => c.name === request.cohort)!;
+  // Without an account every key is priced as a first key of its own.
+  const perKey = request.account === null ? Array.from({ length: request.quantity }, (_, i) => keyPriceMicros(cohort, i + 1)) : positions.map((p) => keyPriceMicros(cohort, p));
+  const keys = prepareKeys(request.id, request.quantity, request.secret);
+  record = { ...record, positions, per_key_usd_micros: perKey, amount_usd_micros: perKey.reduce((a, b) => a + b, 0), key_ids: keys.ids, key_hashes: keys.hashes, sealed_keys: keys.sealed };
+  record = await store.save(record, "reserved", now);
+  failpoint(deps.config, "purchase:reserved");
+  return { record, keys: keys.keys };
+}
+
+export interface ChargeReceipt {
+  reference: string | null;
+  chargedMicros: number;
+}
+
+/**
+ * Runs `charge` at most once for this purchase. Returns the `charged` record; throws the refusal
+ * (after releasing) or, when the outcome is unknown, a 502 that tells the client to retry.
+ */
+export async function chargePurchase(deps: PurchaseDeps, record: PurchaseRecord, charge: () => Promise<ChargeReceipt>, now: number): Promise<PurchaseRecord> {
+  const store = createPurchaseStore(deps.backend);
+  const charging = await store.save(record, "charging", now);
+  failpoint(deps.config, "purchase:charging");
+  const step = await store.takeStep(record.id, "charge", CHARGE_ATTEMPTED, now);
+  if (!step.taken) {
+    // Fenced off by a release (this worker's lease had run out): nothing was or will be charged.
+    if (step.mark === CHARGE_FENCED) throw _lapsed(record);
+    return resolveUnknownCharge(deps, charging, "an earlier attempt was interrupted during the charge", now);
+  }
+  let receipt: ChargeReceipt;
+  try {
+    failpoint(deps.config, "purchase:before-charge");
+    receipt = await charge();
+    failpoint(deps.config, "purchase:after-charge");
+  } catch (error) {
+    if (isApiError(error) && REFUSED_CODES.has(error.code)) {
+      await releasePurchase(deps, charging, `payment refused: ${error.code}`, now, { chargeRefused: true });
+      throw error;
+    }
+    // Maybe charged, maybe not: the record stays `charging`; a retry (or reconciliation)
+    // resolves it in the buyer's favour and never charges again.
+    deps.logger.error("charge outcome unknown; purchase left charging", { purchase_id: record.id, reason: error instanceof Error ? error.message : String(error) });
+    throw apiError("payment_gateway_error", {
+      detail: record.resumable
+        ? "The payment provider did not confirm the charge. Send the same request with the same Idempotency-Key again: you will not be charged twice."
+        : "The payment provider did not confirm the charge. It is recorded for reconciliation; you will not be charged twice for it.",
+      extra: { purchase_id: record.id },
+    });
+  }
+  const charged = await store.save({ ...charging, payment: { reference: receipt.reference, charged_usd_micros: receipt.chargedMicros, unconfirmed: null } }, "charged", now);
+  failpoint(deps.config, "purchase:charged");
+  return charged;
+}
+
+/** A charge that may or may not have happened: the buyer gets what was paid for, the operator a flag. */
+export async function resolveUnknownCharge(deps: PurchaseDeps, record: PurchaseRecord, reason: string, now: number): Promise<PurchaseRecord> {
+  deps.logger.error("charge unconfirmed; resolved in the buyer's favour, reconcile with the provider", { purchase_id: record.id, method: record.method, amount_usd_micros: record.amount_usd_micros, ...record.payer, reason });
+  const store = createPurchaseStore(deps.backend);
+  return store.save({ ...record, payment: { ...record.payment, unconfirmed: reason } }, "charged", now, reason);
+}
+
+/** Issues the keys of a charged (or free, admin) purchase; idempotent. */
+export async function completePurchase(deps: PurchaseDeps, record: PurchaseRecord, now: number): Promise<PurchaseRecord> {
+  await issuePurchaseKeys(deps, record, now);
+  const issued = await createPurchaseStore(deps.backend).save(record, "issued", now);
+  failpoint(deps.config, "purchase:issued");
+  deps.logger.info("keys issued", { source: record.method === "admin" ? "admin" : "checkout", method: record.method, purchase_id: record.id, key_ids: record.key_ids, ...record.payer, unconfirmed: record.payment.unconfirmed ?? undefined });
+  return issued;
+}
+
+/**
+ * Gives the reservation back (once) and ends the purchase; any key already written is revoked.
+ * Unless the provider just refused this purchase's own charge, charging is fenced off first: if a
+ * charge was already attempted, nothing is released and the purchase is resolved as unknown
+ * instead (the buyer's favour), since money may have moved.
+ */
+export async function releasePurchase(deps: PurchaseDeps, record: PurchaseRecord, reason: string, now: number, options: { chargeRefused?: boolean; state?: "released" | "refund_due" } = {}): Promise<PurchaseRecord> {
+  const store = createPurchaseStore(deps.backend);
+  const state = options.state ?? "released";
+  if (!options.chargeRefused && state === "released") {
+    const fence = await store.takeStep(record.id, "charge", CHARGE_FENCED, now);
+    if (!fence.taken && fence.mark !== CHARGE_FENCED) return resolveUnknownCharge(deps, record, `release refused: a charge was attempted (${reason})`, now);
+  }
+  if ((await store.takeStep(record.id, "release", String(now), now)).taken) {
+    for (const hash of record.key_hashes) {
+      const key = await deps.keys.get(hash);
+      if (key && key.status === "active") await deps.keys.put({ ...key, status: "revoked", revoked_at: new Date(now).toISOString() });
+    }
+    // Every slot number, not only the recorded ones: a crash between taking slots and recording
+    // them must not leak any. Compare-and-delete frees only this purchase's own.
+    if (record.account !== null) {
+      const cap = limitsInForce(deps).keys_per_account;
+      await releaseSlots(deps.backend, record.account, Array.from({ length: cap }, (_, i) => i + 1), record.id);
+    }
+  }
+  const released = await store.save(record, state, now, reason);
+  if (state === "refund_due") deps.logger.error("purchase needs a refund", { purchase_id: record.id, method: record.method, amount_usd_micros: record.amount_usd_micros, ...record.payer, reason });
+  return released;
+}
+
+export function accountProofRequired(account: string): ApiError {
+  return apiError("account_proof_required", {
+    detail: `The account "${account.slice(0, 64)}" already exists. Send a live membership key of that account in X-Service-Key to buy for it, or use another agent_id.`,
+  });
+}
+
+// --- Internal helpers ---
+
+function _lapsed(record: PurchaseRecord): ApiError {
+  return apiError("payment_failed", { detail: `Purchase ${record.id} was released before it was charged (it took too long); nothing was charged. Send the request again.` });
+}

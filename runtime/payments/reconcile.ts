@@ -1,0 +1,158 @@
+/**
+ * Reconciliation: finishes or undoes every purchase a crash (or a lost provider answer) left in a
+ * non-final state, and lists what an operator must look at. Run by `vkr payments reconcile`, by
+ * POST /api/admin/payments/reconcile, at server start and every RECONCILE_INTERVAL_MS.
+ *
+ * Only purchases nobody works on are touched (their lease has run out); for each, by state:
+ * - `reserved` (never charged): released, and charging fenced off for good;
+ * - `awaiting_payment` (card): left alone until its Stripe session expires, then Stripe is asked:
+ *   paid → keys issued, otherwise released;
+ * - `charging` (the charge may or may not have happened) and `charged`: when the client can come
+ *   back for the keys (Idempotency-Key, x402 payment, card session) they are issued, an unknown
+ *   charge resolved in the buyer's favour and flagged; otherwise the purchase becomes `refund_due`.
+ *
+ * "Attention" lists final purchases an operator must act on and has not acknowledged: refunds due
+ * and charges that could not be confirmed.
+ */
+import { randomUUID } from "node:crypto";
+import type { AppDeps } from "../deps.ts";
+import { fulfilHeldCardPurchase } from "./card-fulfilment.ts";
+import { completePurchase, purchaseLeaseMs, releasePurchase, resolveUnknownCharge, type PurchaseDeps } from "./purchase-flow.ts";
+import { createPurchaseStore, FINAL_STATES, type PurchaseRecord } from "./purchase-store.ts";
+
+export type ReconcileDeps = PurchaseDeps & Pick<AppDeps, "payments">;
+
+export interface ReconcileEntry {
+  id: string;
+  method: PurchaseRecord["method"];
+  state: PurchaseRecord["state"];
+  account: string | null;
+  amount_usd_micros: number;
+  created_at: string;
+  /** What this pass did, or why it left the purchase alone. */
+  action: string;
+  unconfirmed: string | null;
+  payer: Record<string, string>;
+}
+
+export interface ReconcileReport {
+  /** Purchases this pass moved to a final state. */
+  resolved: ReconcileEntry[];
+  /** Open purchases left alone (being worked on, or a card session still open). */
+  open: ReconcileEntry[];
+  /** Final purchases that need an operator: refunds due, unconfirmed charges. */
+  attention: ReconcileEntry[];
+}
+
+export async function reconcilePurchases(deps: ReconcileDeps, now: number): Promise<ReconcileReport> {
+  const store = createPurchaseStore(deps.backend);
+  const report: ReconcileReport = { resolved: [], open: [], attention: [] };
+  for (const record of await store.listOpen()) {
+    const holder = randomUUID();
+    if (!(await store.lease(record.id, holder, purchaseLeaseMs(deps), now))) {
+      report.open.push(_entry(record, "in progress (another worker holds it)"));
+      continue;
+    }
+    try {
+      const current = (await store.get(record.id))!;
+      const outcome = await _resolve(deps, current, now);
+      if (FINAL_STATES.has(outcome.record.state)) report.resolved.push(_entry(outcome.record, outcome.action));
+      else report.open.push(_entry(outcome.record, outcome.action));
+    } catch (error) {
+      report.open.push(_entry(record, `failed: ${error instanceof Error ? error.message : String(error)}`));
+    } finally {
+      await store.unlease(record.id, holder);
+    }
+  }
+  report.attention = await _attention(store);
+  return report;
+}
+
+/** What an operator should see now, changing nothing: open purchases and attention items. */
+export async function listPurchasesForOperator(backend: AppDeps["backend"], now: number): Promise<Omit<ReconcileReport, "resolved">> {
+  const store = createPurchaseStore(backend);
+  const open = (await store.listOpen()).map((r) => _entry(r, r.state === "awaiting_payment" && r.card?.expires_at && r.card.expires_at > now ? "awaiting payment at Stripe" : "open"));
+  return { open, attention: await _attention(store) };
+}
+
+/** Marks an attention item as handled by the operator (kept for audit). */
+export async function acknowledgePurchase(backend: AppDeps["backend"], id: string, note: string, now: number): Promise<PurchaseRecord | null> {
+  const store = createPurchaseStore(backend);
+  const record = await store.get(id);
+  if (!record || !FINAL_STATES.has(record.state)) return null;
+  return store.save({ ...record, acknowledged_at: new Date(now).toISOString(), operator_note: note }, record.state, now, `acknowledged: ${note}`);
+}
+
+/**
+ * Runs reconciliation now and then every `intervalMs` (unref'd); errors are logged, never thrown.
+ * Returns a stop function.
+ */
+export function startReconciler(deps: ReconcileDeps & Pick<AppDeps, "clock">, intervalMs: number): () => void {
+  let running: Promise<void> | null = null;
+  const pass = () => {
+    running ??= reconcilePurchases(deps, deps.clock.now())
+      .then((report) => {
+        if (report.resolved.length) deps.logger.warn("purchases reconciled", { resolved: report.resolved.map((e) => `${e.id}: ${e.action}`) });
+      })
+      .catch((error: unknown) => deps.logger.error("reconciliation failed", { reason: error instanceof Error ? error.message : String(error) }))
+      .finally(() => (running = null));
+  };
+  pass();
+  const timer = setInterval(pass, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+// --- Internal helpers ---
+
+async function _resolve(deps: ReconcileDeps, record: PurchaseRecord, now: number): Promise<{ record: PurchaseRecord; action: string }> {
+  switch (record.state) {
+    case "reserved":
+      return { record: await releasePurchase(deps, record, "reconciled: never charged", now), action: "released (never charged)" };
+    case "awaiting_payment": {
+      const card = deps.payments.card;
+      if (!card || !record.card) return { record: await releasePurchase(deps, record, "reconciled: no card session", now), action: "released (no card session)" };
+      if (record.card.expires_at !== null && record.card.expires_at > now) return { record, action: "awaiting payment at Stripe" };
+      const session = await card.stripe.retrieveSession(record.card.session_id);
+      if (session.paymentStatus === "paid" || session.paymentStatus === "no_payment_required") {
+        await fulfilHeldCardPurchase(deps, record, session, now);
+        return { record: (await createPurchaseStore(deps.backend).get(record.id))!, action: "paid at Stripe: keys issued" };
+      }
+      return { record: await releasePurchase(deps, record, "reconciled: the card session ended unpaid", now), action: "released (session ended unpaid)" };
+    }
+    case "charging": {
+      if (!record.resumable) return { record: await releasePurchase(deps, record, "reconciled: charge outcome unknown and the buyer cannot come back for the keys", now, { state: "refund_due" }), action: "refund due (charge outcome unknown)" };
+      const charged = await resolveUnknownCharge(deps, record, "reconciled: charge outcome unknown", now);
+      return { record: await completePurchase(deps, charged, now), action: "keys issued (charge unconfirmed: resolved in the buyer's favour)" };
+    }
+    case "charged":
+      if (!record.resumable) return { record: await releasePurchase(deps, record, "reconciled: charged, but the buyer cannot come back for the keys", now, { state: "refund_due" }), action: "refund due (charged, keys undeliverable)" };
+      return { record: await completePurchase(deps, record, now), action: "keys issued" };
+    default:
+      return { record, action: "final" };
+  }
+}
+
+async function _attention(store: ReturnType<typeof createPurchaseStore>): Promise<ReconcileEntry[]> {
+  const attention: ReconcileEntry[] = [];
+  for (const record of await store.list({ states: FINAL_STATES })) {
+    if (record.acknowledged_at) continue;
+    if (record.state === "refund_due") attention.push(_entry(record, "refund the buyer"));
+    else if (record.state === "issued" && record.payment.unconfirmed) attention.push(_entry(record, "confirm the charge with the provider"));
+  }
+  return attention;
+}
+
+function _entry(record: PurchaseRecord, action: string): ReconcileEntry {
+  return {
+    id: record.id,
+    method: record.method,
+    state: record.state,
+    account: record.account,
+    amount_usd_micros: record.amount_usd_micros,
+    created_at: record.created_at,
+    action,
+    unconfirmed: record.payment.unconfirmed,
+    payer: record.payer,
+  };
+}

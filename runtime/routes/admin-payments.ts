@@ -1,0 +1,37 @@
+/**
+ * Payment reconciliation over HTTP (admin bearer), the same function as `vkr payments reconcile`:
+ * `GET /api/admin/payments` lists open purchases and those needing an operator without changing
+ * anything; `POST /api/admin/payments/reconcile` resolves what a crash left open;
+ * `POST /api/admin/payments/acknowledge` marks a refund or an unconfirmed charge as handled.
+ */
+import { definePlugin } from "h3";
+import type { AppDeps } from "../deps.ts";
+import { apiError } from "../errors.ts";
+import { guardAdmin } from "../access/admin.ts";
+import { compileValidator, readJsonBody } from "../http/body.ts";
+import { sendJson } from "../http/respond.ts";
+import { acknowledgePurchase, listPurchasesForOperator, reconcilePurchases } from "../payments/reconcile.ts";
+import { AcknowledgePurchaseSchema } from "../schema/payments.ts";
+
+const acknowledgeValidator = compileValidator(AcknowledgePurchaseSchema);
+
+export default definePlugin<AppDeps>((app, deps) => {
+  app.get("/api/admin/payments", async (event) => {
+    await guardAdmin(deps, event);
+    return sendJson(event, 200, await listPurchasesForOperator(deps.backend, deps.clock.now()));
+  });
+
+  app.post("/api/admin/payments/reconcile", async (event) => {
+    await guardAdmin(deps, event);
+    return sendJson(event, 200, await reconcilePurchases(deps, deps.clock.now()));
+  });
+
+  app.post("/api/admin/payments/acknowledge", async (event) => {
+    await guardAdmin(deps, event);
+    const body = await readJsonBody(event, acknowledgeValidator, deps.config.maxBodyBytes);
+    const record = await acknowledgePurchase(deps.backend, body.id, body.note, deps.clock.now());
+    if (!record) throw apiError("not_found", { detail: `No final purchase "${body.id.slice(0, 80)}".` });
+    return sendJson(event, 200, { id: record.id, state: record.state, acknowledged_at: record.acknowledged_at, operator_note: record.operator_note });
+  });
+});
+
