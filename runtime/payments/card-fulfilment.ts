@@ -21,6 +21,7 @@ import { reserveSlots } from "../accounts/account-slots.ts";
 import { completePurchase, releasePurchase } from "./purchase-flow.ts";
 import { openKeys } from "./purchase-keys.ts";
 import { leasePurchase } from "./purchase-lease.ts";
+import { failpoint } from "../failpoint.ts";
 import { createPurchaseStore, type PurchaseRecord } from "./purchase-store.ts";
 
 const PAID_STATUSES = new Set(["paid", "no_payment_required"]);
@@ -83,7 +84,10 @@ export async function fulfilHeldCardPurchase(deps: CardDeps, record: PurchaseRec
     }
     record = again;
   }
-  if (record.state !== "charged") record = await store.save({ ...record, payment: { reference: session.reference ?? session.id, charged_usd_micros: record.amount_usd_micros, unconfirmed: null } }, "charged", now);
+  if (record.state !== "charged") {
+    record = await store.save({ ...record, payment: { reference: session.reference ?? session.id, charged_usd_micros: record.amount_usd_micros, unconfirmed: null } }, "charged", now);
+    failpoint(deps.config, "purchase:charged");
+  }
   record = await completePurchase(deps, record, now);
   await _mail(deps, record, now);
   return "fulfilled";

@@ -26,6 +26,9 @@ import { buildRequirements, decodePaymentHeader, encodeHeader, mismatchReason, t
 
 type Quote = Awaited<ReturnType<typeof describeQuote>>;
 
+/** How facilitators report an authorization whose nonce was already used on chain. */
+const NONCE_USED_RE = /nonce_used|nonce_already_used|authorization_used/i;
+
 export async function checkoutWithX402(deps: AppDeps, order: CheckoutOrder, account: PurchaseAccount, request: { headers: Headers; resourceUrl: string }, now: number): Promise<SavedResponse> {
   const x402 = deps.payments.x402;
   if (!x402) throw apiError("payment_provider_unavailable", { detail: "HTTP 402 (x402) payments are not configured on this deployment." });
@@ -90,18 +93,24 @@ export async function checkoutWithX402(deps: AppDeps, order: CheckoutOrder, acco
       if (!verified.isValid) throw await refuse(verified.invalidReason ?? "invalid_payment");
     }
     const quote = await describeQuote(deps, record, record.account);
+    // A purchase found `charging` was interrupted around settle: settling again is safe, since the
+    // authorization's nonce settles once, and tells whether the earlier attempt went through.
+    const resumed = record.state === "charging";
     if (record.state !== "charged") record = await chargePurchase(
       deps,
       record,
       async () => {
         const settled = await x402.facilitator.settle(facilitatorRequest);
         if (!settled.success) {
-          const failure = { success: false, errorReason: settled.errorReason ?? "settlement_failed", transaction: settled.transaction, network: settled.network || payment.network, payer: settled.payer };
+          const reason = settled.errorReason ?? "settlement_failed";
+          if (resumed && NONCE_USED_RE.test(reason)) return { reference: null, chargedMicros: record!.amount_usd_micros, note: "settled by an interrupted attempt (nonce used); transaction not reported" };
+          const failure = { success: false, errorReason: reason, transaction: settled.transaction, network: settled.network || payment.network, payer: settled.payer };
           throw _paymentRequired(requirements, quote, failure.errorReason, { [responseHeader]: encodeHeader(failure) });
         }
         return { reference: settled.transaction, chargedMicros: record!.amount_usd_micros };
       },
       now,
+      { repeatable: true },
     );
     record = await completePurchase(deps, record, now);
     return _answer(deps, record, payment, secret, responseHeader, now, keys);

@@ -137,13 +137,24 @@ export async function reservePurchase(deps: PurchaseDeps, request: PurchaseReque
 export interface ChargeReceipt {
   reference: string | null;
   chargedMicros: number;
+  /** Paid, but something the operator should look at (e.g. settled by an earlier attempt, transaction unknown). */
+  note?: string;
+}
+
+export interface ChargeOptions {
+  /**
+   * The provider itself refuses a second charge of the same payment (an x402 authorization's
+   * nonce settles once), so an interrupted attempt is resolved by asking again rather than in the
+   * buyer's favour.
+   */
+  repeatable?: boolean;
 }
 
 /**
  * Runs `charge` at most once for this purchase. Returns the `charged` record; throws the refusal
  * (after releasing) or, when the outcome is unknown, a 502 that tells the client to retry.
  */
-export async function chargePurchase(deps: PurchaseDeps, record: PurchaseRecord, charge: () => Promise<ChargeReceipt>, now: number): Promise<PurchaseRecord> {
+export async function chargePurchase(deps: PurchaseDeps, record: PurchaseRecord, charge: () => Promise<ChargeReceipt>, now: number, options: ChargeOptions = {}): Promise<PurchaseRecord> {
   const store = createPurchaseStore(deps.backend);
   const charging = await store.save(record, "charging", now);
   failpoint(deps.config, "purchase:charging");
@@ -151,7 +162,7 @@ export async function chargePurchase(deps: PurchaseDeps, record: PurchaseRecord,
   if (!step.taken) {
     // Fenced off by a release (this worker's lease had run out): nothing was or will be charged.
     if (step.mark === CHARGE_FENCED) throw _lapsed(record);
-    return resolveUnknownCharge(deps, charging, "an earlier attempt was interrupted during the charge", now);
+    if (!options.repeatable) return resolveUnknownCharge(deps, charging, "an earlier attempt was interrupted during the charge", now);
   }
   let receipt: ChargeReceipt;
   try {
@@ -173,7 +184,8 @@ export async function chargePurchase(deps: PurchaseDeps, record: PurchaseRecord,
       extra: { purchase_id: record.id },
     });
   }
-  const charged = await store.save({ ...charging, payment: { reference: receipt.reference, charged_usd_micros: receipt.chargedMicros, unconfirmed: null } }, "charged", now);
+  if (receipt.note) deps.logger.error("charge unconfirmed; resolved in the buyer's favour, reconcile with the provider", { purchase_id: record.id, method: record.method, amount_usd_micros: record.amount_usd_micros, ...record.payer, reason: receipt.note });
+  const charged = await store.save({ ...charging, payment: { reference: receipt.reference, charged_usd_micros: receipt.chargedMicros, unconfirmed: receipt.note ?? null } }, "charged", now, receipt.note);
   failpoint(deps.config, "purchase:charged");
   return charged;
 }

@@ -2,8 +2,9 @@
  * x402 checkout after a failure mid-way, in-process (the real kill -9 cycles are in
  * test/payments/crash.e2e.test.ts): the request dies at a chosen store write, so nothing after that
  * point runs, then the buyer sends the same payment again. A failure after settle finishes with the
- * keys, exactly once, without settling again; one that loses settle's outcome is resolved in the
- * buyer's favour (keys issued, flagged for the operator); one before settle simply goes through.
+ * keys, exactly once, without settling again; one that loses settle's outcome asks settle again
+ * (an authorization settles once, so "nonce used" means it was paid) and issues the keys, flagged
+ * for the operator; one before settle simply goes through.
  * Another signature over the same nonce gets nothing of someone else's purchase.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -87,7 +88,7 @@ describe("x402 checkout crash recovery", () => {
     expect(works.status).toBe(200);
   });
 
-  it("a failure that loses settle's outcome: the retry issues the keys in the buyer's favour without settling again, flagged for the operator", async () => {
+  it("a failure that loses settle's outcome: the retry asks settle again, learns the nonce was used (so it was paid), issues the keys once, flagged for the operator", async () => {
     const body = checkoutBody("http402", { agent_id: "crash-in-settle" });
     const header = await payFor(body);
     const settledBefore = facilitator.settled.length;
@@ -99,7 +100,9 @@ describe("x402 checkout crash recovery", () => {
     const res = await buy(body, { "x-payment": header });
     expect(res.status).toBe(201);
     expect(res.body.receipt.charge_unconfirmed).toBe(true);
-    expect(facilitator.calls.length).toBe(calls);
+    // One more settle call, refused as "nonce used": nothing was settled twice.
+    expect(facilitator.calls.slice(calls).map((c) => c.path)).toEqual(["/settle"]);
+    expect(facilitator.settled.length).toBe(settledBefore + 1);
     expect(svc.logs.some((line) => line.includes("charge unconfirmed") && line.includes(res.body.receipt.purchase_id))).toBe(true);
     expect((await attention()).map((a) => a.id)).toContain(res.body.receipt.purchase_id);
     expect(await keysHeld(res.body.keys[0].key)).toBe(1);

@@ -1,0 +1,261 @@
+/**
+ * kill -9 at every state boundary of every payment method (issue 14, item 3). The bundled server
+ * runs as a child process with VKR_FAILPOINT=<point>, which SIGKILLs it the moment a purchase
+ * reaches that point; it is restarted on the same state and the buyer retries (same
+ * Idempotency-Key, same x402 payment, Stripe redelivering its event). For each boundary:
+ * the buyer ends with exactly the keys paid for, each token or authorization is charged at most
+ * once, and after reconciliation nothing is left in a non-final state. Interrupted charges whose
+ * outcome cannot be known are resolved in the buyer's favour and listed for the operator.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildContentTo } from "../helpers/build-fixture.ts";
+import { startChildServer, type ChildServer } from "../helpers/child-server.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
+import { ADMIN_KEY } from "../helpers/test-service.ts";
+import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "./stand-ins/agent-network.ts";
+import { startStripe, stripeEnv, type StripeStandIn } from "./stand-ins/stripe.ts";
+import { payWith, startFacilitator, x402Env, type FacilitatorStandIn } from "./stand-ins/x402-facilitator.ts";
+
+/** Every boundary the purchase record crosses between reservation and answer. */
+const POINTS = ["purchase:reserved", "purchase:charging", "purchase:before-charge", "purchase:after-charge", "purchase:charged", "purchase:issuing", "purchase:issued"] as const;
+const ADMIN = { authorization: `Bearer ${ADMIN_KEY}` };
+
+let network: AgentNetworkStandIn;
+let facilitator: FacilitatorStandIn;
+let stripe: StripeStandIn;
+let dist: string;
+beforeAll(async () => {
+  [network, facilitator, stripe] = await Promise.all([startAgentNetwork(), startFacilitator(), startStripe()]);
+  dist = buildContentTo(writeFixtureContent());
+});
+afterAll(async () => {
+  await Promise.all([network?.close(), facilitator?.close(), stripe?.close()]);
+});
+
+describe("kill -9 at each boundary, then a retry with the same Idempotency-Key: agent_network", { timeout: 120_000 }, () => {
+  it.each(POINTS)("%s", async (point) => {
+    const token = await network.mint({ now: Date.now(), valueMicros: 100_000_000 });
+    const jti = _jti(token);
+    const body = { vertical: "travel", payment_method: "agent_network", agent_id: `an-${point}`, quantity: 2 };
+    const headers = { "pay-network-pay-id": token, "idempotency-key": `crash-${point}` };
+    const server = await _crashThenRestart(point, (url) => _post(url, "/api/checkout", body, headers));
+    try {
+      const done = await _untilSettled(() => _post(server.url, "/api/checkout", body, headers));
+      expect(done.status).toBe(201);
+      expect(done.body.keys).toHaveLength(2);
+      // At most one charge per token; a charge cut off before the call was never made.
+      const charges = network.charges.filter((c) => c.jti === jti);
+      expect(charges.length).toBe(point === "purchase:before-charge" ? 0 : 1);
+      const unconfirmed = point === "purchase:before-charge" || point === "purchase:after-charge";
+      expect(Boolean(done.body.receipt.charge_unconfirmed)).toBe(unconfirmed);
+      await _expectSettled(server, { keys: done.body.keys.map((k: { key: string }) => k.key), attention: unconfirmed ? done.body.receipt.purchase_id : null });
+      // The same request again repeats the answer and charges nothing more.
+      const again = await _post(server.url, "/api/checkout", body, headers);
+      expect(again.body.keys.map((k: { key: string }) => k.key)).toEqual(done.body.keys.map((k: { key: string }) => k.key));
+      expect(network.charges.filter((c) => c.jti === jti)).toHaveLength(charges.length);
+    } finally {
+      await server.kill();
+    }
+  });
+});
+
+describe("kill -9 at each boundary, then the same x402 payment again", { timeout: 120_000 }, () => {
+  it.each(POINTS)("%s", async (point) => {
+    const body = { vertical: "travel", payment_method: "http402", agent_id: `x402-${point}` };
+    let header = "";
+    const server = await _crashThenRestart(point, async (url) => {
+      const required = await _post(url, "/api/checkout", body);
+      header = payWith(facilitator.wallet(), 1, required.body.accepts[0], { nowSeconds: Math.floor(Date.now() / 1000) });
+      return _post(url, "/api/checkout", body, { "x-payment": header });
+    });
+    try {
+      const settledBefore = facilitator.settled.length;
+      const done = await _untilSettled(() => _post(server.url, "/api/checkout", body, { "x-payment": header }));
+      expect(done.status).toBe(201);
+      expect(done.body.keys).toHaveLength(1);
+      // An authorization settles once, so a retry can always ask: exactly one settlement in all.
+      const settledNow = facilitator.settled.length - settledBefore;
+      expect(settledNow).toBe(["purchase:reserved", "purchase:charging", "purchase:before-charge"].includes(point) ? 1 : 0);
+      const unconfirmed = point === "purchase:after-charge";
+      expect(Boolean(done.body.receipt.charge_unconfirmed)).toBe(unconfirmed);
+      await _expectSettled(server, { keys: done.body.keys.map((k: { key: string }) => k.key), attention: unconfirmed ? done.body.receipt.purchase_id : null });
+    } finally {
+      await server.kill();
+    }
+  });
+});
+
+describe("kill -9 in a card purchase: at checkout (retry) and in fulfilment (Stripe redelivers)", { timeout: 120_000 }, () => {
+  it.each(["purchase:reserved", "card:session-created"])("checkout, %s: the retry gets one session; paying it issues the keys once", async (point) => {
+    const contact = `card-${point.replace(":", "-")}@example.com`;
+    const body = { vertical: "travel", payment_method: "card", contact, quantity: 2 };
+    const headers = { "idempotency-key": `card-crash-${point}` };
+    const server = await _crashThenRestart(point, (url) => _post(url, "/api/checkout", body, headers));
+    try {
+      const session = await _untilSettled(() => _post(server.url, "/api/checkout", body, headers));
+      expect(session.status).toBe(303);
+      expect(stripe.sessions.filter((s) => s.session.metadata.purchase_id === session.body.purchase_id).map((s) => s.session.id).filter((id, i, all) => all.indexOf(id) === i)).toEqual([session.body.session_id]);
+      const paid = stripe.pay(session.body.session_id);
+      expect((await _webhook(server.url, stripe.event("checkout.session.completed", paid))).body.outcome).toBe("fulfilled");
+      const page = await _get(server.url, `/checkout/success?session_id=${session.body.session_id}`, { accept: "application/json" });
+      expect(page.body.status).toBe("keys");
+      await _expectSettled(server, { keys: page.body.keys.map((k: { key: string }) => k.key), attention: null });
+    } finally {
+      await server.kill();
+    }
+  });
+
+  it.each(["purchase:charged", "purchase:issuing", "purchase:issued"])("fulfilment, %s: Stripe's redelivery finishes it; the keys are shown once", async (point) => {
+    const contact = `card-${point.replace(":", "-")}@example.com`;
+    const body = { vertical: "travel", payment_method: "card", contact, quantity: 2 };
+    let sessionId = "";
+    const server = await _crashThenRestart(point, async (url) => {
+      const session = await _post(url, "/api/checkout", body);
+      expect(session.status).toBe(303);
+      sessionId = session.body.session_id;
+      return _webhook(url, stripe.event("checkout.session.completed", stripe.pay(sessionId)));
+    });
+    try {
+      const event = stripe.event("checkout.session.completed", stripe.pay(sessionId));
+      const redelivered = await _untilSettled(() => _webhook(server.url, event));
+      expect(["fulfilled", "duplicate"]).toContain(redelivered.body.outcome);
+      const page = await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" });
+      expect(page.body.status).toBe("keys");
+      expect(page.body.keys).toHaveLength(2);
+      expect((await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" })).body.status).toBe("already_shown");
+      await _expectSettled(server, { keys: page.body.keys.map((k: { key: string }) => k.key), attention: null });
+    } finally {
+      await server.kill();
+    }
+  });
+});
+
+describe("kill -9 where no retry can come back: reconciliation decides", { timeout: 120_000 }, () => {
+  it("agent_network without an Idempotency-Key, killed after the charge: refund due and listed; the account's slots are free again", async () => {
+    const token = await network.mint({ now: Date.now(), valueMicros: 100_000_000 });
+    const body = { vertical: "travel", payment_method: "agent_network", agent_id: "no-idem-charged" };
+    const server = await _crashThenRestart("purchase:charged", (url) => _post(url, "/api/checkout", body, { "pay-network-pay-id": token }));
+    try {
+      expect(network.charges.filter((c) => c.jti === _jti(token))).toHaveLength(1);
+      const report = await _reconcileWhenFree(server);
+      expect(report.resolved).toEqual([expect.objectContaining({ state: "refund_due", payer: expect.objectContaining({ jti: _jti(token) }) })]);
+      expect(report.attention.map((e: { state: string }) => e.state)).toContain("refund_due");
+      // Nothing holds the account now: the same agent buys afresh, without proof.
+      const again = await _post(server.url, "/api/checkout", body, { "pay-network-pay-id": await network.mint({ now: Date.now(), valueMicros: 100_000_000 }) });
+      expect(again.status).toBe(201);
+      const ack = await _post(server.url, "/api/admin/payments/acknowledge", { id: report.resolved[0].id, note: "refunded in the network dashboard" }, ADMIN);
+      expect(ack.status).toBe(200);
+      expect((await _get(server.url, "/api/admin/payments", ADMIN)).body.attention.map((e: { id: string }) => e.id)).not.toContain(report.resolved[0].id);
+    } finally {
+      await server.kill();
+    }
+  });
+
+  it("admin issuance killed between its two keys: reconciliation revokes the written one and frees the slots", async () => {
+    const body = { vertical: "travel", agent_id: "admin-crash", quantity: 2 };
+    const server = await _crashThenRestart("purchase:issuing", (url) => _post(url, "/api/keys", body, ADMIN));
+    try {
+      const report = await _reconcileWhenFree(server);
+      expect(report.resolved).toEqual([expect.objectContaining({ method: "admin", state: "released" })]);
+      const full = await _post(server.url, "/api/keys", { ...body, quantity: 5 }, ADMIN);
+      expect(full.status).toBe(201);
+    } finally {
+      await server.kill();
+    }
+  });
+
+  it("a trial killed after its key was written and before it claimed the agent's slot: the agent still gets a trial", async () => {
+    const server = await _crashThenRestart("trial:key-written", (url) => _post(url, "/api/trial", { agent_id: "trial-crash" }));
+    try {
+      const trial = await _post(server.url, "/api/trial", { agent_id: "trial-crash" });
+      expect(trial.status).toBe(200);
+      expect(trial.body.key).toMatch(/^svc_trial_/);
+      expect((await _post(server.url, "/api/trial", { agent_id: "trial-crash" })).body.code).toBe("trial_exists");
+    } finally {
+      await server.kill();
+    }
+  });
+});
+
+// --- Internal helpers ---
+
+interface Reply {
+  status: number;
+  body: any;
+}
+
+function _env(dataDir: string): Record<string, string> {
+  return {
+    DATA_DIR: dataDir,
+    DIST_DIR: dist,
+    ADMIN_KEY,
+    LOG_LEVEL: "warn",
+    // A short lease, so a retry after the restart does not wait long for the dead worker's.
+    PAYMENT_TIMEOUT_MS: "1000",
+    RECONCILE_INTERVAL_MS: "0",
+    ...agentNetworkEnv(network),
+    ...x402Env(facilitator),
+    ...stripeEnv(stripe),
+  };
+}
+
+/** Starts a server that dies at `point` during `act`, then the same state served again. */
+async function _crashThenRestart(point: string, act: (url: string) => Promise<unknown>): Promise<ChildServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), "vkr-crash-"));
+  const doomed = await startChildServer({ ..._env(dataDir), VKR_FAILPOINT: point });
+  const died = new Promise<NodeJS.Signals | null>((resolve) => doomed.proc.once("exit", (_code, signal) => resolve(signal)));
+  await act(doomed.url).catch(() => undefined);
+  expect(await died).toBe("SIGKILL");
+  expect(doomed.output()).toContain(`failpoint ${point}`);
+  return startChildServer(_env(dataDir));
+}
+
+/** Retries while the dead worker's lease still holds the purchase (409 in progress). */
+async function _untilSettled(send: () => Promise<Reply>): Promise<Reply> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const reply = await send();
+    const inProgress = reply.status === 409 && /in_progress$/.test(reply.body?.code ?? "");
+    if (!inProgress || Date.now() > deadline) return reply;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+async function _reconcileWhenFree(server: ChildServer): Promise<any> {
+  for (let i = 0; i < 60; i++) {
+    const report = (await _post(server.url, "/api/admin/payments/reconcile", {}, ADMIN)).body;
+    if (!report.open.some((e: { action: string }) => e.action.startsWith("in progress"))) return report;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error("a purchase stayed leased");
+}
+
+/** The keys work, reconciliation leaves nothing open, and only an unconfirmed charge is listed. */
+async function _expectSettled(server: ChildServer, expected: { keys: string[]; attention: string | null }): Promise<void> {
+  for (const key of expected.keys) expect((await _get(server.url, "/api/demo?vertical=travel&node=trv-m7", { "x-service-key": key })).status).toBe(200);
+  const report = await _reconcileWhenFree(server);
+  expect(report.open).toEqual([]);
+  expect(report.attention.map((e: { id: string }) => e.id)).toEqual(expected.attention ? [expected.attention] : []);
+}
+
+async function _post(url: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  const res = await fetch(url + path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body), redirect: "manual" });
+  return { status: res.status, body: await res.json().catch(() => null) };
+}
+
+async function _get(url: string, path: string, headers: Record<string, string> = {}): Promise<Reply> {
+  const res = await fetch(url + path, { headers });
+  return { status: res.status, body: await res.json().catch(() => null) };
+}
+
+async function _webhook(url: string, payload: string): Promise<Reply> {
+  const res = await fetch(`${url}/api/checkout/webhook`, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": stripe.sign(payload, Math.floor(Date.now() / 1000)) }, body: payload });
+  return { status: res.status, body: await res.json().catch(() => null) };
+}
+
+function _jti(token: string): string {
+  return (JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8")) as { jti: string }).jti;
+}
