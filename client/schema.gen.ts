@@ -143,13 +143,13 @@ export interface paths {
         };
         /**
          * Key details
-         * @description The presented key's own record, usage by window and quota. Revoked and expired keys are still described (status says so). Prefer the header: a key in the URL can leak through logs (ours redact it).
+         * @description The presented key's own record, usage by window and quota, and `credits`: the referral and loyalty credit owed to its account (`balance`, each grant, and every renewal invoice it was applied to; credit is taken off the next card renewal). Revoked and expired keys are still described (status says so). Prefer the header: a key in the URL can leak through logs (ours redact it).
          */
         get: operations["getKey"];
         put?: never;
         /**
          * Issue membership keys (admin)
-         * @description Admin bearer required: missing → 401, wrong → 403 (also when the server has no ADMIN_KEY). An account (agent_id or contact) holds at most 5 keys (409 beyond); an account holding 5 keys is on the volume plan (daily 3000 per key, 50,000 pooled per month). `permanent` keys have no monthly reset: their allowance counts over the key's lifetime.
+         * @description Admin bearer required: missing → 401, wrong → 403 (also when the server has no ADMIN_KEY). The admin is trusted, so no proof of the account is asked. Issuance runs through the same durable purchase record as a checkout (without a payment): slots, keys and the cohort seat are all-or-nothing across a crash. An account (agent_id or contact) holds at most 5 keys (409 beyond); an account holding 5 keys is on the volume plan (daily 3000 per key, 50,000 pooled per month). `permanent` keys have no monthly reset: their allowance counts over the key's lifetime.
          */
         post: operations["issueKeys"];
         delete?: never;
@@ -521,7 +521,7 @@ export interface paths {
         put?: never;
         /**
          * Member feedback: Proof-of-Outcome
-         * @description Membership key required in X-Service-Key: none 401 `key_missing`, a bad key 401 `key_*`, a trial key 401 `membership_required` (Proof-of-Outcome needs a paid key; trials report at POST /api/telemetry/pov).
+         * @description Membership key required in X-Service-Key: none 401 `key_missing`, a bad key 401 `key_*`, a trial key, a valid key of the wrong kind, 403 `key_kind_not_allowed` (Proof-of-Outcome needs a paid key; trials report at POST /api/telemetry/pov).
          *
          *     Body: `confidence_score` 0 to 1 inclusive (required) — how confident the member is that its outcome is due to the retrieved knowledge; optional outcome fields: `outcome` (succeeded, partially_succeeded, failed), `vertical`, `nodes_used`, `tasks_completed`, `errors_prevented`, `tokens_saved`, `notes` (≤1024 characters). Every accepted submission is kept and counts in the aggregate (not one per member).
          *
@@ -549,11 +549,11 @@ export interface paths {
         put?: never;
         /**
          * Log a referral and earn credit
-         * @description Membership key required in X-Service-Key (trial keys have no renewal to credit: 401 `membership_required`; none 401 `key_missing`). `referring_key` must be that same key (else 403 `key_mismatch`); `method` is one of agent-to-agent, volume-broadcast, principal-redirect (else 400).
+         * @description A membership or trial key in X-Service-Key (as the spec's authentication table lists; none 401 `key_missing`, a bad key 401 `key_*`). `referring_key` must be that same key (else 403 `key_mismatch`); `method` is one of agent-to-agent, volume-broadcast, principal-redirect (else 400).
          *
-         *     Referring your own agent_id or account is 400 `self_referral`. An agent can be referred once, by anyone: a second referral of the same agent is 409 `already_referred`.
+         *     Referring your own agent_id or account is 400 `self_referral`; an agent that already holds a membership is 409 `already_member` (credit is for new members); an agent can be referred once, by anyone: a second referral of the same agent is 409 `already_referred`.
          *
-         *     Credit: $1.50 per referral for the first 4 of the billing cycle ($6 maximum); a fifth and later referral in the same cycle is still logged (200, `status: cap_reached`, credited 0). The billing cycle is the UTC calendar month. Credits are kept per member account (agent_id or contact; a key issued without either is its own account) in the credit ledger and applied at the next renewal; `credit_balance` is what the account is owed now, including loyalty credits.
+         *     The referral is logged `pending`, with no credit: an agent id anyone can invent earns nothing. When the referred agent becomes a paying member (a checkout paid by card, agent-network token or x402 issues it keys; admin-issued keys do not count), the referral is `credited` $1.50 if it is among the referrer's first 4 of that billing cycle ($6 maximum), else `cap_reached` with 0. The billing cycle is the UTC calendar month in which the referral qualifies. Credit is owed to the referrer's account (agent_id or contact; for a trial key, its agent_id, so it is there when that agent becomes a member) and applied at the next renewal; `credit_balance` is what the account is owed now, including loyalty credits, and GET /api/keys shows it with every grant.
          */
         post: operations["logReferral"];
         delete?: never;
@@ -629,23 +629,27 @@ export interface paths {
         };
         /**
          * Checkout info: payment methods, per-cohort pricing, subscription options
-         * @description `payment_methods[].available` is false for a method this deployment has not configured (card needs STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET and KEY_DELIVERY_URL; agent_network the PAY_NETWORK_* settings; http402 the X402_* settings); POST with it answers 503 `payment_provider_unavailable`.
+         * @description `payment_methods[].available` is false for a method this deployment has not configured (card needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET; agent_network the PAY_NETWORK_* settings; http402 the X402_* settings); POST with it answers 503 `payment_provider_unavailable`.
          *
          *     Prices are integer micro-dollars (`*_usd_micros`) with a display string. The inaugural cohort prices keys 1–5 of one account at $19/$17/$15/$13/$11.
          */
         get: operations["getCheckout"];
         put?: never;
         /**
-         * Subscribe: buy 1–5 membership keys
-         * @description The price is computed here, never taken from the client: the active cohort's price per key, graduated in the inaugural cohort by the keys the account already holds (keys 1–5: $19, $17, $15, $13, $11; e.g. an account holding 1 key that buys 2 pays $17 + $15). The account is `agent_id`, else `contact`; without either the keys belong to no account and are priced from key 1. An account holds at most 5 membership keys: a purchase that would pass 5 is 409 `conflict` before any payment. `vertical` must be a paid vertical or ai-compliance (fully open verticals are 400 `vertical_not_allowed`). Referral and loyalty credits are applied at the next renewal, not to a purchase; `quote.credit_balance_usd_micros` shows the balance.
+         * Subscribe: buy 1–5 membership keys (or get a quote)
+         * @description **Accounts are owned.** The first purchase creates an account, named by `agent_id`, else `contact`, else a generated `acct_…` id (returned as `receipt.account`). A later purchase for an existing account, which takes its graduated price tier, one of its 5 key slots and at 5 keys moves all its keys to the pooled volume plan, must send a live membership key of that account in `X-Service-Key` (or `Authorization: Bearer svc_live_…`); the key alone names the account, so `agent_id` may then be left out. Without that proof, a purchase naming an existing account (in any letter case) is refused **403 `account_proof_required` before any payment**; so is one whose key is a trial key or another account's key (a malformed, unknown, revoked or expired key is 401 as everywhere). Two first purchases racing for one new name: one creates the account, the other is refused uncharged.
          *
-         *     **card** (`contact` required, else 400): creates a Stripe Checkout Session (mode subscription, one monthly line item per key price, customer_email = contact, client_reference_id = our checkout id) and answers **303** with `Location` = the session URL; the body carries the same `url`, `session_id` and `expires_at`, because agents often do not follow redirects on POST. Keys are issued only when Stripe's signed `checkout.session.completed` (paid) or `checkout.session.async_payment_succeeded` event reaches POST /api/checkout/webhook, and are delivered to `contact` through the key-delivery relay; the store keeps hashes only.
+         *     **Reserve → charge → issue.** Every purchase is one durable record moving through `reserved` → `charging` → `charged` → `issued`, or to `released` (refused or abandoned; nothing charged) or `refund_due` (charged, but no client can come back for the keys); each state is written before the outside call that follows it. The account's slots, and with them the graduated price of each key, are reserved atomically before payment (an account at 5 keys is 409 `conflict`, uncharged), the keys to be issued are generated at reservation, the provider is called once, then the keys are written and the account's cohort seat claimed. So concurrent purchases never charge a buyer who gets no key, and prices stay exact: an account holding 1 key that sends 8 single-key purchases at once gets exactly 4 keys at $17 + $15 + $13 + $11 and 4 × 409 uncharged. A refused or failed payment gives the slots back. The price (`quote`) is computed here from the reserved slots, never taken from the client.
          *
-         *     **agent_network**: a KYAPay pay or kya-pay token in `pay-network-pay-id` (alias `skyfire-pay-id`). Verified locally against the pinned JWKS (ES256, kid, issuer, audience = our seller id, iat/exp with 60 s tolerance, jti UUID, env, service id `tsi`/`ssi`, USD value via `val`/`value` or `amt`/`amount`); the amount is reserved in the token's ledger (shared with per-use retrieval) and charged through the network BEFORE the keys are issued. 201 `{ keys, receipt }`, keys as POST /api/keys shows them. Missing token 402 `checkout_payment_required`; invalid 402 `payment_token_invalid`; expired 402 `payment_token_expired`; kya-only 402 `payment_token_required`; not enough value left 402 `payment_token_depleted`; charge refused 402 `payment_failed`; network unreachable 502 `payment_gateway_error`. Nothing is issued on any failure. A token may pay several checkouts while it has value (the network allows repeated charges); send an Idempotency-Key to make a retry safe.
+         *     **Crashes and retries.** With an `Idempotency-Key` (1–255 printable characters) a retry of the same request (same body and credentials) finishes an interrupted purchase or returns its 201 again (`Idempotent-Replayed: true`), never charging twice; while another request works on it, 409 `idempotency_in_progress` with `Retry-After` (a crashed worker's lease runs out after 3 × PAYMENT_TIMEOUT_MS + 1 s). The same key with another request is 422 `idempotency_key_reused`; a purchase that ended refused frees its key for a corrected retry. A charge whose outcome cannot be confirmed (a timeout or 5xx from the network, whose charge call takes no idempotency key) answers 502 `payment_gateway_error`; the retry resolves it **in the buyer's favour** (keys issued, `receipt.charge_unconfirmed: true`, nothing charged again) and lists it for the operator (`vkr payments reconcile`, `GET /api/admin/payments`). Without an Idempotency-Key no retry can find an interrupted purchase: reconciliation releases it if nothing was charged and marks it `refund_due` otherwise.
          *
-         *     **http402** (x402): without payment, 402 `checkout_payment_required` whose body carries x402 v1 (`x402Version: 1`, `error`, `accepts[]` with `maxAmountRequired` in atomic units of the configured 6-decimal USD stablecoin, i.e. micro-dollars) and whose `PAYMENT-REQUIRED` header carries the v2 PaymentRequired (base64 JSON). Pay and resend with `X-PAYMENT` (v1) or `PAYMENT-SIGNATURE` (v2): malformed (not base64 JSON, over 8 KB, wrong shape) 400 `payment_malformed`; a payment that does not match OUR requirements (scheme, network, amount, asset, payTo, authorization.to/value, validBefore) 402 with fresh requirements. The facilitator is then asked to verify and settle with our requirements, never the client's copy; keys are issued only after a successful settle: 201 with `X-PAYMENT-RESPONSE` (v1) or `PAYMENT-RESPONSE` (v2). Settle refused: 402 with the response header showing `success: false`. Each signed authorization (network, payer, nonce) is used once: the same payment sent again returns the same 201 and the same keys, while it is being processed 409 `payment_in_progress`. If the request that took a payment died before answering, the same payment sent again after the claim's lease (2 minutes, longer with a longer facilitator timeout) finishes it: a settled payment gets its keys, once; one whose settle outcome was lost and that the facilitator now refuses is 409 `payment_unconfirmed` (it may have been paid; logged for reconciliation by hand).
+         *     **card** (`contact` required, else 400): reserves, then creates a Stripe Checkout Session (mode subscription, one monthly line item per key price, customer_email = contact, client_reference_id = the purchase id, expiring after 1 hour) and answers **303** with `Location` = the session URL; the body carries the same `url`, `session_id`, `purchase_id` and `expires_at`, because agents often do not follow redirects on POST. Keys are issued when Stripe's signed webhook reports the session paid, or when the success page (`GET /checkout/success?session_id=…`, Stripe's default return URL here) confirms the payment with Stripe itself; that page shows them once. With SMTP_URL (or KEY_DELIVERY_URL) they are also mailed to `contact`. An expired or failed session gives the slots back.
          *
-         *     **Idempotency-Key** (1–255 printable characters): the first request's successful answer (201 or 303) is saved for 24 h and returned to a retry with the same key and the same request (header `Idempotent-Replayed: true`); the same key with a different body or payment header is 422 `idempotency_key_reused`; while the first is running 409 `idempotency_in_progress`. Errors are not saved: a failed attempt may be retried under the same key.
+         *     **agent_network**: a KYAPay pay or kya-pay token in `pay-network-pay-id` (alias `skyfire-pay-id`), verified locally against the pinned JWKS (ES256, kid, issuer, audience = our seller id, iat/exp with 60 s tolerance, jti UUID, `env` present and allowed, service id `tsi`/`ssi`, USD value via `val`/`value` or `amt`/`amount`). After the reservation the amount is reserved in the token's ledger (shared with per-use retrieval, never spent past the token's value), then charged once through the network, then the keys are issued: 201 `{ keys, receipt }`. **Without a token the answer is 200, a quote**: this account's price for the quantity (graduated), the cohort, and how to pay with each available method; nothing is reserved (a quote for an existing account needs the same proof). Invalid token 402 `payment_token_invalid`; expired 402 `payment_token_expired`; kya-only 402 `payment_token_required`; not enough value 402 `payment_token_depleted`; charge refused 402 `payment_failed`. A token may pay several purchases while it has value.
+         *
+         *     **http402** (x402): without payment, 402 `checkout_payment_required` whose body carries x402 v1 (`x402Version: 1`, `error`, `accepts[]` with `maxAmountRequired` in atomic units of the configured 6-decimal USD stablecoin, i.e. micro-dollars) and whose `PAYMENT-REQUIRED` header carries the v2 PaymentRequired (base64 JSON); `resource` is PUBLIC_BASE_URL (else the listening address), never the request's Host. Pay and resend with `X-PAYMENT` (v1) or `PAYMENT-SIGNATURE` (v2). The signed payment is the purchase's own idempotency key: malformed 400 `payment_malformed`; a payment that does not match OUR requirements for the price just reserved (scheme, network, amount, asset, payTo, authorization.to/value, validBefore) 402 with fresh requirements; then verify and settle with the facilitator (our requirements, never the client's copy), keys only after a successful settle: 201 with `X-PAYMENT-RESPONSE` (v1) or `PAYMENT-RESPONSE` (v2). Settle refused: 402 with the response header showing `success: false`. The same payment sent again returns the same 201 and keys (409 `payment_in_progress` while it is being processed), across crashes too; another signature over the same (network, payer, nonce) is 402 `invalid_exact_evm_payload_authorization_nonce_used`.
+         *
+         *     Referral and loyalty credits are not deducted from a purchase; `quote.credit_balance_usd_micros` shows the balance, applied to the next card renewal invoice.
          */
         post: operations["checkout"];
         delete?: never;
@@ -664,12 +668,98 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Stripe webhook (card checkout fulfilment)
+         * Stripe webhook (card fulfilment, renewal credits)
          * @description Called by Stripe, not by agents (the spec names no webhook route; this is ours). The `Stripe-Signature` header is verified over the raw body bytes with STRIPE_WEBHOOK_SECRET (HMAC-SHA256, 300 s tolerance); a missing or wrong signature, an altered body or a stale timestamp is 400 `webhook_signature_invalid` and changes nothing.
          *
-         *     Keys are issued once per Checkout Session, on `checkout.session.completed` with payment_status paid / no_payment_required, or on `checkout.session.async_payment_succeeded`, whichever arrives first; `completed` with unpaid waits (`awaiting_payment`). Replays, duplicates, retries and other event ids for the same session answer 200 `duplicate`. `async_payment_failed` marks the order failed. Unknown event types answer 200 `ignored`. A paid session whose account reached 5 keys in the meantime answers 200 `account_cap_reached` (logged for a manual refund). A store failure answers 500, so Stripe retries. Without card payments configured the route answers 404 `not_found`.
+         *     Keys are issued once per Checkout Session, on `checkout.session.completed` with payment_status paid / no_payment_required, or on `checkout.session.async_payment_succeeded`, whichever arrives first; `completed` with unpaid waits (`awaiting_payment`). Replays, duplicates, retries and other event ids for the same session answer 200 `duplicate`. `async_payment_failed` and `checkout.session.expired` give the reservation back (`payment_failed`). A payment that lands after its reservation was given back gets its keys if the account still has room, else `refund_due` (listed for the operator).
+         *
+         *     `invoice.created` for a renewal (billing_reason `subscription_cycle`, a draft): the account's referral and loyalty credit, up to the amount due, is added to that invoice as a negative line item, exactly once per invoice (`credit_applied`, else `no_credit`); the credit and where it went show in GET /api/keys.
+         *
+         *     Unknown event types answer 200 `ignored`. A store failure, or the purchase being worked on at that moment, answers non-2xx so Stripe delivers again. Without card payments configured the route answers 404 `not_found`.
          */
         post: operations["stripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/checkout/success": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Card checkout: the page Stripe returns the buyer to; shows the keys once
+         * @description Stripe's default success and cancel URL here (STRIPE_SUCCESS_URL / STRIPE_CANCEL_URL override them). HTML for browsers, JSON with `Accept: application/json`; never cached.
+         *
+         *     If our webhook has not fulfilled the session yet, the page asks Stripe for the session and, when it is paid, issues the keys exactly as the webhook would. The keys are then shown **once** (`status: keys`): the first view drops the only stored copy, sealed under a secret that lives in the server's environment, so any later view answers `already_shown` (and says where they were mailed, when mail is configured). `awaiting_payment` while Stripe has not confirmed (the HTML page reloads itself); `not_completed` for an expired, failed or refunded purchase; 404 `unknown` for a session that is not ours.
+         */
+        get: operations["cardSuccess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open purchases and those needing an operator (admin)
+         * @description Admin bearer. Changes nothing. `open`: purchases not in a final state (being worked on, awaiting a card payment, or left by a crash). `attention`: final purchases an operator must act on and has not acknowledged: `refund_due`, and keys issued on a charge that could not be confirmed. The same as `vkr payments list`.
+         */
+        get: operations["listPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/payments/reconcile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish or undo purchases a crash left open (admin)
+         * @description Admin bearer. For each open purchase nobody works on (its lease ran out): `reserved` → released; `awaiting_payment` past its session's expiry → Stripe is asked (paid → keys, else released); `charging`/`charged` → keys issued when the buyer can come back for them (an unknown charge resolved in the buyer's favour and flagged), else `refund_due`. Every instance also runs this at start and every RECONCILE_INTERVAL_MS. The same as `vkr payments reconcile`.
+         */
+        post: operations["reconcilePayments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/payments/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a refund due or an unconfirmed charge as handled (admin)
+         * @description Admin bearer. Records the operator's note on a final purchase and drops it from `attention`. The same as `vkr payments ack`.
+         */
+        post: operations["acknowledgePayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1544,6 +1634,25 @@ export interface operations {
                         };
                         created_at: string;
                         expires_at: string | null;
+                        credits: {
+                            account: string;
+                            balance_usd_micros: number;
+                            balance: string;
+                            /** @constant */
+                            applies: "next_renewal";
+                            granted: {
+                                id: string;
+                                kind: string;
+                                amount_usd_micros: number;
+                                reason: string;
+                                created_at: string;
+                            }[];
+                            applied: {
+                                invoice: string;
+                                amount_usd_micros: number;
+                                applied_at: string;
+                            }[];
+                        };
                     };
                 };
             };
@@ -2782,8 +2891,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, bad or trial key */
+            /** @description Missing or bad key */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A trial key: Proof-of-Outcome needs a membership key */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2845,11 +2963,12 @@ export interface operations {
                             referring_key_id: string;
                             referred_agent_id: string;
                             method: ("agent-to-agent" | "volume-broadcast" | "principal-redirect") | null;
-                            status: "credited" | "cap_reached";
+                            status: "pending" | "credited" | "cap_reached";
                             credited_usd_micros: number;
                             credited: string;
-                            cycle: string;
+                            cycle: string | null;
                             created_at: string;
+                            qualified_at: string | null;
                         };
                         credit_balance: {
                             usd_micros: number;
@@ -2875,7 +2994,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, bad or trial key */
+            /** @description Missing or bad key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2893,7 +3012,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This agent was already referred */
+            /** @description This agent is already a member, or was already referred */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3262,13 +3381,15 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description KYAPay pay or kya-pay token (agent_network) */
+                /** @description KYAPay pay or kya-pay token (agent_network); without it the answer is a quote */
                 "pay-network-pay-id"?: string;
+                /** @description A live membership key of the account: proof needed to buy for an existing account */
+                "X-Service-Key"?: string;
                 /** @description x402 v1 payment payload, base64 JSON (http402) */
                 "X-PAYMENT"?: string;
                 /** @description x402 v2 payment payload, base64 JSON (http402) */
                 "PAYMENT-SIGNATURE"?: string;
-                /** @description Makes a retried request return the first answer */
+                /** @description Makes a retried request finish or repeat the first purchase */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3292,6 +3413,41 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Quote: agent_network without a token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "checkout_quote";
+                        vertical: string;
+                        account: string | null;
+                        quote: {
+                            cohort: string;
+                            keys_held: number;
+                            quantity: number;
+                            per_key_usd_micros: number[];
+                            amount_usd_micros: number;
+                            amount: string;
+                            /** @description Referral and loyalty credit owed to the account; applied at the next renewal, not to this purchase */
+                            credit_balance_usd_micros: number;
+                        };
+                        payment_options: {
+                            id: "card" | "agent_network" | "http402";
+                            available: boolean;
+                            description: string;
+                            success_status: number;
+                            header?: string;
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        detail: string;
+                    };
+                };
+            };
             /** @description Keys issued (agent_network, http402) */
             201: {
                 headers: {
@@ -3342,6 +3498,8 @@ export interface operations {
                         }[];
                         receipt: {
                             payment_method: "agent_network" | "http402";
+                            purchase_id: string;
+                            account: string | null;
                             quote: {
                                 cohort: string;
                                 keys_held: number;
@@ -3353,6 +3511,8 @@ export interface operations {
                                 credit_balance_usd_micros: number;
                             };
                             transaction: string | null;
+                            /** @constant */
+                            charge_unconfirmed?: true;
                         };
                     };
                 };
@@ -3370,6 +3530,7 @@ export interface operations {
                         /** @constant */
                         payment_method: "card";
                         checkout_id: string;
+                        purchase_id: string;
                         session_id: string;
                         url: string;
                         expires_at: string | null;
@@ -3396,6 +3557,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The key in X-Service-Key is malformed, unknown, revoked or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Payment required, failed, invalid or insufficient; nothing issued */
             402: {
                 headers: {
@@ -3408,7 +3578,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account would hold more than 5 keys, the same payment / Idempotency-Key is being processed, or an interrupted x402 payment cannot be confirmed */
+            /** @description `account_proof_required`: the account exists and no live membership key of it was sent; nothing charged */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account would hold more than 5 keys (uncharged), or the same purchase is being processed */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3426,7 +3605,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A payment provider did not answer; nothing issued */
+            /** @description A payment provider did not answer; retry with the same Idempotency-Key (never charged twice) */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -3475,7 +3654,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         received: true;
-                        outcome: "fulfilled" | "duplicate" | "awaiting_payment" | "payment_failed" | "unknown_checkout" | "account_cap_reached" | "ignored";
+                        outcome: "fulfilled" | "duplicate" | "awaiting_payment" | "payment_failed" | "unknown_checkout" | "account_cap_reached" | "refund_due" | "credit_applied" | "no_credit" | "ignored";
                     };
                 };
             };
@@ -3489,6 +3668,422 @@ export interface operations {
                 };
             };
             /** @description Card payments are not configured on this deployment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The purchase is being processed right now; Stripe retries */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cardSuccess: {
+        parameters: {
+            query: {
+                /** @description Stripe fills it in as {CHECKOUT_SESSION_ID} */
+                session_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The purchase as the buyer may see it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": {
+                        /** @constant */
+                        status: "unknown";
+                    } | {
+                        /** @constant */
+                        status: "awaiting_payment";
+                        purchase_id: string;
+                        expires_at: string | null;
+                    } | {
+                        /** @constant */
+                        status: "keys";
+                        purchase_id: string;
+                        keys: {
+                            key: string;
+                            id: string;
+                            status: "active" | "revoked" | "expired";
+                            type: "membership" | "trial";
+                            vertical: string;
+                            cohort: string;
+                            plan: string;
+                            label: string | null;
+                            permanent: boolean;
+                            usage: {
+                                hour: number;
+                                day: number;
+                                month: number;
+                                total_trial?: number;
+                                overage_calls: number;
+                                overage_usd_micros: number;
+                            };
+                            quota: {
+                                hourly_limit: number;
+                                daily_limit: number;
+                                monthly_allowance: number | null;
+                                monthly_pooled: boolean;
+                                trial_calls: number | null;
+                                remaining: {
+                                    hour: number;
+                                    day: number;
+                                    month: number | null;
+                                    trial: number | null;
+                                };
+                                resets: {
+                                    hour: string;
+                                    day: string;
+                                    month: string | null;
+                                };
+                            };
+                            created_at: string;
+                            expires_at: string | null;
+                        }[];
+                        mailed_to: string | null;
+                    } | {
+                        /** @constant */
+                        status: "already_shown";
+                        purchase_id: string;
+                        mailed_to: string | null;
+                    } | {
+                        /** @constant */
+                        status: "not_completed";
+                        purchase_id: string;
+                        state: string;
+                    };
+                };
+            };
+            /** @description session_id missing or not a Stripe session id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a session of this service */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": {
+                        /** @constant */
+                        status: "unknown";
+                    } | {
+                        /** @constant */
+                        status: "awaiting_payment";
+                        purchase_id: string;
+                        expires_at: string | null;
+                    } | {
+                        /** @constant */
+                        status: "keys";
+                        purchase_id: string;
+                        keys: {
+                            key: string;
+                            id: string;
+                            status: "active" | "revoked" | "expired";
+                            type: "membership" | "trial";
+                            vertical: string;
+                            cohort: string;
+                            plan: string;
+                            label: string | null;
+                            permanent: boolean;
+                            usage: {
+                                hour: number;
+                                day: number;
+                                month: number;
+                                total_trial?: number;
+                                overage_calls: number;
+                                overage_usd_micros: number;
+                            };
+                            quota: {
+                                hourly_limit: number;
+                                daily_limit: number;
+                                monthly_allowance: number | null;
+                                monthly_pooled: boolean;
+                                trial_calls: number | null;
+                                remaining: {
+                                    hour: number;
+                                    day: number;
+                                    month: number | null;
+                                    trial: number | null;
+                                };
+                                resets: {
+                                    hour: string;
+                                    day: string;
+                                    month: string | null;
+                                };
+                            };
+                            created_at: string;
+                            expires_at: string | null;
+                        }[];
+                        mailed_to: string | null;
+                    } | {
+                        /** @constant */
+                        status: "already_shown";
+                        purchase_id: string;
+                        mailed_to: string | null;
+                    } | {
+                        /** @constant */
+                        status: "not_completed";
+                        purchase_id: string;
+                        state: string;
+                    };
+                };
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listPayments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Open and attention lists */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        open: {
+                            id: string;
+                            method: string;
+                            state: string;
+                            account: string | null;
+                            amount_usd_micros: number;
+                            created_at: string;
+                            action: string;
+                            unconfirmed: string | null;
+                            payer: {
+                                [key: string]: string;
+                            };
+                        }[];
+                        attention: {
+                            id: string;
+                            method: string;
+                            state: string;
+                            account: string | null;
+                            amount_usd_micros: number;
+                            created_at: string;
+                            action: string;
+                            unconfirmed: string | null;
+                            payer: {
+                                [key: string]: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Admin authorization missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Admin key invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reconcilePayments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was resolved, what stays open, what needs an operator */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        resolved: {
+                            id: string;
+                            method: string;
+                            state: string;
+                            account: string | null;
+                            amount_usd_micros: number;
+                            created_at: string;
+                            action: string;
+                            unconfirmed: string | null;
+                            payer: {
+                                [key: string]: string;
+                            };
+                        }[];
+                        open: {
+                            id: string;
+                            method: string;
+                            state: string;
+                            account: string | null;
+                            amount_usd_micros: number;
+                            created_at: string;
+                            action: string;
+                            unconfirmed: string | null;
+                            payer: {
+                                [key: string]: string;
+                            };
+                        }[];
+                        attention: {
+                            id: string;
+                            method: string;
+                            state: string;
+                            account: string | null;
+                            amount_usd_micros: number;
+                            created_at: string;
+                            action: string;
+                            unconfirmed: string | null;
+                            payer: {
+                                [key: string]: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Admin authorization missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Admin key invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    acknowledgePayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The purchase id */
+                    id: string;
+                    /** @description What the operator did (e.g. refunded through the network's dashboard) */
+                    note: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        state: string;
+                        acknowledged_at?: string;
+                        operator_note?: string;
+                    };
+                };
+            };
+            /** @description Admin authorization missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Admin key invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No final purchase with this id */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -89,6 +89,10 @@ describe("the typed client", () => {
       // Payments are not configured on this test service: the answers must still be documented.
       checkout: { ok: false, call: () => anon.POST("/api/checkout", { body: { vertical: "travel", payment_method: "card", contact: "client@example.org" } }) },
       stripeWebhook: { ok: false, call: () => anon.POST("/api/checkout/webhook", { body: {} as never, params: { header: { "Stripe-Signature": "t=1,v1=00" } } }) },
+      cardSuccess: { ok: false, call: () => anon.GET("/checkout/success", { params: { query: { session_id: "cs_test_client" } }, headers: { accept: "application/json" } }) },
+      listPayments: { ok: true, call: () => admin.GET("/api/admin/payments") },
+      reconcilePayments: { ok: true, call: () => admin.POST("/api/admin/payments/reconcile") },
+      acknowledgePayment: { ok: false, call: () => admin.POST("/api/admin/payments/acknowledge", { body: { id: `pur_${"0".repeat(32)}`, note: "client suite" } }) },
     };
 
     const missing = OPERATIONS.map((op) => op.operationId).filter((id) => !(id in calls));
