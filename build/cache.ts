@@ -22,6 +22,8 @@ export interface EmittedNode {
   files: Array<[string, string]>;
   leanRatio: number;
   layerTokens: NodeData["layer_tokens"];
+  /** Byte lengths of the full and lean files, for the index. */
+  sizes: { lean: number; full: number };
 }
 
 /** @example const cache = createBuildCache(); await buildContent({ cache }); await buildContent({ cache }); */

@@ -1,30 +1,35 @@
 /**
- * `npx tsx build/cli.ts [--content dir] [--out dir] [--watch]`: builds once (exit 1 on any fatal
- * issue) or watches `content/` and rebuilds on change, reporting problems without exiting.
+ * `npx tsx build/cli.ts [--content dir] [--out dir] [--watch | --release]`: builds once (exit 1 on
+ * any fatal issue; `--release` also refuses authoring placeholders) or watches `content/` and
+ * rebuilds on change, reporting problems without exiting.
  */
 import { parseArgs } from "node:util";
 import { buildContent, createBuildCache, formatReport, type BuildConfig, type BuildResult } from "./index.ts";
 import { watchContent } from "./watch.ts";
 import { writeBrowseSite } from "./browse/index.ts";
 import { resolveBuildConfig } from "./config.ts";
+import { digestBuildInputs, writeInputStamp } from "./input-stamp.ts";
 
 const { values } = parseArgs({
   options: {
     content: { type: "string" },
     out: { type: "string" },
     watch: { type: "boolean", default: false },
+    release: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 
 if (values.help) {
-  console.log("usage: tsx build/cli.ts [--content dir] [--out dir] [--watch]");
+  console.log("usage: tsx build/cli.ts [--content dir] [--out dir] [--watch | --release]");
   process.exit(0);
 }
 
 const options: BuildConfig = {
   ...(values.content ? { contentDir: values.content } : {}),
   ...(values.out ? { outDir: values.out } : {}),
+  // A build to publish: TODO placeholders and example.org sources are errors, not warnings.
+  ...(values.release ? { release: true } : {}),
 };
 
 if (values.watch) {
@@ -35,8 +40,12 @@ if (values.watch) {
   });
 } else {
   try {
+    const resolved = resolveBuildConfig(options);
+    // Digest the inputs before building: an edit made during the build makes the stamp stale, never wrong.
+    const inputDigest = digestBuildInputs(resolved.contentDir);
     const result = await buildContent(options);
     console.log(toReport(result));
+    if (result.ok && result.buildId) writeInputStamp(resolved.outDir, { input_digest: inputDigest, build_id: result.buildId });
     // The browse site and llms.txt are generated from the published data (build/browse/).
     if (result.ok) console.log(`browse site: ${(await writeBrowseSite(resolveBuildConfig(options).outDir)).pages} pages`);
     process.exitCode = result.ok ? 0 : 1;

@@ -21,6 +21,15 @@ export interface BuildConfig {
   write?: boolean;
   /** In-process cache shared between builds (watch mode, bench): unchanged files are not re-parsed. */
   cache?: BuildCache;
+  /**
+   * A build to publish (`--release`): authoring placeholders (TODO, example.org sources) are
+   * errors instead of warnings. Default false (a dev build).
+   */
+  release?: boolean;
+  /** The build's clock, read only by lints (never by output). Default: now. */
+  now?: Date;
+  /** The date review dates are checked against (`YYYY-MM-DD`). Default: today (UTC) when resolved. */
+  today?: string;
 }
 
 export interface ResolvedBuildConfig {
@@ -31,6 +40,9 @@ export interface ResolvedBuildConfig {
   previousDataDir: string | false;
   write: boolean;
   cache: BuildCache | undefined;
+  release: boolean;
+  now: Date;
+  today: string;
 }
 
 /** Types a config object; no defaults applied here. */
@@ -53,6 +65,9 @@ export function resolveBuildConfig(config: BuildConfig = {}): ResolvedBuildConfi
     previousDataDir: previous === "auto" ? dataDir : previous === false ? false : resolve(rootDir, previous),
     write: config.write ?? true,
     cache: config.cache,
+    release: config.release ?? false,
+    now: config.now ?? new Date(),
+    today: config.today ?? new Date().toISOString().slice(0, 10),
   };
 }
 

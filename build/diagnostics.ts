@@ -23,6 +23,10 @@ export const ISSUE_CODES = [
   "rule_id_duplicate",
   "rule_cycle",
   "rule_source_unknown",
+  "value_outcome_undeclared",
+  "figure_invalid",
+  "figure_unknown",
+  "figure_conflict",
   "outcome_without_rule",
   "fact_unused",
   "source_id_duplicate",
@@ -41,6 +45,9 @@ export const ISSUE_CODES = [
   "wrapper_unknown",
   "updated_not_bumped",
   "changelog_backdated",
+  "placeholder_content",
+  "review_overdue",
+  "statement_outdated",
   "artifact_invalid",
 ] as const;
 export type IssueCode = (typeof ISSUE_CODES)[number];
@@ -51,6 +58,10 @@ export const WARNING_CODES: ReadonlySet<IssueCode> = new Set<IssueCode>([
   "fact_unused",
   "updated_not_bumped",
   "changelog_backdated",
+  // A dev build warns; a release build reports it with `fatal: true` (build/stages/placeholders.ts).
+  "placeholder_content",
+  "review_overdue",
+  "statement_outdated",
 ]);
 
 export interface ContentIssue {
@@ -65,7 +76,8 @@ export interface ContentIssue {
   fatal: boolean;
 }
 
-export type IssueInput = Omit<ContentIssue, "fatal">;
+/** `fatal` follows from the code unless a stage decides it (a placeholder is fatal only in a release build). */
+export type IssueInput = Omit<ContentIssue, "fatal"> & { fatal?: boolean };
 
 /** Collects issues across stages; `fatal` follows from the code. */
 export interface Diagnostics {
@@ -79,7 +91,7 @@ export function createDiagnostics(): Diagnostics {
   const issues: ContentIssue[] = [];
   return {
     add(issue) {
-      issues.push({ ...issue, fatal: !WARNING_CODES.has(issue.code) });
+      issues.push({ ...issue, fatal: issue.fatal ?? !WARNING_CODES.has(issue.code) });
     },
     get issues() {
       return issues;

@@ -15,9 +15,13 @@ import { parseNodeSources } from "./stages/parse-pool.ts";
 import { validateCatalog } from "./stages/catalog.ts";
 import { validateWrappers } from "./stages/wrappers.ts";
 import { validateNodes } from "./stages/validate.ts";
+import { checkReviewDates } from "./stages/review-dates.ts";
+import { checkFigureValues, readFigures, substituteFigures } from "./stages/figures.ts";
 import { compileRules } from "./stages/rules.ts";
 import { linkVerticals } from "./stages/link.ts";
 import { buildChangelog, lintDelta, readPreviousBuild, type PreviousBuild } from "./stages/delta.ts";
+import { lintPlaceholders } from "./stages/placeholders.ts";
+import { withoutDrafts } from "./stages/drafts.ts";
 import { emitVertical, type ArtifactSink } from "./stages/emit.ts";
 import { emitCatalog } from "./stages/emit-catalog.ts";
 import { emitSearchIndexes } from "./stages/search-index.ts";
@@ -55,15 +59,19 @@ export async function runPipeline(config: ResolvedBuildConfig): Promise<BuildRes
   const content = loadContent(config);
   const catalog = validateCatalog(content, config, diagnostics);
   const wrapper = validateWrappers(content.wrappers, config, diagnostics);
-  const parsed = await parseNodeSources(content.nodes, cache);
+  const figures = readFigures(content.figures, diagnostics);
+  const parsed = await parseNodeSources(substituteFigures(content.nodes, figures, diagnostics), cache);
   const indexes = content.indexes.map((f) => parseSource(f, cache));
-  const nodes = compileRules(validateNodes(parsed, diagnostics), diagnostics);
+  const nodes = compileRules(withoutDrafts(validateNodes(parsed, diagnostics), config), diagnostics);
+  lintPlaceholders(nodes, config, diagnostics);
+  checkReviewDates(nodes, config.today, diagnostics);
+  checkFigureValues(nodes, figures, diagnostics);
 
   // 4–5. Link nodes into vertical graphs; derive the change feed and lint it against the last build.
   const graphs = catalog ? linkVerticals({ nodes, nodeFiles: content.nodes, indexes, catalog }, config, diagnostics) : [];
   const changelog = buildChangelog(graphs);
   const previous = readPreviousBuild(config.previousDataDir);
-  lintDelta(graphs, changelog, previous, diagnostics);
+  lintDelta(graphs, changelog, previous, diagnostics, { now: config.now });
 
   const stats = (leanRatio: number): BuildStats => ({
     nodes: graphs.reduce((n, g) => n + g.nodes.length, 0),

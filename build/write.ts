@@ -16,6 +16,11 @@ export const BUILDS_DIR = ".builds";
  * leaves it; an older one is a crashed build's leftover or a superseded build.
  */
 const STALE_MS = 10 * 60 * 1000;
+/**
+ * Published builds kept whatever their age: a server still loading or serving an earlier one (it
+ * follows `data` within RELEASE_POLL_MS) never finds its folder gone.
+ */
+const KEEP_BUILDS = 3;
 
 export interface StagedOutput {
   /** The temp folder being written. */
@@ -118,17 +123,30 @@ function _moveUnlessExists(dir: string, final: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** Keeps the new and the previous build (a reader may still be inside it) and anything recent. */
+/**
+ * Keeps the new and the previous build (a reader may still be inside it), the newest KEEP_BUILDS
+ * and anything recent; removes the rest.
+ */
 function _cleanup(buildsDir: string, keep: ReadonlySet<string>): void {
+  const entries: { name: string; path: string; ctimeMs: number }[] = [];
   for (const name of readdirSync(buildsDir)) {
     const path = join(buildsDir, name);
-    if (keep.has(name)) continue;
     try {
       // ctime moves on rename, so a build another process just renamed into place counts as recent.
-      if (Date.now() - statSync(path).ctimeMs < STALE_MS) continue;
-      rmSync(path, { recursive: true, force: true });
+      entries.push({ name, path, ctimeMs: statSync(path).ctimeMs });
     } catch {
-      // Removed concurrently by another build: nothing left to do.
+      // Removed concurrently by another build.
     }
+  }
+  const newest = new Set(
+    entries
+      .filter((e) => !e.name.startsWith("tmp-") && !e.name.startsWith("legacy-"))
+      .sort((a, b) => b.ctimeMs - a.ctimeMs)
+      .slice(0, KEEP_BUILDS)
+      .map((e) => e.name),
+  );
+  for (const { name, path, ctimeMs } of entries) {
+    if (keep.has(name) || newest.has(name) || Date.now() - ctimeMs < STALE_MS) continue;
+    rmSync(path, { recursive: true, force: true });
   }
 }

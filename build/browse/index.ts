@@ -4,15 +4,17 @@
  * (never content/), and swaps the whole folder in at once so the runtime never sees half a site.
  *
  * Layout: browse/home.html, browse/index.html, browse/<slug>/index.html,
- * browse/<slug>/nodes/<id>.html (full) and <id>.locked.html (index layer only),
- * browse/llms.txt, browse/llms-full.txt, browse/manifest.json ({ build_id }).
+ * browse/<slug>/nodes/<id>.html (full) and <id>.locked.html (index layer only), their `.md` twins,
+ * browse/key.html (the key form), browse/search.html and browse/error.html (templates), browse/llms.txt, browse/llms-full.txt, browse/manifest.json ({ build_id }).
  */
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { IndexGraph, Manifest, NodeResponse } from "../../runtime/schema/artifacts.ts";
 import type { Catalog } from "../../runtime/schema/catalog.ts";
+import { renderErrorTemplate, renderKeyPage, renderSearchTemplate } from "./render-forms.ts";
 import { renderHome } from "./render-home.ts";
 import { renderLlmsFullTxt, renderLlmsTxt, type LlmsVertical } from "./render-llms.ts";
+import { renderNodeMarkdown } from "./render-node-md.ts";
 import { renderNodePage, renderVerticalList, renderVerticalPage, type PageContext } from "./render-pages.ts";
 
 export interface BrowseSiteResult {
@@ -32,6 +34,9 @@ export async function writeBrowseSite(outDir: string): Promise<BrowseSiteResult>
   // 1. Site-wide pages.
   files.set("home.html", renderHome(ctx, catalog.verticals));
   files.set("index.html", renderVerticalList(ctx, catalog.verticals));
+  files.set("key.html", renderKeyPage(ctx));
+  files.set("search.html", renderSearchTemplate(ctx, catalog.verticals));
+  files.set("error.html", renderErrorTemplate(ctx));
 
   // 2. Each vertical with content: its graph page, both variants of every node page.
   const llms: LlmsVertical[] = [];
@@ -39,18 +44,20 @@ export async function writeBrowseSite(outDir: string): Promise<BrowseSiteResult>
     if (!manifest.verticals[vertical.slug]) continue;
     const index = await readJson<IndexGraph>(`verticals/${vertical.slug}/index.json`);
     files.set(`${vertical.slug}/index.html`, renderVerticalPage(ctx, vertical, index));
-    const locked = new Map<string, NodeResponse>();
+    const forLlms = new Map<string, NodeResponse>();
     for (const entry of index.nodes) {
       const base = `verticals/${vertical.slug}/nodes/${entry.id}`;
       const [full, lockedNode] = await Promise.all([readJson<NodeResponse>(`${base}.json`), readJson<NodeResponse>(`${base}.locked.json`)]);
-      locked.set(entry.id, lockedNode);
+      forLlms.set(entry.id, vertical.fully_open ? full : lockedNode);
       files.set(`${vertical.slug}/nodes/${entry.id}.html`, renderNodePage(ctx, vertical, full));
       files.set(`${vertical.slug}/nodes/${entry.id}.locked.html`, renderNodePage(ctx, vertical, lockedNode));
+      files.set(`${vertical.slug}/nodes/${entry.id}.md`, renderNodeMarkdown(vertical, full));
+      files.set(`${vertical.slug}/nodes/${entry.id}.locked.md`, renderNodeMarkdown(vertical, lockedNode));
     }
-    llms.push({ vertical, index, nodes: locked });
+    llms.push({ vertical, index, nodes: forLlms });
   }
 
-  // 3. llms.txt from the free index layer only.
+  // 3. llms.txt: the free index layer; llms-full.txt adds the content of the fully open verticals.
   files.set("llms.txt", renderLlmsTxt(llms));
   files.set("llms-full.txt", renderLlmsFullTxt(llms));
   files.set("manifest.json", `${JSON.stringify({ build_id: manifest.build_id, api_version: manifest.api_version })}\n`);

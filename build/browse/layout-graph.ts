@@ -1,67 +1,170 @@
 /**
- * A vertical's index graph as an SVG picture, laid out once at build time with dagre: one
- * `<rect class="node">` per node (each wrapped in a link to its page), one path per `next_nodes`
- * edge, trial modules drawn with a dashed outline and a "trial" tag, the root with a thick one.
+ * A vertical's index graph as an SVG picture, laid out once at build time by a small layered
+ * layout of our own. Why not dagre: at a vertical's density (two edges per node, many of them back
+ * to earlier nodes) dagre looped back-edges round the border and the page shrank the picture to
+ * fit, leaving 5–8 px labels. Here the picture keeps its natural size (its figure scrolls) and
+ * every edge stays in the empty bands between boxes, so no edge crosses a box:
+ *
+ * 1. Rank = breadth-first distance from the root; nodes in a rank ordered by the mean position of
+ *    their parents (one barycentre sweep), ties by authored `order`.
+ * 2. A rank wider than MAX_COLUMNS wraps onto rows of even length, centred on a column grid.
+ * 3. An edge into the next row is a curve inside the band between the two rows. Any other edge
+ *    drops into the band below its source, runs up or down a gutter to the band above its target
+ *    and enters from the top: forward edges that skip rows use the gutter between their ends,
+ *    back and same-row edges the side lane (left or right margin) of their source's half, drawn
+ *    dashed. Each band and gutter gives every edge its own lane and grows with their number.
+ *
+ * Output: one `<rect class="node">` per node (each wrapped in a link to its page), one
+ * `<path class="edge">` per `next_nodes` edge, trial modules dashed with a "trial module" tag, the
+ * root with a thick outline.
  */
-import dagre from "@dagrejs/dagre";
 import type { IndexGraph } from "../../runtime/schema/artifacts.ts";
 import { escapeHtml } from "./html-text.ts";
 
-const NODE_WIDTH = 200;
-const LINE_HEIGHT = 15;
-const CHARS_PER_LINE = 28;
+const NODE_WIDTH = 164;
+const LINE_HEIGHT = 16;
+const CHARS_PER_LINE = 22;
 const MAX_LINES = 3;
-const PADDING = 10;
+const PADDING = 9;
+const MAX_COLUMNS = 5;
+const LANE = 5;
+const MIN_BAND = 40;
+const MIN_GUTTER = 28;
+const MARGIN = 8;
+
+type GraphNode = IndexGraph["nodes"][number];
 
 /** @example const svg = renderGraphSvg(index, (id) => `/browse/travel/${id}`) */
 export function renderGraphSvg(index: Pick<IndexGraph, "root" | "nodes" | "title">, hrefOf: (id: string) => string): string {
-  const graph = new dagre.graphlib.Graph();
-  graph.setGraph({ rankdir: "TB", nodesep: 24, ranksep: 48, marginx: 12, marginy: 12 });
-  graph.setDefaultEdgeLabel(() => ({}));
-  const known = new Set(index.nodes.map((n) => n.id));
-  const lines = new Map<string, string[]>();
-  for (const node of index.nodes) {
-    const wrapped = _wrap(node.title);
-    lines.set(node.id, wrapped);
-    graph.setNode(node.id, { width: NODE_WIDTH, height: (wrapped.length + (node.trial ? 1 : 0)) * LINE_HEIGHT + 2 * PADDING });
-  }
-  for (const node of index.nodes) for (const next of node.next_nodes) if (known.has(next) && next !== node.id) graph.setEdge(node.id, next);
-  dagre.layout(graph);
+  const rows = _rows(index);
+  const columns = Math.max(...rows.map((r) => r.length));
+  const cell = new Map<string, { row: number; col: number }>();
+  rows.forEach((row, r) => row.forEach((id, i) => cell.set(id, { row: r, col: i + Math.floor((columns - row.length) / 2) })));
+  const byId = new Map(index.nodes.map((n) => [n.id, n]));
+  const lines = new Map(index.nodes.map((n) => [n.id, _wrap(n.title)]));
+  const boxHeight = Math.max(...index.nodes.map((n) => lines.get(n.id)!.length + (n.trial ? 1 : 0))) * LINE_HEIGHT + 2 * PADDING;
 
-  // Bounds over nodes and edge routes: dagre may route an edge of a cycle outside its own width.
-  let [minX, minY, maxX, maxY] = [0, 0, graph.graph().width ?? 0, graph.graph().height ?? 0];
-  for (const e of graph.edges()) {
-    for (const p of graph.edge(e).points ?? []) [minX, minY, maxX, maxY] = [Math.min(minX, p.x - 8), Math.min(minY, p.y - 8), Math.max(maxX, p.x + 8), Math.max(maxY, p.y + 8)];
-  }
-  const [width, height] = [maxX - minX, maxY - minY];
-  const edges = graph.edges().map((e) => {
-    const points = graph.edge(e).points ?? [];
-    const d = points.map((p, i) => `${i === 0 ? "M" : "L"}${_n(p.x)},${_n(p.y)}`).join(" ");
-    return `<path class="edge" data-from="${escapeHtml(e.v)}" data-to="${escapeHtml(e.w)}" d="${d}" marker-end="url(#arrow)"/>`;
+  // Which band (between rows r-1 and r: band r) and gutter (left of column g: gutter g) each edge uses.
+  const edges = index.nodes.flatMap((n) => n.next_nodes.filter((t) => cell.has(t) && t !== n.id).map((t) => ({ from: n.id, to: t })));
+  const bandLanes = Array.from({ length: rows.length + 1 }, () => [] as number[]);
+  const gutterLanes = Array.from({ length: columns + 1 }, () => [] as number[]);
+  const routes = edges.map((e, i) => {
+    const [s, t] = [cell.get(e.from)!, cell.get(e.to)!];
+    if (t.row === s.row + 1) return { ...e, direct: true as const };
+    // Back and same-row edges take the side lane of their source's half; forward ones the gutter between the ends.
+    const back = t.row <= s.row;
+    const gutter = back ? (s.col + 0.5 < columns / 2 ? 0 : columns) : t.col > s.col ? Math.min(s.col + 1, t.col) : t.col < s.col ? Math.max(s.col, t.col + 1) : s.col + 1;
+    bandLanes[s.row + 1]!.push(i);
+    bandLanes[t.row]!.push(i);
+    gutterLanes[gutter]!.push(i);
+    return { ...e, direct: false as const, gutter };
   });
-  const nodes = index.nodes.map((node) => {
-    const box = graph.node(node.id);
-    const x = box.x - box.width / 2;
-    const y = box.y - box.height / 2;
+
+  // Coordinates: bands and gutters sized by their lanes.
+  const bandHeight = bandLanes.map((l, b) => (b === 0 || b === rows.length ? Math.max(MARGIN, (l.length + 1) * LANE) : Math.max(MIN_BAND, (l.length + 1) * LANE)));
+  const gutterWidth = gutterLanes.map((l, g) => (g === 0 || g === columns ? Math.max(MARGIN, (l.length + 1) * LANE) : Math.max(MIN_GUTTER, (l.length + 1) * LANE)));
+  const rowTop: number[] = [];
+  for (let r = 0, y = 0; r < rows.length; r++, y += boxHeight) rowTop.push((y += bandHeight[r]!));
+  const colLeft: number[] = [];
+  for (let c = 0, x = 0; c < columns; c++, x += NODE_WIDTH) colLeft.push((x += gutterWidth[c]!));
+  const width = colLeft[columns - 1]! + NODE_WIDTH + gutterWidth[columns]!;
+  const height = rowTop[rows.length - 1]! + boxHeight + bandHeight[rows.length]!;
+  const laneY = (band: number, edge: number) => {
+    const top = band === 0 ? 0 : rowTop[band - 1]! + boxHeight;
+    return top + (bandLanes[band]!.indexOf(edge) + 1) * (bandHeight[band]! / (bandLanes[band]!.length + 1));
+  };
+  const laneX = (gutter: number, edge: number) => {
+    const left = gutter === 0 ? 0 : colLeft[gutter - 1]! + NODE_WIDTH;
+    return left + (gutterLanes[gutter]!.indexOf(edge) + 1) * (gutterWidth[gutter]! / (gutterLanes[gutter]!.length + 1));
+  };
+
+  // Where edges leave a box (bottom) and enter one (top): spread along the side, ordered by the other end's x.
+  const exits = _ports(edges, "from", (e) => cell.get(e.to)!.col);
+  const entries = _ports(edges, "to", (e) => cell.get(e.from)!.col);
+  const portX = (id: string, slot: number) => colLeft[cell.get(id)!.col]! + NODE_WIDTH * (0.2 + 0.6 * slot);
+
+  const paths = routes.map((route, i) => {
+    const [s, t] = [cell.get(route.from)!, cell.get(route.to)!];
+    const [x1, y1] = [portX(route.from, exits.get(i)!), rowTop[s.row]! + boxHeight];
+    const [x2, y2] = [portX(route.to, entries.get(i)!), rowTop[t.row]!];
+    let d: string;
+    if (route.direct) {
+      const mid = (y1 + y2) / 2;
+      d = `M${_n(x1)},${_n(y1)} C${_n(x1)},${_n(mid)} ${_n(x2)},${_n(mid)} ${_n(x2)},${_n(y2)}`;
+    } else {
+      const [below, gx, above] = [laneY(s.row + 1, i), laneX(route.gutter, i), laneY(t.row, i)];
+      d = `M${_n(x1)},${_n(y1)} V${_n(below)} H${_n(gx)} V${_n(above)} H${_n(x2)} V${_n(y2)}`;
+    }
+    const cls = route.direct ? "edge" : t.row <= s.row ? "edge back" : "edge long";
+    return `<path class="${cls}" data-from="${escapeHtml(route.from)}" data-to="${escapeHtml(route.to)}" d="${d}" marker-end="url(#arrow)"/>`;
+  });
+
+  const boxes = index.nodes.map((node) => {
+    const { row, col } = cell.get(node.id)!;
+    const [x, y, cx] = [colLeft[col]!, rowTop[row]!, colLeft[col]! + NODE_WIDTH / 2];
     const classes = ["node", node.trial ? "trial" : "", node.id === index.root ? "root" : "", node.status === "deprecated" ? "deprecated" : ""].filter(Boolean).join(" ");
-    const text = lines.get(node.id)!.map((line, i) => `<tspan x="${_n(box.x)}" y="${_n(y + PADDING + (i + 0.8) * LINE_HEIGHT)}">${escapeHtml(line)}</tspan>`);
-    if (node.trial) text.push(`<tspan class="tag" x="${_n(box.x)}" y="${_n(y + PADDING + (lines.get(node.id)!.length + 0.8) * LINE_HEIGHT)}">trial module</tspan>`);
+    const text = lines.get(node.id)!.map((line, i) => `<tspan x="${_n(cx)}" y="${_n(y + PADDING + (i + 0.8) * LINE_HEIGHT)}">${escapeHtml(line)}</tspan>`);
+    if (node.trial) text.push(`<tspan class="tag" x="${_n(cx)}" y="${_n(y + PADDING + (lines.get(node.id)!.length + 0.8) * LINE_HEIGHT)}">trial module</tspan>`);
     return (
-      `<a href="${escapeHtml(hrefOf(node.id))}" data-node="${escapeHtml(node.id)}"><title>${escapeHtml(node.title)}</title>` +
-      `<rect class="${classes}" data-node="${escapeHtml(node.id)}" x="${_n(x)}" y="${_n(y)}" width="${_n(box.width)}" height="${_n(box.height)}" rx="6"/>` +
+      `<a href="${escapeHtml(hrefOf(node.id))}" data-node="${escapeHtml(node.id)}"><title>${escapeHtml(byId.get(node.id)!.title)}</title>` +
+      `<rect class="${classes}" data-node="${escapeHtml(node.id)}" x="${_n(x)}" y="${_n(y)}" width="${NODE_WIDTH}" height="${_n(boxHeight)}" rx="6"/>` +
       `<text text-anchor="middle">${text.join("")}</text></a>`
     );
   });
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" class="graph" role="img" aria-label="${escapeHtml(`Graph of ${index.title}`)}" viewBox="${_n(minX)} ${_n(minY)} ${_n(width)} ${_n(height)}" width="${_n(width)}" height="${_n(height)}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" class="graph" role="img" aria-label="${escapeHtml(`Graph of ${index.title}`)}" viewBox="0 0 ${_n(width)} ${_n(height)}" width="${_n(width)}" height="${_n(height)}">`,
     `<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><polygon points="0,0 10,5 0,10" class="arrowhead"/></marker></defs>`,
-    `<g class="edges">${edges.join("")}</g>`,
-    `<g class="nodes">${nodes.join("")}</g>`,
+    `<g class="edges">${paths.join("")}</g>`,
+    `<g class="nodes">${boxes.join("")}</g>`,
     `</svg>`,
   ].join("\n");
 }
 
 // --- Internal helpers ---
+
+/** Ranks by breadth-first distance from the root, ordered by parents' mean position, wrapped at MAX_COLUMNS. */
+function _rows(index: Pick<IndexGraph, "root" | "nodes">): string[][] {
+  const byId = new Map(index.nodes.map((n) => [n.id, n]));
+  const rank = new Map<string, number>();
+  const queue = byId.has(index.root) ? [index.root] : [];
+  if (queue.length) rank.set(index.root, 0);
+  while (queue.length) {
+    const id = queue.shift()!;
+    for (const next of byId.get(id)!.next_nodes) if (byId.has(next) && !rank.has(next)) rank.set(next, rank.get(id)! + 1), queue.push(next);
+  }
+  // Unreachable nodes (the build forbids them, drafts aside) get a row of their own at the end.
+  const last = Math.max(-1, ...rank.values()) + 1;
+  for (const n of [...index.nodes].sort((a, b) => a.order - b.order)) if (!rank.has(n.id)) rank.set(n.id, last);
+
+  const ranks: GraphNode[][] = [];
+  for (const n of [...index.nodes].sort((a, b) => a.order - b.order)) (ranks[rank.get(n.id)!] ??= []).push(n);
+  const position = new Map<string, number>();
+  const rows: string[][] = [];
+  for (const nodes of ranks.filter(Boolean)) {
+    const parents = (n: GraphNode) => index.nodes.filter((p) => p.next_nodes.includes(n.id) && position.has(p.id)).map((p) => position.get(p.id)!);
+    const keyed = nodes.map((n) => {
+      const ps = parents(n);
+      return { n, key: ps.length ? ps.reduce((a, b) => a + b, 0) / ps.length : Number.MAX_SAFE_INTEGER };
+    });
+    keyed.sort((a, b) => a.key - b.key || a.n.order - b.n.order);
+    keyed.forEach(({ n }, i) => position.set(n.id, i / Math.max(1, keyed.length - 1)));
+    const perRow = Math.ceil(keyed.length / Math.ceil(keyed.length / MAX_COLUMNS));
+    for (let i = 0; i < keyed.length; i += perRow) rows.push(keyed.slice(i, i + perRow).map((k) => k.n.id));
+  }
+  return rows;
+}
+
+/** Each edge's slot (0–1) along the side of the box it leaves or enters, ordered by the far end's column. */
+function _ports<E extends { from: string; to: string }>(edges: E[], side: "from" | "to", farColumn: (e: E) => number): Map<number, number> {
+  const groups = new Map<string, number[]>();
+  edges.forEach((e, i) => groups.set(e[side], [...(groups.get(e[side]) ?? []), i]));
+  const slots = new Map<number, number>();
+  for (const members of groups.values()) {
+    members.sort((a, b) => farColumn(edges[a]!) - farColumn(edges[b]!) || a - b);
+    members.forEach((edge, k) => slots.set(edge, members.length === 1 ? 0.5 : k / (members.length - 1)));
+  }
+  return slots;
+}
 
 function _wrap(title: string): string[] {
   const words = title.split(/\s+/);

@@ -11,9 +11,10 @@ export function renderHome(ctx: PageContext, verticals: ResolvedVertical[]): str
 <li><a href="/browse">Browse the knowledge graphs</a></li>
 <li><a href="/docs">API reference</a> and the <a href="/openapi.json">OpenAPI description</a></li>
 <li><a href="/llms.txt">llms.txt</a> and <a href="/llms-full.txt">llms-full.txt</a> for agents that read documentation</li>
+<li>MCP endpoint <code>/mcp</code> (Streamable HTTP) for MCP clients, described in the <a href="/docs">API reference</a></li>
 <li><a href="/api/status">Service status</a></li>
 </ul>
 <h2>For agents</h2>
-<p>Ask this URL with <code>Accept: application/json</code> for a machine description. Get a trial key with <code>POST /api/trial</code> and send it as <code>X-Service-Key</code>.</p>`;
+<p>Ask this URL with <code>Accept: application/json</code> for a machine description. Get a trial key with <code>POST /api/trial</code> and send it as <code>X-Service-Key</code>. MCP clients connect to <code>/mcp</code>, e.g. <code>claude mcp add --transport http vkr &lt;base-url&gt;/mcp --header "X-Service-Key: &lt;key&gt;"</code>.</p>`;
   return renderPage(ctx, "Home", [["Home", null]], body);
 }

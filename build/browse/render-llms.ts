@@ -1,16 +1,21 @@
 /**
  * `llms.txt` and `llms-full.txt` (the llms.txt convention: an H1, a blockquote, then H2 sections of
- * markdown links). Both hold only the free index layer; links are relative to the service's base URL.
+ * markdown links); links are relative to the service's base URL. `llms.txt` lists the free index
+ * layer and the ways in (HTTP, MCP); `llms-full.txt` adds every node's index layer and, for the
+ * fully open verticals only, the full text of the four content layers with their rules.
  */
-import type { IndexGraph, NodeResponse } from "../../runtime/schema/artifacts.ts";
+import type { IndexGraph, LogicLayer, NodeResponse } from "../../runtime/schema/artifacts.ts";
 import type { ResolvedVertical } from "../../runtime/schema/catalog.ts";
+import type { CompiledGate } from "../../runtime/schema/rules.ts";
 
 export interface LlmsVertical {
   vertical: ResolvedVertical;
   index: IndexGraph;
-  /** The locked (index-layer-only) artifact of each node, by id. */
+  /** Each node's artifact by id: the full one on a fully open vertical, else the locked (index-layer-only) one. */
   nodes: Map<string, NodeResponse>;
 }
+
+const LAYERS = ["logic", "directive", "skill", "action"] as const;
 
 const INTRO = `# Vertical Knowledge Retrieval Service
 
@@ -19,12 +24,17 @@ const INTRO = `# Vertical Knowledge Retrieval Service
 Fetch a vertical's index with \`GET /api/demo?vertical=<slug>\` and a node with \`&node=<id>\` (add \`&lean=true\` to drop the wrapper fields). Content layers need an \`X-Service-Key\` header: \`POST /api/trial\` with \`{"agent_id": "…"}\` gives a 24-hour trial key. The fully open verticals need no key.
 `;
 
+const MCP = `## MCP
+
+- [MCP endpoint](/mcp): Model Context Protocol over Streamable HTTP (\`POST /mcp\`, JSON-RPC 2.0), the same knowledge as tools (list verticals, get an index or a node, search, evaluate rules, changes, verify a key), prompts and \`vkr://\` resources. Send the same \`X-Service-Key\` header for content layers. Example: \`claude mcp add --transport http vkr <base-url>/mcp --header "X-Service-Key: <key>"\`
+`;
+
 const DOCS = `## Docs
 
 - [OpenAPI description](/openapi.json): every endpoint, parameter and error code
 - [API reference](/docs): the same, for people
 - [Status](/api/status): limits, cohorts and verticals
-- [Full index](/llms-full.txt): every node's free index layer in one document
+- [Full text](/llms-full.txt): every node's free index layer in one document, and the full content of the fully open verticals
 `;
 
 export function renderLlmsTxt(verticals: LlmsVertical[]): string {
@@ -35,7 +45,7 @@ export function renderLlmsTxt(verticals: LlmsVertical[]): string {
     const nodes = _ordered(index).map((n) => `- [${n.title}](/api/demo?vertical=${vertical.slug}&node=${n.id}&lean=true): ${_oneLine(n.summary)}`);
     return `## ${index.title}\n\n${nodes.join("\n")}\n`;
   });
-  return `${INTRO}\n## Verticals\n\n${list.join("\n")}\n\n${DOCS}\n${sections.join("\n")}`;
+  return `${INTRO}\n## Verticals\n\n${list.join("\n")}\n\n${MCP}\n${DOCS}\n${sections.join("\n")}`;
 }
 
 export function renderLlmsFullTxt(verticals: LlmsVertical[]): string {
@@ -54,6 +64,7 @@ export function renderLlmsFullTxt(verticals: LlmsVertical[]): string {
         "",
         entry.summary,
         "",
+        ...(vertical.fully_open && node ? _layers(node.layers) : []),
       ].join("\n");
     });
     return `## ${index.title} (\`${vertical.slug}\`)\n\n${index.summary}\n\nAccess: ${_access(vertical)}. Root node: \`${index.root}\`.\n\n${entries.join("\n")}`;
@@ -62,6 +73,38 @@ export function renderLlmsFullTxt(verticals: LlmsVertical[]): string {
 }
 
 // --- Internal helpers ---
+
+/** The content layers as markdown: `####` per layer, the layer text as authored, then the rules as gate expressions. */
+function _layers(layers: NodeResponse["node"]["layers"]): string[] {
+  const out: string[] = [];
+  for (const name of LAYERS) {
+    const layer = layers[name];
+    if (!layer) continue;
+    out.push(`#### ${name[0]!.toUpperCase()}${name.slice(1)}`, "", layer.text.trim(), "");
+    if (name === "logic" && "rules" in layer) out.push(..._rules(layer as LogicLayer));
+  }
+  return out;
+}
+
+function _rules(logic: LogicLayer): string[] {
+  if (logic.rules.length === 0) return [];
+  const facts = logic.facts.map((f) => `- fact \`${f.id}\`: ${f.question}`);
+  const rules = logic.rules.map((r) => `- rule \`${r.id}\`: IF ${_gate(r.when)} THEN \`${r.then}\` (${r.citation})`);
+  return ["Facts:", "", ...facts, "", "Rules (binary gates, confidence_required 1.0):", "", ...rules, ""];
+}
+
+function _gate(gate: CompiledGate): string {
+  switch (gate.op) {
+    case "fact":
+      return gate.name;
+    case "outcome":
+      return `outcome(${gate.name})`;
+    case "not":
+      return `NOT ${_gate(gate.arg)}`;
+    default:
+      return `${gate.op.toUpperCase()}(${gate.args.map(_gate).join(", ")})`;
+  }
+}
 
 function _ordered(index: IndexGraph) {
   return [...index.nodes].sort((a, b) => a.order - b.order);

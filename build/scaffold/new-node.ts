@@ -2,7 +2,8 @@
  * `npm run new -- <vertical> <node-id>`: writes a node file that builds as it is: frontmatter with
  * every required field, a rule skeleton (one fact, one outcome, one cited rule) and the four layer
  * headings, and links it from a node of the vertical (the root by default) so it is reachable.
- * Placeholders say TODO; the author replaces them.
+ * The linking node's `updated` moves to today. Placeholders say TODO; the author replaces them
+ * (a release build refuses them).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -45,7 +46,9 @@ export function scaffoldNode(options: ScaffoldOptions): ScaffoldResult {
 
   // 2. The new file, then the link (so a failed write never leaves a dangling next_nodes entry).
   writeFileSync(file, _template(options, order), { flag: "wx" });
-  writeFileSync(fromFile, _addNextNode(readFileSync(fromFile, "utf8"), options.id));
+  // The parent changed (a new next node), so its `updated` moves too: the change feed and the
+  // updated_not_bumped lint both read it.
+  writeFileSync(fromFile, _setUpdated(_addNextNode(readFileSync(fromFile, "utf8"), options.id), options.now.toISOString().slice(0, 10)));
   return { file, linkedFrom: from, order };
 }
 
@@ -75,8 +78,20 @@ function _addNextNode(text: string, id: string): string {
   return text.replace(FRONTMATTER_RE, (whole) => whole.replace(raw, updated));
 }
 
+/** Sets `updated` to `day`, editing only that line (a later date-time already there is kept). */
+function _setUpdated(text: string, day: string): string {
+  const { raw } = _frontmatter(text);
+  const line = /^updated:[ \t]*(.*)$/m;
+  const current = line.exec(raw)?.[1]?.trim().replace(/^["']|["']$/g, "") ?? "";
+  if (current >= day) return text;
+  const updated = line.test(raw) ? raw.replace(line, `updated: ${day}`) : `${raw}\nupdated: ${day}`;
+  return text.replace(FRONTMATTER_RE, (whole) => whole.replace(raw, updated));
+}
+
 function _template(options: ScaffoldOptions, order: number): string {
   const day = options.now.toISOString().slice(0, 10);
+  // Six months is the default review cycle; shorten it for nodes that track pending law.
+  const reviewBy = new Date(Date.UTC(options.now.getUTCFullYear(), options.now.getUTCMonth() + 6, Math.min(options.now.getUTCDate(), 28))).toISOString().slice(0, 10);
   const title = options.title ?? `TODO title of ${options.id}`;
   return `---
 id: ${options.id}
@@ -87,6 +102,8 @@ order: ${order}
 next_nodes: []
 created: ${day}
 updated: ${day}
+reviewed: ${day}
+review_by: ${reviewBy}
 status: active
 sources:
   - id: primary

@@ -4,7 +4,7 @@
  * declaration the runtime's compiled form derives from.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { AuthoredRuleSchema, FACT_NAME_RE } from "../../runtime/schema/rules.ts";
+import { AuthoredRuleSchema, FACT_NAME_RE, OutcomeValueSchema } from "../../runtime/schema/rules.ts";
 import { SLUG_RE } from "../../runtime/schema/catalog.ts";
 import { NodeStatusSchema } from "../../runtime/schema/artifacts.ts";
 
@@ -12,7 +12,11 @@ import { NodeStatusSchema } from "../../runtime/schema/artifacts.ts";
 export const AUTHORED_DATE_RE = "^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2}))?$";
 
 const NodeId = Type.String({ pattern: SLUG_RE });
-const AuthoredDate = Type.String({ pattern: AUTHORED_DATE_RE });
+const AuthoredDate = Type.String({
+  pattern: AUTHORED_DATE_RE,
+  // Shown when the pattern fails (build/schema/validator.ts): say the format, not the regex.
+  description: "a date: write YYYY-MM-DD (e.g. 2026-11-23, midnight UTC) or a date-time with its offset (e.g. 2026-11-23T14:30:00Z or 2026-11-23T15:30+01:00)",
+});
 const Question = Type.String({ minLength: 1 });
 
 export const AuthoredSourceSchema = Type.Object(
@@ -34,12 +38,19 @@ export const NodeFrontmatterSchema = Type.Object(
     created: AuthoredDate,
     updated: AuthoredDate,
     status: NodeStatusSchema,
+    /** Date the node was last checked against its sources; `review_by`: when it must be checked again. */
+    reviewed: Type.Optional(AuthoredDate),
+    review_by: Type.Optional(AuthoredDate),
     deprecated_at: Type.Optional(AuthoredDate),
     replaced_by: Type.Optional(NodeId),
     sources: Type.Array(AuthoredSourceSchema, { minItems: 1 }),
     facts: Type.Optional(Type.Record(Type.String({ pattern: FACT_NAME_RE }), Question)),
     outcomes: Type.Optional(Type.Record(Type.String({ pattern: FACT_NAME_RE }), Question)),
     rules: Type.Optional(Type.Array(AuthoredRuleSchema)),
+    /** Work in progress: built in dev, left out of a release build (build/stages/drafts.ts). */
+    draft: Type.Optional(Type.Boolean()),
+    /** Typed values per outcome (amount, cap, percent, duration, date, url, path), returned when it holds. */
+    values: Type.Optional(Type.Record(Type.String({ pattern: FACT_NAME_RE }), Type.Array(OutcomeValueSchema, { minItems: 1 }))),
   },
   { additionalProperties: false },
 );

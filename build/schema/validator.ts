@@ -77,8 +77,12 @@ function _describe(error: ErrorObject): SchemaError {
       return { path: [...path, String(params.additionalProperty)], message: "is not a known field" };
     case "anyOf":
       return { path, message: _describeUnion(error) };
-    case "pattern":
+    case "pattern": {
+      // A schema that describes its format (authored dates) is explained in words, not as a regex.
+      const description = (error.parentSchema as { description?: unknown } | undefined)?.description;
+      if (typeof description === "string") return { path, message: `${JSON.stringify(error.data)} is not ${description}` };
       return { path, message: `${error.message ?? "has the wrong format"}` };
+    }
     case "enum":
     case "const":
       return { path, message: `must be one of ${JSON.stringify(params.allowedValues ?? params.allowedValue)}` };

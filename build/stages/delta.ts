@@ -57,15 +57,21 @@ export function readPreviousBuild(dataDir: string | false): PreviousBuild | unde
 }
 
 /**
- * Warns (never fails) when a node's version changed but `updated` did not move, and when a new
- * entry sorts before the previous build's last entry: cursors already past it would never see it.
+ * Warns (never fails) when a node's content changed (its version, a digest of frontmatter and
+ * layers, differs from the previous manifest's) while `updated` stayed exactly what the previous
+ * build published, and when a new entry sorts before the previous build's last entry: cursors
+ * already past it would never see it. Only content decides, never date order: a revert (content
+ * and `updated` back to an earlier state) and a second edit on the day `updated` already names
+ * (a date without a time cannot move further that day) are not warned about.
  */
 export function lintDelta(
   graphs: readonly VerticalGraph[],
   entries: readonly ChangelogEntry[],
   previous: PreviousBuild | undefined,
   diagnostics: Diagnostics,
+  options: { now?: Date } = {},
 ): void {
+  const today = (options.now ?? new Date()).toISOString().slice(0, 10);
   if (!previous || previous.entries.length === 0) return;
   const lastChange = new Map<string, string>();
   for (const e of previous.entries) {
@@ -79,7 +85,8 @@ export function lintDelta(
       nodes.set(`${graph.slug}/${node.id}`, node);
       const before = previous.manifest.verticals[graph.slug]?.nodes[node.id];
       const lastAt = lastChange.get(`${graph.slug}/${node.id}`);
-      if (before && lastAt && before.version !== node.version && node.dates.updated <= lastAt) {
+      const sameDayEdit = /^\d{4}-\d{2}-\d{2}$/.test(String(node.frontmatter.updated)) && String(node.frontmatter.updated) === today;
+      if (before && lastAt && before.version !== node.version && node.dates.updated === lastAt && !sameDayEdit) {
         _warn(node, diagnostics, "updated_not_bumped", "updated", `content changed since the last build but updated (${node.frontmatter.updated}) did not move; set it to now`);
       }
     }

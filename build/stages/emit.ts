@@ -23,6 +23,7 @@ import type { BuildCache } from "../cache.ts";
 import type { CatalogData } from "./catalog.ts";
 import type { GraphNode, VerticalGraph } from "./link.ts";
 import { toUnlockText } from "./unlock.ts";
+import { toUnlockHint } from "../../runtime/schema/unlock.ts";
 
 /** Receives artifacts; paths are relative to `dist/data`. */
 export interface ArtifactSink {
@@ -53,6 +54,7 @@ const CHECKS = {
 export function emitVertical(graph: VerticalGraph, ctx: EmitContext): number[] {
   const ratios: number[] = [];
   const tokens = new Map<string, NodeData["layer_tokens"]>();
+  const sizes = new Map<string, { lean: number; full: number }>();
   const base = `verticals/${graph.slug}`;
   // Everything a node's artifacts depend on besides the node itself and its next_nodes' titles.
   const shared = sha256(toCanonicalJson({ wrapper: ctx.wrapper, entry: graph.entry, limits: ctx.catalog.limits, slug: graph.slug }));
@@ -63,6 +65,7 @@ export function emitVertical(graph: VerticalGraph, ctx: EmitContext): number[] {
     const previous = ctx.cache?.emitted.get(key);
     if (previous && _reuseAll(previous.files, ctx.sink)) {
       tokens.set(node.id, previous.layerTokens);
+      sizes.set(node.id, previous.sizes);
       ratios.push(previous.leanRatio);
       continue;
     }
@@ -72,17 +75,22 @@ export function emitVertical(graph: VerticalGraph, ctx: EmitContext): number[] {
     const lean: LeanNodeResponse = { node: data, next_nodes: nextNodes };
     const lockedData: NodeData = { ...data, layers: {}, locked_layers: [...LAYER_NAMES] };
     const cta = `${ctx.wrapper.cta}\n\n${toUnlockText(graph.entry, node, ctx.catalog.limits)}`;
+    // Fully open verticals are never served locked, so their locked files carry no hint.
+    const unlock = graph.entry.fully_open ? {} : { unlock: toUnlockHint(graph.entry, node, ctx.catalog.limits) };
     const path = `${base}/nodes/${node.id}`;
     const variants: Array<[string, unknown, CheckValue]> = [
       [`${path}.json`, full, CHECKS.node],
       [`${path}.lean.json`, lean, CHECKS.lean],
-      [`${path}.locked.json`, { ...full, node: lockedData, cta }, CHECKS.node],
+      [`${path}.locked.json`, { ...full, node: lockedData, cta, ...unlock }, CHECKS.node],
+      // Lean is "only the node data and next_nodes" (spec), so the hint stays in the full form.
       [`${path}.locked.lean.json`, { node: lockedData, next_nodes: nextNodes }, CHECKS.lean],
     ];
     const emitted = variants.map(([p, value, check]) => ({ path: p, ...emitArtifact(p, value, check, ctx) }));
-    const leanRatio = Buffer.byteLength(emitted[1]!.text) / Buffer.byteLength(emitted[0]!.text);
+    const size = { lean: Buffer.byteLength(emitted[1]!.text), full: Buffer.byteLength(emitted[0]!.text) };
+    sizes.set(node.id, size);
+    const leanRatio = size.lean / size.full;
     ratios.push(leanRatio);
-    ctx.cache?.emitted.set(key, { files: emitted.map((e) => [e.path, e.digest]), leanRatio, layerTokens: data.layer_tokens });
+    ctx.cache?.emitted.set(key, { files: emitted.map((e) => [e.path, e.digest]), leanRatio, layerTokens: data.layer_tokens, sizes: size });
   }
   const index: IndexGraph = {
     vertical: graph.slug,
@@ -100,6 +108,9 @@ export function emitVertical(graph: VerticalGraph, ctx: EmitContext): number[] {
       status: n.frontmatter.status,
       version: n.version,
       layer_tokens: tokens.get(n.id)!,
+      // Bytes of the unlocked full and lean node responses, so an agent can choose (issue 19.7).
+      full_bytes: sizes.get(n.id)!.full,
+      lean_bytes: sizes.get(n.id)!.lean,
     })),
     ...ctx.wrapper,
   };
@@ -121,6 +132,8 @@ export function toNodeData(node: GraphNode, cache: BuildCache | undefined): Node
     status: fm.status,
     created: node.dates.created,
     updated: node.dates.updated,
+    ...(fm.reviewed ? { reviewed: fm.reviewed } : {}),
+    ...(fm.review_by ? { review_by: fm.review_by } : {}),
     ...(node.dates.deprecated_at ? { deprecated_at: node.dates.deprecated_at } : {}),
     ...(fm.replaced_by ? { replaced_by: fm.replaced_by } : {}),
     trial: node.trial,

@@ -14,6 +14,7 @@ import type { CatalogData } from "./catalog.ts";
 import type { SourceFile } from "./load.ts";
 import type { ParsedFile } from "./parse.ts";
 import type { CompiledNode } from "./rules.ts";
+import { suggestClosest } from "../did-you-mean.ts";
 
 export interface GraphNode extends CompiledNode {
   /** Unlocked by a trial key of this vertical. */
@@ -98,14 +99,19 @@ function _checkIds(nodes: readonly CompiledNode[], diagnostics: Diagnostics): vo
   }
 }
 
+function _didYouMean(id: string, known: ReadonlySet<string>): string {
+  const close = suggestClosest(id, [...known]);
+  return close ? `; did you mean "${close}"?` : "";
+}
+
 function _checkLinks(nodes: readonly CompiledNode[], known: ReadonlySet<string>, diagnostics: Diagnostics): void {
   for (const node of nodes) {
     node.frontmatter.next_nodes.forEach((id, i) => {
-      if (!known.has(id)) _report(node, diagnostics, "link_dangling", ["next_nodes", i], `unknown node "${id}"`);
+      if (!known.has(id)) _report(node, diagnostics, "link_dangling", ["next_nodes", i], `unknown node "${id}"${_didYouMean(id, known)}`);
     });
     const replacedBy = node.frontmatter.replaced_by;
     if (replacedBy !== undefined && !known.has(replacedBy)) {
-      _report(node, diagnostics, "link_dangling", ["replaced_by"], `unknown node "${replacedBy}"`);
+      _report(node, diagnostics, "link_dangling", ["replaced_by"], `unknown node "${replacedBy}"${_didYouMean(replacedBy, known)}`);
     }
   }
 }

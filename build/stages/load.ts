@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { toDisplayFile, type ResolvedBuildConfig } from "../config.ts";
 
-export type SourceKind = "node" | "index" | "catalog" | "wrapper";
+export type SourceKind = "node" | "index" | "catalog" | "wrapper" | "figures";
 
 export interface SourceFile {
   kind: SourceKind;
@@ -26,18 +26,21 @@ export interface LoadedContent {
   indexes: SourceFile[];
   catalog: SourceFile[];
   wrappers: SourceFile[];
+  /** `content/<vertical>/_figures.yaml`, one per vertical that declares figures. */
+  figures: SourceFile[];
   /** Every vertical folder that holds at least one markdown file. */
   verticals: string[];
 }
 
 const CATALOG_DIR = "_catalog";
 const WRAPPERS_DIR = "_wrappers";
+const FIGURES_FILE = "_figures.yaml";
 const SKIPPED_NAME_RE = /^[_.A-Z]/;
 
 /** Reads the content folder; listings are sorted so every later stage sees a stable order. */
 export function loadContent(config: ResolvedBuildConfig): LoadedContent {
   if (!existsSync(config.contentDir)) throw new Error(`content folder not found: ${config.contentDir}`);
-  const out: LoadedContent = { nodes: [], indexes: [], catalog: [], wrappers: [], verticals: [] };
+  const out: LoadedContent = { nodes: [], indexes: [], catalog: [], wrappers: [], figures: [], verticals: [] };
   const read = (kind: SourceKind, path: string, vertical: string | null, name: string): SourceFile => ({
     kind,
     path,
@@ -57,6 +60,7 @@ export function loadContent(config: ResolvedBuildConfig): LoadedContent {
     } else if (!SKIPPED_NAME_RE.test(entry.name)) {
       const files = _files(dir, ".md");
       if (files.length > 0) out.verticals.push(entry.name);
+      if (existsSync(join(dir, FIGURES_FILE))) out.figures.push(read("figures", join(dir, FIGURES_FILE), entry.name, "_figures"));
       for (const f of files) {
         if (f === "_index.md") out.indexes.push(read("index", join(dir, f), entry.name, "_index"));
         else if (!SKIPPED_NAME_RE.test(f)) out.nodes.push(read("node", join(dir, f), entry.name, f.slice(0, -3)));

@@ -34,7 +34,7 @@ export function emitManifest(input: ManifestInput, ctx: Pick<EmitContext, "diagn
         {
           root: g.index.root,
           nodes: Object.fromEntries(
-            g.nodes.map((n) => [n.id, { version: n.version, order: n.frontmatter.order, trial: n.trial, status: n.frontmatter.status }]),
+            g.nodes.map((n) => [n.id, { version: n.version, order: n.frontmatter.order, trial: n.trial, status: n.frontmatter.status, ...(n.frontmatter.review_by ? { review_by: n.frontmatter.review_by } : {}) }]),
           ),
         },
       ]),

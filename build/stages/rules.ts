@@ -7,6 +7,7 @@ import type { AuthoredGate, CompiledGate, CompiledRule, CompiledRuleSet } from "
 import { toDisplayPath, type Diagnostics, type IssueCode } from "../diagnostics.ts";
 import type { FieldPath } from "../locate.ts";
 import type { ValidatedNode } from "./validate.ts";
+import { suggestClosest } from "../did-you-mean.ts";
 
 export interface CompiledNode extends ValidatedNode {
   ruleSet: CompiledRuleSet;
@@ -64,13 +65,16 @@ export function compileRuleSet(node: ValidatedNode, diagnostics: Diagnostics): C
   for (const [name] of outcomes) {
     if (!concluded.has(name)) report("outcome_without_rule", ["outcomes", name], `no rule concludes outcome "${name}"`);
   }
+  for (const name of Object.keys(fm.values ?? {})) {
+    if (!outcomeNames.has(name)) report("value_outcome_undeclared", ["values", name], `values given for "${name}", which is not a declared outcome`);
+  }
   for (const [name] of facts) {
     if (!usedFacts.has(name)) report("fact_unused", ["facts", name], `fact "${name}" is never used by a rule`);
   }
 
   return {
     facts: facts.map(([id, question]) => ({ id, question })),
-    outcomes: outcomes.map(([id, description]) => ({ id, description })),
+    outcomes: outcomes.map(([id, description]) => ({ id, description, ...(fm.values?.[id] ? { values: fm.values[id] } : {}) })),
     rules: _orderRules(compiled, (cycle) => {
       const index = (fm.rules ?? []).findIndex((r) => r.id === cycle[0]);
       report("rule_cycle", ["rules", Math.max(index, 0), "when"], `rules depend on each other's outcomes in a cycle: ${cycle.join(" → ")}`);
@@ -98,7 +102,8 @@ function _compileGate(gate: AuthoredGate, path: FieldPath, ctx: GateContext): Co
       ctx.reads.add(gate);
       return { op: "outcome", name: gate };
     }
-    ctx.report("rule_unknown_name", path, `"${gate}" is neither a declared fact nor a declared outcome`);
+    const close = suggestClosest(gate, [...ctx.factNames, ...ctx.outcomeNames]);
+    ctx.report("rule_unknown_name", path, `"${gate}" is neither a declared fact nor a declared outcome${close ? `; did you mean "${close}"?` : ""}`);
     return { op: "fact", name: gate };
   }
   if ("all" in gate) return { op: "all", args: gate.all.map((g, i) => _compileGate(g, [...path, "all", i], ctx)) };

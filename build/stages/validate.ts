@@ -66,7 +66,7 @@ function _validateNode(pf: ParsedFile, diagnostics: Diagnostics): ValidatedNode 
     if (value === undefined) continue;
     const iso = toIsoDateTime(value);
     if (iso) dates[key] = iso;
-    else report("date_invalid", [key], `"${value}" is not a real date`);
+    else report("date_invalid", [key], `"${value}" is not a real date: write YYYY-MM-DD (e.g. 2026-11-23, midnight UTC) or a date-time with its offset (e.g. 2026-11-23T14:30:00Z or 2026-11-23T15:30:00+01:00)`);
   }
   const { created, updated, deprecated_at } = dates;
   if (created && updated && updated < created) report("dates_out_of_order", ["updated"], `updated (${fm.updated}) is before created (${fm.created})`);

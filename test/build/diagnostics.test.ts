@@ -29,6 +29,10 @@ const EXPECTED: Record<Exclude<IssueCode, "artifact_invalid">, { file: string; l
   rule_id_duplicate: { file: "content/travel/trv-start.md", line: 26, pointer: "rules[1].id" },
   rule_cycle: { file: "content/travel/trv-compensation.md", line: 25, pointer: "rules[0].when" },
   rule_source_unknown: { file: "content/travel/trv-start.md", line: 30, pointer: "rules[1].source" },
+  value_outcome_undeclared: { file: "content/travel/trv-start.md", line: 21, pointer: "values.compensation_eur" },
+  figure_invalid: { file: "content/travel/_figures.yaml", line: 1, pointer: "eu_band_short.unit" },
+  figure_unknown: { file: "content/travel/trv-start.md", line: 35 },
+  figure_conflict: { file: "content/travel/trv-start.md", line: 21, pointer: "values.eu261_applies[0].figure" },
   outcome_without_rule: { file: "content/travel/trv-start.md", line: 20, pointer: "outcomes.uk261_applies" },
   fact_unused: { file: "content/travel/trv-start.md", line: 18, pointer: "facts.uk_carrier" },
   source_id_duplicate: { file: "content/travel/trv-care.md", line: 13, pointer: "sources[1].id" },
@@ -47,6 +51,9 @@ const EXPECTED: Record<Exclude<IssueCode, "artifact_invalid">, { file: string; l
   wrapper_unknown: { file: "content/_wrappers/footer.md" },
   updated_not_bumped: { file: "content/travel/trv-care.md", line: 8, pointer: "updated" },
   changelog_backdated: { file: "content/travel/trv-late.md", line: 7, pointer: "created" },
+  placeholder_content: { file: "content/travel/trv-care.md", line: 13, pointer: "sources[0].url" },
+  review_overdue: { file: "content/travel/trv-start.md", line: 11, pointer: "review_by" },
+  statement_outdated: { file: "content/travel/trv-start.md", line: 35 },
 };
 /** These lint against a previous build, so the test first publishes basic/ as that build. */
 const NEEDS_PREVIOUS = new Set<IssueCode>(["updated_not_bumped", "changelog_backdated"]);

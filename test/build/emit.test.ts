@@ -48,6 +48,13 @@ describe("emit", () => {
     expect(locked.cta).toContain("$0.002");
     // Not a trial module: no trial offer.
     expect(read("verticals/travel/nodes/trv-care.locked.json").cta).not.toContain('"vertical": "travel"');
+    // Issue 19.1: the same, machine-readable, in the full locked form.
+    expect(locked.unlock).toEqual({
+      trial: { method: "POST", path: "/api/trial", body: { vertical: "travel" }, calls: 500, hours: 24 },
+      membership: { vertical: "travel", any_membership: false, method: "POST", path: "/api/checkout", checkout_info: "/api/checkout" },
+      per_use: { header: "pay-network-pay-id", price_usd: "0.002" },
+    });
+    expect(read("verticals/travel/nodes/trv-care.locked.json").unlock.trial).toBeUndefined();
     expect(read("verticals/travel/nodes/trv-care.locked.lean.json")).toEqual({ node: expect.objectContaining({ layers: {} }), next_nodes: [{ id: "trv-claims", title: "Filing a claim" }] });
   });
 
@@ -59,6 +66,17 @@ describe("emit", () => {
     const lean = read("verticals/travel/index.lean.json");
     expect(lean.cta).toBeUndefined();
     expect(lean.nodes).toEqual(index.nodes);
+  });
+
+  it("the index reports each node's full and lean size in bytes, as served (issue 19.7)", async () => {
+    const { result, read } = await files();
+    const index = read("verticals/travel/index.json");
+    expect(index.nodes.length).toBeGreaterThan(0);
+    for (const entry of index.nodes) {
+      expect(entry.full_bytes).toBe(Buffer.byteLength(result.files!.get(`verticals/travel/nodes/${entry.id}.json`)!));
+      expect(entry.lean_bytes).toBe(Buffer.byteLength(result.files!.get(`verticals/travel/nodes/${entry.id}.lean.json`)!));
+      expect(entry.lean_bytes).toBeLessThan(entry.full_bytes);
+    }
   });
 
   it("catalogue: statuses, counts, aliases in one slug map; status counts from content", async () => {

@@ -1,7 +1,7 @@
 /**
  * Runs every scenario in test/content/scenarios/*.yaml against the REAL built content (dist/ from
  * the global setup): the compiled rules of the named node, evaluated with the scenario's facts.
- * Item: { name, vertical, node, facts: { fact: bool }, expect: { holds?, not_holds?, undetermined?, missing? }, basis }
+ * Item: { name, vertical, node, facts: { fact: bool }, expect: { holds?, not_holds?, undetermined?, missing?, says?, never_says? }, basis }
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -39,8 +39,27 @@ describe("content scenarios", () => {
           for (const o of s.expect.not_holds ?? []) expect(result.does_not_hold, context).toContain(o);
           for (const o of s.expect.undetermined ?? []) expect(result.undetermined, context).toContain(o);
           if (s.expect.missing) expect(result.missing_facts.map((f) => f.id).sort(), context).toEqual([...s.expect.missing].sort());
+          for (const [o, values] of Object.entries(s.expect.values ?? {})) expect(result.outcomes.find((x) => x.id === o)?.values, context).toEqual(values);
+          // Typed values come only with an outcome that holds.
+          for (const o of result.outcomes) if (o.value !== true) expect(o.values, `${context}: ${o.id}`).toBeUndefined();
+          const text = _nodeText(response);
+          for (const pattern of s.expect.says ?? []) expect(text, context).toMatch(new RegExp(pattern, "i"));
+          for (const pattern of s.expect.never_says ?? []) expect(text, context).not.toMatch(new RegExp(pattern, "i"));
         });
       }
     });
   }
 });
+
+/** Everything an agent reads of a node, as one string: summary, layers, questions, outcomes, citations. */
+function _nodeText(response: NodeResponse): string {
+  const { layers, summary } = response.node;
+  const logic = layers.logic;
+  return [
+    summary,
+    ...[layers.logic, layers.directive, layers.skill, layers.action].map((l) => l?.text ?? ""),
+    ...(logic?.facts ?? []).map((f) => f.question),
+    ...(logic?.outcomes ?? []).map((o) => o.description),
+    ...(logic?.rules ?? []).map((r) => r.citation),
+  ].join("\n");
+}

@@ -41,7 +41,8 @@ describe("evaluateRules", () => {
   it("names only the missing facts that decide, with their questions", () => {
     const result = evaluateRules(single(any(all(fact("a"), fact("b")), fact("c"))), { b: false });
     expect(result.undetermined).toEqual(["o"]);
-    expect(result.missing_facts).toEqual([{ id: "c", question: "c?" }]);
+    expect(result.missing_facts).toEqual([{ id: "c", question: "c?", decides: ["o"], settles: 1 }]);
+    expect(result.ask_first).toBe("c");
     expect(result.rules[0]!.missing_facts).toEqual(["c"]);
     // A decided outcome asks for nothing, even when facts are missing.
     expect(evaluateRules(single(any(fact("a"), fact("c"))), { a: true }).missing_facts).toEqual([]);
@@ -65,6 +66,35 @@ describe("evaluateRules", () => {
     expect(open.missing_facts.map((f) => f.id)).toEqual(["b"]);
     expect(evaluateRules(set, { a: false, near: false }).does_not_hold).toEqual(["band"]);
     expect(evaluateRules(set, { a: true }).outcomes.find((o) => o.id === "due")).toMatchObject({ value: true, rules: ["due-a", "due-b"] });
+  });
+
+  it("never asks a fact inside a branch that cannot change the outcome (issue 16, item 5)", () => {
+    // o = a and (b or c): with a false, neither b nor c can matter; with b true, c cannot.
+    expect(evaluateRules(single(all(fact("a"), any(fact("b"), fact("c")))), { a: false }).missing_facts).toEqual([]);
+    expect(evaluateRules(single(all(fact("a"), any(fact("b"), fact("c")))), { b: true }).missing_facts.map((f) => f.id)).toEqual(["a"]);
+    // (a and b) or (a and not b) is just a: b is never worth asking, and a alone decides.
+    const split = single(any(all(fact("a"), fact("b")), all(fact("a"), not(fact("b")))));
+    expect(evaluateRules(split, {}).missing_facts.map((f) => f.id)).toEqual(["a"]);
+    expect(evaluateRules(split, { a: true })).toMatchObject({ holds: ["o"], undetermined: [], missing_facts: [], ask_first: null });
+  });
+
+  it("orders questions so the first settles the most undetermined outcomes, and names it ask_first", () => {
+    const set: CompiledRuleSet = {
+      facts: ["x", "gate"].map((id) => ({ id, question: `${id}?` })),
+      outcomes: ["p", "q", "r"].map((id) => ({ id, description: `${id}.` })),
+      rules: [
+        { id: "p", when: all(fact("gate"), fact("x")), then: "p", citation: "c" },
+        { id: "q", when: fact("gate"), then: "q", citation: "c" },
+        { id: "r", when: all(fact("gate"), not(fact("x"))), then: "r", citation: "c" },
+      ],
+    };
+    const result = evaluateRules(set, {});
+    // `gate` false settles p, q and r at once; `x` settles only one of p, r.
+    expect(result.ask_first).toBe("gate");
+    expect(result.missing_facts.map((f) => [f.id, f.settles, f.decides])).toEqual([
+      ["gate", 3, ["p", "q", "r"]],
+      ["x", 1, ["p", "r"]],
+    ]);
   });
 
   it("an outcome without rules does not hold; confidence_required is always 1", () => {

@@ -1,0 +1,67 @@
+/**
+ * What a build was made from: a digest of every file under the content folder plus the build's
+ * own code, stamped beside the output (`<outDir>/input-stamp.json`) after a good build. `npm
+ * start` compares it with the sources on disk to decide whether to build at all. File times are
+ * no guide: an unchanged build does not touch its manifest, a checkout resets times, and a
+ * revert restores old bytes with a new time.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export interface InputStamp {
+  /** sha256 over the sorted paths and bytes of the content folder and the build code. */
+  input_digest: string;
+  /** The build these inputs produced (the manifest's `build_id`). */
+  build_id: string;
+}
+
+export const INPUT_STAMP_FILE = "input-stamp.json";
+
+/** The code whose changes change the output: the build itself and the shared schema it emits to. */
+const BUILD_CODE_DIRS = ["build", "runtime/schema"].map((dir) => fileURLToPath(new URL(`../${dir}/`, import.meta.url)));
+
+/** @example digestBuildInputs("content") // "3f1c…" */
+export function digestBuildInputs(contentDir: string): string {
+  const hash = createHash("sha256");
+  for (const [label, root] of [["content", contentDir], ...BUILD_CODE_DIRS.map((d) => ["code", d] as const)] as const) {
+    for (const file of _listFiles(root)) {
+      hash.update(`${label}:${relative(root, file)}\0`);
+      hash.update(readFileSync(file));
+      hash.update("\0");
+    }
+  }
+  return hash.digest("hex");
+}
+
+/** The stamp of the build in `outDir`, or null when there is none (or it does not parse). */
+export function readInputStamp(outDir: string): InputStamp | null {
+  try {
+    const stamp = JSON.parse(readFileSync(join(outDir, INPUT_STAMP_FILE), "utf8")) as Partial<InputStamp>;
+    return typeof stamp.input_digest === "string" && typeof stamp.build_id === "string" ? { input_digest: stamp.input_digest, build_id: stamp.build_id } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Written by rename, so a reader sees the old stamp or the new one. */
+export function writeInputStamp(outDir: string, stamp: InputStamp): void {
+  const temp = join(outDir, `.${INPUT_STAMP_FILE}.${process.pid}`);
+  writeFileSync(temp, `${JSON.stringify(stamp)}\n`);
+  renameSync(temp, join(outDir, INPUT_STAMP_FILE));
+}
+
+// --- Internal helpers ---
+
+/** Every file below `dir`, sorted, so the digest does not depend on directory order. */
+function _listFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(..._listFiles(path));
+    else if (entry.isFile()) out.push(path);
+  }
+  return out;
+}

@@ -1,0 +1,45 @@
+/**
+ * Issue 16, review dates, over the REAL content: every node carries `reviewed` and `review_by`,
+ * node responses and /browse pages show them, and the content builds without an overdue review or
+ * a future-event statement whose date has passed.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildContent } from "../../build/index.ts";
+import type { NodeResponse } from "../../runtime/schema/artifacts.ts";
+import { REPO_ROOT } from "../build/_fixtures.ts";
+
+const DIST = join(REPO_ROOT, "dist");
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+describe("review dates in the content", () => {
+  const nodes: Array<{ vertical: string; node: NodeResponse["node"] }> = [];
+  for (const vertical of readdirSync(join(DIST, "data/verticals")).sort()) {
+    const dir = join(DIST, "data/verticals", vertical, "nodes");
+    for (const file of readdirSync(dir).filter((f) => /^[a-z0-9-]+\.json$/.test(f))) {
+      nodes.push({ vertical, node: (JSON.parse(readFileSync(join(dir, file), "utf8")) as NodeResponse).node });
+    }
+  }
+
+  it("every node response carries reviewed and review_by, in that order of time", () => {
+    expect(nodes.length).toBeGreaterThan(70);
+    const missing = nodes.filter(({ node }) => !DATE.test(node.reviewed ?? "") || !DATE.test(node.review_by ?? "") || node.review_by! < node.reviewed!);
+    expect(missing.map(({ vertical, node }) => `${vertical}/${node.id}`)).toEqual([]);
+  });
+
+  it("the /browse page of a node shows both dates", () => {
+    const { vertical, node } = nodes.find((n) => n.node.id === "ees-entry-exit")!;
+    const dir = join(DIST, "browse", vertical, "nodes");
+    const page = [`${node.id}.html`, `${node.id}.locked.html`].map((f) => join(dir, f)).find(existsSync)!;
+    const html = readFileSync(page, "utf8");
+    expect(html).toContain(`<dt>Reviewed</dt><dd>${node.reviewed}</dd>`);
+    expect(html).toContain(`<dt>Review by</dt><dd>${node.review_by}</dd>`);
+  });
+
+  it("builds with no overdue review and no passed future-event statement (as of the review date)", async () => {
+    const result = await buildContent({ contentDir: join(REPO_ROOT, "content"), outDir: join(DIST, "unused"), rootDir: REPO_ROOT, write: false, previous: false, today: "2026-11-23" });
+    expect(result.ok).toBe(true);
+    expect(result.issues.filter((i) => i.code === "review_overdue" || i.code === "statement_outdated")).toEqual([]);
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * Issue 16, item 5, as a property over every node of every vertical (the REAL built content):
+ * - answering the listed questions, in any order and with any answers, always determines every
+ *   outcome the case left open, and never brings up a question that was not listed;
+ * - no listed fact is irrelevant: for some completion of the other open facts, flipping it
+ *   changes some outcome it claims to decide (checked exhaustively when few facts are open).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { evaluateRules } from "../../runtime/rules/evaluate.ts";
+import type { NodeResponse } from "../../runtime/schema/artifacts.ts";
+import type { CompiledRuleSet } from "../../runtime/schema/rules.ts";
+import { REPO_ROOT } from "../build/_fixtures.ts";
+
+const VERTICALS = join(REPO_ROOT, "dist/data/verticals");
+const EXHAUSTIVE_UP_TO = 7;
+
+function ruleSets(): Array<{ name: string; ruleSet: CompiledRuleSet }> {
+  const out: Array<{ name: string; ruleSet: CompiledRuleSet }> = [];
+  for (const vertical of readdirSync(VERTICALS).sort()) {
+    const dir = join(VERTICALS, vertical, "nodes");
+    for (const file of readdirSync(dir).filter((f) => /^[a-z0-9-]+\.json$/.test(f)).sort()) {
+      const response = JSON.parse(readFileSync(join(dir, file), "utf8")) as NodeResponse;
+      const logic = response.node.layers.logic;
+      if (logic && logic.facts.length > 0) out.push({ name: `${vertical}/${response.node.id}`, ruleSet: logic as CompiledRuleSet });
+    }
+  }
+  return out;
+}
+
+/**
+ * A case: each fact true, false or left open. Half the cases leave many facts open (much is
+ * asked); the other half leave at most EXHAUSTIVE_UP_TO open, so relevance is checked exhaustively.
+ */
+function caseArbitrary(ruleSet: CompiledRuleSet) {
+  const n = ruleSet.facts.length;
+  const toFacts = (values: Array<boolean | undefined>) => {
+    const facts: Record<string, boolean> = {};
+    ruleSet.facts.forEach((f, i) => {
+      if (values[i] !== undefined) facts[f.id] = values[i]!;
+    });
+    return facts;
+  };
+  const many = fc.tuple(...ruleSet.facts.map(() => fc.constantFrom<boolean | undefined>(true, false, undefined, undefined))).map(toFacts);
+  const few = fc
+    .tuple(fc.array(fc.boolean(), { minLength: n, maxLength: n }), fc.uniqueArray(fc.nat(n - 1), { maxLength: EXHAUSTIVE_UP_TO }))
+    .map(([values, open]) => toFacts(values.map((v, i) => (open.includes(i) ? undefined : v))));
+  return fc.oneof(many, few);
+}
+
+const valuesOf = (ruleSet: CompiledRuleSet, facts: Record<string, boolean>) =>
+  new Map(evaluateRules(ruleSet, facts).outcomes.map((o) => [o.id, o.value]));
+
+describe("only relevant questions, over every node", () => {
+  const all = ruleSets();
+  it("reads the built content", () => expect(all.length).toBeGreaterThan(60));
+
+  for (const { name, ruleSet } of all) {
+    it(`${name}: the listed questions settle every open outcome, and each can change one`, () => {
+      fc.assert(
+        fc.property(caseArbitrary(ruleSet), fc.array(fc.boolean(), { minLength: 64, maxLength: 64 }), fc.nat(), (facts, answers, seed) => {
+          const first = evaluateRules(ruleSet, facts);
+          const listed = new Set(first.missing_facts.map((f) => f.id));
+          expect(first.ask_first).toBe(first.missing_facts[0]?.id ?? null);
+          expect(listed.size === 0).toBe(first.undetermined.length === 0);
+
+          // Answer in a random order, each time one of the questions still listed.
+          const known = { ...facts };
+          let step = 0;
+          for (;;) {
+            const now = evaluateRules(ruleSet, known);
+            for (const f of now.missing_facts) expect(listed.has(f.id), `${f.id} was not asked at first`).toBe(true);
+            if (now.missing_facts.length === 0) {
+              expect(now.undetermined).toEqual([]);
+              break;
+            }
+            const pick = now.missing_facts[(seed + step * 7) % now.missing_facts.length]!;
+            known[pick.id] = answers[step % answers.length]!;
+            step += 1;
+          }
+
+          // Every listed fact can change an outcome it names, for some completion of the rest.
+          const open = ruleSet.facts.map((f) => f.id).filter((id) => !Object.hasOwn(facts, id));
+          if (open.length > EXHAUSTIVE_UP_TO) return;
+          for (const q of first.missing_facts) {
+            const others = open.filter((id) => id !== q.id);
+            let changes = false;
+            for (let mask = 0; mask < 1 << others.length && !changes; mask++) {
+              const completion = { ...facts };
+              others.forEach((id, i) => (completion[id] = (mask & (1 << i)) !== 0));
+              const yes = valuesOf(ruleSet, { ...completion, [q.id]: true });
+              const no = valuesOf(ruleSet, { ...completion, [q.id]: false });
+              changes = q.decides.some((o) => yes.get(o) !== no.get(o));
+            }
+            expect(changes, `${q.id} is listed but never changes ${q.decides.join(", ")}`).toBe(true);
+          }
+          // And a fact not listed never changes an undetermined outcome.
+          for (const id of open.filter((id) => !listed.has(id))) {
+            const others = open.filter((o) => o !== id);
+            for (let mask = 0; mask < 1 << others.length; mask++) {
+              const completion = { ...facts };
+              others.forEach((o, i) => (completion[o] = (mask & (1 << i)) !== 0));
+              const yes = valuesOf(ruleSet, { ...completion, [id]: true });
+              const no = valuesOf(ruleSet, { ...completion, [id]: false });
+              for (const o of first.undetermined) expect(yes.get(o), `${id} changes ${o} but is not listed`).toBe(no.get(o));
+            }
+          }
+        }),
+        { numRuns: 30, seed: 16 },
+      );
+    });
+  }
+});
