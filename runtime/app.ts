@@ -6,11 +6,13 @@
 import { H3, HTTPError, type H3Event } from "h3";
 import type { AppDeps } from "./deps.ts";
 import { ApiError, apiError, isApiError, type ErrorCode } from "./errors.ts";
+import { clientCutOff } from "./http/body.ts";
 import { initRequestContext, requestContext } from "./http/context.ts";
 import { baseHeaders, preflightHeaders } from "./http/headers.ts";
 import { problemResponse } from "./http/problem.ts";
 import { sendBytes } from "./http/respond.ts";
 import { redactTarget } from "./logger.ts";
+import { usePageLimit } from "./metering/page-limit.ts";
 import adminKeys from "./routes/admin-keys.ts";
 import browse from "./routes/browse.ts";
 import delta from "./routes/delta.ts";
@@ -43,6 +45,7 @@ export function createApp(deps: AppDeps): H3 {
     onError: (error, event) => _toProblem(deps, error, event),
   });
 
+  usePageLimit(app, deps);
   app.options("/**", (event) => sendBytes(event, 204, null, { ...preflightHeaders(requestContext(event).requestId), "content-type": "text/plain" }));
   for (const plugin of [status, demo, evaluate, delta, trial, keys, verify, health, docs, adminKeys, metrics, browse, waitlist, interest, telemetry, referral, search, mcp, checkout, checkoutSuccess, adminPayments]) app.register(plugin(deps));
   return app;
@@ -57,8 +60,10 @@ function _toProblem(deps: AppDeps, error: HTTPError, event: H3Event): Response {
   const ctx = requestContext(event);
   const cause = (error as { cause?: unknown }).cause;
   let apiErr: ApiError;
+  const cutOff = clientCutOff(cause, event) ?? clientCutOff(error, event);
   if (isApiError(error)) apiErr = error;
   else if (isApiError(cause)) apiErr = cause;
+  else if (cutOff) apiErr = cutOff; // the client hung up or was too slow: its doing, logged at info by the request log
   else if (!error.unhandled && H3_STATUS_CODES[error.status]) {
     apiErr = apiError(H3_STATUS_CODES[error.status]!, { detail: error.status === 404 ? `No route for ${event.req.method} ${ctx.url.pathname.slice(0, 200)}.` : undefined });
   } else {

@@ -54,10 +54,10 @@ export interface RuntimeConfig {
   /**
    * CURSOR_SECRET: HMAC secret that signs the opaque cursors of GET /v1/delta. Every instance of a
    * deployment must share it, and it must survive restarts, or clients' cursors stop verifying
-   * (400 `invalid_cursor`). The default is a fixed, public value: cursors only carry a position in
-   * the public changelog, so the signature guards against tampering, not disclosure.
+   * (400 `invalid_cursor`). Unset: a random secret is generated once and kept in the state store
+   * (see delta/cursor-secret.ts), which gives both; there is no public default.
    */
-  cursorSecret: string;
+  cursorSecret: string | undefined;
   /**
    * REDIS_URL: shared state on Redis for several instances (see storage/redis-backend.ts); unset
    * keeps the embedded SQLite store in DATA_DIR.
@@ -71,7 +71,7 @@ export interface RuntimeConfig {
    * same way, defaulting to the folder `./releases`.
    */
   releaseStore: ReleaseStoreConfig | null;
-  /** RELEASE_POLL_MS: how often the `current` release pointer is checked; bounds a release's delay. */
+  /** RELEASE_POLL_MS: how often the `current` release pointer (or, without a release store, `DIST_DIR/data`) is checked; bounds a release's delay. */
   releasePollMs: number;
   /** Checkout and per-use payment providers; a provider left unconfigured is listed unavailable. */
   payments: PaymentsConfig;
@@ -115,8 +115,10 @@ export interface PaymentsConfig {
   x402: { facilitatorUrl: string; payTo: string; network: string; asset: string } | undefined;
   /** Time limit of every call to a payment provider. */
   timeoutMs: number;
-  /** PER_USE_CHARGE_BATCH_MS: per-use charges are summed per token and sent this often; 0 sends each at once. */
+  /** PER_USE_CHARGE_BATCH_MS: per-use charges are summed per token and sent this often; 0 makes each retrieval wait for its own charge. */
   perUseChargeBatchMs: number;
+  /** PER_USE_CHARGE_BATCH_MAX_USD_MICROS: a token's pending charges go out at once when they reach this amount. */
+  perUseChargeBatchMaxMicros: number;
   /** RECONCILE_INTERVAL_MS: how often each instance resolves purchases a crash left open (and once at start); 0 turns the timer off. */
   reconcileIntervalMs: number;
 }
@@ -187,10 +189,8 @@ function _redisPrefix(raw: string | undefined): string {
   return prefix;
 }
 
-const DEFAULT_CURSOR_SECRET = "vkr-delta-cursor-v1";
-
-function _cursorSecret(raw: string | undefined): string {
-  if (raw === undefined || raw === "") return DEFAULT_CURSOR_SECRET;
+function _cursorSecret(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === "") return undefined;
   if (raw.length < 16) throw new ConfigError("CURSOR_SECRET must be at least 16 characters");
   return raw;
 }
@@ -275,7 +275,8 @@ function _payments(env: Record<string, string | undefined>): PaymentsConfig {
     agentNetwork,
     x402,
     timeoutMs: _int(env, "PAYMENT_TIMEOUT_MS", 10_000, 100, 120_000),
-    perUseChargeBatchMs: _int(env, "PER_USE_CHARGE_BATCH_MS", 0, 0, 60_000),
+    perUseChargeBatchMs: _int(env, "PER_USE_CHARGE_BATCH_MS", 1000, 0, 60_000),
+    perUseChargeBatchMaxMicros: _int(env, "PER_USE_CHARGE_BATCH_MAX_USD_MICROS", 100_000, 1, 1_000_000_000),
     reconcileIntervalMs: _int(env, "RECONCILE_INTERVAL_MS", 60_000, 0, 86_400_000),
   };
 }

@@ -14,6 +14,7 @@ export const ERRORS = {
   bad_request: { status: 400, title: "Bad request" },
   validation_failed: { status: 400, title: "The request is not valid", hint: "See `errors` for each field." },
   invalid_json: { status: 400, title: "The body is not valid JSON" },
+  invalid_unicode: { status: 400, title: "A string in the body is not well-formed Unicode", hint: "Send text as UTF-8 without lone surrogate escapes (\\ud800–\\udfff alone); see `errors` for where." },
   vertical_missing: { status: 400, title: "The vertical parameter is required", hint: "Pass ?vertical=<slug>; GET /api/status lists them." },
   vertical_unknown: { status: 400, title: "Unknown vertical", hint: "GET /api/status lists the accepted slugs." },
   vertical_not_allowed: { status: 400, title: "This vertical is not accepted here" },
@@ -45,6 +46,7 @@ export const ERRORS = {
   account_proof_required: { status: 403, title: "This account belongs to someone else", hint: "To buy for an existing account, send one of its live membership keys in X-Service-Key; a new agent_id creates a new account." },
   key_mismatch: { status: 403, title: "The key in the body is not the caller's key", hint: "Send the same key in X-Service-Key and in the body." },
   vertical_forbidden: { status: 403, title: "This key does not unlock this vertical" },
+  cross_site_form: { status: 403, title: "This form can only be sent from this site's own pages", hint: "Open /browse/key on this site and send the form from there." },
   module_not_in_trial: { status: 403, title: "This module is not part of the trial", hint: "Trial keys unlock the first 5 travel modules; members get all." },
   not_found: { status: 404, title: "Not found" },
   node_not_found: { status: 404, title: "No such node in this vertical", hint: "GET /api/demo?vertical=<slug> lists the nodes." },
@@ -56,15 +58,21 @@ export const ERRORS = {
   key_kind_not_allowed: { status: 403, title: "This kind of key cannot use this endpoint", hint: "See the endpoint's description for the key it needs." },
   already_referred: { status: 409, title: "This agent was already referred", hint: "Each agent can be referred once, by one member." },
   trial_exists: { status: 409, title: "This agent already has an active trial for this vertical" },
+  request_timeout: { status: 408, title: "The request did not arrive in time", hint: "Send the whole request within the server's time limit." },
   body_too_large: { status: 413, title: "The request body is too large" },
   unsupported_media_type: { status: 415, title: "Send the body as application/json" },
   rate_limited: { status: 429, title: "Too many requests", hint: "Wait for Retry-After seconds." },
   quota_exceeded: { status: 429, title: "The quota of this key is used up for this window", hint: "Wait for Retry-After seconds." },
   outcome_limit_reached: { status: 429, title: "This key's Proof-of-Outcome submissions for today are used up", hint: "Nothing was recorded; submit again after Retry-After seconds (the next UTC day)." },
   trial_exhausted: { status: 429, title: "The trial's 500 calls are used up", hint: "POST /api/checkout for a membership." },
+  // Nginx's non-standard 499: the client closed the connection before its request was complete.
+  // Nobody reads this answer; the status is for logs and metrics, which must not count it as a 5xx.
+  client_closed_request: { status: 499, title: "The client closed the connection before its request was complete" },
   internal_error: { status: 500, title: "Internal error", hint: "Retry later; quote the request id if it persists." },
   store_unavailable: { status: 503, title: "The state store is unavailable", hint: "Retry shortly." },
   payment_provider_unavailable: { status: 503, title: "This payment method is not available" },
+  // A deliberate refusal, not an outage: the caller's credential is not one this deployment (or route) takes.
+  per_use_not_accepted: { status: 402, title: "Per-use payment tokens are not accepted here", hint: "Use a key in X-Service-Key: POST /api/trial for a free trial, POST /api/checkout for a membership." },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -2,6 +2,7 @@
  * Wires a running service from a config: loads the build, opens the state store, creates the app
  * and listens. Used by the server entry and by tests (which inject a clock or a store).
  */
+import { randomUUID } from "node:crypto";
 import { serve } from "h3";
 import { createApp } from "./app.ts";
 import { createPaymentProviders, type PaymentProviders } from "./payments/providers/create-providers.ts";
@@ -18,6 +19,7 @@ import { createKeysStore } from "./storage/keys-store.ts";
 import { openBackend } from "./storage/open-backend.ts";
 import { createReleaseStore } from "./releases/release-store.ts";
 import { startReleaseWatcher } from "./releases/watch-releases.ts";
+import { watchDist } from "./releases/watch-dist.ts";
 import { startReconciler } from "./payments/reconcile.ts";
 
 export interface StartOptions {
@@ -44,16 +46,30 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
   const deps: AppDeps = { config, clock, logger, backend, build: { current: artifacts }, keys: createKeysStore(backend, { now: () => clock.now() }), payments: options.payments ?? createPaymentProviders(config.payments) };
   deps.metrics = createMetrics({ build: deps.build, backend });
   if (config.payments.perUseChargeBatchMs > 0 && deps.payments.agentNetwork) {
-    deps.perUseCharges = createChargeBatcher({ network: deps.payments.agentNetwork, intervalMs: config.payments.perUseChargeBatchMs, logger });
+    deps.perUseCharges = createChargeBatcher({
+      network: deps.payments.agentNetwork,
+      backend,
+      logger,
+      intervalMs: config.payments.perUseChargeBatchMs,
+      maxBatchMicros: config.payments.perUseChargeBatchMaxMicros,
+      // An injected provider without configuration (tests) seals with a per-process secret.
+      sealingSecret: config.payments.agentNetwork?.apiKey ?? randomUUID(),
+      now: () => clock.now(),
+    });
+    // What a crashed instance reserved and never charged goes out now, not at the next sweep.
+    void deps.perUseCharges.reconcile();
   }
   if (!config.adminKey) logger.warn("ADMIN_KEY is not set: POST /api/keys answers 403 for any bearer");
   if (!config.publicBaseUrl && (deps.payments.card || deps.payments.x402)) {
     logger.warn("PUBLIC_BASE_URL is not set: Stripe's success URL and x402's resource use the listening address; set it when clients reach this server through another name");
   }
-  // Follow published releases: the current one is in service before the first request.
+  // Follow published releases (the current one is in service before the first request), or else
+  // the build published in DIST_DIR: either way a new build is swapped in whole, never mixed.
   const releaseStore = config.releaseStore ? await createReleaseStore(config.releaseStore) : null;
-  const releases = releaseStore ? startReleaseWatcher({ store: releaseStore, build: deps.build, pollMs: config.releasePollMs, logger }) : null;
-  await releases?.check();
+  const releases = releaseStore
+    ? startReleaseWatcher({ store: releaseStore, build: deps.build, pollMs: config.releasePollMs, logger })
+    : watchDist({ distDir: config.distDir, build: deps.build, logger, pollMs: config.releasePollMs, cacheBytes: config.artifactCacheBytes });
+  if (releaseStore) await releases.check();
 
   const server = serve(createApp(deps), {
     port: config.port,
@@ -90,7 +106,7 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
         const force = setTimeout(() => void server.close(true), config.shutdownGraceMs);
         await server.close();
         clearTimeout(force);
-        releases?.stop();
+        releases.stop();
         stopReconciler?.();
         // Charges for content already served go out before the process ends.
         await deps.perUseCharges?.close();

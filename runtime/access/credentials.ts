@@ -2,9 +2,10 @@
  * What the caller presented: a service key (X-Service-Key, `?key=`, or `Authorization: Bearer
  * svc_…` for MCP clients that only send bearer tokens), a per-use payment token, or nothing.
  * A key that is malformed, unknown, revoked or expired is a 401, never a silent downgrade to
- * anonymous access.
+ * anonymous access; only a read of free content (`resolveReader` + `decideRead`) serves the free
+ * view anyway, and says so.
  */
-import { apiError } from "../errors.ts";
+import { apiError, isApiError, type ApiError } from "../errors.ts";
 import { digestsEqual, hashKey } from "../keys/key-secret.ts";
 import { parseKeyString, type KeyRecord } from "../schema/keys.ts";
 import type { KeysStore } from "../storage/keys-store.ts";
@@ -40,6 +41,34 @@ export async function resolveKey(key: string, keys: KeysStore, now: number): Pro
   if (record.status === "revoked") throw apiError("key_revoked");
   if (record.expires_at !== null && Date.parse(record.expires_at) <= now) throw apiError("key_expired");
   return record;
+}
+
+/**
+ * A reader of content: the caller, or, when the presented key was refused (401), an anonymous
+ * caller plus the refusal, so free content can still be served (`decideRead` decides).
+ */
+export interface Reader {
+  caller: Caller;
+  credentialProblem: ApiError | null;
+}
+
+export function resolveReader(credentials: PresentedCredentials, keys: KeysStore, now: number): Promise<Reader> {
+  return toReader(resolveCaller(credentials, keys, now));
+}
+
+/** A caller being resolved, as a reader: a refused key becomes anonymous plus the refusal. */
+export async function toReader(caller: Promise<Caller>): Promise<Reader> {
+  try {
+    return { caller: await caller, credentialProblem: null };
+  } catch (error) {
+    if (isCredentialRefusal(error)) return { caller: { kind: "anonymous" }, credentialProblem: error };
+    throw error;
+  }
+}
+
+/** A 401 for the presented key itself (malformed, unknown, revoked, expired). */
+export function isCredentialRefusal(error: unknown): error is ApiError {
+  return isApiError(error) && (error.code === "key_invalid" || error.code === "key_revoked" || error.code === "key_expired");
 }
 
 /** The caller behind the credentials; a key wins over a payment token when both are sent. */

@@ -43,7 +43,7 @@ function _describe(build: Artifacts): ServiceDescription {
     description: "Structured, validated, cited knowledge for AI agents in regulated fields. The index layer is free; content layers need a key, a per-use payment token, or a fully open vertical.",
     api_version: build.catalog.api_version,
     build_id: build.buildId,
-    links: { openapi: "/openapi.json", docs: "/docs", status: "/api/status", browse: "/browse", llms_txt: "/llms.txt", llms_full_txt: "/llms-full.txt", trial: "POST /api/trial" },
+    links: { openapi: "/openapi.json", docs: "/docs", status: "/api/status", browse: "/browse", llms_txt: "/llms.txt", llms_full_txt: "/llms-full.txt", mcp: "/mcp", trial: "POST /api/trial" },
     verticals: build.catalog.verticals.map((v) => ({
       slug: v.slug,
       title: v.title,

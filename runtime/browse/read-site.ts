@@ -14,7 +14,7 @@ export interface BrowseSite {
 }
 
 /** Only paths the build writes: slugs and ids are kebab-case, so nothing can climb out of the folder. */
-export const SITE_PATH_RE = /^(?:[a-z0-9][a-z0-9-]*\/(?:nodes\/)?)?[A-Za-z0-9][\w.-]*\.(?:html|txt)$/;
+export const SITE_PATH_RE = /^(?:[a-z0-9][a-z0-9-]*\/(?:nodes\/)?)?[A-Za-z0-9][\w.-]*\.(?:html|txt|md)$/;
 
 export function createBrowseSite(distDir: string, logger: Logger): BrowseSite {
   const perBuild = new WeakMap<Artifacts, Map<string, Promise<string | null>>>();

@@ -12,6 +12,7 @@ import { meterKey } from "../metering/meter.ts";
 import type { KeyRecord } from "../schema/keys.ts";
 import type { DeltaResponse } from "../schema/responses.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { cursorSecret } from "./cursor-secret.ts";
 import { pageChangelog, parseSince } from "./page-changelog.ts";
 
 export const DELTA_DEFAULT_LIMIT = 100;
@@ -42,7 +43,8 @@ export function requireMembershipKey(caller: Caller): KeyRecord {
  * Validates the query (400s), scopes it to what the key may read (403), reads one page and meters
  * it. Nothing is metered when any check fails.
  */
-export async function readDelta(deps: AppDeps, record: KeyRecord, query: DeltaQuery, now: number): Promise<DeltaResult> {
+/** `count: false` (a HEAD) checks access as usual but consumes nothing. */
+export async function readDelta(deps: AppDeps, record: KeyRecord, query: DeltaQuery, now: number, { count = true }: { count?: boolean } = {}): Promise<DeltaResult> {
   const build = deps.build.current;
   const sinceMs = query.since === null ? null : parseSince(query.since);
   if (query.since !== null && sinceMs === null) {
@@ -55,7 +57,8 @@ export async function readDelta(deps: AppDeps, record: KeyRecord, query: DeltaQu
   if (!Number.isInteger(limit) || limit < 1 || limit > DELTA_MAX_LIMIT) {
     throw apiError("validation_failed", { detail: `"limit" must be from 1 to ${DELTA_MAX_LIMIT}.`, errors: [{ pointer: "/query/limit", message: `must be from 1 to ${DELTA_MAX_LIMIT}` }] });
   }
-  const after = query.cursor === null ? null : decodeCursor(query.cursor, deps.config.cursorSecret);
+  const secret = await cursorSecret(deps);
+  const after = query.cursor === null ? null : decodeCursor(query.cursor, secret);
 
   let verticals: Set<string>;
   if (query.vertical !== null) {
@@ -68,10 +71,10 @@ export async function readDelta(deps: AppDeps, record: KeyRecord, query: DeltaQu
   }
 
   const page = pageChangelog(build.changelog, { sinceMs, after, verticals, limit });
-  const { headers } = await meterKey(deps.backend, limitsInForce(deps), record, now);
+  const { headers } = count ? await meterKey(deps.backend, limitsInForce(deps), record, now) : { headers: {} };
   const last = page.entries.at(-1);
   // At the end of the feed the cursor still points after the last entry, so polling it later
   // returns exactly what was added since; an empty page hands back the cursor it was given.
-  const nextCursor = last ? encodeCursor(last, deps.config.cursorSecret) : query.cursor;
+  const nextCursor = last ? encodeCursor(last, secret) : query.cursor;
   return { body: { entries: page.entries, next_cursor: nextCursor, has_more: page.hasMore }, headers };
 }

@@ -1,7 +1,11 @@
 /**
  * Demand signals for verticals without live content, and the ranked leaderboard.
  *
- * - A signal names a catalogue vertical whose status is not `live` (live or unknown → 400).
+ * - A signal names a catalogue vertical whose status is not `live`, or any other well-formed slug
+ *   (lowercase kebab-case, at most 64 characters): demand signals exist to discover verticals
+ *   nobody listed yet (issue 19.6). Live verticals and their aliases → 400. A slug not in the
+ *   catalogue is "proposed": registered once, ranked with the others; at most
+ *   PROPOSED_VERTICALS_MAX distinct ones are kept, so the summary stays bounded.
  * - Signals are deduplicated per (agent, vertical): the agent is agent_id, or the contact email
  *   when no agent_id is given. `claimPosition` on the vertical's interest list makes the count
  *   exact; a repeat answers 200 with `counted: false`.
@@ -20,9 +24,12 @@ import type { InterestRegisteredSchema, InterestSummarySchema } from "../schema/
 import { interestList } from "../storage/list-names.ts";
 import { consumeDaily } from "./daily-limit.ts";
 
+/** Distinct proposed (uncatalogued) slugs kept; each costs one count per summary request. */
+export const PROPOSED_VERTICALS_MAX = 200;
+
 export async function registerInterest(deps: AppDeps, body: InterestRequest, client: string, now: number): Promise<Static<typeof InterestRegisteredSchema>> {
-  const vertical = deps.build.current.resolveVertical(body.vertical);
-  if (!vertical) throw apiError("vertical_unknown", { errors: [{ pointer: "/vertical", message: "must be a vertical slug" }] });
+  const listed = deps.build.current.resolveVertical(body.vertical);
+  const vertical = listed ?? { slug: body.vertical, status: "proposed" as const };
   if (vertical.status === "live") {
     throw apiError("vertical_not_allowed", {
       detail: `${vertical.slug} already has live content; demand signals are for verticals not built yet.`,
@@ -42,6 +49,8 @@ export async function registerInterest(deps: AppDeps, body: InterestRequest, cli
     const limit = deps.config.newIdentitiesPerClientDay;
     await consumeDaily(deps, `interest-new:${client}`, limit, now, { code: "rate_limited", detail: `At most ${limit} new agents or contacts per client per day may signal demand.` });
   }
+  // Limits first, then the proposal: a refused signal proposes nothing.
+  if (!listed) await _propose(deps, vertical.slug, now);
   const claim = await deps.backend.claimPosition(interestList(vertical.slug), member);
   if (claim.created) {
     await deps.backend.records.setItem(recordKey, {
@@ -57,9 +66,15 @@ export async function registerInterest(deps: AppDeps, body: InterestRequest, cli
   return { vertical: vertical.slug, registered: true, counted: claim.created, signals, threshold, build_queue_active: signals >= threshold };
 }
 
-/** Every vertical without live content, ranked by signals (ties: catalogue order). */
+/** Every vertical without live content and every proposed slug, ranked by signals (ties: catalogue order, then proposal order). */
 export async function summarizeInterest(deps: AppDeps): Promise<Static<typeof InterestSummarySchema>> {
-  const unbuilt = deps.build.current.catalog.verticals.filter((v) => v.status !== "live");
+  const build = deps.build.current;
+  const proposed = await _proposedSlugs(deps);
+  const unbuilt = [
+    ...build.catalog.verticals.filter((v) => v.status !== "live").map((v) => ({ slug: v.slug, title: v.title, status: v.status })),
+    // A slug the catalogue gained since it was proposed is listed once, as the catalogue has it.
+    ...proposed.filter((p) => !build.resolveVertical(p.slug)).map((p) => ({ slug: p.slug, title: p.slug, status: "proposed" as const })),
+  ];
   const counts = await Promise.all(unbuilt.map((v) => deps.backend.countList(interestList(v.slug))));
   const threshold = limitsInForce(deps).demand_signals_to_activate;
   const rows = unbuilt.map((v, i) => ({ v, signals: counts[i]!, order: i })).sort((a, b) => b.signals - a.signals || a.order - b.order);
@@ -75,4 +90,31 @@ export async function summarizeInterest(deps: AppDeps): Promise<Static<typeof In
       remaining_to_activate: Math.max(0, threshold - r.signals),
     })),
   };
+}
+
+// --- Internal helpers ---
+
+const PROPOSED_PREFIX = "interest:proposed:";
+const PROPOSED_COUNTER = "interest:proposed-count";
+
+/** Registers a slug nobody listed: once per slug; refused when PROPOSED_VERTICALS_MAX are kept. */
+async function _propose(deps: AppDeps, slug: string, now: number): Promise<void> {
+  const key = PROPOSED_PREFIX + slug;
+  if (await deps.backend.records.hasItem(key)) return;
+  // Claimed atomically before writing, so a burst of new slugs cannot pass the cap; two racers on
+  // one new slug may both claim, which only makes the cap a little conservative.
+  const slot = await deps.backend.consume([{ key: PROPOSED_COUNTER, limit: PROPOSED_VERTICALS_MAX, expiresAt: Number.MAX_SAFE_INTEGER }], 1, now);
+  if (!slot.admitted) {
+    throw apiError("vertical_not_allowed", {
+      detail: `${PROPOSED_VERTICALS_MAX} verticals outside the catalogue have been proposed already; signal one of them (GET /api/interest/summary) or a listed one.`,
+      errors: [{ pointer: "/vertical", message: "no room for another proposed vertical" }],
+    });
+  }
+  await deps.backend.records.setItem(key, { slug, at: new Date(now).toISOString() });
+}
+
+async function _proposedSlugs(deps: AppDeps): Promise<Array<{ slug: string; at: string }>> {
+  const keys = await deps.backend.records.getKeys(PROPOSED_PREFIX);
+  const items = await Promise.all(keys.map((k) => deps.backend.records.getItem<{ slug: string; at: string }>(k)));
+  return items.filter((i): i is { slug: string; at: string } => i !== null).sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.slug < b.slug ? -1 : 1));
 }

@@ -6,8 +6,8 @@
 import type { IncomingMessage } from "node:http";
 import type { H3Event } from "h3";
 import type { Static, TSchema } from "@sinclair/typebox";
-import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { apiError, type FieldError } from "../errors.ts";
+import { TypeCompiler, ValueErrorType, type ValueError } from "@sinclair/typebox/compiler";
+import { apiError, type ApiError, type FieldError } from "../errors.ts";
 
 export interface BodyValidator<T extends TSchema> {
   schema: T;
@@ -22,13 +22,32 @@ export function compileValidator<T extends TSchema>(schema: T): BodyValidator<T>
     parse(value) {
       if (check.Check(value)) return value;
       const errors: FieldError[] = [];
+      const seen = new Set<string>();
       for (const e of check.Errors(value)) {
         if (errors.length >= 20) break;
-        errors.push({ pointer: e.path || "/", message: e.message });
+        const error = { pointer: e.path || "/", message: _readable(e) };
+        // A union reports once per branch; one message per field is enough.
+        if (seen.has(error.pointer)) continue;
+        seen.add(error.pointer);
+        errors.push(error);
       }
       throw apiError("validation_failed", { detail: errors.map((e) => `${e.pointer}: ${e.message}`).slice(0, 3).join("; "), errors });
     },
   };
+}
+
+/**
+ * TypeBox's messages name the schema construct ("Expected union value"); say what is allowed
+ * instead: the values of an enumeration, the known parameters of an object.
+ */
+function _readable(e: ValueError): string {
+  const schema = e.schema as { anyOf?: Array<{ const?: unknown }>; properties?: Record<string, unknown> };
+  const choices = schema.anyOf?.every((branch) => branch.const !== undefined) ? schema.anyOf.map((branch) => String(branch.const)) : null;
+  if (choices) return `must be one of ${choices.join(", ")} (got ${JSON.stringify(e.value)?.slice(0, 40)})`;
+  if (e.type === ValueErrorType.ObjectAdditionalProperties && schema.properties) {
+    return `unknown parameter; the known ones are ${Object.keys(schema.properties).join(", ")}`;
+  }
+  return e.message;
 }
 
 /** Reads the raw body as text within `maxBytes`, counting bytes as they stream in. */
@@ -45,7 +64,7 @@ export async function readRawText(event: H3Event, maxBytes: number): Promise<str
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(() => Promise.reject(apiError("client_closed_request", { detail: "The request body ended early." })));
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
@@ -79,20 +98,66 @@ function _readNodeBody(req: IncomingMessage, maxBytes: number): Promise<string> 
       done();
       resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"));
     };
-    const onError = (error: Error) => {
+    // The request stream fails only when its socket does: the client hung up or was too slow.
+    const onError = () => {
       done();
-      reject(error);
+      reject(_cutOff(req));
     };
     // A client that goes away mid-body: nobody is left to answer, but the handler must not hang.
     const onClose = () => {
       done();
-      reject(apiError("bad_request", { detail: "The request body ended early." }));
+      reject(_cutOff(req));
     };
     req.on("data", onData);
     req.on("end", onEnd);
     req.on("error", onError);
     req.on("close", onClose);
   });
+}
+
+/**
+ * The catalogue error for a request whose connection ended before its body did, or null for any
+ * other error (an upstream's reset included): 408 when Node's request timeout closed it (it has already written its own 408),
+ * else 499, the client hung up. Either is the client's doing, never a 5xx.
+ */
+export function clientCutOff(error: unknown, event: H3Event): ApiError | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== "ECONNRESET" && code !== "ERR_HTTP_REQUEST_TIMEOUT" && (error as Error | null)?.message !== "aborted") return null;
+  // Only this request's own connection: an upstream's ECONNRESET is ours to answer as a 5xx.
+  const req = (event.req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req;
+  if (!req || !(req.destroyed || req.socket?.destroyed)) return null;
+  return _cutOff(req);
+}
+
+/**
+ * The JSON pointer of the first string (value or key) that is not well-formed UTF-16, or null.
+ * JSON escapes can carry lone surrogates (`"\udfff"`), which UTF-8 cannot: stored, every one of
+ * them becomes U+FFFD, so distinct ids would collide in one record. Iterative: bodies may nest deep.
+ */
+function _illFormedAt(root: unknown): string | null {
+  const stack: Array<[unknown, string]> = [[root, ""]];
+  while (stack.length > 0) {
+    const [value, pointer] = stack.pop()!;
+    if (typeof value === "string") {
+      if (!_wellFormed(value)) return pointer || "/";
+    } else if (Array.isArray(value)) {
+      value.forEach((item, i) => stack.push([item, `${pointer}/${i}`]));
+    } else if (value !== null && typeof value === "object") {
+      for (const [key, item] of Object.entries(value)) {
+        if (!_wellFormed(key)) return pointer || "/";
+        stack.push([item, `${pointer}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`]);
+      }
+    }
+  }
+  return null;
+}
+
+const _wellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
+
+function _cutOff(req: IncomingMessage): ApiError {
+  const reason = (req.socket as { errored?: { code?: unknown } | null } | null)?.errored;
+  if (reason?.code === "ERR_HTTP_REQUEST_TIMEOUT") return apiError("request_timeout", { detail: "The request body did not arrive within the time limit." });
+  return apiError("client_closed_request", { detail: "The connection closed before the request body was complete." });
 }
 
 export async function readJsonBody<T extends TSchema>(event: H3Event, validator: BodyValidator<T>, maxBytes: number): Promise<Static<T>> {
@@ -106,5 +171,7 @@ export async function readJsonBody<T extends TSchema>(event: H3Event, validator:
   } catch (error) {
     throw apiError("invalid_json", { detail: (error as Error).message.slice(0, 200) });
   }
+  const illFormed = _illFormedAt(value);
+  if (illFormed !== null) throw apiError("invalid_unicode", { detail: `${illFormed.slice(0, 200)} holds a lone surrogate.`, errors: [{ pointer: illFormed, message: "must be well-formed Unicode" }] });
   return validator.parse(value);
 }

@@ -1,6 +1,7 @@
 /**
- * Headers every response carries: request id, CORS for browser agents (no cookies are used, so
- * `*` is safe and credentials are never reflected), and security headers suited to a JSON API.
+ * Headers every response carries: request id, CORS for browser agents, and security headers suited
+ * to a JSON API. `*` is safe: browsers never send cookies to a `*` origin, and the one cookie we
+ * set (the browse key, HttpOnly, SameSite=Strict, Path=/browse) is read by the browse pages only.
  */
 export const CORS_ALLOW_HEADERS =
   "Content-Type, X-Service-Key, pay-network-pay-id, Authorization, If-None-Match, Idempotency-Key, PAYMENT-SIGNATURE, X-PAYMENT, MCP-Protocol-Version, Mcp-Session-Id";

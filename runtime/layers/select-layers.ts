@@ -55,7 +55,7 @@ export function createLayerSelector(options: { maxEntries: number }): LayerSelec
 
 function _select(artifact: Artifact, layers: readonly LayerName[]): Artifact {
   const body = JSON.parse(Buffer.from(artifact.bytes).toString("utf8")) as { node: { layers: Record<string, unknown>; selected_layers?: LayerName[] } };
-  const kept: Record<string, unknown> = {};
+  const kept: Record<string, unknown> = Object.create(null);
   for (const name of layers) if (Object.hasOwn(body.node.layers, name)) kept[name] = body.node.layers[name];
   body.node.layers = kept;
   body.node.selected_layers = [...layers];

@@ -20,6 +20,7 @@ const SERVER_NAME = "vertical-knowledge-retrieval";
 const INSTRUCTIONS = [
   "Structured, cited knowledge for agents, by vertical (list_verticals). Start with get_index or search, then get_node with only the layers you need (layer_tokens tells their size).",
   "Decide with evaluate_rules: it evaluates a node's compiled rules over boolean facts and never guesses; missing facts come back with their questions.",
+  "get_node and get_index return knowledge only; the notes every REST answer carries (how to read confidence, node types, community, what membership adds) are in the resource vkr://about: read it once.",
   "Gated layers need a key: send X-Service-Key (or Authorization: Bearer svc_…). POST /api/trial gives a 24-hour trial key. Calls with a key count against its quota exactly as on REST.",
 ].join(" ");
 
@@ -47,15 +48,23 @@ export const METHODS: Readonly<Record<string, Handler>> = {
     if (!tool) throw new RpcError(RPC.invalidParams, `Unknown tool: ${String(name).slice(0, 64)}`);
     const raw = params.arguments ?? {};
     if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new RpcError(RPC.invalidParams, `"arguments" must be an object.`);
+    const started = performance.now();
+    // Labelled by the tool's name from TOOLS_BY_NAME (a fixed set), never by what the request said.
+    const observe = (outcome: "ok" | "error") => ctx.deps.metrics?.observeToolCall({ tool: tool.name, outcome, seconds: (performance.now() - started) / 1000 });
     try {
       const output = await tool.run(ctx, tool.validator.parse(raw));
+      observe("ok");
       if ("json" in output) return _artifactResult(ctx, output);
       return { content: [{ type: "text", text: JSON.stringify(output.structured) }], structuredContent: output.structured };
     } catch (error) {
+      observe("error");
       if (!isApiError(error)) throw error;
       // The REST problem, as text: structuredContent would be checked against the tool's outputSchema.
-      const problem = problemBody(error, { requestId: ctx.requestId, baseUrl: ctx.deps.config.publicBaseUrl });
-      return { content: [{ type: "text", text: `${problem.title}: ${problem.detail}\n${JSON.stringify(problem)}` }], isError: true };
+      // The readable line first, then the problem's other fields, each said once.
+      const { title, detail, ...rest } = problemBody(error, { requestId: ctx.requestId, baseUrl: ctx.deps.config.publicBaseUrl });
+      // The detail already lists up to three field errors.
+      if (Array.isArray(rest.errors) && rest.errors.length <= 3) delete rest.errors;
+      return { content: [{ type: "text", text: `${title}: ${detail}\n${JSON.stringify(rest)}` }], isError: true };
     }
   },
   "prompts/list": async () => ({ prompts: PROMPT_LIST }),

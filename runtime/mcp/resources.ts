@@ -1,13 +1,17 @@
 /**
  * MCP resources with stable URIs: `vkr://<vertical>` is a vertical's root index,
  * `vkr://<vertical>/<node>` one node (aliases such as `vkr://ethics/…` read the same resource).
- * Reading one is `get_node` / `get_index` without options: same access, same metering.
+ * Reading one is `get_node` / `get_index` with the REST defaults (wrapper fields included): same
+ * access, same metering. `vkr://about` holds the wrapper fields once (community note, confidence
+ * calibration, node types, performance preview, call to action): the tools leave them out by
+ * default, so an agent reads them once per session instead of with every node.
  */
 import { isApiError, type ApiError } from "../errors.ts";
 import { problemBody } from "../http/problem.ts";
 import { resolveAccess } from "../access/resolve-access.ts";
 import type { Caller } from "../access/credentials.ts";
 import type { Artifacts } from "../storage/artifacts.ts";
+import { WRAPPER_FIELDS } from "../schema/artifacts.ts";
 import { readContent } from "./content.ts";
 import type { McpContext } from "./context.ts";
 import { RPC, RpcError } from "./jsonrpc.ts";
@@ -34,7 +38,7 @@ export const RESOURCE_TEMPLATES = [
  * are the index layer, so nothing gated is listed).
  */
 export async function listResources(build: Artifacts, caller: Caller): Promise<ResourceEntry[]> {
-  const out: ResourceEntry[] = [];
+  const out: ResourceEntry[] = [ABOUT_ENTRY];
   for (const vertical of build.catalog.verticals) {
     if (vertical.status !== "live" || !_canSee(caller, vertical)) continue;
     out.push({ uri: `vkr://${vertical.slug}`, name: `${vertical.slug}-index`, title: `${vertical.title}: index`, description: `Root index of ${vertical.title}`, mimeType: MIME });
@@ -51,6 +55,7 @@ export async function listResources(build: Artifacts, caller: Caller): Promise<R
 
 /** resources/read: the same JSON REST serves, or -32002 (unknown) / -32001 (refused, with the problem). */
 export async function readResource(ctx: McpContext, uri: string) {
+  if (uri === ABOUT_ENTRY.uri) return { contents: [{ uri, mimeType: MIME, text: await _aboutText(ctx.deps.build.current) }] };
   const target = _parseUri(uri);
   if (!target) throw new RpcError(RPC.resourceNotFound, "Resource not found", { uri });
   try {
@@ -64,6 +69,26 @@ export async function readResource(ctx: McpContext, uri: string) {
 }
 
 // --- Internal helpers ---
+
+const ABOUT_ENTRY: ResourceEntry = {
+  uri: "vkr://about",
+  name: "about",
+  title: "About this knowledge: how to read it, confidence, node types, community",
+  description: "The notes every full REST answer carries (community_note, confidence_calibration, node_types_explained, performance_preview, cta), once; get_node and get_index leave them out unless lean is false",
+  mimeType: MIME,
+};
+
+/** The wrapper fields are the same on every artifact of a build: taken from one full index, once per build. */
+const aboutByBuild = new WeakMap<Artifacts, string>();
+async function _aboutText(build: Artifacts): Promise<string> {
+  const cached = aboutByBuild.get(build);
+  if (cached !== undefined) return cached;
+  const vertical = build.catalog.verticals.find((v) => v.status === "live");
+  const index = vertical ? (JSON.parse(Buffer.from((await build.index(vertical.slug, false)).bytes).toString("utf8")) as Record<string, unknown>) : {};
+  const text = JSON.stringify(Object.fromEntries(WRAPPER_FIELDS.filter((f) => f in index).map((f) => [f, index[f]])));
+  aboutByBuild.set(build, text);
+  return text;
+}
 
 const SEGMENT_RE = /^[A-Za-z0-9][\w.-]{0,199}$/;
 

@@ -1,6 +1,6 @@
 /**
  * The MCP tools. Each is defined over the SAME function its REST route calls (`readContent`
- * mirrors GET /api/demo through `resolveContentAccess` and `meterKey`; `evaluateNode`,
+ * mirrors GET /api/demo through `decideRead` and `meterRead`; `evaluateNode`,
  * `readDelta`, `searchNodes`, `verifyKey`), and takes its input schema from the TypeBox
  * declarations in runtime/schema/requests.ts, so REST and MCP cannot drift apart.
  *
@@ -62,20 +62,21 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: "get_index",
     title: "Get a vertical's index",
     description:
-      "The root index graph of a vertical: every node with title, summary, next_nodes, trial flag and layer_tokens (token estimate per layer, to budget before fetching). Same access and metering as GET /api/demo without a node: free without a key on index-free verticals; counted as one retrieval when a key is presented.",
+      "The root index graph of a vertical: every node with title, summary, next_nodes, trial flag and layer_tokens (token estimate per layer, to budget before fetching). Knowledge only by default (the notes REST adds are in the vkr://about resource; lean: false includes them). Same decision as GET /api/demo without a node: the index layer is free for every caller and never metered; a refused key is ignored here and named in `credential_problem`.",
     input: GetIndexRequestSchema,
     output: _objectOf([IndexGraphSchema, LeanIndexGraphSchema, VerticalPlaceholderSchema]),
-    run: async (ctx, args: Static<typeof GetIndexRequestSchema>) => _content(await readContent(ctx, { vertical: args.vertical, node: null, lean: args.lean })),
+    // Knowledge only unless asked: the wrapper text is the same on every answer (vkr://about has it once).
+    run: async (ctx, args: Static<typeof GetIndexRequestSchema>) => _content(await readContent(ctx, { vertical: args.vertical, node: null, lean: args.lean ?? true })),
   }),
   _tool({
     name: "get_node",
     title: "Get a node",
     description:
-      "One knowledge node with its four layers (logic with compiled rules, directive, skill, action), sources and next_nodes. `lean` drops the wrapper fields; `layers` returns only the named layers. Without a key only the index layer is shown on gated verticals (locked_layers names the rest). Same access matrix and metering as GET /api/demo: one retrieval per call with a key.",
+      "One knowledge node with its four layers (logic with compiled rules, directive, skill, action), sources and next_nodes: the node and next_nodes only by default when you can read its layers (the notes REST adds are in the vkr://about resource; lean: false includes them); `layers` returns only the named layers. A caller who cannot read the layers (no key, or a key that does not unlock this node) gets the free view as REST sends it: the index layer, locked_layers naming the rest and `unlock` saying what would open them (lean: true drops the hint). Same decision and metering as GET /api/demo: one retrieval per call only when a key unlocks gated layers; fully open verticals and free views cost nothing.",
     input: GetNodeRequestSchema,
     output: _objectOf([NodeResponseSchema, LeanNodeResponseSchema, VerticalPlaceholderSchema]),
     run: async (ctx, args: Static<typeof GetNodeRequestSchema>) =>
-      _content(await readContent(ctx, { vertical: args.vertical, node: args.node, lean: args.lean, layers: args.layers })),
+      _content(await readContent(ctx, { vertical: args.vertical, node: args.node, lean: args.lean ?? "unless-locked", layers: args.layers })),
   }),
   _tool({
     name: "search",
@@ -96,7 +97,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: "evaluate_rules",
     title: "Evaluate a node's rules",
     description:
-      "Deterministically evaluates a node's compiled rules over boolean facts: which outcomes hold, the full gate trace, citations, and the missing facts (with their questions) when an answer needs them. Never guesses; leave unknown facts out. Needs the node's logic layer (a key) and counts as one retrieval, exactly as POST /api/evaluate.",
+      "Deterministically evaluates a node's compiled rules over boolean facts: which outcomes hold, the full gate trace, citations, and, when an outcome is still open, only the missing facts that can change it, most decisive first (`ask_first` names the one to ask first). Never guesses; leave unknown facts out. Needs the node's logic layer (a key) and counts as one retrieval, exactly as POST /api/evaluate.",
     input: EvaluateRequestSchema,
     output: EvaluateResponseSchema,
     run: async (ctx, args: Static<typeof EvaluateRequestSchema>) => {

@@ -1,7 +1,8 @@
 /**
- * Per-client limit for anonymous requests: a fixed one-minute window per client address, kept in
- * memory per instance. Anonymous requests read only free layers, so an exact shared count is not
- * worth a store write on the hot path; the map is replaced each minute, so memory stays bounded
+ * Per-client limit for free reads (anonymous requests, and free content read with any
+ * credentials): a fixed one-minute window per client address, kept in memory per instance. Free
+ * reads are never counted against a key, so an exact shared count is not worth a store write on
+ * the hot path; the map is replaced each minute, so memory stays bounded
  * by one minute of distinct clients.
  */
 import { apiError } from "../errors.ts";
@@ -21,7 +22,7 @@ export function createAnonymousLimiter(perMinute: number): AnonymousLimiter {
       const wait = limiter.hit(client, now);
       if (wait > 0) {
         throw apiError("rate_limited", {
-          detail: `Anonymous requests are limited to ${perMinute} a minute per client; a key lifts this.`,
+          detail: `Free reads are limited to ${perMinute} a minute per client; gated content read with a key counts against the key's quota instead.`,
           headers: { "retry-after": String(wait) },
         });
       }

@@ -3,7 +3,7 @@
  * in one process never share counters. `app.ts` reports every response and every problem here;
  * `GET /metrics` renders the registry. Build id and store health are read at scrape time.
  */
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { ApiError } from "../errors.ts";
 import type { BuildRef } from "../deps.ts";
 import type { StateBackend } from "../storage/backend.ts";
@@ -14,6 +14,8 @@ export interface Metrics {
   observeResponse(input: { method: string; route: string; status: number; seconds: number; paymentMethod?: string | undefined }): void;
   /** A catalogue error answered; quota and rate denials are counted by window. */
   observeProblem(error: ApiError): void;
+  /** One MCP tools/call of a known tool: `tool` is a name from the server's own tool table, never request text. */
+  observeToolCall(input: { tool: string; outcome: "ok" | "error"; seconds: number }): void;
 }
 
 /** Checkout statuses by outcome word; others are labelled with the status number. */
@@ -43,6 +45,21 @@ export function createMetrics(source: { build: BuildRef; backend: StateBackend }
     labelNames: ["method", "outcome"],
     registers: [registry],
   });
+  const toolCalls = new Counter({
+    name: "vkr_mcp_tool_calls_total",
+    help: "MCP tools/call answers by tool and outcome (ok, or error for an isError result).",
+    labelNames: ["tool", "outcome"],
+    registers: [registry],
+  });
+  const toolLatency = new Histogram({
+    name: "vkr_mcp_tool_call_duration_seconds",
+    help: "Time to run one MCP tool call, by tool.",
+    labelNames: ["tool"],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  // Process CPU, memory, event-loop lag, GC and handles, under prom-client's standard names.
+  collectDefaultMetrics({ register: registry });
   const denials = new Counter({ name: "vkr_quota_denials_total", help: "Requests refused by a quota or rate window, by window.", labelNames: ["window", "code"], registers: [registry] });
   new Gauge({
     name: "vkr_build_info",
@@ -73,6 +90,10 @@ export function createMetrics(source: { build: BuildRef; backend: StateBackend }
       latency.observe({ route, method }, seconds);
       if (status >= 200 && status < 300 && RETRIEVAL_ROUTES.has(route)) retrievals.inc({ route });
       if (paymentMethod !== undefined) payments.inc({ method: paymentMethod, outcome: PAYMENT_OUTCOMES[status] ?? String(status) });
+    },
+    observeToolCall({ tool, outcome, seconds }) {
+      toolCalls.inc({ tool, outcome });
+      toolLatency.observe({ tool }, seconds);
     },
     observeProblem(error) {
       if (error.code !== "quota_exceeded" && error.code !== "trial_exhausted" && error.code !== "rate_limited") return;

@@ -6,6 +6,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { ERRORS } from "../errors.ts";
 import { ProblemSchema } from "../schema/responses.ts";
 import { OPERATIONS, type Operation } from "./operations.ts";
+import { TAGS, tagOf } from "./tags.ts";
 
 export function createOpenApiDocument(options: { apiVersion: string; baseUrl?: string | undefined; operations?: Operation[] }) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -22,6 +23,7 @@ export function createOpenApiDocument(options: { apiVersion: string; baseUrl?: s
       description: "Structured, cited knowledge for AI agents. Errors are RFC 9457 problem+json with a stable `code` (see x-error-codes).",
     },
     servers: [{ url: options.baseUrl ?? "/" }],
+    tags: TAGS.map((t) => ({ ...t })),
     paths,
     components: {
       schemas: shared,
@@ -86,6 +88,7 @@ function _operation(op: Operation, shared: Record<string, unknown>) {
   responses.default = { description: "Any other error", content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } };
   return {
     operationId: op.operationId,
+    tags: [tagOf(op.path)],
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
     ...(op.security ? { security: op.security.map((s) => (s === "none" ? {} : { [s]: [] })) } : {}),

@@ -56,14 +56,14 @@ export const GROWTH_OPERATIONS: Operation[] = [
     operationId: "registerInterest",
     summary: "Register demand for a vertical that is not built yet",
     description: [
-      "`vertical` must be a catalogue vertical without live content (a live vertical 400 `vertical_not_allowed`, an unknown slug 400 `vertical_unknown`).",
+      "`vertical` is a catalogue vertical without live content, or any other well-formed slug (lowercase kebab-case, at most 64 characters): demand signals exist to discover verticals nobody listed yet, and a new slug is ranked in the summary as `proposed`. A live vertical (or its alias) is 400 `vertical_not_allowed`; a malformed slug 400 `validation_failed`. At most 200 distinct proposed slugs are kept (400 `vertical_not_allowed` beyond: signal one of them).",
       "Deduplicated per agent and vertical: the agent is `agent_id`, or the lower-cased `contact` without one; a repeat answers 200 with `counted: false` and the unchanged count. A signal with neither is anonymous: each counts once, and one client address may send INTEREST_ANON_PER_CLIENT_DAY (default 10) anonymous signals per UTC day, 429 `rate_limited` with Retry-After beyond (nothing counted). Named signals from agents or contacts not seen before are limited to NEW_IDENTITIES_PER_CLIENT_DAY (default 50) per client address and UTC day, the same way.",
       "500 signals (the catalogue's `demand_signals_to_activate`) activate the vertical's build queue (`build_queue_active`). `use_case` and `contact` are stored, never published.",
     ].join("\n\n"),
     body: InterestRequestSchema,
     responses: {
       200: { description: "Interest registered", schema: InterestRegisteredSchema },
-      400: { description: "Invalid body, live or unknown vertical" },
+      400: { description: "Invalid body or slug, a live vertical, or no room for another proposed vertical" },
       429: { description: "Too many anonymous signals, or new agents, from this client today", headers: ["Retry-After"] },
     },
   },
@@ -72,7 +72,7 @@ export const GROWTH_OPERATIONS: Operation[] = [
     path: "/api/interest/summary",
     operationId: "getInterestSummary",
     summary: "Ranked demand leaderboard",
-    description: "Every vertical without live content, ranked by signal count (ties in catalogue order), with the activation threshold (500), whether each build queue is active and how many signals remain to activate it.",
+    description: "Every vertical without live content and every proposed slug (status `proposed`, title = slug), ranked by signal count (ties in catalogue order, then proposal order), with the activation threshold (500), whether each build queue is active and how many signals remain to activate it.",
     responses: { 200: { description: "The ranking", schema: InterestSummarySchema } },
   },
   {

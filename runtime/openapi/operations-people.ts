@@ -6,9 +6,18 @@
 import { Type } from "@sinclair/typebox";
 import { AdminKeyListSchema, AdminKeyViewSchema, RevokeKeyRequestSchema } from "../schema/admin-keys.ts";
 import { ServiceDescriptionSchema } from "../schema/service-description.ts";
+import { ProblemSchema } from "../schema/responses.ts";
 import type { Operation } from "./operations.ts";
 
 const HTML = { "text/html": Type.String() };
+const PROBLEM = Type.Unsafe<unknown>({ $ref: "Problem" });
+/** Browse routes answer errors as an HTML page to browsers (`Accept: text/html`), problem+json otherwise. */
+const PAGE_ERROR = (description: string, headers?: string[]) => ({ description, content: { "application/problem+json": PROBLEM, ...HTML }, ...(headers ? { headers } : {}) });
+const PAGE_ERRORS_NOTE =
+  "Errors: a request whose `Accept` names text/html (and does not prefer JSON) gets an HTML error page with the same status, title, code, detail and hint; other callers get problem+json.";
+/** The per-client page limit (runtime/metering/page-limit.ts): HTML pages answer a friendly HTML page. */
+const PAGE_LIMITED = { description: "Too many pages from this client in a minute (ANON_RATE_PER_MINUTE): a short HTML page saying how long to wait", headers: ["Retry-After"], content: HTML };
+const TEXT_LIMITED = { description: "Too many pages from this client in a minute (ANON_RATE_PER_MINUTE)", headers: ["Retry-After"] };
 const ADMIN_ERRORS = { 401: { description: "Admin authorization missing" }, 403: { description: "Admin key invalid" } };
 
 export const PEOPLE_OPERATIONS: Operation[] = [
@@ -60,7 +69,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     operationId: "getRoot",
     summary: "The service, for people and for agents",
     description:
-      "Content negotiation on `Accept`: `application/json` (preferred over text/html by q-value or order) returns a short machine description (API version, build, verticals, links to /openapi.json, /docs, /browse, /llms.txt); anything else returns an HTML page with the same links. `Vary: Accept`.",
+      "Content negotiation on `Accept`: `application/json` (preferred over text/html by q-value or order) returns a short machine description (API version, build, verticals, links to /openapi.json, /docs, /browse, /llms.txt, /mcp); anything else returns an HTML page with the same links. `Vary: Accept`.",
     responses: { 200: { description: "HTML page or JSON description", content: { ...HTML, "application/json": ServiceDescriptionSchema } } },
   },
   {
@@ -70,7 +79,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     summary: "Browse site: the verticals",
     description:
       "Static HTML pages generated at build time from dist/data (no client framework, no script). Lists every vertical with its status and node count, and links to /docs.",
-    responses: { 200: { description: "HTML page", content: HTML } },
+    responses: { 200: { description: "HTML page", content: HTML }, 429: PAGE_LIMITED },
   },
   {
     method: "get",
@@ -78,11 +87,11 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     operationId: "browseVertical",
     summary: "Browse site: a vertical's index as a graph picture",
     description: [
-      "The vertical's index as an SVG graph laid out at build time with dagre: one shape per node, edges from `next_nodes`, trial modules marked, each shape a link to the node page; a table of the nodes below it. `ethics` answers as `ai-compliance`.",
+      "The vertical's index as an SVG graph laid out at build time in layers (readable size, scrolls in its own box; edges never cross a box): one shape per node, edges from `next_nodes`, trial modules marked, each shape a link to the node page; a table of the nodes below it. `ethics` answers as `ai-compliance`.",
       "Access is the index row of the access matrix (GET /api/demo without `node`): a paid vertical that is not index-free is 402 for a caller without credentials. A vertical without content is 404 here.",
     ].join("\n\n"),
     params: [{ name: "vertical", in: "path", required: true, schema: Type.String() }],
-    responses: { 200: { description: "HTML page", content: HTML }, 401: { description: "Bad key" }, 402: { description: "Paid vertical without credentials" }, 403: { description: "The key does not read this vertical" }, 404: { description: "Unknown vertical or no content" } },
+    responses: { 200: { description: "HTML page", content: HTML }, 401: PAGE_ERROR("Bad key"), 402: PAGE_ERROR("Paid vertical without credentials"), 403: PAGE_ERROR("The key does not read this vertical"), 404: PAGE_ERROR("Unknown vertical or no content"), 429: PAGE_LIMITED },
   },
   {
     method: "get",
@@ -91,19 +100,78 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     summary: "Browse site: one node",
     description: [
       "The node's page: summary, version, dates, sources and its four layers, with rules drawn as readable gate trees (ALL / ANY / NOT over facts and outcomes) and their citations.",
-      "Both variants are pre-rendered at build time. Anonymous visitors of an index-free vertical get the locked variant (index layer only, with how to unlock); the full variant is served when the request carries credentials that unlock the node (X-Service-Key or `Authorization: Bearer svc_…`, same matrix as GET /api/demo; `?key=` is not accepted, so keys do not end up in browser history). A page answered while a key is presented counts as one retrieval, metered exactly like GET /api/demo (429 when a window is full), so the site is no way around a quota; anonymous pages are static and not metered.",
+      "Both variants are pre-rendered at build time. Anonymous visitors of an index-free vertical get the locked variant (index layer only, with how to unlock); the full variant is served when the request carries credentials that unlock the node (X-Service-Key or `Authorization: Bearer svc_…`, or the key cookie set by POST /browse/key; same matrix as GET /api/demo; `?key=` is not accepted, so keys do not end up in browser history). A page answered while a key is presented counts as one retrieval, metered exactly like GET /api/demo (429 when a window is full), so the site is no way around a quota; anonymous pages are static and not metered.",
+      "`{node}.md` (e.g. `/browse/travel/trv-eu261.md`) is the page's markdown twin: the same layers the caller may see, layer text as authored, rules as nested ALL / ANY / NOT lists; metered like the HTML page.",
+      PAGE_ERRORS_NOTE,
     ].join("\n\n"),
     params: [
       { name: "vertical", in: "path", required: true, schema: Type.String() },
       { name: "node", in: "path", required: true, schema: Type.String() },
     ],
     responses: {
-      200: { description: "HTML page", content: HTML },
-      401: { description: "Bad key" },
-      402: { description: "Paid vertical without credentials" },
-      403: { description: "The key does not read this vertical or module" },
-      404: { description: "Unknown vertical or node" },
-      429: { description: "A quota window of the presented key is full", headers: ["Retry-After"] },
+      200: { description: "HTML page, or markdown for `{node}.md`", content: { ...HTML, "text/markdown": Type.String() } },
+      401: PAGE_ERROR("Bad key (a key cookie that stopped working is cleared with Set-Cookie)", ["Set-Cookie"]),
+      402: PAGE_ERROR("Paid vertical without credentials"),
+      403: PAGE_ERROR("The key does not read this vertical or module"),
+      404: PAGE_ERROR("Unknown vertical or node"),
+      429: PAGE_ERROR("A quota window of the presented key is full, or too many pages from this client in a minute (ANON_RATE_PER_MINUTE)", ["Retry-After"]),
+    },
+  },
+  {
+    method: "get",
+    path: "/browse/key",
+    operationId: "browseKeyForm",
+    summary: "Browse site: the form to read with a key",
+    description: "A page with a form that posts a key to POST /browse/key once, and a log-out button (POST /browse/logout). Static, built at build time.",
+    responses: { 200: { description: "HTML page", content: HTML } },
+  },
+  {
+    method: "post",
+    path: "/browse/key",
+    operationId: "browseSetKey",
+    summary: "Browse site: keep a key for this browser",
+    description: [
+      "Body: an HTML form (`application/x-www-form-urlencoded`) with `key`. The key is checked (401 `key_invalid`, `key_revoked`, `key_expired` as everywhere), then kept in a cookie `vkr_key`: HttpOnly, SameSite=Strict, Path=/browse, Max-Age 30 days, Secure when the site is served over https (or PUBLIC_BASE_URL is https). 303 to /browse. The cookie is read by the browse routes only; API routes never accept it.",
+      "CSRF: besides SameSite=Strict, the request's `Origin` must be this site's own origin (or PUBLIC_BASE_URL's); any other or a missing Origin is 403 `cross_site_form`. Setting the cookie consumes no quota; reading a gated page with it does.",
+      PAGE_ERRORS_NOTE,
+    ].join("\n\n"),
+    responses: {
+      303: { description: "Key kept; see /browse", headers: ["Location", "Set-Cookie"] },
+      400: PAGE_ERROR("No key in the form, or not a form"),
+      401: PAGE_ERROR("The key is not valid, revoked or expired"),
+      403: PAGE_ERROR("Cross-site form post (Origin missing or not this site)"),
+      413: PAGE_ERROR("Form larger than 2 KB"),
+    },
+  },
+  {
+    method: "post",
+    path: "/browse/logout",
+    operationId: "browseLogout",
+    summary: "Browse site: forget the key",
+    description: "Clears the key cookie (Set-Cookie with Max-Age=0) and answers 303 to /browse/key. Same Origin check as POST /browse/key.",
+    responses: { 303: { description: "Cookie cleared", headers: ["Location", "Set-Cookie"] }, 403: PAGE_ERROR("Cross-site form post") },
+  },
+  {
+    method: "get",
+    path: "/browse/search",
+    operationId: "browseSearch",
+    summary: "Browse site: search",
+    description: [
+      "The search box of every page (a GET form). Runs the same search as GET /api/search (up to 20 hits) for the caller (key header or key cookie), on the layers it may read, and lists the hits with links to their pages. Without `q` it shows the empty form.",
+      "Metering and limits are those of GET /api/search: anonymous searches share the per-client limit, and a search over layers a key unlocked counts as one retrieval for that key.",
+      PAGE_ERRORS_NOTE,
+    ].join("\n\n"),
+    params: [
+      { name: "q", in: "query", schema: Type.String({ maxLength: 200 }), description: "Search terms" },
+      { name: "vertical", in: "query", schema: Type.String(), description: "A vertical slug; empty for every vertical the caller can see" },
+    ],
+    responses: {
+      200: { description: "HTML page with the hits", content: HTML },
+      400: PAGE_ERROR("Query too long or unknown vertical"),
+      401: PAGE_ERROR("Bad key"),
+      402: PAGE_ERROR("Paid vertical without credentials"),
+      403: PAGE_ERROR("The key does not read this vertical"),
+      429: PAGE_ERROR("Per-client or key limit reached", ["Retry-After"]),
     },
   },
   {
@@ -111,15 +179,15 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     path: "/llms.txt",
     operationId: "getLlmsTxt",
     summary: "llms.txt: the service and its verticals in markdown",
-    description: "The llms.txt convention (an H1, a blockquote summary, then sections of links): every live vertical with a link to its index and each node's title and summary. Generated at build time; free content only. Served as text/plain so browsers display it.",
-    responses: { 200: { description: "Markdown", content: { "text/plain": Type.String() } } },
+    description: "The llms.txt convention (an H1, a blockquote summary, then sections of links): every live vertical with a link to its index and each node's title and summary, the MCP endpoint (/mcp) and the docs. Generated at build time; free content only. Served as text/plain so browsers display it.",
+    responses: { 200: { description: "Markdown", content: { "text/plain": Type.String() } }, 429: TEXT_LIMITED },
   },
   {
     method: "get",
     path: "/llms-full.txt",
     operationId: "getLlmsFullTxt",
-    summary: "llms-full.txt: the free index of every vertical in full",
-    description: "The free index layer of every node of every live vertical (title, summary, version, next nodes, sources) in one markdown document. Generated at build time; never contains gated layers.",
-    responses: { 200: { description: "Markdown", content: { "text/plain": Type.String() } } },
+    summary: "llms-full.txt: every vertical's index, and the full text of the fully open verticals",
+    description: "The free index layer of every node of every live vertical (title, summary, version, next nodes, sources) in one markdown document, plus the four content layers (text, facts and rules) of the fully open verticals, which need no key anyway. Generated at build time; never contains a gated layer.",
+    responses: { 200: { description: "Markdown", content: { "text/plain": Type.String() } }, 429: TEXT_LIMITED },
   },
 ];

@@ -3,8 +3,10 @@
  * `authorizePerUse` verifies the token (signature checked once per token, then cached) before
  * any content is chosen; `chargePerUse` spends one content node request from the token's ledger
  * (atomic, so concurrent requests never spend more than the token's value, nor more than `mnr`
- * requests) and charges it through the network, at once or, with PER_USE_CHARGE_BATCH_MS, summed
- * per token by `charge-batcher.ts`. Index requests and 304s are never charged.
+ * requests) and charges it through the network: by default summed per token and sent in bounded
+ * batches by `charge-batcher.ts`, so no retrieval waits on the network; with
+ * PER_USE_CHARGE_BATCH_MS=0 each retrieval waits for its own charge. Index requests and 304s are
+ * never charged.
  */
 import type { AppDeps } from "../deps.ts";
 import { limitsInForce } from "../deps.ts";
@@ -20,7 +22,7 @@ export interface PerUseAuthorization {
 
 export async function authorizePerUse(deps: AppDeps, token: string, now: number): Promise<PerUseAuthorization> {
   const network = deps.payments.agentNetwork;
-  if (!network) throw apiError("payment_provider_unavailable", { detail: "Per-use payment tokens are not accepted on this deployment; use a key." });
+  if (!network) throw apiError("per_use_not_accepted", { detail: "This deployment has no agent payment network configured, so per-use payment tokens are not accepted; use a key." });
   const verified = await network.verify(token, now);
   if (verified.type === "kya") throw apiError("payment_token_required", { detail: "A kya token proves identity but carries no funds; content needs a pay or kya-pay token.", extra: { unlock: howToPay() } });
   if (deps.perUseCharges?.refused(verified.jti)) {
@@ -34,13 +36,24 @@ export async function chargePerUse(deps: AppDeps, authorization: PerUseAuthoriza
   const price = limitsInForce(deps).per_use_price_usd_micros;
   const { verified } = authorization;
   const limit = verified.maxRequests === null ? verified.valueMicros : Math.min(verified.valueMicros, verified.maxRequests * price);
-  const { spentMicros } = await reserveFromLedger(deps, verified, price, limit, now);
-  if (deps.perUseCharges) {
+  const batcher = deps.perUseCharges;
+  if (batcher) {
+    const ids = { jti: verified.jti, sub: verified.sub, expiresAt: verified.expiresAt };
+    // Known durably before anything is reserved, so a crash after this point is reconciled.
+    await batcher.track(authorization.token, ids);
+    const { spentMicros } = await reserveFromLedger(deps, verified, price, limit, now, [batcher.reservedWindow(ids)]);
     // Reserved in the ledger above, so batching the network call cannot overspend the token.
-    deps.perUseCharges.add(authorization.token, verified, price);
-  } else {
+    batcher.add(authorization.token, ids, price);
+    return _costHeaders(price, limit, spentMicros);
+  }
+  const { spentMicros } = await reserveFromLedger(deps, verified, price, limit, now);
+  {
     await deps.payments.agentNetwork!.charge(authorization.token, price);
     deps.logger.info("per-use charge", { jti: verified.jti, sub: verified.sub, charged_usd_micros: price, spent_usd_micros: spentMicros });
   }
+  return _costHeaders(price, limit, spentMicros);
+}
+
+function _costHeaders(price: number, limit: number, spentMicros: number): Record<string, string> {
   return { "pay-network-charged": toUsdDecimal(price), "pay-network-remaining": toUsdDecimal(Math.max(0, limit - spentMicros)) };
 }

@@ -11,13 +11,18 @@ import type { AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import { formatUsdExact as formatUsd } from "./usd-decimal.ts";
 import { howToPay, type VerifiedPayToken } from "./providers/agent-network.ts";
+import type { CounterWindow } from "../storage/backend.ts";
 
 /** Sellers may charge up to 24 h after `exp`; the ledger outlives that. */
 const LEDGER_GRACE_MS = 25 * 3600_000;
 
-/** Reserves `amountMicros` of the token, refusing with 402 once `limitMicros` would be passed. */
-export async function reserveFromLedger(deps: AppDeps, token: VerifiedPayToken, amountMicros: number, limitMicros: number, now: number): Promise<{ spentMicros: number }> {
-  const result = await deps.backend.consume([{ key: `payledger:${token.jti}`, limit: limitMicros, expiresAt: token.expiresAt + LEDGER_GRACE_MS }], amountMicros, now);
+/**
+ * Reserves `amountMicros` of the token, refusing with 402 once `limitMicros` would be passed.
+ * `alongside` are count-only windows incremented in the same atomic step (batched charges'
+ * bookkeeping).
+ */
+export async function reserveFromLedger(deps: AppDeps, token: VerifiedPayToken, amountMicros: number, limitMicros: number, now: number, alongside: CounterWindow[] = []): Promise<{ spentMicros: number }> {
+  const result = await deps.backend.consume([{ key: `payledger:${token.jti}`, limit: limitMicros, expiresAt: token.expiresAt + LEDGER_GRACE_MS }, ...alongside], amountMicros, now);
   if (!result.admitted) {
     throw apiError("payment_token_depleted", {
       detail: `This token has ${formatUsd(Math.max(0, limitMicros - result.counts[0]!))} left of what it may spend here; ${formatUsd(amountMicros)} is needed.`,

@@ -33,20 +33,21 @@ export interface DecodedPayment {
 }
 
 /** Known EVM networks: v1 names ↔ CAIP-2 ids. Either form may be configured. */
-const NETWORKS: Record<string, string> = {
-  base: "eip155:8453",
-  "base-sepolia": "eip155:84532",
-  avalanche: "eip155:43114",
-  "avalanche-fuji": "eip155:43113",
-  polygon: "eip155:137",
-  "polygon-amoy": "eip155:80002",
-};
+const NETWORKS = new Map<string, string>([
+  ["base", "eip155:8453"],
+  ["base-sepolia", "eip155:84532"],
+  ["avalanche", "eip155:43114"],
+  ["avalanche-fuji", "eip155:43113"],
+  ["polygon", "eip155:137"],
+  ["polygon-amoy", "eip155:80002"],
+]);
 const MAX_HEADER_CHARS = 8 * 1024;
 const MAX_TIMEOUT_SECONDS = 300;
 
 export function networkNames(network: string): { v1: string; v2: string } {
-  if (NETWORKS[network]) return { v1: network, v2: NETWORKS[network] };
-  const v1 = Object.keys(NETWORKS).find((name) => NETWORKS[name] === network);
+  const v2 = NETWORKS.get(network);
+  if (v2 !== undefined) return { v1: network, v2 };
+  const v1 = [...NETWORKS].find(([, id]) => id === network)?.[0];
   return { v1: v1 ?? network, v2: network };
 }
 

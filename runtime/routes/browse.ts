@@ -1,76 +1,188 @@
 /**
  * The browse site and its agent-facing siblings, all served from files the build wrote:
  * `/browse`, `/browse/:vertical` (graph picture), `/browse/:vertical/:node` (locked or full
- * variant after the access check), `/llms.txt`, `/llms-full.txt`, and `GET /` (HTML page or JSON
- * description by `Accept`). The runtime only picks a file; it never renders content.
+ * variant after the access check, `.md` twin with the same layers), `/browse/key` (the key form;
+ * POST sets the key cookie, POST /browse/logout clears it), `/browse/search`, `/llms.txt`,
+ * `/llms-full.txt`, and `GET /` (HTML page or JSON description by `Accept`). The runtime only
+ * picks a file or fills a template; it never renders content. Browsers (`Accept: text/html`)
+ * get errors as HTML pages; everyone else gets problem+json.
  */
 import { definePlugin, getRouterParam, type H3Event } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { limitsInForce } from "../deps.ts";
-import { apiError } from "../errors.ts";
-import { readCredentials, resolveCaller } from "../access/credentials.ts";
+import { apiError, isApiError } from "../errors.ts";
+import { readCredentials, resolveCaller, resolveKey, type Caller } from "../access/credentials.ts";
 import { resolveAccess, resolveContentAccess } from "../access/resolve-access.ts";
-import { createBrowseSite } from "../browse/read-site.ts";
+import { decideRead } from "../access/decide-read.ts";
+import { createBrowseSite, type BrowseSite } from "../browse/read-site.ts";
 import { describeService, prefersJson } from "../browse/describe-service.ts";
+import { fillErrorPage, fillSearchPage } from "../browse/fill-template.ts";
+import { assertSameOrigin, isSecureSite, keyCookieHeader, readKeyCookie } from "../browse/key-cookie.ts";
+import { clientAddress } from "../http/client-address.ts";
+import { readRawText } from "../http/body.ts";
 import { requestContext } from "../http/context.ts";
 import { CREDENTIAL_VARY } from "../http/headers.ts";
+import { readSingleParam } from "../http/query.ts";
 import { sendBytes, sendJson } from "../http/respond.ts";
+import { createAnonymousLimiter } from "../metering/anonymous-limit.ts";
 import { meterKey } from "../metering/meter.ts";
+import { isHeadRequest } from "../http/head.ts";
+import { searchNodes } from "../search/search-nodes.ts";
 
 const HTML_TYPE = "text/html; charset=utf-8";
 const TEXT_TYPE = "text/plain; charset=utf-8";
-/** Pages carry inline styles and inline SVG, nothing else. */
-const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
+const MARKDOWN_TYPE = "text/markdown; charset=utf-8";
+/** Pages carry inline styles, inline SVG and same-site forms, nothing else. */
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'";
+/** Pages that depend on the caller's key, sent as a header or kept in the cookie. */
+const KEYED = { "cache-control": "private, no-cache", vary: `${CREDENTIAL_VARY}, Cookie` };
+const NODE_RE = /^(.+?)(\.md)?$/;
+const FORM_MAX_BYTES = 2048;
+const SEARCH_LIMIT = 20;
 
 export default definePlugin<AppDeps>((app, deps) => {
   const site = createBrowseSite(deps.config.distDir, deps.logger);
+  const anonymous = createAnonymousLimiter(deps.config.anonymousPerMinute);
   const page = async (event: H3Event, rel: string, headers: Record<string, string> = {}) => {
     const text = await site.read(deps.build.current, rel);
     if (text === null) throw apiError("not_found", { detail: "This page is not part of the build (was the browse site built?)." });
-    const type = rel.endsWith(".txt") ? TEXT_TYPE : HTML_TYPE;
+    const type = rel.endsWith(".txt") ? TEXT_TYPE : rel.endsWith(".md") ? MARKDOWN_TYPE : HTML_TYPE;
     return sendBytes(event, 200, text, { "content-type": type, "cache-control": "public, max-age=60", "content-security-policy": PAGE_CSP, ...headers });
   };
+  const html = (handler: (event: H3Event) => Promise<Response> | Response) => _htmlErrors(deps, site, handler);
 
   app.get("/", (event) => {
     const vary = { vary: "Accept" };
     if (prefersJson(event.req.headers.get("accept"))) return sendJson(event, 200, describeService(deps.build.current), vary);
     return page(event, "home.html", vary);
   });
-  app.get("/browse", (event) => page(event, "index.html"));
+  app.get("/browse", html((event) => page(event, "index.html")));
   app.get("/llms.txt", (event) => page(event, "llms.txt"));
   app.get("/llms-full.txt", (event) => page(event, "llms-full.txt"));
 
-  app.get("/browse/:vertical", async (event) => {
-    const { vertical } = await _resolve(deps, event);
-    return page(event, `${vertical.slug}/index.html`, { "cache-control": "private, no-cache", vary: CREDENTIAL_VARY });
-  });
+  app.get("/browse/key", html((event) => page(event, "key.html", { "cache-control": "no-store" })));
+  app.post(
+    "/browse/key",
+    html(async (event) => {
+      assertSameOrigin(event, deps.config);
+      if (!(event.req.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded")) throw apiError("bad_request", { detail: "Send the form as application/x-www-form-urlencoded." });
+      const key = new URLSearchParams(await readRawText(event, FORM_MAX_BYTES)).get("key")?.trim() ?? "";
+      if (key === "") throw apiError("validation_failed", { detail: "Paste a key into the form.", errors: [{ pointer: "/key", message: "is required" }] });
+      await resolveKey(key, deps.keys, deps.clock.now());
+      return sendBytes(event, 303, null, { location: "/browse", "set-cookie": keyCookieHeader(key, isSecureSite(event, deps.config)), "cache-control": "no-store" });
+    }),
+  );
+  app.post(
+    "/browse/logout",
+    html((event) => {
+      assertSameOrigin(event, deps.config);
+      return sendBytes(event, 303, null, { location: "/browse/key", "set-cookie": keyCookieHeader(null, isSecureSite(event, deps.config)), "cache-control": "no-store" });
+    }),
+  );
 
-  app.get("/browse/:vertical/:node", async (event) => {
-    const { vertical, caller, now } = await _resolve(deps, event);
-    const nodeId = getRouterParam(event, "node") ?? "";
-    const meta = deps.build.current.nodeMeta(vertical.slug, nodeId);
-    if (!meta) throw apiError("node_not_found", { detail: `No node "${nodeId.slice(0, 100)}" in ${vertical.slug}.` });
-    const view = resolveContentAccess({ caller, vertical, node: meta });
-    const headers: Record<string, string> = { "cache-control": "private, no-cache", vary: CREDENTIAL_VARY };
-    // A page read with a key is a retrieval like GET /api/demo, so the site is no way around a quota.
-    if (caller.kind === "key") Object.assign(headers, (await meterKey(deps.backend, limitsInForce(deps), caller.record, now)).headers);
-    return page(event, `${vertical.slug}/nodes/${meta.id}${view === "full" ? "" : ".locked"}.html`, headers);
-  });
+  app.get(
+    "/browse/search",
+    html(async (event) => {
+      const ctx = requestContext(event);
+      const template = await site.read(deps.build.current, "search.html");
+      if (template === null) throw apiError("not_found", { detail: "The search page is not part of the build." });
+      const q = (readSingleParam(ctx.url.searchParams, "q") ?? "").trim();
+      const vertical = readSingleParam(ctx.url.searchParams, "vertical") || null;
+      let filled = fillSearchPage(template, { q, vertical }, null);
+      let headers: Record<string, string> = {};
+      if (q !== "") {
+        const now = deps.clock.now();
+        const caller = await _caller(deps, event, now);
+        if (caller.kind === "anonymous") anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
+        // The same search as GET /api/search and the MCP tool, metered by the same rule.
+        const outcome = await searchNodes(deps, caller, { q, vertical, limit: SEARCH_LIMIT }, now, { count: !isHeadRequest(event) });
+        filled = fillSearchPage(template, { q, vertical }, outcome.body.results);
+        headers = outcome.headers;
+      }
+      return sendBytes(event, 200, filled, { "content-type": HTML_TYPE, "content-security-policy": PAGE_CSP, ...KEYED, "cache-control": "private, no-store", ...headers });
+    }),
+  );
+
+  app.get(
+    "/browse/:vertical",
+    html(async (event) => {
+      const { vertical } = await _resolve(deps, event);
+      return page(event, `${vertical.slug}/index.html`, KEYED);
+    }),
+  );
+
+  app.get(
+    "/browse/:vertical/:node",
+    html(async (event) => {
+      const { vertical, caller, now } = await _resolve(deps, event);
+      const [, nodeId = "", markdown] = NODE_RE.exec(getRouterParam(event, "node") ?? "") ?? [];
+      const meta = deps.build.current.nodeMeta(vertical.slug, nodeId);
+      if (!meta) throw apiError("node_not_found", { detail: `No node "${nodeId.slice(0, 100)}" in ${vertical.slug}.` });
+      const view = resolveContentAccess({ caller, vertical, node: meta });
+      const headers: Record<string, string> = { ...KEYED };
+      // A page of gated layers read with a key is a retrieval like GET /api/demo, so the site is no
+      // way around a quota; free pages (open verticals, locked views) cost nothing (issue 19.2).
+      if (caller.kind === "key" && !isHeadRequest(event) && decideRead({ caller, vertical, node: meta }).meter === "key") Object.assign(headers, (await meterKey(deps.backend, limitsInForce(deps), caller.record, now)).headers);
+      return page(event, `${vertical.slug}/nodes/${meta.id}${view === "full" ? "" : ".locked"}${markdown ? ".md" : ".html"}`, headers);
+    }),
+  );
 });
 
 // --- Internal helpers ---
 
 /** The vertical of the path (aliases resolved), the caller and its right to see the vertical at all. */
 async function _resolve(deps: AppDeps, event: H3Event) {
-  const ctx = requestContext(event);
   const build = deps.build.current;
   const slug = getRouterParam(event, "vertical") ?? "";
   const vertical = build.resolveVertical(slug);
   if (!vertical || !build.manifest.verticals[vertical.slug]) throw apiError("not_found", { detail: `No vertical with content named "${slug.slice(0, 64)}".` });
   const now = deps.clock.now();
-  // Header credentials only: a `?key=` in a page URL would end up in browser history and referrers.
-  const caller = await resolveCaller(readCredentials(event.req.headers, ctx.url, { allowQueryKey: false }), deps.keys, now);
-  if (caller.kind === "key") ctx.keyId = caller.record.id;
+  const caller = await _caller(deps, event, now);
   resolveAccess({ caller, vertical, node: null });
   return { vertical, caller, now };
+}
+
+/**
+ * Header credentials first, then the key cookie of /browse/key. Never `?key=`: a key in a page URL
+ * would end up in browser history and referrers. A cookie key that stopped working is refused
+ * once with its 401 and the cookie is cleared, so the next page is read anonymously.
+ */
+async function _caller(deps: AppDeps, event: H3Event, now: number): Promise<Caller> {
+  const ctx = requestContext(event);
+  const credentials = readCredentials(event.req.headers, ctx.url, { allowQueryKey: false });
+  const fromCookie = credentials.key === null && !credentials.payToken ? readKeyCookie(event.req.headers) : null;
+  if (fromCookie !== null) credentials.key = fromCookie;
+  try {
+    const caller = await resolveCaller(credentials, deps.keys, now);
+    if (caller.kind === "key") ctx.keyId = caller.record.id;
+    return caller;
+  } catch (error) {
+    if (fromCookie === null || !isApiError(error) || error.status !== 401) throw error;
+    throw apiError(error.code, {
+      detail: "The key this browser kept for the site no longer works; it was removed. Paste a current key on /browse/key.",
+      headers: { "set-cookie": keyCookieHeader(null, isSecureSite(event, deps.config)) },
+    });
+  }
+}
+
+/** Catalogue errors as an HTML page for browsers (the build's error.html filled in), problem+json for the rest. */
+function _htmlErrors(deps: AppDeps, site: BrowseSite, handler: (event: H3Event) => Promise<Response> | Response) {
+  return async (event: H3Event): Promise<Response> => {
+    try {
+      return await handler(event);
+    } catch (error) {
+      const accept = event.req.headers.get("accept");
+      if (!isApiError(error) || !accept?.includes("text/html") || prefersJson(accept)) throw error;
+      const template = await site.read(deps.build.current, "error.html");
+      if (template === null) throw error;
+      deps.metrics?.observeProblem(error);
+      const ctx = requestContext(event);
+      return sendBytes(event, error.status, fillErrorPage(template, error, ctx.requestId), {
+        "content-type": HTML_TYPE,
+        "content-security-policy": PAGE_CSP,
+        "cache-control": "no-store",
+        ...error.options.headers,
+      });
+    }
+  };
 }

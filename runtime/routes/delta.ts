@@ -7,6 +7,7 @@ import type { AppDeps } from "../deps.ts";
 import { readCredentials, resolveCaller } from "../access/credentials.ts";
 import { readDelta, requireMembershipKey } from "../delta/read-delta.ts";
 import { requestContext } from "../http/context.ts";
+import { isHeadRequest } from "../http/head.ts";
 import { CREDENTIAL_VARY } from "../http/headers.ts";
 import { readIntegerParam, readSingleParam } from "../http/query.ts";
 import { sendJson } from "../http/respond.ts";
@@ -26,7 +27,7 @@ export default definePlugin<AppDeps>((app, deps) => {
       cursor: readSingleParam(params, "cursor"),
       limit: readIntegerParam(params, "limit"),
     };
-    const { body, headers } = await readDelta(deps, record, query, now);
+    const { body, headers } = await readDelta(deps, record, query, now, { count: !isHeadRequest(event) });
     const out: Record<string, string> = { ...headers, "cache-control": "private, no-store", vary: CREDENTIAL_VARY };
     if (body.has_more && body.next_cursor) out.link = `<${_nextUrl(deps, params, body.next_cursor)}>; rel="next"`;
     return sendJson(event, 200, body, out);

@@ -1,7 +1,7 @@
 /**
- * GET /api/demo: the root index or a node of a vertical. Resolves the caller, decides the view
- * with `resolveAccess`, answers 304 for a matching ETag (not metered), meters keyed requests, and
- * sends the prebuilt bytes of the chosen variant. `layers=` narrows a node to the named layers
+ * GET /api/demo: the root index or a node of a vertical. Resolves the caller, decides the view and
+ * the metering with `decideRead`, answers 304 for a matching ETag (not metered), meters what the
+ * decision says (`meterRead`), and sends the prebuilt bytes of the chosen variant. `layers=` narrows a node to the named layers
  * (derived once per artifact and selection, then served from a small LRU).
  */
 import { clientAddress } from "../http/client-address.ts";
@@ -9,10 +9,12 @@ import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { limitsInForce } from "../deps.ts";
 import { apiError } from "../errors.ts";
-import { readCredentials, resolveCaller, type Caller } from "../access/credentials.ts";
-import { resolveAccess, resolveContentAccess } from "../access/resolve-access.ts";
-import { authorizePerUse, chargePerUse } from "../payments/per-use.ts";
-import { meterKey } from "../metering/meter.ts";
+import { readCredentials, resolveReader, type Caller } from "../access/credentials.ts";
+import { decideRead } from "../access/decide-read.ts";
+import { credentialProblemHeaders, withCredentialProblem } from "../access/credential-problem.ts";
+import { authorizePerUse } from "../payments/per-use.ts";
+import { meterRead } from "../metering/meter-read.ts";
+import { isHeadRequest } from "../http/head.ts";
 import { CREDENTIAL_VARY, matchesEtag } from "../http/headers.ts";
 import { sendBytes, sendJson } from "../http/respond.ts";
 import { requestContext } from "../http/context.ts";
@@ -45,25 +47,30 @@ export default definePlugin<AppDeps>((app, deps) => {
     }
 
     const now = deps.clock.now();
-    const caller = await resolveCaller(readCredentials(event.req.headers, ctx.url, { allowQueryKey: true }), deps.keys, now);
+    const { caller, credentialProblem } = await resolveReader(readCredentials(event.req.headers, ctx.url, { allowQueryKey: true }), deps.keys, now);
     if (caller.kind === "key") ctx.keyId = caller.record.id;
-    if (caller.kind === "anonymous") anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
-    if (vertical.status !== "live") return sendJson(event, 200, await describePlaceholder(deps, vertical));
-
-    const meta = nodeId === null ? null : build.nodeMeta(vertical.slug, nodeId);
-    if (nodeId !== null && !meta) throw apiError("node_not_found", { detail: `No node "${nodeId.slice(0, 100)}" in ${vertical.slug}.` });
+    const meta = vertical.status !== "live" || nodeId === null ? null : build.nodeMeta(vertical.slug, nodeId);
+    if (vertical.status === "live" && nodeId !== null && !meta) throw apiError("node_not_found", { detail: `No node "${nodeId.slice(0, 100)}" in ${vertical.slug}.` });
+    const decision = decideRead({ caller, credentialProblem, vertical, node: meta, limits: limitsInForce(deps) });
+    if (decision.meter === "free") anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
+    const problem = decision.credentialProblem;
+    if (vertical.status !== "live") {
+      const placeholder = await describePlaceholder(deps, vertical);
+      return sendJson(event, 200, problem ? { credential_problem: problem, ...placeholder } : placeholder, credentialProblemHeaders(problem));
+    }
     // A pay token on a content node of a paid vertical: verified here, charged only once content is sent.
-    const perUse = caller.kind === "payment" && meta !== null && !vertical.fully_open ? await authorizePerUse(deps, caller.token, now) : null;
-    const view = perUse ? resolveAccess({ caller, vertical, node: meta }) : resolveContentAccess({ caller, vertical, node: meta });
+    const perUse = decision.meter === "payment" && caller.kind === "payment" ? await authorizePerUse(deps, caller.token, now) : null;
 
     let artifact: Artifact = meta
-      ? await build.node(vertical.slug, meta.id, (view === "full" ? (lean ? "lean" : "full") : lean ? "locked.lean" : "locked") as NodeVariant)
+      ? await build.node(vertical.slug, meta.id, (decision.view === "full" ? (lean ? "lean" : "full") : lean ? "locked.lean" : "locked") as NodeVariant)
       : await build.index(vertical.slug, lean);
     if (layers) artifact = selector.select(artifact, layers);
+    // The warned answer is not the artifact, so it carries no ETag and is not cached.
+    if (problem) return sendBytes(event, 200, withCredentialProblem(artifact.bytes, problem), { "cache-control": "no-store", vary: CREDENTIAL_VARY, ...credentialProblemHeaders(problem) });
     const headers: Record<string, string> = { etag: artifact.etag, ..._cacheHeaders(caller, vertical.fully_open) };
     if (matchesEtag(event.req.headers.get("if-none-match"), artifact.etag)) return sendBytes(event, 304, null, headers);
-    if (caller.kind === "key") Object.assign(headers, (await meterKey(deps.backend, limitsInForce(deps), caller.record, now)).headers);
-    if (perUse) Object.assign(headers, await chargePerUse(deps, perUse, now));
+    if (isHeadRequest(event)) return sendBytes(event, 200, null, { ...headers, "content-length": String(artifact.bytes.byteLength) });
+    Object.assign(headers, await meterRead(deps, { decision, caller, perUse }, now));
     return sendBytes(event, 200, artifact.bytes, headers);
   });
 });

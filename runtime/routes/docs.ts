@@ -1,12 +1,17 @@
-/** GET /openapi.json and GET /docs: the published description and its human rendering, built once per build. */
-import { definePlugin } from "h3";
+/**
+ * GET /openapi.json, GET /docs and its assets: the published description and its human rendering
+ * (Swagger UI served from this service), built once per build.
+ */
+import { definePlugin, getRouterParam } from "h3";
 import type { AppDeps } from "../deps.ts";
+import { apiError } from "../errors.ts";
 import { sendBytes } from "../http/respond.ts";
 import { createOpenApiDocument } from "../openapi/document.ts";
-import { renderDocsHtml } from "../openapi/render-docs.ts";
+import { DOCS_ASSETS, DOCS_CSP, readDocsAsset, renderDocsHtml, type DocsAsset } from "../openapi/render-docs.ts";
 
 export default definePlugin<AppDeps>((app, deps) => {
   const cache = new WeakMap<object, { json: string; html: string }>();
+  const assets = new Map<DocsAsset, string>();
   const rendered = () => {
     const build = deps.build.current;
     let hit = cache.get(build);
@@ -19,10 +24,14 @@ export default definePlugin<AppDeps>((app, deps) => {
   };
   app.get("/openapi.json", (event) => sendBytes(event, 200, rendered().json, { "cache-control": "public, max-age=300" }));
   app.get("/docs", (event) =>
-    sendBytes(event, 200, rendered().html, {
-      "content-type": "text/html; charset=utf-8",
-      "cache-control": "public, max-age=300",
-      "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-    }),
+    sendBytes(event, 200, rendered().html, { "content-type": "text/html; charset=utf-8", "cache-control": "public, max-age=300", "content-security-policy": DOCS_CSP }),
   );
+  app.get("/docs/assets/:file", (event) => {
+    const file = getRouterParam(event, "file") ?? "";
+    if (!Object.hasOwn(DOCS_ASSETS, file)) throw apiError("not_found", { detail: "No such documentation asset." });
+    const name = file as DocsAsset;
+    let text = assets.get(name);
+    if (text === undefined) assets.set(name, (text = readDocsAsset(name)));
+    return sendBytes(event, 200, text, { "content-type": DOCS_ASSETS[name], "cache-control": "public, max-age=86400" });
+  });
 });

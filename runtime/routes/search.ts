@@ -7,6 +7,7 @@ import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { readCredentials, resolveCaller } from "../access/credentials.ts";
 import { requestContext } from "../http/context.ts";
+import { isHeadRequest } from "../http/head.ts";
 import { CREDENTIAL_VARY } from "../http/headers.ts";
 import { readIntegerParam, readSingleParam } from "../http/query.ts";
 import { sendJson } from "../http/respond.ts";
@@ -24,7 +25,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     if (caller.kind === "key") ctx.keyId = caller.record.id;
     if (caller.kind === "anonymous") anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
     const query = { q: readSingleParam(params, "q"), vertical: readSingleParam(params, "vertical"), limit: readIntegerParam(params, "limit") };
-    const { body, headers } = await searchNodes(deps, caller, query, now);
+    const { body, headers } = await searchNodes(deps, caller, query, now, { count: !isHeadRequest(event) });
     return sendJson(event, 200, body, { ...headers, "cache-control": "private, no-store", vary: CREDENTIAL_VARY });
   });
 });

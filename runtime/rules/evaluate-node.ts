@@ -1,15 +1,16 @@
 /**
  * Rule evaluation for one caller, shared by `POST /api/evaluate` and (later) the MCP
- * `evaluate_rules` tool: the node's logic layer must be unlocked under the same access matrix as
- * `GET /api/demo`, the facts must be ones the node declares, and an answer counts as one
- * retrieval for a presented key.
+ * `evaluate_rules` tool: the node's logic layer must be unlocked under the same decision as
+ * `GET /api/demo`, the facts must be ones the node declares, and an answer over gated layers
+ * counts as one retrieval for the key that unlocked them, or one per-use charge for a pay token.
  */
 import type { AppDeps } from "../deps.ts";
 import { limitsInForce } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import type { Caller } from "../access/credentials.ts";
-import { resolveContentAccess, unlockOptions } from "../access/resolve-access.ts";
-import { meterKey } from "../metering/meter.ts";
+import { decideRead, refuseLocked } from "../access/decide-read.ts";
+import { meterRead } from "../metering/meter-read.ts";
+import { authorizePerUse } from "../payments/per-use.ts";
 import type { EvaluateRequest } from "../schema/requests.ts";
 import type { Evaluation } from "../schema/rules.ts";
 import { evaluateRules } from "./evaluate.ts";
@@ -36,14 +37,12 @@ export async function evaluateNode(deps: AppDeps, caller: Caller, request: Evalu
   const meta = build.nodeMeta(vertical.slug, request.node);
   if (!meta) throw apiError("node_not_found", { detail: `No node "${request.node.slice(0, 100)}" in ${vertical.slug}.` });
 
-  // 1. Access: the matrix of GET /api/demo; a locked view means the logic layer is locked.
-  const view = resolveContentAccess({ caller, vertical, node: meta });
-  if (view === "locked") {
-    throw apiError("payment_required", {
-      detail: `The logic layer of ${vertical.slug} nodes needs a key or a per-use payment token; anonymous callers see the index layer only.`,
-      extra: { unlock: unlockOptions() },
-    });
-  }
+  // 1. Access: the decision of GET /api/demo; rules need the logic layer, so a locked view is refused.
+  const input = { caller, vertical, node: meta, limits: limitsInForce(deps) };
+  const decision = decideRead(input);
+  if (decision.view === "locked") throw refuseLocked(input);
+  // A pay token is verified before anything of the node is revealed, and charged after the answer.
+  const perUse = decision.meter === "payment" && caller.kind === "payment" ? await authorizePerUse(deps, caller.token, now) : null;
 
   // 2. Facts: only names the node declares (listing them is safe now that the layer is unlocked).
   const logic = await build.logic(vertical.slug, meta.id);
@@ -59,9 +58,9 @@ export async function evaluateNode(deps: AppDeps, caller: Caller, request: Evalu
     });
   }
 
-  // 3. Evaluate, then meter: a refused request consumes nothing.
+  // 3. Evaluate, then meter as decided (gated layers only): a refused request consumes nothing.
   const evaluation = evaluateRules(ruleSet, request.facts);
-  const headers = caller.kind === "key" ? (await meterKey(deps.backend, limitsInForce(deps), caller.record, now)).headers : {};
+  const headers = await meterRead(deps, { decision, caller, perUse }, now);
   return { body: { vertical: vertical.slug, node: meta.id, version: meta.version, ...evaluation }, headers };
 }
 

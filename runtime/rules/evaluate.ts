@@ -1,12 +1,16 @@
 /**
  * Deterministic evaluation of a node's compiled rules over boolean facts.
  *
- * Three-valued (Kleene) logic: a missing fact is `null`, `all` is false as soon as one part is
- * false, `any` is true as soon as one part is true. An outcome holds when any of its rules is
- * true, does not hold when all of them are false, and is undetermined otherwise; then the
- * missing facts that would decide it are listed. No probabilities, no partial credit.
+ * Each rule's gate is traced in three-valued (Kleene) logic: a missing fact is `null`, `all` is
+ * false as soon as one part is false, `any` is true as soon as one part is true. An outcome holds
+ * when it is true for every value the missing facts could take, does not hold when it is false
+ * for every value, and is undetermined otherwise (decision diagrams decide this exactly, so an
+ * outcome the given facts already settle is never reported open). Only facts that can still
+ * change an undetermined outcome are listed as missing, the most decisive first.
+ * No probabilities, no partial credit.
  */
 import type { CompiledGate, CompiledRuleSet, Evaluation, GateTrace, Truth } from "../schema/rules.ts";
+import { diagramsFor, FALSE, TRUE, type DecisionDiagrams, type Ref } from "./decision-diagram.ts";
 
 export type FactValues = Readonly<Record<string, boolean>>;
 
@@ -14,24 +18,32 @@ export type FactValues = Readonly<Record<string, boolean>>;
  * @example evaluateRules(ruleSet, { arrival_delay_at_least_3h: true })
  */
 export function evaluateRules(ruleSet: CompiledRuleSet, facts: FactValues): Evaluation {
+  const diagrams = diagramsFor(ruleSet);
+  const given = new Map<number, boolean>();
+  diagrams.variables.forEach((id, i) => {
+    if (Object.hasOwn(facts, id)) given.set(i, facts[id]!);
+  });
+  const memo = new Map<Ref, Ref>();
+  const restricted = new Map<string, Ref>();
   const outcomeValues = new Map<string, Truth>();
-  const outcomeRules = new Map<string, Truth[]>();
+  for (const [id, ref] of diagrams.outcomes) {
+    const r = diagrams.restrict(ref, given, memo);
+    restricted.set(id, r);
+    outcomeValues.set(id, r === TRUE ? true : r === FALSE ? false : null);
+  }
+  const questions = _rankQuestions(diagrams, restricted, ruleSet);
+  const relevant = new Set(questions.map((q) => q.id));
   const ruleResults: Evaluation["rules"] = [];
 
-  // Rules arrive in dependency order from the build, so chained outcomes are final when read.
   for (const rule of ruleSet.rules) {
     const trace = _evaluateGate(rule.when, facts, outcomeValues);
-    const values = outcomeRules.get(rule.then) ?? [];
-    values.push(trace.value);
-    outcomeRules.set(rule.then, values);
-    outcomeValues.set(rule.then, _combineOutcome(values));
     ruleResults.push({
       id: rule.id,
       then: rule.then,
       value: trace.value,
       citation: rule.citation,
       ...(rule.source ? { source: rule.source } : {}),
-      missing_facts: trace.value === null ? [..._collectDeciding(trace, new Set())].sort() : [],
+      missing_facts: trace.value === null ? [..._collectDeciding(trace, new Set())].filter((f) => relevant.has(f)).sort() : [],
       trace,
     });
   }
@@ -49,19 +61,17 @@ export function evaluateRules(ruleSet: CompiledRuleSet, facts: FactValues): Eval
       description: outcome.description,
       value,
       rules: ruleSet.rules.filter((r) => r.then === outcome.id).map((r) => r.id),
+      ...(value === true && outcome.values ? { values: outcome.values } : {}),
     });
   }
-
-  // Only facts that leave some outcome open are worth asking for.
-  const missingIds = new Set(ruleResults.filter((r) => r.value === null).flatMap((r) => r.missing_facts));
-  const missingFacts = ruleSet.facts.filter((f) => missingIds.has(f.id));
 
   return {
     confidence_required: 1,
     holds,
     does_not_hold: doesNotHold,
     undetermined,
-    missing_facts: missingFacts,
+    ask_first: questions[0]?.id ?? null,
+    missing_facts: questions,
     outcomes,
     rules: ruleResults,
   };
@@ -77,10 +87,37 @@ function _collectDeciding(trace: GateTrace, into: Set<string>): Set<string> {
   return into;
 }
 
-function _combineOutcome(values: Truth[]): Truth {
-  if (values.includes(true)) return true;
-  if (values.every((v) => v === false)) return false;
-  return null;
+/**
+ * The facts some undetermined outcome still depends on, most decisive first: ranked by how many
+ * undetermined outcomes one answer (the better of yes and no) settles, then by how many it can
+ * change, then in declaration order.
+ */
+function _rankQuestions(diagrams: DecisionDiagrams, restricted: ReadonlyMap<string, Ref>, ruleSet: CompiledRuleSet): Evaluation["missing_facts"] {
+  const open = [...restricted].filter(([, ref]) => ref !== TRUE && ref !== FALSE);
+  const decides = new Map<number, string[]>();
+  for (const [outcome, ref] of open) {
+    for (const v of diagrams.support(ref)) decides.set(v, [...(decides.get(v) ?? []), outcome]);
+  }
+  const ranked = [...decides].map(([v, outcomes]) => {
+    const settles = Math.max(
+      ...[true, false].map((value) => {
+        const memo = new Map<Ref, Ref>();
+        const fixed = new Map([[v, value]]);
+        return outcomes.filter((o) => {
+          const r = diagrams.restrict(restricted.get(o)!, fixed, memo);
+          return r === TRUE || r === FALSE;
+        }).length;
+      }),
+    );
+    return { v, outcomes, settles };
+  });
+  ranked.sort((a, b) => b.settles - a.settles || b.outcomes.length - a.outcomes.length || a.v - b.v);
+  return ranked.map(({ v, outcomes, settles }) => ({
+    id: ruleSet.facts[v]!.id,
+    question: ruleSet.facts[v]!.question,
+    decides: outcomes,
+    settles,
+  }));
 }
 
 function _evaluateGate(

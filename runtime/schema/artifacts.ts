@@ -5,6 +5,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { CompiledRuleSetSchema } from "./rules.ts";
 import { LayerNameSchema, VerticalStatusSchema } from "./catalog.ts";
+import { CredentialProblemSchema, UnlockHintSchema } from "./unlock.ts";
 
 export const SourceSchema = Type.Object({ id: Type.String(), title: Type.String(), url: Type.Optional(Type.String()) });
 export type Source = Static<typeof SourceSchema>;
@@ -36,6 +37,9 @@ export const NodeDataSchema = Type.Object({
   status: NodeStatusSchema,
   created: Type.String(),
   updated: Type.String(),
+  /** Date the node was last checked against its sources, and the date by which it must be checked again. */
+  reviewed: Type.Optional(Type.String()),
+  review_by: Type.Optional(Type.String()),
   deprecated_at: Type.Optional(Type.String()),
   replaced_by: Type.Optional(Type.String()),
   trial: Type.Boolean(),
@@ -70,14 +74,25 @@ export const WrapperSchema = Type.Object({
 export type Wrapper = Static<typeof WrapperSchema>;
 export const WRAPPER_FIELDS = Object.keys(WrapperSchema.properties) as Array<keyof Wrapper>;
 
+/**
+ * Fields beside a node's data that depend on who reads it: `unlock` is written by the build into
+ * the locked variants; `credential_problem` is added by the runtime when it served the free view
+ * although the presented key was refused (never written by the build).
+ */
+const AccessFieldsSchema = Type.Object({
+  unlock: Type.Optional(UnlockHintSchema),
+  credential_problem: Type.Optional(CredentialProblemSchema),
+});
+
 export const NodeResponseSchema = Type.Composite([
   Type.Object({ vertical: Type.String(), node: NodeDataSchema, next_nodes: Type.Array(NextNodeSchema) }),
   WrapperSchema,
+  AccessFieldsSchema,
 ]);
 export type NodeResponse = Static<typeof NodeResponseSchema>;
 
 export const LeanNodeResponseSchema = Type.Object(
-  { node: NodeDataSchema, next_nodes: Type.Array(NextNodeSchema) },
+  { node: NodeDataSchema, next_nodes: Type.Array(NextNodeSchema), ...AccessFieldsSchema.properties },
   { additionalProperties: false },
 );
 export type LeanNodeResponse = Static<typeof LeanNodeResponseSchema>;
@@ -92,6 +107,9 @@ export const IndexEntrySchema = Type.Object({
   status: NodeStatusSchema,
   version: Type.String(),
   layer_tokens: NodeDataSchema.properties.layer_tokens,
+  /** Bytes of the node's full response with every layer, and of its lean response: the measured saving of `lean`. */
+  full_bytes: Type.Integer({ minimum: 1, description: "Bytes of this node's full response with every layer unlocked" }),
+  lean_bytes: Type.Integer({ minimum: 1, description: "Bytes of this node's lean response with every layer unlocked (lean=true)" }),
 });
 
 /** Root index of a vertical with content. Lean strips the wrapper. */
@@ -105,6 +123,7 @@ export const IndexGraphSchema = Type.Composite([
     nodes: Type.Array(IndexEntrySchema),
   }),
   WrapperSchema,
+  Type.Object({ credential_problem: Type.Optional(CredentialProblemSchema) }),
 ]);
 export type IndexGraph = Static<typeof IndexGraphSchema>;
 export const LeanIndexGraphSchema = Type.Omit(IndexGraphSchema, [...WRAPPER_FIELDS]);
@@ -132,6 +151,7 @@ export const ManifestNodeSchema = Type.Object({
   order: Type.Integer(),
   trial: Type.Boolean(),
   status: NodeStatusSchema,
+  review_by: Type.Optional(Type.String()),
 });
 
 export const ManifestSchema = Type.Object({

@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { AgentIdSchema, EmailSchema } from "./requests.ts";
+import { SLUG_RE } from "./catalog.ts";
 
 /** The spec's review bound, shared by PoV reviews and member notes. */
 export const REVIEW_MAX_LENGTH = 1024;
@@ -28,7 +29,7 @@ export type WaitlistRequest = Static<typeof WaitlistRequestSchema>;
 
 export const InterestRequestSchema = Type.Object(
   {
-    vertical: Type.String({ minLength: 1, maxLength: 64, description: "Slug of a vertical without live content" }),
+    vertical: Type.String({ minLength: 1, maxLength: 64, pattern: SLUG_RE, description: "Slug of a vertical without live content: a listed one, or any new lowercase kebab-case slug (at most 64 characters)" }),
     agent_id: Type.Optional(AgentIdSchema),
     use_case: Type.Optional(Type.String({ minLength: 1, maxLength: REVIEW_MAX_LENGTH })),
     contact: Type.Optional(EmailSchema),

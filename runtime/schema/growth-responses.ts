@@ -64,7 +64,8 @@ export const InterestSummarySchema = Type.Object({
       rank: Type.Integer({ minimum: 1 }),
       vertical: Type.String(),
       title: Type.String(),
-      status: VerticalStatusSchema,
+      /** `proposed`: a slug not in the catalogue, signalled by agents (its title is the slug). */
+      status: Type.Union([VerticalStatusSchema, Type.Literal("proposed")]),
       signals: Type.Integer({ minimum: 0 }),
       build_queue_active: Type.Boolean(),
       remaining_to_activate: Type.Integer({ minimum: 0 }),

@@ -61,7 +61,7 @@ export type SearchRequest = Static<typeof SearchRequestSchema>;
 export const GetIndexRequestSchema = Type.Object(
   {
     vertical: Type.String({ minLength: 1, maxLength: 64, description: "A vertical slug (ai-compliance and ethics are the same vertical)" }),
-    lean: Type.Optional(Type.Boolean({ default: false, description: "Leave out the wrapper fields" })),
+    lean: Type.Optional(Type.Boolean({ default: true, description: "true (the default): the index only; false adds the wrapper fields REST sends (the same text as the vkr://about resource)" })),
   },
   { additionalProperties: false },
 );
@@ -72,7 +72,7 @@ export const GetNodeRequestSchema = Type.Object(
   {
     vertical: Type.String({ minLength: 1, maxLength: 64, description: "A vertical slug (ai-compliance and ethics are the same vertical)" }),
     node: Type.String({ minLength: 1, maxLength: 200, description: "Node id, as listed by get_index or search" }),
-    lean: Type.Optional(Type.Boolean({ default: false, description: "Only node and next_nodes, no wrapper fields" })),
+    lean: Type.Optional(Type.Boolean({ default: true, description: "true (the default): only node and next_nodes; false adds the wrapper fields REST sends (the same text as the vkr://about resource)" })),
     layers: Type.Optional(
       Type.Array(Type.Union([Type.Literal("logic"), Type.Literal("directive"), Type.Literal("skill"), Type.Literal("action")]), {
         minItems: 1,
@@ -92,7 +92,7 @@ export const DeltaRequestSchema = Type.Object(
     since: Type.Optional(Type.String({ maxLength: 64, description: "ISO 8601 date-time; only changes strictly after it" })),
     vertical: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Scope to one vertical; omit for every vertical the key reads" })),
     cursor: Type.Optional(Type.String({ maxLength: 512, description: "next_cursor of the previous page" })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: "Changes per page, 1 to 1000" })),
   },
   { additionalProperties: false },
 );

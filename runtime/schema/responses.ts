@@ -7,6 +7,7 @@ import { KeyTypeSchema } from "./keys.ts";
 import { LayerNameSchema, VerticalStatusSchema } from "./catalog.ts";
 import { ChangelogEntrySchema } from "./artifacts.ts";
 import { EvaluationSchema } from "./rules.ts";
+import { CredentialProblemSchema } from "./unlock.ts";
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -108,6 +109,7 @@ export const VerticalPlaceholderSchema = Type.Object({
   join_waitlist: Nullable(Type.Object({ method: Type.Literal("POST"), path: Type.String(), body: Type.Record(Type.String(), Type.String()) })),
   register_interest: Type.Object({ method: Type.Literal("POST"), path: Type.String(), body: Type.Record(Type.String(), Type.String()) }),
   locked_layers: Type.Array(LayerNameSchema),
+  credential_problem: Type.Optional(CredentialProblemSchema),
 });
 
 /** `GET /v1/delta`: one page of the change feed. */

@@ -33,6 +33,29 @@ export const AuthoredRuleSchema = Type.Object(
 );
 export type AuthoredRule = Static<typeof AuthoredRuleSchema>;
 
+/**
+ * A typed value an outcome carries, so an agent uses the figure without parsing prose: an amount
+ * with its currency, a cap in a unit (currency or SDR), a percentage of a named base, a duration,
+ * a calendar date, a URL or a path. `note` says what the value is measured from or applies to.
+ */
+const Note = Type.Optional(Type.String({ minLength: 1, maxLength: 200 }));
+/** The vertical figure (content/<vertical>/_figures.yaml) this value states; the build checks they agree. */
+const FigureRef = Type.Optional(Type.String({ pattern: "^[a-z][a-z0-9_]*$" }));
+export const DURATION_UNITS = ["minutes", "hours", "days", "business_days", "weeks", "months", "years"] as const;
+export const OutcomeValueSchema = Type.Union(
+  [
+    Type.Object({ type: Type.Literal("amount"), amount: Type.Number({ minimum: 0 }), currency: Type.String({ pattern: "^[A-Z]{3}$" }), note: Note, figure: FigureRef }, { additionalProperties: false }),
+    Type.Object({ type: Type.Literal("cap"), amount: Type.Number({ minimum: 0 }), unit: Type.String({ pattern: "^([A-Z]{3}|SDR)(/[a-z]+)?$" }), note: Note, figure: FigureRef }, { additionalProperties: false }),
+    Type.Object({ type: Type.Literal("percent"), percent: Type.Number({ minimum: 0 }), of: Type.String({ minLength: 1, maxLength: 120 }), note: Note, figure: FigureRef }, { additionalProperties: false }),
+    Type.Object({ type: Type.Literal("duration"), amount: Type.Number({ exclusiveMinimum: 0 }), unit: Type.Union(DURATION_UNITS.map((u) => Type.Literal(u))), note: Note, figure: FigureRef }, { additionalProperties: false }),
+    Type.Object({ type: Type.Literal("date"), date: Type.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$" }), note: Note, figure: FigureRef }, { additionalProperties: false }),
+    Type.Object({ type: Type.Literal("url"), url: Type.String({ pattern: "^https?://\\S+$" }), note: Note, figure: FigureRef }, { additionalProperties: false }),
+    Type.Object({ type: Type.Literal("path"), path: Type.String({ pattern: "^/\\S*$" }), note: Note, figure: FigureRef }, { additionalProperties: false }),
+  ],
+  { $id: "OutcomeValue" },
+);
+export type OutcomeValue = Static<typeof OutcomeValueSchema>;
+
 /** Compiled gate: explicit operators, so the evaluator never has to guess what a string names. */
 export const CompiledGateSchema = Type.Recursive(
   (Self) =>
@@ -59,7 +82,7 @@ export type CompiledRule = Static<typeof CompiledRuleSchema>;
 /** Everything needed to evaluate one node's logic layer; rules are in dependency order. */
 export const CompiledRuleSetSchema = Type.Object({
   facts: Type.Array(Type.Object({ id: Type.String(), question: Type.String() })),
-  outcomes: Type.Array(Type.Object({ id: Type.String(), description: Type.String() })),
+  outcomes: Type.Array(Type.Object({ id: Type.String(), description: Type.String(), values: Type.Optional(Type.Array(OutcomeValueSchema)) })),
   rules: Type.Array(CompiledRuleSchema),
 });
 export type CompiledRuleSet = Static<typeof CompiledRuleSetSchema>;
@@ -91,13 +114,28 @@ export const EvaluationSchema = Type.Object({
   holds: Type.Array(Type.String()),
   does_not_hold: Type.Array(Type.String()),
   undetermined: Type.Array(Type.String()),
-  missing_facts: Type.Array(Type.Object({ id: Type.String(), question: Type.String() })),
+  /** The first of `missing_facts`: the question that settles the most undetermined outcomes; null when none is open. */
+  ask_first: Type.Union([Type.String(), Type.Null()]),
+  /**
+   * Only facts that can still change an undetermined outcome, most decisive first. `decides`: the
+   * undetermined outcomes this fact can change; `settles`: how many of them one answer settles.
+   */
+  missing_facts: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      question: Type.String(),
+      decides: Type.Array(Type.String()),
+      settles: Type.Integer({ minimum: 0 }),
+    }),
+  ),
   outcomes: Type.Array(
     Type.Object({
       id: Type.String(),
       description: Type.String(),
       value: Type.Union([Type.Boolean(), Type.Null()]),
       rules: Type.Array(Type.String()),
+      /** The outcome's typed values, present only when it holds. */
+      values: Type.Optional(Type.Array(OutcomeValueSchema)),
     }),
   ),
   rules: Type.Array(

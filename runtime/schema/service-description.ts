@@ -14,6 +14,7 @@ export const ServiceDescriptionSchema = Type.Object({
     browse: Type.String(),
     llms_txt: Type.String(),
     llms_full_txt: Type.String(),
+    mcp: Type.String({ description: "MCP endpoint (Streamable HTTP, JSON-RPC 2.0 over POST)" }),
     trial: Type.String(),
   }),
   verticals: Type.Array(

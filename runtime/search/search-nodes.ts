@@ -1,22 +1,26 @@
 /**
  * Ranked full-text search for one caller, shared by `GET /api/search` and the MCP `search` tool.
  * Reads only the posting lists of the query's terms from the build's per-vertical indexes (no
- * node is scanned), scores BM25 over the layers the caller may read of each node, and quotes the
+ * node is scanned), scores BM25F over the fields the caller may read of each node, and quotes the
  * snippet from those layers only.
  *
  * Access is the matrix of `GET /api/demo`, per node: a node whose layers the caller has unlocked
  * is searched in all five layers, any other readable node in its index layer (title + summary).
- * Quota: a search is free unless it reads gated layers a key unlocked (a vertical in scope that is
- * not fully open and that the key covers); then it counts as one retrieval for that key.
+ * Quota: a search is free unless it reads gated layers the caller unlocked (a vertical in scope that
+ * is not fully open and that the key covers, or any with a per-use pay token); then it counts as
+ * one retrieval for that key, or one per-use charge.
  */
 import type { AppDeps } from "../deps.ts";
-import { limitsInForce } from "../deps.ts";
 import { apiError, isApiError } from "../errors.ts";
 import type { Caller } from "../access/credentials.ts";
-import { keyCoversVertical, resolveAccess, resolveContentAccess } from "../access/resolve-access.ts";
-import { meterKey } from "../metering/meter.ts";
+import { resolveAccess } from "../access/resolve-access.ts";
+import { decideSearchMeter } from "../access/decide-read.ts";
+import { meterRead } from "../metering/meter-read.ts";
+import { authorizePerUse } from "../payments/per-use.ts";
 import type { ResolvedVertical } from "../schema/catalog.ts";
-import { tokenizeForSearch, type SearchIndex, type SearchResponse, type SearchResult } from "../schema/search.ts";
+import { SEARCH_FIELD_LAYER, SEARCH_LAYERS, type SearchDoc, type SearchResponse, type SearchResult } from "../schema/search.ts";
+import { tokenizeForSearch } from "./tokenize.ts";
+import type { LoadedSearchIndex } from "./search-index.ts";
 
 export const SEARCH_DEFAULT_LIMIT = 10;
 export const SEARCH_MAX_LIMIT = 50;
@@ -36,17 +40,31 @@ export interface SearchOutcome {
   metered: boolean;
 }
 
-/** BM25 constants and the weight of each layer (index, logic, directive, skill, action). */
+/**
+ * BM25F: a term's frequencies in the fields the caller may read are length-normalised per field,
+ * weighted, summed, and only then saturated, so a word repeated through the unlocked body layers
+ * adds at most one saturated term's worth and cannot outweigh matches in titles and summaries.
+ * Weights and length factors in SEARCH_FIELDS order (title, summary, logic, directive, skill, action).
+ */
 const K1 = 1.2;
-const B = 0.75;
-const LAYER_WEIGHTS = [2, 1, 0.8, 0.6, 0.6];
+const FIELD_WEIGHTS = [3, 1.5, 0.6, 0.4, 0.3, 0.3];
+const FIELD_B = [0.3, 0.5, 0.75, 0.75, 0.75, 0.75];
+/** A scored node before its snippet is chosen; `layer` is the readable layer that matched best. */
+interface Hit {
+  doc: SearchDoc;
+  vertical: string;
+  score: number;
+  layer: number;
+}
+
 /** Deprecated nodes still match, below their replacements. */
 const DEPRECATED_FACTOR = 0.5;
 
 /**
  * @example await searchNodes(deps, { kind: "anonymous" }, { q: "delayed flight", vertical: "travel", limit: 5 }, now)
  */
-export async function searchNodes(deps: AppDeps, caller: Caller, query: SearchQuery, now: number): Promise<SearchOutcome> {
+/** `count: false` (a HEAD) checks access as usual but consumes nothing. */
+export async function searchNodes(deps: AppDeps, caller: Caller, query: SearchQuery, now: number, { count = true }: { count?: boolean } = {}): Promise<SearchOutcome> {
   const terms = _parseQuery(query.q);
   const limit = query.limit ?? SEARCH_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_MAX_LIMIT) {
@@ -66,18 +84,30 @@ export async function searchNodes(deps: AppDeps, caller: Caller, query: SearchQu
     scope = build.catalog.verticals.filter((v) => v.status === "live" && _canSeeIndex(caller, v));
   }
 
+  // A pay token that would read gated layers is verified before anything is scored.
+  const meter = decideSearchMeter(caller, scope);
+  const perUse = meter === "payment" && caller.kind === "payment" ? await authorizePerUse(deps, caller.token, now) : null;
+
   // 2. Score each vertical from its posting lists only.
-  const results: SearchResult[] = [];
+  const hits: Hit[] = [];
   for (const vertical of scope) {
     const index = await build.search(vertical.slug);
-    if (index) results.push(..._scoreVertical(index, terms, _layerGate(caller, vertical)));
+    if (index) hits.push(..._scoreVertical(index, terms, _layerGate(caller, vertical)));
   }
-  results.sort((a, b) => b.score - a.score || (a.vertical < b.vertical ? -1 : a.vertical > b.vertical ? 1 : a.id < b.id ? -1 : 1));
+  hits.sort((a, b) => b.score - a.score || (a.vertical < b.vertical ? -1 : a.vertical > b.vertical ? 1 : a.doc.id < b.doc.id ? -1 : 1));
+  // Snippets only for what is returned: choosing one tokenizes a layer's sentences.
+  const results: SearchResult[] = hits.slice(0, limit).map(({ doc, vertical, score, layer }) => ({
+    id: doc.id,
+    vertical,
+    title: doc.title,
+    summary: doc.summary,
+    score,
+    snippet: _snippet(doc.passages[layer]!, terms, doc.summary),
+  }));
 
-  // 3. Meter once when gated layers a key unlocked were read.
-  const metered = caller.kind === "key" && scope.some((v) => !v.fully_open && keyCoversVertical(caller.record, v));
-  const headers = metered && caller.kind === "key" ? (await meterKey(deps.backend, limitsInForce(deps), caller.record, now)).headers : {};
-  return { body: { results: results.slice(0, limit) }, headers, metered };
+  // 3. Meter once when gated layers were read (`decideSearchMeter`): the key's windows or one per-use charge; a HEAD consumes nothing.
+  const headers = count ? await meterRead(deps, { decision: { view: "full", meter, credentialProblem: null }, caller, perUse }, now) : {};
+  return { body: { results }, headers, metered: meter !== "free" };
 }
 
 // --- Internal helpers ---
@@ -113,7 +143,7 @@ function _layerGate(caller: Caller, vertical: ResolvedVertical): (trial: boolean
     let open = memo.get(trial);
     if (open === undefined) {
       try {
-        open = resolveContentAccess({ caller, vertical, node: { trial } }) === "full";
+        open = resolveAccess({ caller, vertical, node: { trial } }) === "full";
       } catch (error) {
         if (!isApiError(error)) throw error;
         open = false;
@@ -124,44 +154,57 @@ function _layerGate(caller: Caller, vertical: ResolvedVertical): (trial: boolean
   };
 }
 
-function _scoreVertical(index: SearchIndex, terms: readonly string[], unlocked: (trial: boolean) => boolean): SearchResult[] {
+function _scoreVertical(index: LoadedSearchIndex, terms: readonly string[], unlocked: (trial: boolean) => boolean): Hit[] {
   const scores = new Map<number, number>();
-  // Best layer per doc for the snippet: the readable layer with the highest score contribution.
-  const best = new Map<number, { layer: number; score: number }>();
+  // Per doc, the weighted frequency of the query's terms in each layer: the snippet's layer is the highest.
+  const byLayer = new Map<number, number[]>();
+  const weighted = new Map<number, number>();
   for (const term of terms) {
-    const entry = index.terms[term];
+    const entry = index.terms.get(term);
     if (!entry) continue;
+    weighted.clear();
     const p = entry.postings;
     for (let i = 0; i < p.length; i += 3) {
       const doc = p[i]!;
-      const layer = p[i + 1]!;
+      const field = p[i + 1]!;
       const tf = p[i + 2]!;
       const d = index.docs[doc]!;
+      const layer = SEARCH_FIELD_LAYER[field]!;
       if (layer > 0 && !unlocked(d.trial)) continue;
-      const norm = 1 - B + (B * d.lengths[layer]!) / (index.avg_lengths[layer]! || 1);
-      const s = LAYER_WEIGHTS[layer]! * entry.idf * ((tf * (K1 + 1)) / (tf + K1 * norm));
-      scores.set(doc, (scores.get(doc) ?? 0) + s);
-      const b = best.get(doc);
-      if (!b || s > b.score) best.set(doc, { layer, score: s });
+      const b = FIELD_B[field]!;
+      const w = (FIELD_WEIGHTS[field]! * tf) / (1 - b + (b * d.lengths[field]!) / (index.avg_lengths[field]! || 1));
+      weighted.set(doc, (weighted.get(doc) ?? 0) + w);
+      let layers = byLayer.get(doc);
+      if (!layers) byLayer.set(doc, (layers = SEARCH_LAYERS.map(() => 0)));
+      layers[layer]! += w;
     }
+    for (const [doc, tf] of weighted) scores.set(doc, (scores.get(doc) ?? 0) + (entry.idf * tf * (K1 + 1)) / (tf + K1));
   }
-  const out: SearchResult[] = [];
+  const out: Hit[] = [];
   for (const [doc, raw] of scores) {
     const d = index.docs[doc]!;
     const score = raw * (d.status === "deprecated" ? DEPRECATED_FACTOR : 1);
-    out.push({ id: d.id, vertical: index.vertical, title: d.title, summary: d.summary, score: Math.round(score * 10_000) / 10_000, snippet: _snippet(d.passages[best.get(doc)!.layer]!, terms, d.summary) });
+    const layers = byLayer.get(doc)!;
+    out.push({ doc: d, vertical: index.vertical, score: Math.round(score * 10_000) / 10_000, layer: layers.indexOf(Math.max(...layers)) });
   }
   return out;
 }
 
+/**
+ * Terms of each sentence of a layer, tokenized on first use and kept as long as the loaded index
+ * (the key is the index's own array), so repeated searches do not stem the same sentences again.
+ */
+const passageTerms = new WeakMap<readonly string[], ReadonlyArray<ReadonlySet<string>>>();
+
 /** The passage of the chosen layer that holds the most query terms (the first on a tie). */
 function _snippet(passages: readonly string[], terms: readonly string[], fallback: string): string {
+  let sets = passageTerms.get(passages);
+  if (!sets) passageTerms.set(passages, (sets = passages.map((p) => new Set(tokenizeForSearch(p)))));
   let chosen = passages[0] ?? fallback;
   let most = 0;
-  for (const passage of passages) {
-    const words = new Set(tokenizeForSearch(passage));
+  sets.forEach((words, i) => {
     const hits = terms.filter((t) => words.has(t)).length;
-    if (hits > most) (most = hits), (chosen = passage);
-  }
+    if (hits > most) (most = hits), (chosen = passages[i]!);
+  });
   return chosen;
 }

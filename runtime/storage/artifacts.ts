@@ -6,12 +6,12 @@
  * their four variants) is served from a bounded working set. ETags are the manifest's file
  * digests, so they change exactly when the bytes do.
  */
-import { readFile } from "node:fs/promises";
+import { readFile, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import type { Catalog, ResolvedVertical } from "../schema/catalog.ts";
 import type { ChangelogEntry, LogicLayer, Manifest } from "../schema/artifacts.ts";
 import type { StatusStatic } from "../schema/status.ts";
-import type { SearchIndex } from "../schema/search.ts";
+import { readSearchIndex, type LoadedSearchIndex } from "../search/search-index.ts";
 
 export type NodeVariant = "full" | "lean" | "locked" | "locked.lean";
 
@@ -30,6 +30,11 @@ export interface NodeMeta {
 
 export interface Artifacts {
   readonly buildId: string;
+  /**
+   * The build's own folder (`dist/.builds/<build_id>`, what `dist/data` pointed at when it was
+   * loaded); null for a release held in memory. Every read goes there, never through `dist/data`.
+   */
+  readonly dir: string | null;
   readonly manifest: Manifest;
   readonly catalog: Catalog;
   readonly status: StatusStatic;
@@ -42,7 +47,7 @@ export interface Artifacts {
   /** The compiled logic layer of a node (for rule evaluation), parsed once. */
   logic(vertical: string, id: string): Promise<LogicLayer | null>;
   /** The vertical's prebuilt search index (`search/<vertical>.json`), parsed once; null when the build has none. */
-  search(vertical: string): Promise<SearchIndex | null>;
+  search(vertical: string): Promise<LoadedSearchIndex | null>;
 }
 
 const NODE_SUFFIX: Record<NodeVariant, string> = { full: ".json", lean: ".lean.json", locked: ".locked.json", "locked.lean": ".locked.lean.json" };
@@ -50,13 +55,26 @@ const NODE_SUFFIX: Record<NodeVariant, string> = { full: ".json", lean: ".lean.j
 export interface ArtifactsOptions {
   /** Bytes of artifacts kept in memory; the default suits the hot set of a large build. */
   cacheBytes?: number;
+  /** The folder the files are read from, reported as `Artifacts.dir`. */
+  dir?: string;
 }
 
 const DEFAULT_ARTIFACT_CACHE_BYTES = 128 * 1024 * 1024;
 
+/**
+ * Loads the build `<distDir>/data` points at. The link is resolved once, here: a build published
+ * later swaps the link, not the files this view reads, so a server never pairs one build's
+ * manifest (node list, ETags) with another build's bytes. Following a new build is a new load
+ * (runtime/releases/watch-dist.ts).
+ */
 export async function loadArtifacts(distDir: string, options: ArtifactsOptions = {}): Promise<Artifacts> {
-  const dataDir = join(distDir, "data");
-  return readArtifacts((rel) => readFile(join(dataDir, rel)), options);
+  const dir = await resolveBuildDir(distDir);
+  return readArtifacts((rel) => readFile(join(dir, rel)), { ...options, dir });
+}
+
+/** The folder `<distDir>/data` resolves to now (the published build's own folder). */
+export function resolveBuildDir(distDir: string): Promise<string> {
+  return realpath(join(distDir, "data"));
 }
 
 /**
@@ -79,7 +97,7 @@ export async function readArtifacts(readBytes: (rel: string) => Promise<Uint8Arr
   }
   const bytes = _createArtifactCache(options.cacheBytes ?? DEFAULT_ARTIFACT_CACHE_BYTES);
   const logic = new Map<string, Promise<LogicLayer | null>>();
-  const search = new Map<string, Promise<SearchIndex | null>>();
+  const search = new Map<string, Promise<LoadedSearchIndex | null>>();
 
   const load = (rel: string): Promise<Artifact> =>
     bytes.get(rel) ??
@@ -90,6 +108,7 @@ export async function readArtifacts(readBytes: (rel: string) => Promise<Uint8Arr
 
   return {
     buildId: manifest.build_id,
+    dir: options.dir ?? null,
     manifest,
     catalog,
     status,
@@ -117,7 +136,7 @@ export async function readArtifacts(readBytes: (rel: string) => Promise<Uint8Arr
       let hit = search.get(vertical);
       if (!hit) {
         const rel = `search/${vertical}.json`;
-        hit = Object.hasOwn(manifest.files, rel) ? load(rel).then((a) => JSON.parse(Buffer.from(a.bytes).toString("utf8")) as SearchIndex) : Promise.resolve(null);
+        hit = Object.hasOwn(manifest.files, rel) ? load(rel).then((a) => readSearchIndex(a.bytes)) : Promise.resolve(null);
         search.set(vertical, hit);
       }
       return hit;

@@ -1,10 +1,16 @@
 /**
  * Key records: stored by hash under `keys:<hash>`, with a per-account index so the volume plan can
- * be decided (the 5-key cap itself is an atomic counter, see `issue-keys.ts`). Resolved keys are cached in-process for a short time because
- * key lookup sits on every metered request; revocation goes through this store, which drops the
- * cache entry, and other instances see it within `cacheMs`.
+ * be decided (the 5-key cap itself is an atomic counter, see `issue-keys.ts`).
+ *
+ * Resolved keys are cached in-process by revision, because key lookup sits on every metered
+ * request: every change through this store (issuance, revocation, plan change, by any instance
+ * or the CLI) bumps one shared revision counter, and the cache is trusted while that counter is
+ * unchanged, which is checked at most once per `cacheMs`. So other instances see a revocation
+ * within `cacheMs`, as before, while a record is read from the store once instead of once per
+ * `cacheMs`: with 10,000 keys in turn a time-limited cache missed on almost every request (a
+ * store read, a JSON parse and a new record object that also invalidated the key's quota plan).
  */
-import type { StateBackend } from "./backend.ts";
+import type { CounterWindow, StateBackend } from "./backend.ts";
 import type { KeyRecord } from "../schema/keys.ts";
 
 export interface KeysStore {
@@ -16,20 +22,58 @@ export interface KeysStore {
   list(filter: { label?: string }): Promise<KeyRecord[]>;
 }
 
+const REVISION: CounterWindow = { key: "keys:revision", limit: Number.POSITIVE_INFINITY, expiresAt: Number.MAX_SAFE_INTEGER };
+const CACHE_MAX = 100_000;
+
 export function createKeysStore(backend: StateBackend, options: { cacheMs?: number; now?: () => number } = {}): KeysStore {
   const cacheMs = options.cacheMs ?? 1000;
   const now = options.now ?? Date.now;
-  const cache = new Map<string, { record: KeyRecord | null; until: number }>();
+  const cache = new Map<string, KeyRecord>();
+  let revision = Number.NaN;
+  let checkedAt = Number.NEGATIVE_INFINITY;
+  let checking: Promise<void> | null = null;
+  // Bumped whenever the cache is dropped: a read that began before must not refill it with an old record.
+  let generation = 0;
+  const drop = () => {
+    cache.clear();
+    generation++;
+  };
+
+  /** Drops the cache when the shared revision moved; reads it at most once per `cacheMs` (one read shared by concurrent callers). */
+  const fresh = async () => {
+    // Real time, not the service clock: this bounds how stale another instance's change may be seen.
+    if (Date.now() - checkedAt < cacheMs) return;
+    checking ??= (async () => {
+      try {
+        const [current] = await backend.readCounters([REVISION.key], now());
+        if (current !== revision) drop();
+        revision = current!;
+        checkedAt = Date.now();
+      } finally {
+        checking = null;
+      }
+    })();
+    await checking;
+  };
+  const bump = async () => {
+    await backend.consume([REVISION], 1, now());
+    drop();
+    checkedAt = Number.NEGATIVE_INFINITY;
+  };
 
   return {
     async get(hash) {
-      const hit = cache.get(hash);
-      if (hit && hit.until > now()) return hit.record;
+      if (cacheMs > 0) {
+        await fresh();
+        const hit = cache.get(hash);
+        if (hit) return hit;
+      }
+      const readAt = generation;
       const record = (await backend.records.getItem<KeyRecord>(`keys:${hash}`)) ?? null;
       // Unknown keys are not cached: a key created on another instance must work at once.
-      if (record) {
-        if (cache.size > 50_000) cache.clear();
-        cache.set(hash, { record, until: now() + cacheMs });
+      if (record && cacheMs > 0 && readAt === generation) {
+        if (cache.size >= CACHE_MAX) cache.clear();
+        cache.set(hash, record);
       }
       return record;
     },
@@ -37,11 +81,11 @@ export function createKeysStore(backend: StateBackend, options: { cacheMs?: numb
       await backend.records.setItem(`keys:${record.hash}`, record);
       // One record per (account, key) instead of a list: concurrent issuance never loses an entry.
       if (record.account) await backend.records.setItem(`accounts:${_accountKey(record.account)}:${record.hash}`, 1);
-      cache.delete(record.hash);
+      await bump();
     },
     async remove(hash) {
       await backend.records.removeItem(`keys:${hash}`);
-      cache.delete(hash);
+      await bump();
     },
     async listByAccount(account) {
       const prefix = `accounts:${_accountKey(account)}:`;

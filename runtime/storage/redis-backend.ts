@@ -130,11 +130,13 @@ local cost = tonumber(ARGV[1])
 local now = tonumber(ARGV[2])
 local counts = {}
 local fresh = {}
+local stored = {}
 for i, key in ipairs(KEYS) do
   local v = redis.call('HMGET', key, 'n', 'e')
   if v[1] and tonumber(v[2]) > now then
     counts[i] = tonumber(v[1])
     fresh[i] = false
+    stored[i] = v[2]
   else
     counts[i] = 0
     fresh[i] = true
@@ -152,9 +154,14 @@ for i, key in ipairs(KEYS) do
     redis.call('HSET', key, 'n', ARGV[1], 'e', ARGV[3 * i + 1])
   else
     redis.call('HINCRBY', key, 'n', ARGV[1])
-    redis.call('HSET', key, 'e', ARGV[3 * i + 1])
   end
-  if ARGV[3 * i + 2] ~= '' then redis.call('PEXPIREAT', key, ARGV[3 * i + 2]) end
+  -- A window's expiry is the same on every request until it rolls over: rewrite it (and the
+  -- garbage-collection time derived from it) only when it changed, so a metered request is one
+  -- write per counter instead of three.
+  if fresh[i] or stored[i] ~= ARGV[3 * i + 1] then
+    if not fresh[i] then redis.call('HSET', key, 'e', ARGV[3 * i + 1]) end
+    if ARGV[3 * i + 2] ~= '' then redis.call('PEXPIREAT', key, ARGV[3 * i + 2]) end
+  end
   counts[i] = counts[i] + cost
 end
 return {1, -1, unpack(counts)}
@@ -187,7 +194,9 @@ return {position, 1}
 
 /** The URL without its password, for messages. */
 function _gcAt(expiresAt: number): string {
-  const at = expiresAt + GC_SLACK_MS;
+  // Redis collects on its real clock while validity follows the injected one; an injected clock
+  // behind real time (a test's, a replay's) must not have its live entries collected at once.
+  const at = Math.max(expiresAt, Date.now()) + GC_SLACK_MS;
   return Number.isSafeInteger(at) ? String(at) : "";
 }
 

@@ -119,7 +119,8 @@ describe("cursors", () => {
     const end = await delta(svc, `cursor=${encodeURIComponent(v1.cursor!)}`, allKey);
     expect(end.body).toEqual({ entries: [], next_cursor: v1.cursor, has_more: false });
 
-    const v2 = await startTestService(buildContentTo(writeFixtureContent(undefined, TIMELINE_V2)));
+    // The new build runs on the same deployment's state store, which keeps the cursor secret.
+    const v2 = await startTestService(buildContentTo(writeFixtureContent(undefined, TIMELINE_V2)), { DATA_DIR: svc.service.deps.config.dataDir });
     try {
       const key = await issue(v2, "all");
       const next = await delta(v2, `cursor=${encodeURIComponent(v1.cursor!)}`, key);

@@ -51,7 +51,8 @@ describe("answers", () => {
     expect(res.status).toBe(200);
     expect(res.body.holds).toEqual([]);
     expect(res.body.undetermined).toEqual(["outcome_x"]);
-    expect(res.body.missing_facts).toEqual([{ id: "condition_b", question: "Is condition B true?" }]);
+    expect(res.body.missing_facts).toEqual([{ id: "condition_b", question: "Is condition B true?", decides: ["outcome_x"], settles: 1 }]);
+    expect(res.body.ask_first).toBe("condition_b");
     expect(res.body.rules[0]).toMatchObject({ value: null, missing_facts: ["condition_b"] });
   });
 
@@ -116,11 +117,12 @@ describe("access and metering", () => {
     expect(module.body.code).toBe("module_not_in_trial");
   });
 
-  it("answers a per-use payment token as a content request does (not accepted yet on paid verticals)", async () => {
+  it("answers a per-use payment token as a content request does (402 per_use_not_accepted where no agent payment network is configured)", async () => {
     const res = await svc.request("/api/evaluate", { method: "POST", headers: { "pay-network-pay-id": "tok_123" }, json: trv({}) });
-    expect(res.status).toBe(503);
-    expect(res.body.code).toBe("payment_provider_unavailable");
-    expect((await svc.request("/api/demo?vertical=travel&node=trv-m1", { headers: { "pay-network-pay-id": "tok_123" } })).status).toBe(503);
+    expect(res.status).toBe(402);
+    expect(res.body.code).toBe("per_use_not_accepted");
+    expect(res.body.hint).toMatch(/POST \/api\/trial/);
+    expect((await svc.request("/api/demo?vertical=travel&node=trv-m1", { headers: { "pay-network-pay-id": "tok_123" } })).status).toBe(402);
   });
 
   it("401 for a bad key, 404 for an unknown node, 400 for an unknown vertical", async () => {

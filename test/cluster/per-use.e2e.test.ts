@@ -38,6 +38,10 @@ describe("per-use token across three instances", () => {
     const tally = results.reduce<Record<string, number>>((t, r) => ({ ...t, [r]: (t[r] ?? 0) + 1 }), {});
     expect(tally).toEqual({ served: 5, "402 payment_token_depleted": 25 });
     const jti = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()).jti;
-    expect(network.charges.filter((c) => c.jti === jti)).toHaveLength(5);
+    // Charges go out in batches (the default): each instance sends its share within an interval.
+    const charged = () => network.charges.filter((c) => c.jti === jti).reduce((sum, c) => sum + c.micros, 0);
+    for (let i = 0; i < 50 && charged() < 5 * 2000; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(charged()).toBe(5 * 2000);
+    expect(network.charges.filter((c) => c.jti === jti).length).toBeLessThanOrEqual(3);
   });
 });

@@ -76,7 +76,8 @@ describe("Redis stops mid-load and comes back", () => {
     };
     const workers = Array.from({ length: 6 }, (_, w) => worker(w));
 
-    await sleep(600);
+    // Wait for traffic to flow rather than a fixed time: a loaded CI machine may serve slowly.
+    for (const until = Date.now() + 15_000; tally.meteredOk <= 20 && Date.now() < until; ) await sleep(100);
     const beforeOutage = tally.meteredOk;
     expect(beforeOutage).toBeGreaterThan(20);
     await stopRedis(redis, "SIGKILL");

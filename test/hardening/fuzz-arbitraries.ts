@@ -4,6 +4,13 @@
  */
 import fc from "fast-check";
 
+/**
+ * Names of Object.prototype members: any lookup keyed by request data through a plain object
+ * finds these on every object (issue 15: `?q=constructor` answered 500). Every string parameter
+ * and every JSON key gets each of them in every seeded run (see `prototypeWordExamples`).
+ */
+export const PROTOTYPE_WORDS = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"] as const;
+
 export const NASTY_STRINGS = [
   "",
   " ",
@@ -18,8 +25,7 @@ export const NASTY_STRINGS = [
   "' OR 1=1 --",
   "<script>alert(1)</script>",
   "${7*7}",
-  "__proto__",
-  "constructor",
+  ...PROTOTYPE_WORDS,
   "a".repeat(5000),
   "svc_live_" + "A".repeat(22),
   "svc_trial_" + "z".repeat(22),
@@ -56,6 +62,28 @@ export function bodyFor(fieldNames: string[]): fc.Arbitrary<unknown> {
     fc.constant(_deep(2000)),
     fc.constant({ ...Object.fromEntries(fieldNames.map((f) => [f, "x".repeat(70_000)])) }),
   );
+}
+
+/** Values for the `{name}` segments of a path; a segment that is empty, a dot segment or holds a slash would be another path. */
+export const pathParamsFor = (names: string[]) =>
+  fc.tuple(...names.map(() => nastyString.filter((v) => v !== "" && v !== "." && v !== ".." && !v.includes("/")))).map((values) => Object.fromEntries(names.map((n, i) => [n, values[i]!])));
+
+/**
+ * Explicit examples for an operation: each prototype word alone as each query parameter (so no
+ * other invalid parameter answers 400 first), as an extra query name, as each body field and as
+ * an extra JSON key, with every path parameter set to the word. Given to fast-check as
+ * `examples`, so they run first in every seeded run, whatever the seed.
+ */
+export function prototypeWordExamples(queryNames: string[], pathNames: string[], bodyFields: string[]): Array<[[string, string][], Record<string, string>, Record<string, string>, unknown, boolean]> {
+  return PROTOTYPE_WORDS.flatMap((word) => {
+    const path = Object.fromEntries(pathNames.map((n) => [n, word]));
+    const queries: [string, string][][] = [...queryNames.map((n): [string, string][] => [[n, word]]), [[word, word]]];
+    const bodies: unknown[] = [...bodyFields.map((f) => ({ [f]: word })), Object.fromEntries([[word, word]])];
+    return [
+      ...queries.map((query): [[string, string][], Record<string, string>, Record<string, string>, unknown, boolean] => [query, path, {}, {}, false]),
+      ...bodies.map((body): [[string, string][], Record<string, string>, Record<string, string>, unknown, boolean] => [[], path, {}, body, false]),
+    ];
+  });
 }
 
 export const queryFor = (names: string[]) =>

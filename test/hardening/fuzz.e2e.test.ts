@@ -13,7 +13,7 @@ import { OPERATIONS } from "../../runtime/openapi/operations.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";
-import { bodyFor, headerSets, queryFor } from "./fuzz-arbitraries.ts";
+import { bodyFor, headerSets, pathParamsFor, prototypeWordExamples, queryFor } from "./fuzz-arbitraries.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
@@ -25,14 +25,14 @@ beforeAll(async () => {
 afterAll(() => svc?.close());
 
 const fuzzable = OPERATIONS.filter((op) => !op.path.startsWith("/mcp"));
-
 describe.each(fuzzable.map((op) => [`${op.method.toUpperCase()} ${op.path}`, op] as const))("fuzz %s", (_name, op) => {
   it("never answers 5xx and every error is a documented problem", async () => {
     const bodyFields = op.body && "properties" in op.body ? Object.keys((op.body as unknown as { properties: object }).properties) : [];
     const queryNames = (op.params ?? []).filter((p) => p.in === "query").map((p) => p.name);
+    const pathNames = (op.params ?? []).filter((p) => p.in === "path").map((p) => p.name);
     await fc.assert(
-      fc.asyncProperty(queryFor(queryNames), headerSets, bodyFor(bodyFields), fc.boolean(), async (query, headers, body, rawGarbage) => {
-        const { path, init } = _toRequest(op, query, headers, body, rawGarbage);
+      fc.asyncProperty(queryFor(queryNames), pathParamsFor(pathNames), headerSets, bodyFor(bodyFields), fc.boolean(), async (query, pathParams, headers, body, rawGarbage) => {
+        const { path, init } = _toRequest(op, query, pathParams, headers, body, rawGarbage);
         let res;
         try {
           res = await svc.request(path, init);
@@ -43,7 +43,7 @@ describe.each(fuzzable.map((op) => [`${op.method.toUpperCase()} ${op.path}`, op]
         expect(res.status, `${op.method} ${path} → ${res.status} ${res.text.slice(0, 300)}`).toBeLessThan(500);
         if (res.status >= 400) expect(res.headers.get("content-type")).toBe("application/problem+json");
       }),
-      { seed: SEED, numRuns: RUNS, endOnFailure: true },
+      { seed: SEED, numRuns: RUNS, endOnFailure: true, examples: prototypeWordExamples(queryNames, pathNames, bodyFields) },
     );
     expect((await fetch(svc.url + "/healthz")).status).toBe(200);
   });
@@ -98,16 +98,25 @@ interface FuzzRequest {
 function _sampleRequests(op: (typeof fuzzable)[number], count: number, seed: number): FuzzRequest[] {
   const bodyFields = op.body && "properties" in op.body ? Object.keys((op.body as unknown as { properties: object }).properties) : [];
   const queryNames = (op.params ?? []).filter((p) => p.in === "query").map((p) => p.name);
-  const samples = fc.sample(fc.tuple(queryFor(queryNames), headerSets, bodyFor(bodyFields), fc.boolean()), { seed, numRuns: count });
-  return samples.map(([query, headers, body, rawGarbage], n) => ({ n, ..._toRequest(op, query, headers, body, rawGarbage) }));
+  const pathNames = (op.params ?? []).filter((p) => p.in === "path").map((p) => p.name);
+  const samples = fc.sample(fc.tuple(queryFor(queryNames), pathParamsFor(pathNames), headerSets, bodyFor(bodyFields), fc.boolean()), { seed, numRuns: count });
+  return samples.map(([query, pathParams, headers, body, rawGarbage], n) => ({ n, ..._toRequest(op, query, pathParams, headers, body, rawGarbage) }));
 }
 
 /** One generated input as an HTTP request: a POST sends the body, or unterminated JSON. */
-function _toRequest(op: (typeof fuzzable)[number], query: [string, string][], headers: Record<string, string>, body: unknown, rawGarbage: boolean): { path: string; init: RequestInit } {
+function _toRequest(
+  op: (typeof fuzzable)[number],
+  query: [string, string][],
+  pathParams: Record<string, string>,
+  headers: Record<string, string>,
+  body: unknown,
+  rawGarbage: boolean,
+): { path: string; init: RequestInit } {
   const qs = query.map(([k, v]) => `${_encode(k)}=${_encode(v)}`).join("&");
   const init: RequestInit = { method: op.method.toUpperCase(), headers: _safeHeaders(headers) };
   if (op.method === "post") init.body = rawGarbage ? '{"unterminated": [1, 2' : JSON.stringify(body);
-  return { path: `${op.path}${qs ? `?${qs}` : ""}`, init };
+  const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => _encode(pathParams[name] ?? name));
+  return { path: `${path}${qs ? `?${qs}` : ""}`, init };
 }
 
 /** Sends the requests 8 at a time, reading every body, and checks the server never answers 5xx. */

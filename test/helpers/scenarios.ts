@@ -4,13 +4,26 @@ import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { REPO_ROOT } from "../build/_fixtures.ts";
 
-/** Item: { name, vertical, node, facts: { fact: bool }, expect: { holds?, not_holds?, undetermined?, missing? }, basis } */
+/**
+ * Item: { name, vertical, node, facts: { fact: bool }, expect: { holds?, not_holds?, undetermined?, missing?, says?, never_says?, values? }, basis }
+ * `says` / `never_says` are case-insensitive regular expressions over the node's text (summary, layers,
+ * fact questions, outcome descriptions, citations): a defect in prose is tested like a defect in a rule.
+ */
 export interface Scenario {
   name: string;
   vertical: string;
   node: string;
   facts: Record<string, boolean>;
-  expect: { holds?: string[]; not_holds?: string[]; undetermined?: string[]; missing?: string[] };
+  expect: {
+    holds?: string[];
+    not_holds?: string[];
+    undetermined?: string[];
+    missing?: string[];
+    says?: string[];
+    never_says?: string[];
+    /** Outcome id → the typed values the answer must carry for it (it must hold). */
+    values?: Record<string, unknown[]>;
+  };
   basis: string;
 }
 

@@ -41,5 +41,8 @@ describe("content scenarios over MCP evaluate_rules and REST", () => {
     for (const o of s.expect.not_holds ?? []) expect(answer.does_not_hold).toContain(o);
     for (const o of s.expect.undetermined ?? []) expect(answer.undetermined).toContain(o);
     if (s.expect.missing) expect(answer.missing_facts.map((f: { id: string }) => f.id).sort()).toEqual([...s.expect.missing].sort());
+    for (const [o, values] of Object.entries(s.expect.values ?? {})) {
+      expect(answer.outcomes.find((x: { id: string }) => x.id === o)?.values).toEqual(values);
+    }
   });
 });

@@ -62,17 +62,53 @@ describe("tools/list", () => {
     expect(evaluate.inputSchema.required).toEqual(["vertical", "node", "facts"]);
     const node = tools.find((t) => t.name === "get_node")!;
     expect(Object.keys(node.inputSchema.properties!)).toEqual(["vertical", "node", "lean", "layers"]);
+    // Every parameter of every tool says what it is.
+    for (const tool of tools) {
+      for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {})) expect((schema as { description?: string }).description, `${tool.name}.${name}`).toBeTruthy();
+    }
   });
 });
 
 describe("tools/call: content under the REST access matrix", () => {
-  it("get_node without a key is the locked view REST serves, with the same bytes", async () => {
+  it("get_node without a key is the locked view REST serves, knowledge only by default (REST's lean bytes plus the unlock hint)", async () => {
     const result = await anonymous.callTool({ name: "get_node", arguments: { vertical: "travel", node: "trv-m1" } });
     expect(result.isError).toBeFalsy();
-    const rest = await svc.request("/api/demo?vertical=travel&node=trv-m1");
-    expect(text(result)).toBe(rest.text);
-    expect(result.structuredContent).toEqual(rest.body);
+    const rest = await svc.request("/api/demo?vertical=travel&node=trv-m1&lean=true");
+    const restFull = await svc.request("/api/demo?vertical=travel&node=trv-m1");
+    expect(result.structuredContent).toEqual({ unlock: restFull.body.unlock, ...rest.body });
+    expect(Object.keys(result.structuredContent!).sort()).toEqual(["next_nodes", "node", "unlock"]);
+    // An explicit lean: true is REST's lean bytes exactly.
+    const lean = await anonymous.callTool({ name: "get_node", arguments: { vertical: "travel", node: "trv-m1", lean: true } });
+    expect(text(lean)).toBe(rest.text);
     expect((result.structuredContent as any).node.locked_layers).toEqual(["logic", "directive", "skill", "action"]);
+    // lean: false is REST's default answer, wrappers included.
+    const full = await anonymous.callTool({ name: "get_node", arguments: { vertical: "travel", node: "trv-m1", lean: false } });
+    expect(text(full)).toBe((await svc.request("/api/demo?vertical=travel&node=trv-m1")).text);
+  });
+
+  it("get_index is knowledge only by default; the wrapper text is once in vkr://about, named in the instructions", async () => {
+    const index = await anonymous.callTool({ name: "get_index", arguments: { vertical: "travel" } });
+    expect(text(index)).toBe((await svc.request("/api/demo?vertical=travel&lean=true")).text);
+    expect(text(index)).not.toContain("community_note");
+    expect(anonymous.getInstructions()).toContain("vkr://about");
+    const about = await anonymous.readResource({ uri: "vkr://about" });
+    const full = (await svc.request("/api/demo?vertical=travel")).body;
+    const wrappers = JSON.parse((about.contents[0] as { text: string }).text);
+    expect(Object.keys(wrappers).sort()).toEqual(["community_note", "confidence_calibration", "cta", "node_types_explained", "performance_preview"]);
+    for (const [field, value] of Object.entries(wrappers)) expect(value).toEqual(full[field]);
+    expect((await anonymous.listResources()).resources[0]!.uri).toBe("vkr://about");
+  });
+
+  it("a bad argument reads as what is allowed, said once", async () => {
+    const result = await anonymous.callTool({ name: "get_node", arguments: { vertical: "travel", node: "trv-m1", layers: ["logic", "bogus"], colour: 1 } });
+    expect(result.isError).toBe(true);
+    const message = text(result);
+    expect(message).toContain("must be one of logic, directive, skill, action");
+    expect(message).toContain("the known ones are vertical, node, lean, layers");
+    expect(message).not.toContain("Expected union value");
+    // Each message once: the first line says it, the JSON after it does not repeat it.
+    expect(message.split("must be one of").length).toBe(2);
+    expect(message.split("the known ones are").length).toBe(2);
   });
 
   it("get_node with a key (X-Service-Key or Bearer) unlocks the layers and meters one call", async () => {
@@ -102,26 +138,30 @@ describe("tools/call: content under the REST access matrix", () => {
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toBeUndefined();
     const problem = JSON.parse(text(result).split("\n").slice(1).join("\n"));
-    expect(problem).toMatchObject({ status: 402, code: "payment_required", unlock: { trial: { path: "/api/trial" } } });
+    expect(problem).toMatchObject({ status: 402, code: "payment_required", unlock: { membership: { vertical: "legal", path: "/api/checkout" } } });
   });
 
-  it("the trial key's limits and a wrong vertical are isError results, and consume nothing", async () => {
+  it("beyond the trial modules and on another vertical a key gets the free locked view with an unlock hint, and consumes nothing (issue 19.1)", async () => {
     const trial = await connect({ "x-service-key": travelTrial });
     const before = await hourlyUsage(svc, travelTrial);
     const notInTrial = await trial.callTool({ name: "get_node", arguments: { vertical: "travel", node: "trv-m7" } });
-    expect(notInTrial.isError).toBe(true);
-    expect(text(notInTrial)).toContain("module_not_in_trial");
+    expect(notInTrial.isError).toBeFalsy();
+    expect((notInTrial.structuredContent as any).node.locked_layers).toEqual(["logic", "directive", "skill", "action"]);
+    expect((notInTrial.structuredContent as any).unlock.membership.vertical).toBe("travel");
     const member = await connect({ "x-service-key": travelMember });
-    const forbidden = await member.callTool({ name: "get_node", arguments: { vertical: "real-estate", node: "re-one" } });
-    expect(text(forbidden)).toContain("vertical_forbidden");
+    const other = await member.callTool({ name: "get_node", arguments: { vertical: "real-estate", node: "re-one" } });
+    expect((other.structuredContent as any).unlock.membership.vertical).toBe("real-estate");
     expect(await hourlyUsage(svc, travelTrial)).toBe(before);
   });
 
-  it("an unknown key is an isError 401 on tools, while lists still work", async () => {
+  it("an unknown key is an isError 401 on gated content, while free content and lists still work (issue 19.3)", async () => {
     const bad = await connect({ "x-service-key": "svc_live_00000000000000000000000000000000" });
-    const result = await bad.callTool({ name: "get_index", arguments: { vertical: "travel" } });
+    const result = await bad.callTool({ name: "get_node", arguments: { vertical: "travel", node: "trv-m1" } });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain("key_invalid");
+    const index = await bad.callTool({ name: "get_index", arguments: { vertical: "travel" } });
+    expect(index.isError).toBeFalsy();
+    expect((index.structuredContent as any).credential_problem.code).toBe("key_invalid");
     expect((await bad.listTools()).tools.length).toBe(7);
     expect((await bad.listResources()).resources.length).toBeGreaterThan(0);
   });

@@ -18,12 +18,13 @@ let allMember: string;
 let travelTrial: string;
 
 /** Rewrites parts of a generated fixture node: title, summary, or one layer's text. */
-function editNode(vertical: string, id: string, edits: { title?: string; summary?: string; logic?: string; action?: string }): void {
+function editNode(vertical: string, id: string, edits: { title?: string; summary?: string; logic?: string; directive?: string; action?: string }): void {
   const file = join(content, vertical, `${id}.md`);
   let text = readFileSync(file, "utf8");
   if (edits.title) text = text.replace(/^title: .*$/m, `title: ${edits.title}`);
   if (edits.summary) text = text.replace(/^summary: .*$/m, `summary: ${edits.summary}`);
   if (edits.logic) text = text.replace(`Logic text of ${id}.`, edits.logic);
+  if (edits.directive) text = text.replace(`Directive text of ${id}.`, edits.directive);
   if (edits.action) text = text.replace(`Action text of ${id}.`, edits.action);
   writeFileSync(file, text);
 }
@@ -43,6 +44,15 @@ beforeAll(async () => {
   editNode("ai-compliance", "aic-start", { summary: "Triage; baggage scanners in airports may be high-risk AI." });
   editNode("a2a-handoff", "a2a-one", { action: "Hand the kangaroo task to the next agent with its context." });
   editNode("legal", "legal-one", { summary: "Lost baggage litigation in small-claims courts." });
+  editNode("travel", "trv-m4", { title: "Flight delay rights", summary: "Fixture node trv-m4, what a passenger is owed when the flight arrives late." });
+  editNode("travel", "trv-m5", { summary: "Delayed flights on connecting journeys." });
+  editNode("ai-compliance", "aic-second", {
+    logic: "Report the incident without delay. Inform the authority without delay. Tell the provider without delay.",
+    directive: "Act without delay; a delay is a breach.",
+  });
+  editNode("real-estate", "re-one", { summary: "Deep fakes in property listings must be labelled." });
+  editNode("real-estate", "re-two", { summary: "A deep-fake video tour is no disclosure." });
+  editNode("a2a-handoff", "a2a-one", { title: "Deepfake checks on handed-over media" });
   svc = await startMcpService(content);
   travelMember = await issueKey(svc, "travel");
   allMember = await issueKey(svc, "all");
@@ -63,6 +73,26 @@ describe("ranking", () => {
   it("folds case, accents and plurals, and ranks on several words", async () => {
     const res = await search(`q=${encodeURIComponent("BAGGÄGE Delays")}&vertical=travel`);
     expect(ids(res.body)[0]).toBe("trv-m2");
+  });
+
+  it("stems words, so inflections and plurals meet", async () => {
+    expect(ids((await search("q=delaying&vertical=travel")).body).sort()).toEqual(["trv-m2", "trv-m4", "trv-m5"]);
+    expect(ids((await search("q=compensated&vertical=travel")).body)).toEqual(["trv-m2"]);
+    expect(ids((await search(`q=${encodeURIComponent("flights delayed")}&vertical=travel`)).body).slice(0, 2).sort()).toEqual(["trv-m4", "trv-m5"]);
+  });
+
+  it("matches a compound written as one word, two words or hyphenated", async () => {
+    for (const q of ["deepfake", "deepfakes", "deep fake", "deep-fakes"]) {
+      expect(ids((await search(`q=${encodeURIComponent(q)}`)).body).sort(), q).toEqual(["a2a-one", "re-one", "re-two"]);
+    }
+  });
+
+  it("keeps title and summary matches first when a key unlocks body layers that repeat a word", async () => {
+    const key = await issueKey(svc, "ai-compliance");
+    for (const caller of [key, allMember, undefined]) {
+      const res = await search(`q=${encodeURIComponent("flight delay")}`, caller);
+      expect(ids(res.body).slice(0, 3), String(caller)).toEqual(["trv-m4", "trv-m5", "trv-m2"]);
+    }
   });
 
   it("answers an unmatched query with no results", async () => {
@@ -115,6 +145,33 @@ describe("snippets and layers", () => {
   it("a trial key unlocks only its trial modules", async () => {
     const res = await search("q=kangaroo&vertical=travel", travelTrial);
     expect(ids(res.body)).toEqual(["trv-m2"]);
+  });
+});
+
+describe("words named like JavaScript internals", () => {
+  const words = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "prototype", "isPrototypeOf"];
+
+  it("are ordinary words on GET /api/search, anonymous and with a key, in q and in vertical", async () => {
+    for (const word of words) {
+      for (const key of [undefined, allMember]) {
+        const res = await search(`q=${encodeURIComponent(word)}`, key);
+        expect(res.status, word).toBe(200);
+        expect(res.body, word).toEqual({ results: [] });
+        expect((await search(`q=${encodeURIComponent(`baggage ${word}`)}&vertical=travel`, key)).body.results[0]?.id, word).toBe("trv-m2");
+      }
+      const vertical = await search(`q=baggage&vertical=${encodeURIComponent(word)}`);
+      expect(vertical.status, word).toBe(400);
+      expect(vertical.body.code, word).toBe("vertical_unknown");
+    }
+  });
+
+  it("are ordinary words for the MCP search tool", async () => {
+    for (const word of words) {
+      const tool = await rpc(svc, "tools/call", { name: "search", arguments: { q: word } }, { "x-service-key": allMember });
+      expect(tool.error, word).toBeUndefined();
+      expect(tool.result.isError, word).toBeFalsy();
+      expect(tool.result.structuredContent, word).toEqual({ results: [] });
+    }
   });
 });
 
@@ -174,10 +231,10 @@ describe("the build's index", () => {
       Object.keys(build.manifest.verticals).map((v) => `search/${v}.json`).sort(),
     );
     const index = (await build.search("travel"))!;
-    expect(index.layers).toEqual(["index", "logic", "directive", "skill", "action"]);
+    expect(index.fields).toEqual(["title", "summary", "logic", "directive", "skill", "action"]);
     const m2 = index.docs.findIndex((d) => d.id === "trv-m2");
-    const postings = index.terms["kangaroo"]!.postings;
-    // [doc, layer, tf] triples: the logic layer (1) of trv-m2 holds the word once.
-    expect(postings.slice(0, 3)).toEqual([m2, 1, 1]);
+    const postings = index.terms.get("kangaroo")!.postings;
+    // [doc, field, tf] triples: the logic field (2) of trv-m2 holds the word once.
+    expect(postings.slice(0, 3)).toEqual([m2, 2, 1]);
   });
 });

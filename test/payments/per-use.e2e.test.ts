@@ -10,7 +10,8 @@ let network: AgentNetworkStandIn;
 let svc: TestService;
 beforeAll(async () => {
   network = await startAgentNetwork();
-  svc = await startPaymentsService(agentNetworkEnv(network));
+  // Each retrieval waits for its own charge here (the batched default has its own suites).
+  svc = await startPaymentsService({ ...agentNetworkEnv(network), PER_USE_CHARGE_BATCH_MS: "0" });
 });
 afterAll(async () => {
   await svc?.close();

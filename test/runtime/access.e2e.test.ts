@@ -59,13 +59,14 @@ describe("anonymous callers", () => {
 });
 
 describe("trial keys", () => {
-  it("unlock the first 5 travel modules and refuse the rest with module_not_in_trial", async () => {
+  it("unlock the first 5 travel modules; the rest show the free index layer with an unlock hint (issue 19.1)", async () => {
     const ok = await demo("vertical=travel&node=trv-m5", travelTrial);
     expect(ok.status).toBe(200);
     expect(ok.body.node.locked_layers).toEqual([]);
     const no = await demo("vertical=travel&node=trv-m6", travelTrial);
-    expect(no.status).toBe(403);
-    expect(no.body.code).toBe("module_not_in_trial");
+    expect(no.status).toBe(200);
+    expect(no.body.node.locked_layers).toEqual(["logic", "directive", "skill", "action"]);
+    expect(no.body.unlock.membership.vertical).toBe("travel");
   });
   it("unlock every ai-compliance node, also through the ethics alias", async () => {
     const res = await demo("vertical=ethics&node=aic-second", aicTrial);
@@ -73,10 +74,13 @@ describe("trial keys", () => {
     expect(res.body.vertical).toBe("ai-compliance");
     expect(res.body.node.locked_layers).toEqual([]);
   });
-  it("give 403 on another vertical's content", async () => {
+  it("show another index-free vertical's free view, and give 403 where a vertical has no free view", async () => {
     const res = await demo("vertical=real-estate&node=re-one", aicTrial);
-    expect(res.status).toBe(403);
-    expect(res.body.code).toBe("vertical_forbidden");
+    expect(res.status).toBe(200);
+    expect(res.body.node.layers).toEqual({});
+    const paid = await demo("vertical=legal&node=legal-one", aicTrial);
+    expect(paid.status).toBe(403);
+    expect(paid.body.code).toBe("vertical_forbidden");
   });
 });
 
@@ -85,31 +89,32 @@ describe("membership keys", () => {
     expect((await demo("vertical=travel&node=trv-m7", travelMember)).body.node.locked_layers).toEqual([]);
     expect((await demo("vertical=ai-compliance&node=aic-start", travelMember)).body.node.locked_layers).toEqual([]);
     const other = await demo("vertical=real-estate&node=re-two", travelMember);
-    expect(other.status).toBe(403);
+    expect(other.status).toBe(200);
+    expect(other.body.node.locked_layers).toEqual(["logic", "directive", "skill", "action"]);
   });
   it("an `all` key unlocks everything, including gated paid verticals", async () => {
     expect((await demo("vertical=legal&node=legal-one", allKey)).status).toBe(200);
     expect((await demo("vertical=real-estate&node=re-two", allKey)).body.node.locked_layers).toEqual([]);
   });
   it("metered responses carry RateLimit headers", async () => {
-    const res = await demo("vertical=travel", travelMember);
+    const res = await demo("vertical=travel&node=trv-m1", travelMember);
     expect(res.headers.get("ratelimit-policy")).toContain('"hour";q=200;w=3600');
     expect(res.headers.get("ratelimit")).toMatch(/^"hour";r=\d+;t=\d+$/);
   });
 });
 
-describe("bad credentials are 401, never anonymous", () => {
+describe("bad credentials are 401 on gated content, never anonymous", () => {
   it.each([
     ["malformed", "svc_live_short"],
     ["unknown", "svc_live_" + "A".repeat(22)],
     ["garbage", "hello"],
   ])("%s key", async (_name, key) => {
-    const res = await demo("vertical=travel", key);
+    const res = await demo("vertical=travel&node=trv-m1", key);
     expect(res.status).toBe(401);
     expect(res.body.code).toBe("key_invalid");
   });
   it("a bad ?key= is also 401", async () => {
-    const res = await svc.request("/api/demo?vertical=travel&key=svc_trial_nope");
+    const res = await svc.request("/api/demo?vertical=travel&node=trv-m1&key=svc_trial_nope");
     expect(res.status).toBe(401);
   });
 });

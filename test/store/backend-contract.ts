@@ -77,6 +77,17 @@ export function testBackend(name: string, factory: () => BackendFactory): void {
       expect(await b.consume([{ ...w, expiresAt: NOW + 5000 }], 1, NOW + 1000)).toEqual({ admitted: true, counts: [1], deniedIndex: -1 });
     });
 
+    it("follows the injected clock even days behind real time (tests, replays): nothing is collected early", async () => {
+      const b = await fresh();
+      const past = NOW - 5 * 24 * HOUR;
+      const w = { key: "q:{k:past}:h", limit: 3, expiresAt: past + HOUR };
+      await b.consume([w], 2, past);
+      expect(await b.readCounters([w.key], past)).toEqual([2]);
+      expect((await b.consume([w], 2, past)).admitted).toBe(false);
+      expect(await b.insertOnce("past-once", "first", past + HOUR, past)).toEqual({ created: true, value: "first" });
+      expect(await b.insertOnce("past-once", "second", past + HOUR, past)).toEqual({ created: false, value: "first" });
+    });
+
     it("consume never over-admits under concurrency", async () => {
       const b = await fresh();
       const clients = current.shared ? [b, await open(), await open()] : [b];

@@ -43,7 +43,12 @@ export interface MintOptions {
   now?: number;
 }
 
-export async function startAgentNetwork(): Promise<AgentNetworkStandIn> {
+export interface AgentNetworkOptions {
+  /** Each charge answers after a delay drawn uniformly from [min, max] ms, as a real network round trip would. */
+  chargeLatencyMs?: [number, number];
+}
+
+export async function startAgentNetwork(options: AgentNetworkOptions = {}): Promise<AgentNetworkStandIn> {
   const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
   const foreign = await generateKeyPair("ES256", { extractable: true });
   const jwk = { ...(await exportJWK(publicKey)), kid: "network-key-1", alg: "ES256", use: "sig" };
@@ -55,6 +60,10 @@ export async function startAgentNetwork(): Promise<AgentNetworkStandIn> {
   const server = await startStandIn(async (req) => {
     if (req.method === "GET" && req.path === "/.well-known/jwks.json") return { status: 200, body: jwks };
     if (req.method !== "POST" || req.path !== "/api/v1/tokens/charge") return { status: 404, body: { message: "not found" } };
+    if (options.chargeLatencyMs) {
+      const [min, max] = options.chargeLatencyMs;
+      await new Promise((r) => setTimeout(r, min + Math.random() * (max - min)));
+    }
     if (stand.mode === "hang") return null;
     if (typeof stand.mode === "number") return { status: stand.mode, body: { message: "refused by test" } };
     if (req.headers["skyfire-api-key"] !== NETWORK_API_KEY) return { status: 401, body: { message: "bad api key" } };

@@ -1,0 +1,117 @@
+/**
+ * The one decision for reading content, shared by GET /api/demo, MCP get_node / get_index /
+ * resources, POST /api/evaluate and search: which view the caller gets and who pays for it.
+ * Everything that decides "meter this request" reads `ReadDecision.meter`, nowhere else.
+ *
+ * | caller \ content | index (index-free) | fully open node | gated node it unlocks | gated node it does not unlock       |
+ * |------------------|--------------------|-----------------|-----------------------|-------------------------------------|
+ * | none             | free               | free            | —                     | free locked view + `unlock`          |
+ * | valid key        | free               | free            | full, `key` metered   | free locked view + `unlock`          |
+ * | pay token        | free               | free            | full, `payment`       | —                                    |
+ * | refused key      | free + warning     | free + warning  | 401                   | 401                                  |
+ *
+ * Spec, "What the service does" rule 1: "The index layer is always free", so free content is
+ * never metered and never refused for quota, whoever asks; only gated layers count (issue 19).
+ * A vertical whose index is not free (a paid vertical with content, no free index) has no free
+ * view: 402 without credentials, 403 for a key that does not unlock it.
+ */
+import { apiError, ERRORS, type ApiError } from "../errors.ts";
+import type { Limits, ResolvedVertical } from "../schema/catalog.ts";
+import type { KeyRecord } from "../schema/keys.ts";
+import { toUnlockHint, type CredentialProblem } from "../schema/unlock.ts";
+import type { Caller } from "./credentials.ts";
+
+export type ReadView = "full" | "locked";
+
+/** Who pays for a read: nobody (free content, limited per client only), the key's windows, or the pay token. */
+export type ReadMeter = "free" | "key" | "payment";
+
+export interface ReadDecision {
+  view: ReadView;
+  meter: ReadMeter;
+  /** Set when a refused key was ignored to serve free content; sent as a header and a body field. */
+  credentialProblem: CredentialProblem | null;
+}
+
+export interface ReadInput {
+  caller: Caller;
+  /** The 401 of a presented key that was refused (`resolveReader`); the caller is then anonymous. */
+  credentialProblem?: ApiError | null;
+  vertical: ResolvedVertical;
+  /** The node's trial flag, or null for the vertical's index (or its placeholder). */
+  node: { trial: boolean } | null;
+  /** For the unlock hint of a refusal; without it refusals carry no hint. */
+  limits?: Limits;
+}
+
+/**
+ * @example decideRead({ caller, vertical: travel, node: { trial: false }, limits }) // { view: "locked", meter: "free", … } for a travel trial key
+ */
+export function decideRead(input: ReadInput): ReadDecision {
+  const { caller, vertical, node } = input;
+  if (_isFree(vertical, node)) {
+    return { view: "full", meter: "free", credentialProblem: input.credentialProblem ? toCredentialProblem(input.credentialProblem) : null };
+  }
+  // Gated content: a refused key is refused, so the agent learns its key is bad.
+  if (input.credentialProblem) throw input.credentialProblem;
+  if (caller.kind === "payment") return { view: "full", meter: node === null ? "free" : "payment", credentialProblem: null };
+  if (caller.kind === "key" && keyUnlocks(caller.record, vertical, node)) return { view: "full", meter: "key", credentialProblem: null };
+  if (vertical.index_free && node !== null) return { view: "locked", meter: "free", credentialProblem: null };
+  throw refuseLocked(input);
+}
+
+/**
+ * Who pays for a search over `scope`: it reads gated layers when a vertical in scope is not fully
+ * open and the caller unlocks it (a key covering it, or a pay token, which unlocks any node); such
+ * a search is one retrieval, whatever the number of hits. Searching only free layers is free.
+ */
+export function decideSearchMeter(caller: Caller, scope: readonly ResolvedVertical[]): ReadMeter {
+  if (caller.kind === "anonymous") return "free";
+  const gated = scope.some((v) => !v.fully_open && (caller.kind === "payment" || keyCoversVertical(caller.record, v)));
+  if (!gated) return "free";
+  return caller.kind === "key" ? "key" : "payment";
+}
+
+/** The problem for content the caller cannot read and that has no free view (or that must be full, as rules to evaluate). */
+export function refuseLocked({ caller, vertical, node, limits }: ReadInput): ApiError {
+  const extra = limits ? { unlock: toUnlockHint(vertical, node, limits) } : undefined;
+  if (caller.kind !== "key") {
+    return apiError("payment_required", { detail: `The layers of ${vertical.slug} need a key or a per-use payment token; without them only the index layer is free.`, ...(extra ? { extra } : {}) });
+  }
+  if (keyCoversVertical(caller.record, vertical)) {
+    return apiError("module_not_in_trial", { detail: `Node is not one of the trial modules of ${vertical.slug}.`, ...(extra ? { extra } : {}) });
+  }
+  return apiError("vertical_forbidden", { detail: `This key unlocks ${describeKeyScope(caller.record)}, not ${vertical.slug}.`, ...(extra ? { extra } : {}) });
+}
+
+/** Does the key open this node's layers (or, for `node: null`, the vertical's gated index)? */
+export function keyUnlocks(record: KeyRecord, vertical: ResolvedVertical, node: { trial: boolean } | null): boolean {
+  if (!keyCoversVertical(record, vertical)) return false;
+  return record.type !== "trial" || node === null || node.trial;
+}
+
+export function keyCoversVertical(record: KeyRecord, vertical: ResolvedVertical): boolean {
+  if (vertical.fully_open) return true;
+  if (record.type === "trial") return record.vertical === vertical.slug;
+  return record.vertical === "all" || record.vertical === vertical.slug || vertical.included_with_membership;
+}
+
+/** What a key opens, in words: "every vertical", "the travel trial", "travel and ai-compliance", "ai-compliance". */
+export function describeKeyScope(record: KeyRecord): string {
+  if (record.vertical === "all") return "every vertical";
+  if (record.type === "trial") return `the ${record.vertical} trial`;
+  // A membership always includes ai-compliance; an ai-compliance membership is just that.
+  return record.vertical === "ai-compliance" ? "ai-compliance" : `${record.vertical} and ai-compliance`;
+}
+
+export function toCredentialProblem(error: ApiError): CredentialProblem {
+  return { code: error.code as CredentialProblem["code"], title: ERRORS[error.code].title, detail: `${error.message} The key was ignored: this content is free, so it is served as to a caller without a key.` };
+}
+
+// --- Internal helpers ---
+
+/** Free content: a vertical without content (its placeholder), an index-free index, a fully open vertical. */
+function _isFree(vertical: ResolvedVertical, node: { trial: boolean } | null): boolean {
+  if (vertical.fully_open || vertical.status !== "live") return true;
+  return node === null && vertical.index_free;
+}

@@ -1,0 +1,44 @@
+/**
+ * Fills the templates the build wrote (search.html, error.html): each `<!--vkr:name-->` marker is
+ * replaced by escaped text, so the runtime adds data to a page but never markup of its own
+ * beyond the list of search hits.
+ */
+import type { ApiError } from "../errors.ts";
+import { ERRORS } from "../errors.ts";
+import type { SearchResult } from "../schema/search.ts";
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Replaces `<!--vkr:name-->` markers; values are escaped here, except those listed in `raw`. */
+export function fillTemplate(template: string, values: Record<string, string>, raw: ReadonlySet<string> = new Set()): string {
+  return template.replace(/<!--vkr:([\w:.-]+)-->/g, (_, name: string) => {
+    const value = Object.hasOwn(values, name) ? values[name]! : "";
+    return raw.has(name) ? value : escapeHtml(value);
+  });
+}
+
+export function fillErrorPage(template: string, error: ApiError, requestId: string): string {
+  const definition = ERRORS[error.code] as { title: string; hint?: string };
+  return fillTemplate(template, {
+    title: definition.title,
+    status: String(error.status),
+    code: error.code,
+    detail: error.options.detail ?? "",
+    hint: definition.hint ?? "",
+    request: requestId,
+  });
+}
+
+export function fillSearchPage(template: string, query: { q: string; vertical: string | null }, results: SearchResult[] | null): string {
+  let list = "";
+  if (results !== null) {
+    const items = results.map(
+      (r) =>
+        `<li><a href="/browse/${escapeHtml(r.vertical)}/${escapeHtml(r.id)}">${escapeHtml(r.title)}</a> <span class="badge">${escapeHtml(r.vertical)}</span><div class="snippet">${escapeHtml(r.snippet)}</div></li>`,
+    );
+    list = items.length ? `<p>${items.length} result${items.length === 1 ? "" : "s"}.</p><ol class="results">${items.join("")}</ol>` : "<p>Nothing matched. Try fewer or other words.</p>";
+  }
+  return fillTemplate(template, { query: query.q, results: list, ...(query.vertical ? { [`selected:${query.vertical}`]: " selected" } : {}) }, new Set(["results", ...(query.vertical ? [`selected:${query.vertical}`] : [])]));
+}

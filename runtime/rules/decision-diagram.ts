@@ -1,0 +1,128 @@
+/**
+ * Reduced ordered binary decision diagrams of a node's outcomes, one per rule set and cached.
+ *
+ * Why: three-valued gate evaluation tells whether an outcome is open, but not which missing facts
+ * can still change it. In a reduced diagram a fact appears exactly when the outcome depends on it,
+ * so "restrict to the given facts, then read the variables left" is the exact set of questions
+ * worth asking, and a diagram that restricts to a constant is an outcome already decided.
+ */
+import type { CompiledGate, CompiledRuleSet } from "../schema/rules.ts";
+
+/** A diagram node: 0 is false, 1 is true, any other number indexes the manager's table. */
+export type Ref = number;
+export const FALSE: Ref = 0;
+export const TRUE: Ref = 1;
+
+export class DecisionDiagrams {
+  /** Fact ids in declaration order: the variable order of every diagram. */
+  readonly variables: readonly string[];
+  /** Outcome id → its diagram over the facts (chained outcomes are expanded). */
+  readonly outcomes: ReadonlyMap<string, Ref>;
+  private readonly table: Array<{ v: number; lo: Ref; hi: Ref }> = [{ v: Infinity, lo: 0, hi: 0 }, { v: Infinity, lo: 1, hi: 1 }];
+  private readonly unique = new Map<string, Ref>();
+  private readonly applyMemo = new Map<string, Ref>();
+
+  constructor(ruleSet: CompiledRuleSet) {
+    this.variables = ruleSet.facts.map((f) => f.id);
+    const index = new Map(this.variables.map((id, i) => [id, i]));
+    const outcomes = new Map<string, Ref>();
+    // Rules come in dependency order, so an outcome a gate reads is complete when it is read.
+    for (const rule of ruleSet.rules) {
+      const gate = this.fromGate(rule.when, index, outcomes);
+      outcomes.set(rule.then, this.or(outcomes.get(rule.then) ?? FALSE, gate));
+    }
+    for (const o of ruleSet.outcomes) if (!outcomes.has(o.id)) outcomes.set(o.id, FALSE);
+    this.outcomes = outcomes;
+  }
+
+  /** The diagram with the given facts fixed. */
+  restrict(ref: Ref, given: ReadonlyMap<number, boolean>, memo = new Map<Ref, Ref>()): Ref {
+    if (ref <= TRUE) return ref;
+    const hit = memo.get(ref);
+    if (hit !== undefined) return hit;
+    const { v, lo, hi } = this.table[ref]!;
+    const fixed = given.get(v);
+    const result = fixed === undefined ? this.mk(v, this.restrict(lo, given, memo), this.restrict(hi, given, memo)) : this.restrict(fixed ? hi : lo, given, memo);
+    memo.set(ref, result);
+    return result;
+  }
+
+  /** Variable indexes the diagram depends on. */
+  support(ref: Ref, into = new Set<number>(), seen = new Set<Ref>()): Set<number> {
+    if (ref <= TRUE || seen.has(ref)) return into;
+    seen.add(ref);
+    const { v, lo, hi } = this.table[ref]!;
+    into.add(v);
+    this.support(lo, into, seen);
+    this.support(hi, into, seen);
+    return into;
+  }
+
+  // --- Internal helpers ---
+
+  private mk(v: number, lo: Ref, hi: Ref): Ref {
+    if (lo === hi) return lo;
+    const key = `${v},${lo},${hi}`;
+    const hit = this.unique.get(key);
+    if (hit !== undefined) return hit;
+    this.table.push({ v, lo, hi });
+    const ref = this.table.length - 1;
+    this.unique.set(key, ref);
+    return ref;
+  }
+
+  private not(a: Ref): Ref {
+    return this.apply("x", a, TRUE);
+  }
+
+  private and(a: Ref, b: Ref): Ref {
+    return this.apply("&", a, b);
+  }
+
+  private or(a: Ref, b: Ref): Ref {
+    return this.apply("|", a, b);
+  }
+
+  private apply(op: "&" | "|" | "x", a: Ref, b: Ref): Ref {
+    if (a <= TRUE && b <= TRUE) return op === "&" ? a & b : op === "|" ? a | b : a ^ b;
+    const key = `${op}${a},${b}`;
+    const hit = this.applyMemo.get(key);
+    if (hit !== undefined) return hit;
+    const na = this.table[a]!;
+    const nb = this.table[b]!;
+    const v = Math.min(na.v, nb.v);
+    const [alo, ahi] = na.v === v ? [na.lo, na.hi] : [a, a];
+    const [blo, bhi] = nb.v === v ? [nb.lo, nb.hi] : [b, b];
+    const result = this.mk(v, this.apply(op, alo, blo), this.apply(op, ahi, bhi));
+    this.applyMemo.set(key, result);
+    return result;
+  }
+
+  private fromGate(gate: CompiledGate, index: ReadonlyMap<string, number>, outcomes: ReadonlyMap<string, Ref>): Ref {
+    switch (gate.op) {
+      case "fact": {
+        const v = index.get(gate.name);
+        return v === undefined ? FALSE : this.mk(v, FALSE, TRUE);
+      }
+      case "outcome":
+        return outcomes.get(gate.name) ?? FALSE;
+      case "not":
+        return this.not(this.fromGate(gate.arg, index, outcomes));
+      case "all":
+        return gate.args.reduce<Ref>((acc, g) => this.and(acc, this.fromGate(g, index, outcomes)), TRUE);
+      case "any":
+        return gate.args.reduce<Ref>((acc, g) => this.or(acc, this.fromGate(g, index, outcomes)), FALSE);
+    }
+  }
+}
+
+const cache = new WeakMap<object, DecisionDiagrams>();
+
+/** The diagrams of a rule set, built once per compiled rules array. */
+export function diagramsFor(ruleSet: CompiledRuleSet): DecisionDiagrams {
+  const hit = cache.get(ruleSet.rules);
+  if (hit && hit.variables.length === ruleSet.facts.length && hit.variables.every((v, i) => v === ruleSet.facts[i]!.id)) return hit;
+  const built = new DecisionDiagrams(ruleSet);
+  cache.set(ruleSet.rules, built);
+  return built;
+}

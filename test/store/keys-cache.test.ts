@@ -1,0 +1,54 @@
+/**
+ * The key cache by revision (issue 18, many keys): a key's record is read from the store once, not
+ * once per cache period, and a change made through another store on the same state (another
+ * instance, the CLI) is still seen within the cache period.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { KeyRecord } from "../../runtime/schema/keys.ts";
+import { createSqliteBackend } from "../../runtime/storage/sqlite-backend.ts";
+import { createKeysStore } from "../../runtime/storage/keys-store.ts";
+
+const CACHE_MS = 40;
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const record = (hash: string): KeyRecord => ({
+  id: hash.slice(0, 12), hash, type: "membership", vertical: "travel", cohort: "core", plan: "standard", label: null, agent_id: null,
+  account: null, permanent: false, status: "active", source: "admin", created_at: "2026-11-01T00:00:00Z", expires_at: null, revoked_at: null,
+} as KeyRecord);
+
+describe("keys store cache", () => {
+  it("reads a record once while nothing changes, and sees another store's revocation within the period", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "vkr-keys-cache-"));
+    const backend = createSqliteBackend({ dataDir });
+    const other = createSqliteBackend({ dataDir }); // a second instance on the same file
+    try {
+      let reads = 0;
+      const getItem = backend.records.getItem.bind(backend.records);
+      backend.records.getItem = ((key: string, ...rest: unknown[]) => {
+        if (key.startsWith("keys:")) reads++;
+        return (getItem as (...a: unknown[]) => unknown)(key, ...rest);
+      }) as typeof backend.records.getItem;
+      const keys = createKeysStore(backend, { cacheMs: CACHE_MS });
+      const admin = createKeysStore(other, { cacheMs: CACHE_MS });
+      const hash = "a".repeat(64);
+      await admin.put(record(hash));
+
+      for (let i = 0; i < 4; i++) {
+        expect((await keys.get(hash))?.status).toBe("active");
+        await pause(CACHE_MS * 2);
+      }
+      expect(reads).toBe(1);
+      // The same object each time, so what is derived from it (the quota plan) stays cached too.
+      expect(await keys.get(hash)).toBe(await keys.get(hash));
+
+      await admin.put({ ...record(hash), status: "revoked" });
+      await pause(CACHE_MS * 2);
+      expect((await keys.get(hash))?.status).toBe("revoked");
+    } finally {
+      await backend.close();
+      await other.close();
+    }
+  });
+});
