@@ -7,9 +7,11 @@
  *   const { data, error } = await api.GET("/api/demo", { params: { query: { vertical: "travel", lean: true } } });
  */
 import createFetchClient, { type Client } from "openapi-fetch";
-import type { paths } from "./schema.gen.ts";
+// ".js", not ".ts": this file is also compiled into the installable package (client/package.json),
+// whose .d.ts must name the file it ships (schema.gen.d.ts); type-only, so nothing loads it at run time.
+import type { paths } from "./schema.gen.js";
 
-export type { components, operations, paths } from "./schema.gen.ts";
+export type { components, operations, paths } from "./schema.gen.js";
 
 export interface ClientOptions {
   /** The service's base URL, without a trailing slash. */

@@ -33,17 +33,15 @@ export interface paths {
         };
         /**
          * Retrieve a node or a vertical's root index
-         * @description Access: without credentials, index-free verticals show the index layer only (all four layers in `locked_layers`, unlock hints in `cta`); fully open verticals (a2a-handoff, traversal) show all layers; other paid verticals answer 402.
+         * @description Access (one decision for REST and MCP): the index layer is always free, and fully open verticals (a2a-handoff, traversal) show all layers to everyone. A node whose layers the caller cannot read answers 200 with the free view: the index layer only (all four layers in `locked_layers`), prose hints in `cta` and a machine-readable `unlock` (a trial where one unlocks the node, a membership of that vertical with the checkout path, the per-use token header and price). Without credentials and with a valid key that does not unlock the node alike: a trial key unlocks its vertical (travel: the first 5 modules), a membership key its vertical plus ai-compliance, an `all` key everything. Only a vertical whose index is not free has no free view: 402 without credentials, 403 `vertical_forbidden` for a key that does not unlock it.
          *
-         *     A trial key unlocks its vertical (travel: the first 5 modules, others 403 `module_not_in_trial`); a membership key unlocks its vertical plus ai-compliance; an `all` key everything; other verticals' nodes 403 `vertical_forbidden`.
+         *     A malformed, unknown, revoked or expired key is 401 on gated content (a node whose layers are not free), never downgraded to anonymous. On free content (an index, a fully open vertical, a vertical without content) the key is ignored and the free view is served with a warning: the `Credential-Problem` header carries the problem code (`key_invalid`, `key_revoked`, `key_expired`) and the body a `credential_problem` member (code, title, detail); such an answer has no ETag and is not cached. `ethics` answers as `ai-compliance`.
          *
-         *     A malformed, unknown, revoked or expired key is 401, never downgraded to anonymous. `ethics` answers as `ai-compliance`.
-         *
-         *     Metering: every 200 answered while a key is presented counts against it (hourly 200, daily 1000 — 3000 on the 5-key volume plan — answer 429 with Retry-After; beyond the monthly 10,000 membership calls continue as overage at $0.002; trial keys stop at 500 calls, 429 `trial_exhausted`, or 24 h, 401 `key_expired`). A 304 is not metered.
+         *     Metering: only gated layers count. Each 200 of a node whose layers a key unlocked counts against that key (hourly 200, daily 1000 — 3000 on the 5-key volume plan — answer 429 with Retry-After; beyond the monthly 10,000 membership calls continue as overage at $0.002; trial keys stop at 500 calls, 429 `trial_exhausted`, or 24 h, 401 `key_expired`). Free content (indexes, fully open verticals, free views) is never metered nor refused for quota, with or without a key; it is limited per client address only (ANON_RATE_PER_MINUTE, 429 `rate_limited`). A 304 is not metered, and neither is a HEAD (on every route: access is checked as for GET, headers and Content-Length are sent, nothing is consumed or charged, no RateLimit fields).
          *
          *     A vertical without content answers 200 with its status and how to join the waitlist or register interest; it is not metered.
          *
-         *     Per-use payment: instead of a key, a KYAPay pay or kya-pay token in `pay-network-pay-id` unlocks all four layers of any node; each 200 for a content node of a paid or index-free vertical is charged $0.002 (catalogue `per_use_price_usd_micros`) through the agent payment network, after the token's ledger reserves it atomically, so concurrent requests on one token never spend more than its value (`val`/`value`) or its `mnr` request count. Index requests, fully open verticals and 304s are free. The response tells what was charged and what is left in `Pay-Network-Charged` / `Pay-Network-Remaining` (USD decimal strings). Invalid token 402 `payment_token_invalid`, expired 402 `payment_token_expired`, kya-only 402 `payment_token_required`, used up 402 `payment_token_depleted`, charge refused 402 `payment_failed`; each says how to get a token or a key. The signature is verified once per token and cached until it expires; the expiry is checked on every request. A key wins when both are sent.
+         *     Per-use payment: instead of a key, a KYAPay pay or kya-pay token in `pay-network-pay-id` unlocks all four layers of any node; each 200 for a content node of a paid or index-free vertical is charged $0.002 (catalogue `per_use_price_usd_micros`) through the agent payment network, after the token's ledger reserves it atomically, so concurrent requests on one token never spend more than its value (`val`/`value`) or its `mnr` request count. Index requests, fully open verticals, 304s and HEAD requests are free. The response tells what was charged and what is left in `Pay-Network-Charged` / `Pay-Network-Remaining` (USD decimal strings). Invalid token 402 `payment_token_invalid`, expired 402 `payment_token_expired`, kya-only 402 `payment_token_required`, used up 402 `payment_token_depleted`, charge refused 402 `payment_failed`; each says how to get a token or a key. The signature is verified once per token and cached until it expires; the expiry is checked on every request. A key wins when both are sent.
          *
          *     Responses carry a strong ETag (the artifact digest) and honour If-None-Match with 304.
          *
@@ -69,13 +67,19 @@ export interface paths {
         put?: never;
         /**
          * Evaluate a node's compiled rules over boolean facts
-         * @description Deterministic, three-valued evaluation of one node's rules: every outcome that holds, the full gate trace of every rule (which gates were true, false or undetermined, and why), the citations, `confidence_required: 1`. A rule that needs a fact you left out has no value, and `missing_facts` lists the facts that would decide it with their questions. Never a guess, a probability or partial credit.
+         * @description Deterministic evaluation of one node's rules: every outcome that holds, the full gate trace of every rule (which gates were true, false or undetermined, and why), the citations, `confidence_required: 1`. An outcome holds (or does not) when it does for every value the facts you left out could take; otherwise it is `undetermined`. Never a guess, a probability or partial credit.
+         *
+         *     Only relevant questions: `missing_facts` lists a fact only if some answer to it can still change an undetermined outcome (a fact inside a branch already decided is never listed), each with its question, `decides` (the undetermined outcomes it can change) and `settles` (how many of them one answer settles). They are ordered most decisive first, and `ask_first` names the first (null when nothing is open). Answering the listed questions, in any order, determines every undetermined outcome and never brings up a new question.
+         *
+         *     Typed values: an outcome that holds carries `values` when the node declares them, so figures need no parsing: `{ type: amount, amount, currency }`, `{ type: cap, amount, unit }` (a currency, `SDR`, or per-unit like `EUR/night`), `{ type: percent, percent, of }`, `{ type: duration, amount, unit }` (minutes, hours, days, business_days, weeks, months, years), `{ type: date, date }`, `{ type: url, url }`, `{ type: path, path }`, each with an optional `note`. An outcome that does not hold, or is undetermined, has no `values`.
          *
          *     Facts must be booleans (anything else is 400 `validation_failed`) and must be facts the node declares (400 `validation_failed` with `declared_facts`). Leave a fact out when it is not known.
          *
-         *     Access: the node's logic layer must be unlocked, under the same matrix as GET /api/demo with `node`. Without credentials an index-free vertical is 402 `payment_required` (its logic layer is locked), a paid vertical 402; a key that does not unlock the vertical or module 403 `vertical_forbidden` / `module_not_in_trial`; a bad key 401. Fully open verticals need nothing.
+         *     Access: the node's logic layer must be unlocked, under the same decision as GET /api/demo with `node`. Without credentials an index-free vertical is 402 `payment_required` (its logic layer is locked), a paid vertical 402; a key that does not unlock the vertical or module 403 `vertical_forbidden` / `module_not_in_trial`; each with `unlock`. A bad key 401. Fully open verticals need nothing.
          *
-         *     Metering: each 200 answered while a key is presented counts as one retrieval, exactly like a node request; refused requests (4xx) are not counted.
+         *     Metering: each 200 over a gated node's rules answered for a key that unlocks it counts as one retrieval, exactly like a node request; rules of fully open verticals are free; refused requests (4xx) are not counted.
+         *
+         *     Per-use payment: a KYAPay pay or kya-pay token in `pay-network-pay-id` unlocks the logic layer of any node; each 200 over a gated node is charged $0.002 like a content node request on GET /api/demo (verified before the facts are checked, reserved atomically in the token's ledger, reported in `Pay-Network-Charged` / `Pay-Network-Remaining`); invalid, expired, kya-only or used-up tokens are 402 as there; 402 `per_use_not_accepted` (with a hint naming the key routes) where no agent payment network is configured.
          *
          *     A node without compiled rules answers 200 with empty `outcomes`, `rules` and `missing_facts` (and declares no facts, so only `facts: {}` is accepted): agents may call every node uniformly.
          */
@@ -99,7 +103,7 @@ export interface paths {
          *
          *     `vertical` scopes the feed (unknown 400, a vertical the key cannot read 403 `vertical_forbidden`); omitted, the feed covers every vertical the key can read. `since` (RFC 3339 date-time with a zone, or a date meaning midnight UTC; invalid 400) keeps entries strictly after it. `limit` 1–1000, default 100.
          *
-         *     Entries come in (`at`, `id`) order. `next_cursor` is opaque: a signed position (the last entry's `at` and `id`, HMAC with CURSOR_SECRET), not an index, so it stays valid across restarts, instances sharing the secret and new builds: entries already returned never reappear, and entries added later appear after it. Paging with any limit yields every entry exactly once. A cursor that was altered or not issued here is 400 `invalid_cursor`. `cursor` and `since` may be combined; the later bound wins.
+         *     Entries come in (`at`, `id`) order. `next_cursor` is opaque: a signed position (the last entry's `at` and `id`, HMAC with CURSOR_SECRET, else with a random secret generated once and kept in the state store), not an index, so it stays valid across restarts, instances sharing the secret or the store, and new builds: entries already returned never reappear, and entries added later appear after it. Paging with any limit yields every entry exactly once. A cursor that was altered or not issued here is 400 `invalid_cursor`. `cursor` and `since` may be combined; the later bound wins.
          *
          *     `next_cursor` points after the last entry of the page even on the last page (`has_more: false`), so a client can keep it and poll for later changes; an empty page returns the cursor it was given (null without one). While `has_more` is true a `Link: <…>; rel="next"` header carries the next page's URL.
          *
@@ -289,7 +293,7 @@ export interface paths {
         };
         /**
          * The service, for people and for agents
-         * @description Content negotiation on `Accept`: `application/json` (preferred over text/html by q-value or order) returns a short machine description (API version, build, verticals, links to /openapi.json, /docs, /browse, /llms.txt); anything else returns an HTML page with the same links. `Vary: Accept`.
+         * @description Content negotiation on `Accept`: `application/json` (preferred over text/html by q-value or order) returns a short machine description (API version, build, verticals, links to /openapi.json, /docs, /browse, /llms.txt, /mcp); anything else returns an HTML page with the same links. `Vary: Accept`.
          */
         get: operations["getRoot"];
         put?: never;
@@ -329,7 +333,7 @@ export interface paths {
         };
         /**
          * Browse site: a vertical's index as a graph picture
-         * @description The vertical's index as an SVG graph laid out at build time with dagre: one shape per node, edges from `next_nodes`, trial modules marked, each shape a link to the node page; a table of the nodes below it. `ethics` answers as `ai-compliance`.
+         * @description The vertical's index as an SVG graph laid out at build time in layers (readable size, scrolls in its own box; edges never cross a box): one shape per node, edges from `next_nodes`, trial modules marked, each shape a link to the node page; a table of the nodes below it. `ethics` answers as `ai-compliance`.
          *
          *     Access is the index row of the access matrix (GET /api/demo without `node`): a paid vertical that is not index-free is 402 for a caller without credentials. A vertical without content is 404 here.
          */
@@ -353,9 +357,85 @@ export interface paths {
          * Browse site: one node
          * @description The node's page: summary, version, dates, sources and its four layers, with rules drawn as readable gate trees (ALL / ANY / NOT over facts and outcomes) and their citations.
          *
-         *     Both variants are pre-rendered at build time. Anonymous visitors of an index-free vertical get the locked variant (index layer only, with how to unlock); the full variant is served when the request carries credentials that unlock the node (X-Service-Key or `Authorization: Bearer svc_…`, same matrix as GET /api/demo; `?key=` is not accepted, so keys do not end up in browser history). A page answered while a key is presented counts as one retrieval, metered exactly like GET /api/demo (429 when a window is full), so the site is no way around a quota; anonymous pages are static and not metered.
+         *     Both variants are pre-rendered at build time. Anonymous visitors of an index-free vertical get the locked variant (index layer only, with how to unlock); the full variant is served when the request carries credentials that unlock the node (X-Service-Key or `Authorization: Bearer svc_…`, or the key cookie set by POST /browse/key; same matrix as GET /api/demo; `?key=` is not accepted, so keys do not end up in browser history). A page answered while a key is presented counts as one retrieval, metered exactly like GET /api/demo (429 when a window is full), so the site is no way around a quota; anonymous pages are static and not metered.
+         *
+         *     `{node}.md` (e.g. `/browse/travel/trv-eu261.md`) is the page's markdown twin: the same layers the caller may see, layer text as authored, rules as nested ALL / ANY / NOT lists; metered like the HTML page.
+         *
+         *     Errors: a request whose `Accept` names text/html (and does not prefer JSON) gets an HTML error page with the same status, title, code, detail and hint; other callers get problem+json.
          */
         get: operations["browseNode"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/browse/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Browse site: the form to read with a key
+         * @description A page with a form that posts a key to POST /browse/key once, and a log-out button (POST /browse/logout). Static, built at build time.
+         */
+        get: operations["browseKeyForm"];
+        put?: never;
+        /**
+         * Browse site: keep a key for this browser
+         * @description Body: an HTML form (`application/x-www-form-urlencoded`) with `key`. The key is checked (401 `key_invalid`, `key_revoked`, `key_expired` as everywhere), then kept in a cookie `vkr_key`: HttpOnly, SameSite=Strict, Path=/browse, Max-Age 30 days, Secure when the site is served over https (or PUBLIC_BASE_URL is https). 303 to /browse. The cookie is read by the browse routes only; API routes never accept it.
+         *
+         *     CSRF: besides SameSite=Strict, the request's `Origin` must be this site's own origin (or PUBLIC_BASE_URL's); any other or a missing Origin is 403 `cross_site_form`. Setting the cookie consumes no quota; reading a gated page with it does.
+         *
+         *     Errors: a request whose `Accept` names text/html (and does not prefer JSON) gets an HTML error page with the same status, title, code, detail and hint; other callers get problem+json.
+         */
+        post: operations["browseSetKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/browse/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Browse site: forget the key
+         * @description Clears the key cookie (Set-Cookie with Max-Age=0) and answers 303 to /browse/key. Same Origin check as POST /browse/key.
+         */
+        post: operations["browseLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/browse/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Browse site: search
+         * @description The search box of every page (a GET form). Runs the same search as GET /api/search (up to 20 hits) for the caller (key header or key cookie), on the layers it may read, and lists the hits with links to their pages. Without `q` it shows the empty form.
+         *
+         *     Metering and limits are those of GET /api/search: anonymous searches share the per-client limit, and a search over layers a key unlocked counts as one retrieval for that key.
+         *
+         *     Errors: a request whose `Accept` names text/html (and does not prefer JSON) gets an HTML error page with the same status, title, code, detail and hint; other callers get problem+json.
+         */
+        get: operations["browseSearch"];
         put?: never;
         post?: never;
         delete?: never;
@@ -373,7 +453,7 @@ export interface paths {
         };
         /**
          * llms.txt: the service and its verticals in markdown
-         * @description The llms.txt convention (an H1, a blockquote summary, then sections of links): every live vertical with a link to its index and each node's title and summary. Generated at build time; free content only. Served as text/plain so browsers display it.
+         * @description The llms.txt convention (an H1, a blockquote summary, then sections of links): every live vertical with a link to its index and each node's title and summary, the MCP endpoint (/mcp) and the docs. Generated at build time; free content only. Served as text/plain so browsers display it.
          */
         get: operations["getLlmsTxt"];
         put?: never;
@@ -392,8 +472,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * llms-full.txt: the free index of every vertical in full
-         * @description The free index layer of every node of every live vertical (title, summary, version, next nodes, sources) in one markdown document. Generated at build time; never contains gated layers.
+         * llms-full.txt: every vertical's index, and the full text of the fully open verticals
+         * @description The free index layer of every node of every live vertical (title, summary, version, next nodes, sources) in one markdown document, plus the four content layers (text, facts and rules) of the fully open verticals, which need no key anyway. Generated at build time; never contains a gated layer.
          */
         get: operations["getLlmsFullTxt"];
         put?: never;
@@ -445,7 +525,7 @@ export interface paths {
         put?: never;
         /**
          * Register demand for a vertical that is not built yet
-         * @description `vertical` must be a catalogue vertical without live content (a live vertical 400 `vertical_not_allowed`, an unknown slug 400 `vertical_unknown`).
+         * @description `vertical` is a catalogue vertical without live content, or any other well-formed slug (lowercase kebab-case, at most 64 characters): demand signals exist to discover verticals nobody listed yet, and a new slug is ranked in the summary as `proposed`. A live vertical (or its alias) is 400 `vertical_not_allowed`; a malformed slug 400 `validation_failed`. At most 200 distinct proposed slugs are kept (400 `vertical_not_allowed` beyond: signal one of them).
          *
          *     Deduplicated per agent and vertical: the agent is `agent_id`, or the lower-cased `contact` without one; a repeat answers 200 with `counted: false` and the unchanged count. A signal with neither is anonymous: each counts once, and one client address may send INTEREST_ANON_PER_CLIENT_DAY (default 10) anonymous signals per UTC day, 429 `rate_limited` with Retry-After beyond (nothing counted). Named signals from agents or contacts not seen before are limited to NEW_IDENTITIES_PER_CLIENT_DAY (default 50) per client address and UTC day, the same way.
          *
@@ -467,7 +547,7 @@ export interface paths {
         };
         /**
          * Ranked demand leaderboard
-         * @description Every vertical without live content, ranked by signal count (ties in catalogue order), with the activation threshold (500), whether each build queue is active and how many signals remain to activate it.
+         * @description Every vertical without live content and every proposed slug (status `proposed`, title = slug), ranked by signal count (ties in catalogue order, then proposal order), with the activation threshold (500), whether each build queue is active and how many signals remain to activate it.
          */
         get: operations["getInterestSummary"];
         put?: never;
@@ -571,15 +651,15 @@ export interface paths {
         };
         /**
          * Ranked full-text search over the nodes you may read
-         * @description Served from per-vertical indexes the build precomputes (`search/<vertical>.json`: BM25 postings per layer), so a query reads only its terms' posting lists, never every node.
+         * @description Served from per-vertical indexes the build precomputes (`search/<vertical>.json`: postings per field, with term statistics over the whole build), so a query reads only its terms' posting lists, never every node.
          *
          *     What is searched follows the access matrix of GET /api/demo, node by node: a node whose layers the caller has unlocked is searched in its title, summary and all four layers; any other node the caller can see only in its index layer (title and summary). Anonymous callers therefore search the index layer, plus every layer of fully open verticals. `snippet` is a sentence from the best-matching layer the caller has unlocked, so it never quotes a locked layer.
          *
-         *     Scope: `vertical` (aliases accepted; unknown 400; a vertical the caller may not see answers as GET /api/demo would, e.g. 402 or 403); omitted, every live vertical whose index the caller may see. Ranking: BM25 (k1 1.2, b 0.75) per layer, weighted index 2, logic 1, directive 0.8, skill and action 0.6; deprecated nodes count half; ties by vertical then id. Scores are comparable within a response only.
+         *     Scope: `vertical` (aliases accepted; unknown 400; a vertical the caller may not see answers as GET /api/demo would, e.g. 402 or 403); omitted, every live vertical whose index the caller may see. Ranking: BM25F (k1 1.2) over the fields the caller may read, weighted title (with the words of the node id) 3, summary 1.5, logic 0.6, directive 0.4, skill and action 0.3, so unlocked layers add to a match but cannot outweigh titles and summaries; document frequencies are over every vertical, so results of different verticals compare; deprecated nodes count half; ties by vertical then id. Scores are comparable within a response only.
          *
-         *     Quota: a search is free unless it reads gated layers that a presented key unlocked (a vertical in scope that is not fully open and that the key covers); then it counts as one retrieval for the key, whatever the number of hits, and carries the RateLimit headers. Searching the index layer is never metered.
+         *     Quota: a search is free unless it reads gated layers the caller unlocked (a vertical in scope that is not fully open and that the key covers, or, with a per-use pay token in `pay-network-pay-id`, any such vertical: the token unlocks every layer); then it counts as one retrieval for the key, whatever the number of hits, with the RateLimit headers, or is charged once at $0.002 like a content node request on GET /api/demo, with `Pay-Network-Charged` / `Pay-Network-Remaining` (the token is verified before anything is scored; invalid, expired, kya-only or used-up tokens are 402 as on GET /api/demo). Searching the index layer is never metered nor charged.
          *
-         *     `q`: 1 to 200 characters with at least one searchable word (words shorter than two letters and common stopwords are dropped; plural endings are folded); `limit` 1 to 50, default 10.
+         *     `q`: 1 to 200 characters with at least one searchable word (words shorter than two letters and common stopwords are dropped; words are Porter-stemmed, so plurals and inflections meet, and two adjacent words also match as one, so `deepfake`, `deep fake` and `deep-fake` meet); `limit` 1 to 50, default 10.
          */
         get: operations["search"];
         put?: never;
@@ -605,7 +685,7 @@ export interface paths {
          *
          *     Stateless: no `Mcp-Session-Id` is issued and one that is sent is ignored; every POST carries one JSON-RPC message and is answered with one `application/json` object (never SSE). Notifications and client responses get 202 with no body. GET and DELETE /mcp answer 405 (`Allow: POST`).
          *
-         *     Methods: initialize, ping, tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/read, resources/templates/list. Tools: list_verticals, get_index, get_node (lean, layers), search, evaluate_rules, get_changes, verify_key, each with an inputSchema taken from the REST request schemas and an outputSchema; results carry `structuredContent` and the same JSON as text. Prompts: triage_ai_system, check_passenger_rights, explore_vertical. Resources: `vkr://<vertical>` (root index) and `vkr://<vertical>/<node>`.
+         *     Methods: initialize, ping, tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/read, resources/templates/list. Tools: list_verticals, get_index, get_node (lean, layers), search, evaluate_rules, get_changes, verify_key, each with an inputSchema taken from the REST request schemas and an outputSchema; results carry `structuredContent` and the same JSON as text. get_node and get_index are lean by default (knowledge only; `lean: false` adds the wrapper fields REST sends). Prompts: triage_ai_system, check_passenger_rights, explore_vertical. Resources: `vkr://about` (the wrapper fields, once), `vkr://<vertical>` (root index) and `vkr://<vertical>/<node>`.
          *
          *     Credentials as on REST: `X-Service-Key`, `Authorization: Bearer svc_…` (for clients that only send bearer tokens) or `pay-network-pay-id`, re-read on every POST. initialize, ping and the list methods need none. tools/call and resources/read go through the same access matrix, quota and RateLimit headers as GET /api/demo, POST /api/evaluate, GET /v1/delta and GET /api/search (the same functions).
          *
@@ -782,6 +862,53 @@ export interface components {
                 pointer: string;
                 message: string;
             }[];
+        };
+        OutcomeValue: {
+            /** @constant */
+            type: "amount";
+            amount: number;
+            currency: string;
+            note?: string;
+            figure?: string;
+        } | {
+            /** @constant */
+            type: "cap";
+            amount: number;
+            unit: string;
+            note?: string;
+            figure?: string;
+        } | {
+            /** @constant */
+            type: "percent";
+            percent: number;
+            of: string;
+            note?: string;
+            figure?: string;
+        } | {
+            /** @constant */
+            type: "duration";
+            amount: number;
+            unit: "minutes" | "hours" | "days" | "business_days" | "weeks" | "months" | "years";
+            note?: string;
+            figure?: string;
+        } | {
+            /** @constant */
+            type: "date";
+            date: string;
+            note?: string;
+            figure?: string;
+        } | {
+            /** @constant */
+            type: "url";
+            url: string;
+            note?: string;
+            figure?: string;
+        } | {
+            /** @constant */
+            type: "path";
+            path: string;
+            note?: string;
+            figure?: string;
         };
         CompiledGate: {
             /** @constant */
@@ -966,6 +1093,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     "Pay-Network-Charged"?: string;
                     "Pay-Network-Remaining"?: string;
+                    "Credential-Problem"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -979,6 +1107,8 @@ export interface operations {
                             status: "active" | "deprecated";
                             created: string;
                             updated: string;
+                            reviewed?: string;
+                            review_by?: string;
                             deprecated_at?: string;
                             replaced_by?: string;
                             trial: boolean;
@@ -1004,6 +1134,7 @@ export interface operations {
                                     outcomes: {
                                         id: string;
                                         description: string;
+                                        values?: components["schemas"]["OutcomeValue"][];
                                     }[];
                                     rules: {
                                         id: string;
@@ -1042,6 +1173,39 @@ export interface operations {
                         confidence_calibration: string;
                         cta: string;
                         community_note: string;
+                        unlock?: {
+                            trial?: {
+                                /** @constant */
+                                method: "POST";
+                                /** @constant */
+                                path: "/api/trial";
+                                body: {
+                                    vertical: string;
+                                };
+                                calls: number;
+                                hours: number;
+                            };
+                            membership: {
+                                vertical: string;
+                                any_membership: boolean;
+                                /** @constant */
+                                method: "POST";
+                                /** @constant */
+                                path: "/api/checkout";
+                                /** @constant */
+                                checkout_info: "/api/checkout";
+                            };
+                            per_use: {
+                                /** @constant */
+                                header: "pay-network-pay-id";
+                                price_usd: string;
+                            };
+                        };
+                        credential_problem?: {
+                            code: "key_invalid" | "key_revoked" | "key_expired";
+                            title: string;
+                            detail: string;
+                        };
                     } | {
                         node: {
                             id: string;
@@ -1051,6 +1215,8 @@ export interface operations {
                             status: "active" | "deprecated";
                             created: string;
                             updated: string;
+                            reviewed?: string;
+                            review_by?: string;
                             deprecated_at?: string;
                             replaced_by?: string;
                             trial: boolean;
@@ -1076,6 +1242,7 @@ export interface operations {
                                     outcomes: {
                                         id: string;
                                         description: string;
+                                        values?: components["schemas"]["OutcomeValue"][];
                                     }[];
                                     rules: {
                                         id: string;
@@ -1109,6 +1276,39 @@ export interface operations {
                             id: string;
                             title: string;
                         }[];
+                        unlock?: {
+                            trial?: {
+                                /** @constant */
+                                method: "POST";
+                                /** @constant */
+                                path: "/api/trial";
+                                body: {
+                                    vertical: string;
+                                };
+                                calls: number;
+                                hours: number;
+                            };
+                            membership: {
+                                vertical: string;
+                                any_membership: boolean;
+                                /** @constant */
+                                method: "POST";
+                                /** @constant */
+                                path: "/api/checkout";
+                                /** @constant */
+                                checkout_info: "/api/checkout";
+                            };
+                            per_use: {
+                                /** @constant */
+                                header: "pay-network-pay-id";
+                                price_usd: string;
+                            };
+                        };
+                        credential_problem?: {
+                            code: "key_invalid" | "key_revoked" | "key_expired";
+                            title: string;
+                            detail: string;
+                        };
                     } | {
                         vertical: string;
                         title: string;
@@ -1130,12 +1330,21 @@ export interface operations {
                                 skill: number;
                                 action: number;
                             };
+                            /** @description Bytes of this node's full response with every layer unlocked */
+                            full_bytes: number;
+                            /** @description Bytes of this node's lean response with every layer unlocked (lean=true) */
+                            lean_bytes: number;
                         }[];
                         node_types_explained: string;
                         performance_preview: string;
                         confidence_calibration: string;
                         cta: string;
                         community_note: string;
+                        credential_problem?: {
+                            code: "key_invalid" | "key_revoked" | "key_expired";
+                            title: string;
+                            detail: string;
+                        };
                     } | {
                         vertical: string;
                         title: string;
@@ -1157,7 +1366,16 @@ export interface operations {
                                 skill: number;
                                 action: number;
                             };
+                            /** @description Bytes of this node's full response with every layer unlocked */
+                            full_bytes: number;
+                            /** @description Bytes of this node's lean response with every layer unlocked (lean=true) */
+                            lean_bytes: number;
                         }[];
+                        credential_problem?: {
+                            code: "key_invalid" | "key_revoked" | "key_expired";
+                            title: string;
+                            detail: string;
+                        };
                     } | {
                         vertical: string;
                         title: string;
@@ -1182,6 +1400,11 @@ export interface operations {
                             };
                         };
                         locked_layers: ("logic" | "directive" | "skill" | "action")[];
+                        credential_problem?: {
+                            code: "key_invalid" | "key_revoked" | "key_expired";
+                            title: string;
+                            detail: string;
+                        };
                     };
                 };
             };
@@ -1201,7 +1424,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Malformed, unknown, revoked or expired key */
+            /** @description Malformed, unknown, revoked or expired key, on gated content (on free content the free view is served with `Credential-Problem`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1210,7 +1433,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A paid vertical without credentials, or a per-use token that is invalid, expired, kya-only or used up */
+            /** @description A paid vertical without a free index and without credentials, or a per-use token that is invalid, expired, kya-only or used up */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -1219,7 +1442,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key does not unlock this vertical or module */
+            /** @description The key does not unlock this vertical, and the vertical has no free view */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1297,6 +1520,8 @@ export interface operations {
                 headers: {
                     RateLimit?: string;
                     "RateLimit-Policy"?: string;
+                    "Pay-Network-Charged"?: string;
+                    "Pay-Network-Remaining"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1309,15 +1534,19 @@ export interface operations {
                         holds: string[];
                         does_not_hold: string[];
                         undetermined: string[];
+                        ask_first: string | null;
                         missing_facts: {
                             id: string;
                             question: string;
+                            decides: string[];
+                            settles: number;
                         }[];
                         outcomes: {
                             id: string;
                             description: string;
                             value: boolean | null;
                             rules: string[];
+                            values?: components["schemas"]["OutcomeValue"][];
                         }[];
                         rules: {
                             id: string;
@@ -1353,7 +1582,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The logic layer is locked for a caller without credentials */
+            /** @description The logic layer is locked for a caller without credentials, or a per-use token that is invalid, expired, kya-only or used up */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -1386,6 +1615,25 @@ export interface operations {
                     "Retry-After"?: string;
                     RateLimit?: string;
                     "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payment_gateway_error`: the agent payment network did not answer a per-use charge properly; nothing was served */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store_unavailable` */
+            503: {
+                headers: {
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2218,6 +2466,8 @@ export interface operations {
                             browse: string;
                             llms_txt: string;
                             llms_full_txt: string;
+                            /** @description MCP endpoint (Streamable HTTP, JSON-RPC 2.0 over POST) */
+                            mcp: string;
                             trial: string;
                         };
                         verticals: {
@@ -2267,6 +2517,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Too many pages from this client in a minute (ANON_RATE_PER_MINUTE): a short HTML page saying how long to wait */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Any other error */
             default: {
                 headers: {
@@ -2305,6 +2565,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description Paid vertical without credentials */
@@ -2314,6 +2575,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description The key does not read this vertical */
@@ -2323,6 +2585,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description Unknown vertical or no content */
@@ -2332,6 +2595,17 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
+                };
+            };
+            /** @description Too many pages from this client in a minute (ANON_RATE_PER_MINUTE): a short HTML page saying how long to wait */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Any other error */
@@ -2357,12 +2631,246 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description HTML page, or markdown for `{node}.md` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "text/markdown": string;
+                };
+            };
+            /** @description Bad key (a key cookie that stopped working is cleared with Set-Cookie) */
+            401: {
+                headers: {
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
+                };
+            };
+            /** @description Paid vertical without credentials */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
+                };
+            };
+            /** @description The key does not read this vertical or module */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown vertical or node */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
+                };
+            };
+            /** @description A quota window of the presented key is full, or too many pages from this client in a minute (ANON_RATE_PER_MINUTE) */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
+                };
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    browseKeyForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
             /** @description HTML page */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    browseSetKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Key kept; see /browse */
+            303: {
+                headers: {
+                    Location?: string;
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No key in the form, or not a form */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
+                };
+            };
+            /** @description The key is not valid, revoked or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
+                };
+            };
+            /** @description Cross-site form post (Origin missing or not this site) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
+                };
+            };
+            /** @description Form larger than 2 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
+                };
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    browseLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cookie cleared */
+            303: {
+                headers: {
+                    Location?: string;
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Cross-site form post */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
+                };
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    browseSearch: {
+        parameters: {
+            query?: {
+                /** @description Search terms */
+                q?: string;
+                /** @description A vertical slug; empty for every vertical the caller can see */
+                vertical?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML page with the hits */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Query too long or unknown vertical */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                     "text/html": string;
                 };
             };
@@ -2373,6 +2881,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description Paid vertical without credentials */
@@ -2382,27 +2891,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
-            /** @description The key does not read this vertical or module */
+            /** @description The key does not read this vertical */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
-            /** @description Unknown vertical or node */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A quota window of the presented key is full */
+            /** @description Per-client or key limit reached */
             429: {
                 headers: {
                     "Retry-After"?: string;
@@ -2410,6 +2912,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description Any other error */
@@ -2441,6 +2944,16 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description Too many pages from this client in a minute (ANON_RATE_PER_MINUTE) */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Any other error */
             default: {
                 headers: {
@@ -2468,6 +2981,16 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description Too many pages from this client in a minute (ANON_RATE_PER_MINUTE) */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Any other error */
@@ -2612,7 +3135,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Slug of a vertical without live content */
+                    /** @description Slug of a vertical without live content: a listed one, or any new lowercase kebab-case slug (at most 64 characters) */
                     vertical: string;
                     agent_id?: string;
                     use_case?: string;
@@ -2638,7 +3161,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body, live or unknown vertical */
+            /** @description Invalid body or slug, a live vertical, or no room for another proposed vertical */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2689,7 +3212,7 @@ export interface operations {
                             rank: number;
                             vertical: string;
                             title: string;
-                            status: "live" | "coming_soon" | "planned";
+                            status: ("live" | "coming_soon" | "planned") | "proposed";
                             signals: number;
                             build_queue_active: boolean;
                             remaining_to_activate: number;
@@ -3056,6 +3579,8 @@ export interface operations {
                 headers: {
                     RateLimit?: string;
                     "RateLimit-Policy"?: string;
+                    "Pay-Network-Charged"?: string;
+                    "Pay-Network-Remaining"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3090,7 +3615,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The named vertical needs a key or payment */
+            /** @description The named vertical needs a key or payment, or a per-use token that is invalid, expired, kya-only or used up */
             402: {
                 headers: {
                     [name: string]: unknown;

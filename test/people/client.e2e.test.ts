@@ -73,6 +73,11 @@ describe("the typed client", () => {
       browseVerticals: { ok: true, call: () => anon.GET("/browse", text) },
       browseVertical: { ok: true, call: () => anon.GET("/browse/{vertical}", { params: { path: { vertical: "travel" } }, ...text }) },
       browseNode: { ok: true, call: () => member.GET("/browse/{vertical}/{node}", { params: { path: { vertical: "travel", node: "trv-m7" } }, ...text }) },
+      browseKeyForm: { ok: true, call: () => anon.GET("/browse/key", text) },
+      // No browser Origin from a script: refused as cross-site, which is documented.
+      browseSetKey: { ok: false, call: () => anon.POST("/browse/key", text) },
+      browseLogout: { ok: false, call: () => anon.POST("/browse/logout", text) },
+      browseSearch: { ok: true, call: () => member.GET("/browse/search", { params: { query: { q: "fixture", vertical: "travel" } }, ...text }) },
       getLlmsTxt: { ok: true, call: () => anon.GET("/llms.txt", text) },
       getLlmsFullTxt: { ok: true, call: () => anon.GET("/llms-full.txt", text) },
       getWaitlist: { ok: true, call: () => anon.GET("/api/waitlist") },
