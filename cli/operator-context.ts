@@ -11,6 +11,7 @@ import { createKeysStore, type KeysStore } from "../runtime/storage/keys-store.t
 import { openBackend } from "../runtime/storage/open-backend.ts";
 import { createLogger } from "../runtime/logger.ts";
 import type { PurchaseDeps } from "../runtime/payments/purchase-flow.ts";
+import { runOperation } from "./output.ts";
 
 export interface OperatorContext {
   config: RuntimeConfig;
@@ -54,4 +55,32 @@ export async function openOperatorContext(config: RuntimeConfig): Promise<Operat
     now: Date.now,
     close: () => backend.close(),
   };
+}
+
+/**
+ * Where the state lives, for the line every store-touching command prints first (to stderr, so
+ * `--json` output stays one document): the SQLite folder or the Redis host, never a password.
+ */
+export function describeStateStore(config: Pick<RuntimeConfig, "redisUrl" | "redisPrefix" | "dataDir">): string {
+  if (!config.redisUrl) return `sqlite in ${config.dataDir}`;
+  try {
+    const url = new URL(config.redisUrl);
+    return `redis at ${url.host}${url.pathname.length > 1 ? url.pathname : ""} (prefix ${config.redisPrefix})`;
+  } catch {
+    return `redis (prefix ${config.redisPrefix})`;
+  }
+}
+
+/** Opens the context, says which store it uses, runs `body`, closes; failures become exit codes. */
+export async function withOperatorContext(args: { json: boolean; "data-dir"?: string; "dist-dir"?: string }, body: (ctx: OperatorContext) => Promise<number | void>): Promise<void> {
+  await runOperation(args.json, async () => {
+    const config = resolveOperatorConfig(args);
+    process.stderr.write(`vkr: state store ${describeStateStore(config)}; build ${config.distDir}\n`);
+    const ctx = await openOperatorContext(config);
+    try {
+      return await body(ctx);
+    } finally {
+      await ctx.close();
+    }
+  });
 }

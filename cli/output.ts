@@ -31,7 +31,38 @@ function _toOperatorError(error: unknown): OperatorError {
   if (error instanceof ConfigError) return new OperatorError("config_error", `config error: ${error.message}`, EXIT.config);
   if (isApiError(error)) {
     const exit = error.status === 404 ? EXIT.notFound : error.status >= 500 ? EXIT.failure : EXIT.refused;
-    return new OperatorError(error.code, error.message, exit);
+    const fields = error.options.errors;
+    const message = fields?.length ? fields.map((f) => `${_toFlag(f.pointer)} ${_toHumanMessage(f.message)}`).join("; ") : error.message;
+    return new OperatorError(error.code, message, exit);
   }
-  return new OperatorError("internal_error", error instanceof Error ? (error.stack ?? error.message) : String(error), EXIT.failure);
+  // Unexpected: one line an operator can act on or quote in a bug report, not a stack trace.
+  return new OperatorError("internal_error", `unexpected error: ${error instanceof Error ? error.message : String(error)}`, EXIT.failure);
+}
+
+/** `/agent_id` (a body pointer) → `--agent-id` (the flag that filled it). */
+function _toFlag(pointer: string): string {
+  const field = pointer.split("/").filter(Boolean)[0];
+  return field ? `--${field.replace(/_/g, "-")}` : "the input";
+}
+
+/** Validator phrases ("Expected integer to be less or equal to 5") as an operator would say them. */
+const HUMAN_MESSAGES: ReadonlyArray<[RegExp, (m: RegExpExecArray) => string]> = [
+  [/^Expected (?:integer|number) to be less or equal to (\S+)$/, (m) => `must be at most ${m[1]}`],
+  [/^Expected (?:integer|number) to be greater or equal to (\S+)$/, (m) => `must be at least ${m[1]}`],
+  [/^Expected integer$/, () => "must be a whole number"],
+  [/^Expected number$/, () => "must be a number"],
+  [/^Expected string length less or equal to (\d+)$/, (m) => `must be at most ${m[1]} characters`],
+  [/^Expected string length greater or equal to (\d+)$/, (m) => `must be at least ${m[1]} character${m[1] === "1" ? "" : "s"}`],
+  [/^Expected string to match '.*'$/, () => "has the wrong format"],
+  [/^Expected string to match '.*' format$|^Expected string to match '(\w+)' format$/, (m) => `must be a valid ${m[1] ?? "value"}`],
+  [/^Expected (?:union value|value of enum|kind '.*')$/, () => "is not one of the accepted values"],
+  [/^Expected required property$/, () => "is required"],
+];
+
+function _toHumanMessage(message: string): string {
+  for (const [re, say] of HUMAN_MESSAGES) {
+    const m = re.exec(message);
+    if (m) return say(m);
+  }
+  return message.charAt(0).toLowerCase() + message.slice(1);
 }

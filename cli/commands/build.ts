@@ -17,18 +17,22 @@ export default defineCommand({
     content: { type: "string", description: "Content folder (default content)" },
     out: { type: "string", description: "Output folder (default dist)" },
     watch: { type: "boolean", description: "Rebuild on every change (text output only)", default: false },
+    release: { type: "boolean", description: "A build to publish: TODO placeholders and example.org sources are errors", default: false },
     json: { type: "boolean", description: "Print the build result as JSON", default: false },
   },
   async run({ args }) {
-    const options = { ...(args.content ? { contentDir: args.content } : {}), ...(args.out ? { outDir: args.out } : {}) };
+    const options = { ...(args.content ? { contentDir: args.content } : {}), ...(args.out ? { outDir: args.out } : {}), ...(args.release ? { release: true } : {}) };
+    const resolved = resolveBuildConfig(options);
+    // No state store: the build reads content and writes a build folder; say which ones.
+    process.stderr.write(`vkr: content ${resolved.contentDir} → build folder ${resolved.outDir} (no state store)\n`);
     if (!args.json || args.watch) {
-      const forward = [...(args.content ? ["--content", args.content] : []), ...(args.out ? ["--out", args.out] : []), ...(args.watch ? ["--watch"] : [])];
+      const forward = [...(args.content ? ["--content", args.content] : []), ...(args.out ? ["--out", args.out] : []), ...(args.watch ? ["--watch"] : []), ...(args.release ? ["--release"] : [])];
       process.exitCode = await runScript("build/cli.ts", forward);
       return;
     }
     await runOperation(true, async () => {
       const result = await buildContent(options);
-      const browse = result.ok ? await writeBrowseSite(resolveBuildConfig(options).outDir) : null;
+      const browse = result.ok ? await writeBrowseSite(resolved.outDir) : null;
       printResult(true, { ok: result.ok, build_id: result.buildId ?? null, changed: result.changed, stats: result.stats, issues: result.issues, browse_pages: browse?.pages ?? 0 }, () => "");
       return result.ok ? EXIT.ok : EXIT.failure;
     });

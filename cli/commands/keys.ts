@@ -11,8 +11,8 @@ import { issueAdminKeys } from "../../runtime/keys/issue-keys.ts";
 import { findKey, revokeKey, toKeyReference } from "../../runtime/keys/revoke-key.ts";
 import type { AdminKeyView } from "../../runtime/schema/admin-keys.ts";
 import { IssueKeysRequestSchema } from "../../runtime/schema/requests.ts";
-import { openOperatorContext, resolveOperatorConfig, STORE_ARGS, type OperatorContext } from "../operator-context.ts";
-import { printResult, runOperation } from "../output.ts";
+import { STORE_ARGS, withOperatorContext } from "../operator-context.ts";
+import { printResult } from "../output.ts";
 
 const issueValidator = compileValidator(IssueKeysRequestSchema);
 
@@ -28,7 +28,7 @@ const create = defineCommand({
     ...STORE_ARGS,
   },
   run: ({ args }) =>
-    _withStore(args, async (ctx) => {
+    withOperatorContext(args, async (ctx) => {
       const quantity = Number(args.quantity);
       const body = issueValidator.parse({
         vertical: args.vertical,
@@ -55,7 +55,7 @@ const list = defineCommand({
   meta: { name: "list", description: "List keys, optionally only those with a label" },
   args: { label: { type: "string", description: "Only keys with exactly this label" }, ...STORE_ARGS },
   run: ({ args }) =>
-    _withStore(args, async (ctx) => {
+    withOperatorContext(args, async (ctx) => {
       const now = ctx.now();
       const records = await ctx.keys.list(args.label ? { label: args.label } : {});
       const keys = await Promise.all(records.map((r) => describeKeyForAdmin(ctx.backend, ctx.limits, r, now)));
@@ -67,7 +67,7 @@ const show = defineCommand({
   meta: { name: "show", description: "Show one key (by id or full key) with usage and quota" },
   args: { key: { type: "positional", required: true, description: "Key id (12 hex characters) or the full key" }, ...STORE_ARGS },
   run: ({ args }) =>
-    _withStore(args, async (ctx) => {
+    withOperatorContext(args, async (ctx) => {
       const record = await findKey(ctx.keys, toKeyReference(args.key));
       if (!record) throw apiError("key_not_found", { detail: `No key "${args.key.slice(0, 40)}".` });
       const view = await describeKeyForAdmin(ctx.backend, ctx.limits, record, ctx.now());
@@ -79,7 +79,7 @@ const revoke = defineCommand({
   meta: { name: "revoke", description: "Revoke a key (by id or full key); final, and idempotent" },
   args: { key: { type: "positional", required: true, description: "Key id (12 hex characters) or the full key" }, ...STORE_ARGS },
   run: ({ args }) =>
-    _withStore(args, async (ctx) => {
+    withOperatorContext(args, async (ctx) => {
       const record = await revokeKey(ctx.keys, toKeyReference(args.key), ctx.now());
       const view = await describeKeyForAdmin(ctx.backend, ctx.limits, record, ctx.now());
       printResult(args.json, view, () => `revoked ${view.id} at ${view.revoked_at} (running instances refuse it within 1 s)`);
@@ -92,17 +92,6 @@ export default defineCommand({
 });
 
 // --- Internal helpers ---
-
-async function _withStore(args: { json: boolean; "data-dir"?: string; "dist-dir"?: string }, body: (ctx: OperatorContext) => Promise<void>): Promise<void> {
-  await runOperation(args.json, async () => {
-    const ctx = await openOperatorContext(resolveOperatorConfig(args));
-    try {
-      await body(ctx);
-    } finally {
-      await ctx.close();
-    }
-  });
-}
 
 function _line(k: AdminKeyView): string {
   return `${k.id}  ${k.status.padEnd(7)}  ${k.type.padEnd(10)}  ${k.vertical.padEnd(14)}  ${k.label ?? "-"}`;

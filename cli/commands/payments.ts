@@ -7,14 +7,14 @@ import { acknowledgePurchase, listPurchasesForOperator, reconcilePurchases, type
 import { createPaymentProviders } from "../../runtime/payments/providers/create-providers.ts";
 import { formatUsd } from "../../runtime/money.ts";
 import { EXIT, OperatorError } from "../exit-codes.ts";
-import { openOperatorContext, resolveOperatorConfig, STORE_ARGS, type OperatorContext } from "../operator-context.ts";
-import { printResult, runOperation } from "../output.ts";
+import { STORE_ARGS, withOperatorContext } from "../operator-context.ts";
+import { printResult } from "../output.ts";
 
 const list = defineCommand({
   meta: { name: "list", description: "List open purchases and those an operator must act on (changes nothing)" },
   args: { ...STORE_ARGS },
   run: ({ args }) =>
-    _withStore(args, async (ctx) => {
+    withOperatorContext(args, async (ctx) => {
       const report = await listPurchasesForOperator(ctx.backend, ctx.now());
       printResult(args.json, report, () => [_section("open", report.open), _section("needs an operator", report.attention)].join("\n"));
     }),
@@ -24,7 +24,7 @@ const reconcile = defineCommand({
   meta: { name: "reconcile", description: "Finish or undo every purchase a crash left open; list refunds due and unconfirmed charges" },
   args: { ...STORE_ARGS },
   run: ({ args }) =>
-    _withStore(args, async (ctx) => {
+    withOperatorContext(args, async (ctx) => {
       const report = await reconcilePurchases({ ...ctx.purchaseDeps, payments: createPaymentProviders(ctx.config.payments) }, ctx.now());
       printResult(args.json, report, () => [_section("resolved now", report.resolved), _section("still open", report.open), _section("needs an operator", report.attention)].join("\n"));
     }),
@@ -38,7 +38,7 @@ const ack = defineCommand({
     ...STORE_ARGS,
   },
   run: ({ args }) =>
-    _withStore(args, async (ctx) => {
+    withOperatorContext(args, async (ctx) => {
       const record = await acknowledgePurchase(ctx.backend, args.id, args.note, ctx.now());
       if (!record) throw new OperatorError("not_found", `no final purchase "${args.id.slice(0, 80)}"`, EXIT.notFound);
       printResult(args.json, { id: record.id, state: record.state, acknowledged_at: record.acknowledged_at }, () => `acknowledged ${record.id} (${record.state})`);
@@ -51,18 +51,6 @@ export default defineCommand({
 });
 
 // --- Internal helpers ---
-
-async function _withStore(args: { json: boolean; "data-dir"?: string; "dist-dir"?: string }, body: (ctx: OperatorContext) => Promise<void>): Promise<void> {
-  await runOperation(args.json, async () => {
-    const ctx = await openOperatorContext(resolveOperatorConfig(args));
-    try {
-      process.stderr.write(`vkr: store ${ctx.backend.kind}${ctx.config.redisUrl ? "" : ` in ${ctx.config.dataDir}`}\n`);
-      await body(ctx);
-    } finally {
-      await ctx.close();
-    }
-  });
-}
 
 function _section(title: string, entries: ReconcileEntry[]): string {
   if (entries.length === 0) return `${title}: none`;

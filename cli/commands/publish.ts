@@ -20,6 +20,7 @@ export default defineCommand({
   run: ({ args }) =>
     runOperation(args.json, async () => {
       const config = resolveReleaseStore(process.env) ?? { kind: "dir" as const, dir: resolve("releases") };
+      process.stderr.write(`vkr: release store ${config.kind === "dir" ? `folder ${config.dir}` : `redis (prefix ${config.prefix})`}\n`);
       const store = await createReleaseStore(config);
       try {
         if (args.rollback) {

@@ -1,7 +1,7 @@
 /** `vkr serve`: the service in this process (runtime/start.ts), configured from the environment and flags; drains on SIGTERM/SIGINT. */
 import { defineCommand } from "citty";
 import { startService } from "../../runtime/start.ts";
-import { resolveOperatorConfig } from "../operator-context.ts";
+import { describeStateStore, resolveOperatorConfig } from "../operator-context.ts";
 import { runOperation } from "../output.ts";
 import { resolveRuntimeConfig } from "../../runtime/config.ts";
 
@@ -20,8 +20,8 @@ export default defineCommand({
       // Flags win over the environment; re-resolved so they are validated like any setting.
       const config = args.port || args.host ? resolveRuntimeConfig({ ...process.env, DATA_DIR: base.dataDir, DIST_DIR: base.distDir, ...(args.port ? { PORT: args.port } : {}), ...(args.host ? { HOST: args.host } : {}) }) : base;
       const service = await startService(config);
-      const started = { url: service.url, build_id: service.deps.build.current.buildId, store: service.deps.backend.kind };
-      process.stdout.write(args.json ? `${JSON.stringify(started)}\n` : `serving ${started.url} (build ${started.build_id}, store ${started.store})\n`);
+      const started = { url: service.url, build_id: service.deps.build.current.buildId, store: service.deps.backend.kind, store_location: describeStateStore(config) };
+      process.stdout.write(args.json ? `${JSON.stringify(started)}\n` : `serving ${started.url} (build ${started.build_id} from ${config.distDir}, state store ${started.store_location})\n`);
       await new Promise<void>((resolve) => {
         const stop = () => void service.close().then(resolve, resolve);
         process.once("SIGTERM", stop);

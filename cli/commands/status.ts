@@ -5,7 +5,7 @@
  */
 import { defineCommand } from "citty";
 import { EXIT, OperatorError } from "../exit-codes.ts";
-import { openOperatorContext, resolveOperatorConfig, STORE_ARGS } from "../operator-context.ts";
+import { describeStateStore, openOperatorContext, resolveOperatorConfig, STORE_ARGS } from "../operator-context.ts";
 import { printResult, runOperation } from "../output.ts";
 
 export default defineCommand({
@@ -13,23 +13,32 @@ export default defineCommand({
   args: { url: { type: "string", description: "Base URL of a running service, e.g. http://127.0.0.1:8787" }, ...STORE_ARGS },
   run: ({ args }) =>
     runOperation(args.json, async () => {
-      if (args.url) return _remote(args.url.replace(/\/+$/, ""), args.json);
-      const ctx = await openOperatorContext(resolveOperatorConfig(args)).catch((error: unknown) => {
+      if (args.url !== undefined) return _remote(_parseBaseUrl(args.url), args.json);
+      const config = resolveOperatorConfig(args);
+      const ctx = await openOperatorContext(config).catch((error: unknown) => {
         throw new OperatorError("not_ready", `cannot open the build or store: ${error instanceof Error ? error.message : String(error)}`, EXIT.notReady);
       });
       try {
         const storeOk = await ctx.backend.ping().catch(() => false);
         const keys = await ctx.keys.list({});
+        const today = new Date(ctx.now()).toISOString().slice(0, 10);
+        const reviewBy = Object.entries(ctx.build.manifest.verticals).flatMap(([slug, v]) => Object.entries(v.nodes).map(([id, n]) => ({ node: `${slug}/${id}`, review_by: n.review_by })));
         const report = {
           ready: storeOk,
           build_id: ctx.build.buildId,
           api_version: ctx.build.catalog.api_version,
           verticals: Object.fromEntries(Object.entries(ctx.build.manifest.verticals).map(([slug, v]) => [slug, Object.keys(v.nodes).length])),
-          store: { kind: ctx.backend.kind, ok: storeOk },
+          store: { kind: ctx.backend.kind, ok: storeOk, location: describeStateStore(config) },
+          // Content ages: nodes past their review date, and the next review due.
+          reviews: {
+            overdue: reviewBy.filter((r) => r.review_by !== undefined && r.review_by < today).map((r) => r.node),
+            unscheduled: reviewBy.filter((r) => r.review_by === undefined).length,
+            next_review_by: reviewBy.map((r) => r.review_by).filter((d): d is string => d !== undefined && d >= today).sort()[0] ?? null,
+          },
           keys: { total: keys.length, active: keys.filter((k) => k.status === "active").length, revoked: keys.filter((k) => k.status === "revoked").length },
         };
         printResult(args.json, report, () =>
-          [`build ${report.build_id} (API ${report.api_version}), ${Object.entries(report.verticals).map(([s, n]) => `${s} ${n}`).join(", ")}`, `store ${report.store.kind}: ${storeOk ? "ok" : "NOT ANSWERING"}`, `keys: ${report.keys.active} active, ${report.keys.revoked} revoked`].join("\n"),
+          [`build ${report.build_id} (API ${report.api_version}), ${Object.entries(report.verticals).map(([s, n]) => `${s} ${n}`).join(", ")}`, `store ${report.store.location}: ${storeOk ? "ok" : "NOT ANSWERING"}`, `reviews: ${report.reviews.overdue.length} overdue${report.reviews.overdue.length ? ` (${report.reviews.overdue.slice(0, 5).join(", ")})` : ""}, next review by ${report.reviews.next_review_by ?? "none"}`, `keys: ${report.keys.active} active, ${report.keys.revoked} revoked`].join("\n"),
         );
         return storeOk ? EXIT.ok : EXIT.notReady;
       } finally {
@@ -39,6 +48,20 @@ export default defineCommand({
 });
 
 // --- Internal helpers ---
+
+/** `--url` must be an http(s) base URL; anything else is a usage error, not "not ready". */
+function _parseBaseUrl(raw: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new OperatorError("usage", `--url "${raw.slice(0, 80)}" is not an http(s) URL; pass the service's base URL, e.g. --url http://127.0.0.1:8787`, EXIT.failure);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
 
 async function _remote(base: string, json: boolean): Promise<number> {
   const ready = await fetch(`${base}/readyz`).then(
