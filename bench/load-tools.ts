@@ -45,6 +45,46 @@ export function rotationScript(values: string[], use: string): string {
   return script;
 }
 
+/** One request of a fixed cycle (mixed traffic). */
+export interface CycleRequest {
+  method: "GET" | "POST";
+  /** Path and query. */
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** A wrk script file that sends `cycle` in order, round and round; the requests are formatted once, at start. */
+export function requestCycleScript(cycle: CycleRequest[]): string {
+  const script = join(mkdtempSync(join(tmpdir(), "vkr-wrk-")), "cycle.lua");
+  const lua = (v: string) => JSON.stringify(v); // the values are ASCII, where JSON and Lua escapes agree
+  const entries = cycle.map((r) => `{${lua(r.method)}, ${lua(r.path)}, {${Object.entries(r.headers).map(([k, v]) => `[${lua(k)}] = ${lua(v)}`).join(", ")}}, ${r.body === undefined ? "nil" : lua(r.body)}}`);
+  writeFileSync(
+    script,
+    `local cycle = {\n${entries.join(",\n")}\n}\nlocal formatted = {}\nlocal i = 0\ninit = function(args)\n  for k, r in ipairs(cycle) do formatted[k] = wrk.format(r[1], r[2], r[3], r[4]) end\nend\nrequest = function()\n  i = i % #formatted + 1\n  return formatted[i]\nend\n`,
+  );
+  return script;
+}
+
+/** `count` keys issued through the admin route, five per call, a few calls at a time. */
+export async function issueKeys(url: string, admin: string, body: { vertical: string; label: string }, count: number): Promise<string[]> {
+  const keys: string[] = [];
+  const batch = async () => {
+    while (keys.length < count) {
+      const quantity = Math.min(5, count - keys.length);
+      const res = await fetch(`${url}/api/keys`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
+        body: JSON.stringify({ ...body, quantity }),
+      });
+      if (res.status !== 201) throw new Error(`key issuance answered ${res.status}: ${await res.text()}`);
+      keys.push(...((await res.json()) as { keys: Array<{ key: string }> }).keys.map((k) => k.key));
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, batch));
+  return keys.slice(0, count);
+}
+
 /** One key issued through the admin route. */
 export async function issueKey(url: string, admin: string, body: { vertical: string; label: string }): Promise<string> {
   const res = await fetch(`${url}/api/keys`, {

@@ -19,8 +19,10 @@ import autocannon from "autocannon";
 import { freePort } from "../test/helpers/child-server.ts";
 import { deletePrefix, uniquePrefix } from "../test/cluster/_cluster.ts";
 import { agentNetworkEnv, startAgentNetwork } from "../test/payments/stand-ins/agent-network.ts";
-import { HAS_TASKSET, HAS_WRK, issueKey, rotationScript, runWrk } from "./load-tools.ts";
+import { Redis } from "ioredis";
+import { HAS_TASKSET, HAS_WRK, issueKey, issueKeys, requestCycleScript, rotationScript, runWrk, type CycleRequest } from "./load-tools.ts";
 
+// BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_ONLY (a pattern of scenario names), BENCH_REDIS_URL.
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -36,6 +38,10 @@ interface Scenario {
   body?: string;
   /** Service keys sent in turn, one per request (X-Service-Key), instead of one fixed key. */
   rotateKeys?: string[];
+  /** A fixed cycle of different requests (mixed traffic) instead of one request. */
+  cycle?: CycleRequest[];
+  /** The Redis this scenario's server uses, to count the commands it sends per request. */
+  redisUrl?: string;
 }
 interface Result {
   rps: number;
@@ -44,6 +50,10 @@ interface Result {
   errors: number;
   /** Server CPU microseconds per request, or NaN where /proc is unavailable. */
   cpuUs: number;
+  /** Redis commands per request, or NaN when the scenario does not use Redis. */
+  redisCmds: number;
+  /** Response bytes per request (headers included), or NaN when the generator does not say. */
+  bytes: number;
 }
 
 const CLOCK_TICKS = (() => {
@@ -66,8 +76,9 @@ async function main(): Promise<void> {
   const floorUrl = `http://127.0.0.1:${floorPort}/api/demo?vertical=travel&node=${node}`;
   const floor = await _spawn(["bench/h3-floor-server.mjs", artifact, String(floorPort)], {}, floorUrl);
   mkdirSync(".tmp", { recursive: true });
-  // The payment network's stand-in (JWKS and the charge API, real HTTP), for per-use tokens.
-  const network = await startAgentNetwork();
+  // The payment network's stand-in (JWKS and the charge API, real HTTP), for per-use tokens; a
+  // real network answers a charge in tens of milliseconds, which is what per-use requests wait on.
+  const network = await startAgentNetwork({ chargeLatencyMs: [20, 50] });
   const svcPort = await freePort();
   const svc = await _spawn(["dist/server/index.mjs"], {
     PORT: String(svcPort),
@@ -78,17 +89,20 @@ async function main(): Promise<void> {
     RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
     ...agentNetworkEnv(network),
   }, `http://127.0.0.1:${svcPort}/healthz`);
-  // The same bundle with per-use charges summed per token and sent every 200 ms.
+  // The same bundle with each per-use charge awaited inside its retrieval (the default before batching).
   const batchedPort = await freePort();
   const batchedSvc = await _spawn(["dist/server/index.mjs"], {
     PORT: String(batchedPort),
     DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-bench-")),
     LOG_LEVEL: "warn",
-    PER_USE_CHARGE_BATCH_MS: "200",
+    PER_USE_CHARGE_BATCH_MS: "0",
     ...agentNetworkEnv(network),
   }, `http://127.0.0.1:${batchedPort}/healthz`);
-  // The same bundle in multi-instance mode: state on Redis (BENCH_REDIS_URL, default the local one) under a throwaway prefix.
-  const redisUrl = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+  // The same bundle in multi-instance mode: state on Redis under a throwaway prefix. Without
+  // BENCH_REDIS_URL a private redis-server is started (on the generator's core, as a Redis on
+  // another host would not compete with the service), so its command count is this bench's alone.
+  const ownRedis = process.env.BENCH_REDIS_URL ? null : await _startRedis();
+  const redisUrl = process.env.BENCH_REDIS_URL ?? ownRedis?.url ?? "redis://127.0.0.1:6379";
   const redisPrefix = uniquePrefix().replace("vkr-test:", "vkr-bench:");
   const redisPort = await freePort();
   const redisSvc = await _spawn(["dist/server/index.mjs"], {
@@ -109,6 +123,10 @@ async function main(): Promise<void> {
     const key = await issueKey(svcUrl, ADMIN, travelKey);
     // Many agents at once: every request a different key, so no two share counters in a batch.
     const manyKeys = await Promise.all(Array.from({ length: 256 }, () => issueKey(svcUrl, ADMIN, travelKey)));
+    // Production-sized: 10,000 keys, so a key comes back only after ~10,000 other requests.
+    const tenThousandKeys = await issueKeys(svcUrl, ADMIN, travelKey, 10_000);
+    const mixed = _mixedCycle(tenThousandKeys.slice(0, 1000), await _travelNodes(svcUrl));
+    await _checkCycle(svcUrl, mixed);
     // Worth $1M: at $0.002 a node it outlasts any run.
     const payToken = await network.mint({ valueMicros: 1e12 });
     const batchedToken = await network.mint({ valueMicros: 1e12 });
@@ -117,14 +135,19 @@ async function main(): Promise<void> {
       { name: "h3 v2 route, same bytes, no checks (framework floor)", pid: floor.pid!, url: floorUrl, headers: {} },
       { name: "metered full node (membership key)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": key } },
       { name: "metered full node, 256 keys in turn (membership)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: {}, rotateKeys: manyKeys },
-      { name: "per-use pay token, full node (ledger + network charge)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "pay-network-pay-id": payToken } },
-      { name: "per-use pay token, charges batched per token every 200 ms", pid: batchedSvc.pid!, url: `http://127.0.0.1:${batchedPort}/api/demo?vertical=travel&node=${node}`, headers: { "pay-network-pay-id": batchedToken } },
-      { name: "metered full node (membership key, Redis store)", pid: redisSvc.pid!, url: `${redisSvcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": redisKey } },
+      { name: "metered full node, 10,000 keys in turn (membership)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: {}, rotateKeys: tenThousandKeys },
+      { name: "per-use pay token, default (charge 20–50 ms)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "pay-network-pay-id": payToken } },
+      { name: "per-use pay token, each charge awaited (PER_USE_CHARGE_BATCH_MS=0)", pid: batchedSvc.pid!, url: `http://127.0.0.1:${batchedPort}/api/demo?vertical=travel&node=${node}`, headers: { "pay-network-pay-id": batchedToken } },
+      { name: "metered full node (membership key, Redis store)", pid: redisSvc.pid!, url: `${redisSvcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": redisKey }, redisUrl },
       { name: "metered full node over MCP tools/call get_node (membership key)", pid: svc.pid!, url: `${svcUrl}/mcp`, headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) },
       { name: "metered lean node (membership key)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}&lean=true`, headers: { "x-service-key": key } },
       { name: "anonymous index (travel)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel`, headers: {} },
+      { name: "mixed: 1,000 keys; 80% node full+lean, 10% index, 5% evaluate, 5% MCP", pid: svc.pid!, url: svcUrl, headers: {}, cycle: mixed },
     ];
     await _checkMcp(`${svcUrl}/mcp`, key, node);
+    // BENCH_ONLY: a pattern of scenario names to run (the baseline always runs), for one change at a time.
+    const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, "i") : null;
+    if (only) scenarios.splice(1, scenarios.length, ...scenarios.slice(1).filter((s) => only.test(s.name)));
     const results = new Map<string, Result[]>(scenarios.map((s) => [s.name, []]));
     for (const s of scenarios) await _load(s, 1); // warm-up: JIT, caches
     for (let round = 0; round < ROUNDS; round++) {
@@ -142,6 +165,7 @@ async function main(): Promise<void> {
     redisSvc.kill("SIGTERM");
     await network.close();
     await deletePrefix(redisUrl, redisPrefix).catch(() => {});
+    ownRedis?.proc.kill("SIGTERM");
   }
 }
 
@@ -149,6 +173,73 @@ const MCP_HEADERS = { "content-type": "application/json", accept: "application/j
 
 function _getNodeCall(node: string): string {
   return JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_node", arguments: { vertical: "travel", node } } });
+}
+
+/** Nodes of the travel vertical, from its free index. */
+async function _travelNodes(url: string): Promise<string[]> {
+  const index = (await (await fetch(`${url}/api/demo?vertical=travel&lean=true`)).json()) as { nodes: Array<{ id: string }> };
+  return index.nodes.map((n) => n.id);
+}
+
+/**
+ * The mixed-traffic cycle: 2,000 requests in a fixed shuffled order over 1,000 keys and every
+ * travel node — 40% full node, 40% lean node, 10% anonymous index, 5% /api/evaluate, 5% MCP get_node.
+ */
+function _mixedCycle(keys: string[], nodes: string[]): CycleRequest[] {
+  let seed = 18;
+  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+  return Array.from({ length: 2000 }, (_, i): CycleRequest => {
+    const key = keys[i % keys.length]!;
+    const n = nodes[Math.floor(random() * nodes.length)]!;
+    const roll = random() * 100;
+    if (roll < 40) return { method: "GET", path: `/api/demo?vertical=travel&node=${n}`, headers: { "x-service-key": key } };
+    if (roll < 80) return { method: "GET", path: `/api/demo?vertical=travel&node=${n}&lean=true`, headers: { "x-service-key": key } };
+    if (roll < 90) return { method: "GET", path: "/api/demo?vertical=travel", headers: {} };
+    if (roll < 95) return { method: "POST", path: "/api/evaluate", headers: { "x-service-key": key, "content-type": "application/json" }, body: JSON.stringify({ vertical: "travel", node: n, facts: {} }) };
+    return { method: "POST", path: "/mcp", headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(n) };
+  });
+}
+
+/** Every request of the cycle answers 2xx (and MCP without isError) before it is measured. */
+async function _checkCycle(url: string, cycle: CycleRequest[]): Promise<void> {
+  for (const r of cycle.slice(0, 200)) {
+    const res = await fetch(url + r.path, { method: r.method, headers: r.headers, ...(r.body ? { body: r.body } : {}) });
+    const text = await res.text();
+    if (res.status >= 300 || text.includes('"isError":true')) throw new Error(`mixed request ${r.method} ${r.path} answered ${res.status}: ${text.slice(0, 300)}`);
+  }
+}
+
+async function _startRedis(): Promise<{ url: string; proc: ChildProcess } | null> {
+  try {
+    execFileSync("redis-server", ["--version"], { stdio: "ignore" });
+  } catch {
+    return null;
+  }
+  const port = await freePort();
+  const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+  const proc = spawn(HAS_TASKSET ? "taskset" : "redis-server", HAS_TASKSET ? ["-c", "1", "redis-server", ...args] : args, { stdio: "ignore" });
+  const url = `redis://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    client.on("error", () => {});
+    const ok = await client.connect().then(() => true, () => false);
+    client.disconnect();
+    if (ok) return { url, proc };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  proc.kill("SIGTERM");
+  return null;
+}
+
+/** Commands the Redis server has processed so far (all clients; the bench's own Redis has only ours). */
+async function _redisCommands(url: string): Promise<number> {
+  const client = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    const info = await client.info("stats");
+    return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? Number.NaN);
+  } finally {
+    client.disconnect();
+  }
 }
 
 /** MCP answers tool failures with 200 + isError, which autocannon would count as success: check one call first. */
@@ -175,11 +266,14 @@ async function _spawn(args: string[], env: Record<string, string>, readyUrl: str
 async function _load(s: Scenario, seconds: number): Promise<Result> {
   // Pin the generator to the other core; the servers run on core 0.
   if (HAS_TASKSET) execFileSync("taskset", ["-pc", "1", String(process.pid)], { stdio: "ignore" });
+  const redisBefore = s.redisUrl ? await _redisCommands(s.redisUrl) : Number.NaN;
   const cpuBefore = _cpuTicks(s.pid);
   const r = HAS_WRK ? await _wrk(s, seconds) : await _autocannon(s, seconds);
   const cpuAfter = _cpuTicks(s.pid);
+  // The INFO call that took the first reading counts itself once.
+  const redisCmds = s.redisUrl && r.requests > 0 ? ((await _redisCommands(s.redisUrl)) - redisBefore - 1) / r.requests : Number.NaN;
   const cpuUs = r.requests > 0 ? (((cpuAfter - cpuBefore) / CLOCK_TICKS) * 1e6) / r.requests : Number.NaN;
-  return { rps: r.rps, p50: r.p50, p99: r.p99, errors: r.errors, cpuUs };
+  return { rps: r.rps, p50: r.p50, p99: r.p99, errors: r.errors, cpuUs, redisCmds, bytes: r.requests > 0 ? r.bytes / r.requests : Number.NaN };
 }
 
 interface LoadRun {
@@ -188,11 +282,14 @@ interface LoadRun {
   p99: number;
   errors: number;
   requests: number;
+  /** Bytes read in all, headers included. */
+  bytes: number;
 }
 
 async function _autocannon(s: Scenario, seconds: number): Promise<LoadRun> {
   let turn = 0;
   const rotate = s.rotateKeys;
+  const cycle = s.cycle;
   const r = await autocannon({
     url: s.url,
     headers: s.headers,
@@ -201,8 +298,20 @@ async function _autocannon(s: Scenario, seconds: number): Promise<LoadRun> {
     pipelining: 1,
     ...(s.body ? { method: "POST" as const, body: s.body } : {}),
     ...(rotate ? { requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, "x-service-key": rotate[turn++ % rotate.length]! } }) }] } : {}),
+    ...(cycle
+      ? {
+          requests: [
+            {
+              setupRequest: (req) => {
+                const c = cycle[turn++ % cycle.length]!;
+                return { ...req, method: c.method as "GET", path: c.path, headers: { ...req.headers, ...c.headers }, body: c.body };
+              },
+            },
+          ],
+        }
+      : {}),
   });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx, requests: r.requests.total };
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx, requests: r.requests.total, bytes: r.throughput.total };
 }
 
 async function _wrk(s: Scenario, seconds: number): Promise<LoadRun> {
@@ -214,6 +323,8 @@ async function _wrk(s: Scenario, seconds: number): Promise<LoadRun> {
     args.push("-s", script);
   } else if (s.rotateKeys) {
     args.push("-s", rotationScript(s.rotateKeys, `wrk.headers["x-service-key"] = v\n  return wrk.format()`));
+  } else if (s.cycle) {
+    args.push("-s", requestCycleScript(s.cycle));
   }
   args.push(s.url);
   const out = await runWrk(args, 1);
@@ -226,7 +337,9 @@ async function _wrk(s: Scenario, seconds: number): Promise<LoadRun> {
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const socketErrors = socket ? socket.slice(1).reduce((n, v) => n + Number(v), 0) : 0;
-  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0), p50: ms("50"), p99: ms("99"), errors: non2xx + socketErrors, requests };
+  const read = /requests in [\d.]+\w+, ([\d.]+)(B|KB|MB|GB) read/.exec(out);
+  const bytes = read ? Number(read[1]) * ({ B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 } as Record<string, number>)[read[2]!]! : Number.NaN;
+  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0), p50: ms("50"), p99: ms("99"), errors: non2xx + socketErrors, requests, bytes };
 }
 
 /** utime + stime of a process in clock ticks (Linux /proc); 0 where unavailable. */
@@ -261,10 +374,13 @@ function _print(scenarios: Scenario[], results: Map<string, Result[]>, metered: 
       (rps / baseline).toFixed(2),
       cpu.toFixed(1),
       (baselineCpu / cpu).toFixed(2),
+      (_median(rs.map((r) => r.bytes)) / 1024).toFixed(1),
+      (cpu / (_median(rs.map((r) => r.bytes)) / 1024)).toFixed(2),
+      s.redisUrl ? _median(rs.map((r) => r.redisCmds)).toFixed(2) : "",
       String(rs.reduce((n, r) => n + r.errors, 0)),
     ];
   });
-  const header = ["scenario", "req/s", "p50 ms", "p99 ms", "ratio", "CPU µs/req", "CPU ratio", "errors"];
+  const header = ["scenario", "req/s", "p50 ms", "p99 ms", "ratio", "CPU µs/req", "CPU ratio", "KiB/resp", "CPU µs/KiB", "Redis cmd/req", "errors"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
   process.stdout.write(`\nbench: ${HAS_WRK ? "wrk" : "autocannon"}, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION}s, medians; taskset ${HAS_TASKSET ? "on" : "off"}; node ${process.version}\n`);

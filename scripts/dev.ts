@@ -10,11 +10,11 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError, resolveRuntimeConfig } from "../runtime/config.ts";
 import { createLogger } from "../runtime/logger.ts";
-import { watchDist } from "../runtime/releases/watch-dist.ts";
 import { startService } from "../runtime/start.ts";
 
 const { values } = parseArgs({ options: { content: { type: "string" }, out: { type: "string" } } });
-const env = { ...process.env, ...(values.out ? { DIST_DIR: values.out } : {}) };
+// The server follows each build the watcher publishes (runtime/releases/watch-dist.ts); in dev it looks often.
+const env = { RELEASE_POLL_MS: "250", ...process.env, ...(values.out ? { DIST_DIR: values.out } : {}) };
 let config;
 try {
   config = resolveRuntimeConfig(env);
@@ -33,12 +33,10 @@ if (first !== 0) process.stderr.write("dev: the first build has problems (above)
 // 2. The server, then the watcher; the server follows what the watcher writes.
 const logger = createLogger(config.logLevel);
 const service = await startService(config, { logger });
-const reloader = watchDist({ distDir: config.distDir, build: service.deps.build, logger });
 const watcher = tsxBuild(["--watch"]);
 process.stdout.write(`dev: serving ${service.url}/browse; edit content/ and reload the page\n`);
 
 const stop = () => {
-  reloader.stop();
   watcher.kill("SIGTERM");
   void service.close().then(() => process.exit(0));
 };

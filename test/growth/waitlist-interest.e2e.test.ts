@@ -117,11 +117,13 @@ describe("POST /api/interest and GET /api/interest/summary", () => {
     expect((await signal({ vertical: "ecommerce", agent_id: "shop-0" })).body.signals).toBe(20);
   });
 
-  it("refuses live and unknown verticals and bad bodies", async () => {
+  it("refuses live verticals, malformed slugs and bad bodies", async () => {
     for (const [body, code] of [
       [{ vertical: "travel", agent_id: "x" }, "vertical_not_allowed"],
       [{ vertical: "ethics", agent_id: "x" }, "vertical_not_allowed"],
-      [{ vertical: "atlantis" }, "vertical_unknown"],
+      [{ vertical: "Atlantis" }, "validation_failed"],
+      [{ vertical: "atlantis-" }, "validation_failed"],
+      [{ vertical: "a".repeat(65) }, "validation_failed"],
       [{ agent_id: "x" }, "validation_failed"],
       [{ vertical: "hrm", contact: "nope" }, "validation_failed"],
       [{ vertical: "hrm", use_case: "x".repeat(1025) }, "validation_failed"],
@@ -174,6 +176,25 @@ describe("POST /api/interest and GET /api/interest/summary", () => {
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await forged(i)).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
+  it("accepts a well-formed slug nobody listed yet and ranks it as proposed, with the 500 threshold (issue 19.6)", async () => {
+    const first = await signal({ vertical: "quantum-widgets", agent_id: "qw-1", use_case: "widget compliance" });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ vertical: "quantum-widgets", registered: true, counted: true, signals: 1, threshold: 500, build_queue_active: false });
+    expect((await signal({ vertical: "quantum-widgets", agent_id: "qw-1" })).body.counted).toBe(false);
+    expect((await signal({ vertical: "quantum-widgets", agent_id: "qw-2" })).body.signals).toBe(2);
+    const longest = "z".repeat(64);
+    expect((await signal({ vertical: longest, agent_id: "qw-1" })).status).toBe(200);
+    const rows = (await svc.request("/api/interest/summary")).body.verticals;
+    expect(rows.find((r: { vertical: string }) => r.vertical === "quantum-widgets")).toMatchObject({ title: "quantum-widgets", status: "proposed", signals: 2, remaining_to_activate: 498 });
+    expect(rows.find((r: { vertical: string }) => r.vertical === longest)).toMatchObject({ status: "proposed", signals: 1 });
+    expect(rows.map((r: { rank: number }) => r.rank)).toEqual(rows.map((_: unknown, i: number) => i + 1));
+    // The per-client limits hold for new slugs as for listed ones: anonymous signals are capped per day.
+    const anonymous = [];
+    for (let i = 0; i < 4; i++) anonymous.push((await signal({ vertical: `anon-slug-${i}` }, "203.0.113.91")).status);
+    expect(anonymous).toEqual([200, 200, 200, 429]);
+    expect((await svc.request("/api/interest/summary")).body.verticals.map((r: { vertical: string }) => r.vertical)).not.toContain("anon-slug-3");
   });
 
   it("activates a build queue at 500 signals", async () => {

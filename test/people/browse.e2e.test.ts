@@ -28,7 +28,9 @@ describe("GET /", () => {
     expect(page.text).toContain('href="/browse"');
     expect(page.text).toContain('href="/docs"');
     const json = await svc.request("/", { headers: { accept: "application/json" } });
-    expect(json.body).toMatchObject({ object: "service_description", links: { docs: "/docs", browse: "/browse", openapi: "/openapi.json" } });
+    expect(json.body).toMatchObject({ object: "service_description", links: { docs: "/docs", browse: "/browse", openapi: "/openapi.json", mcp: "/mcp" } });
+    // Issue 17, item 8: the MCP endpoint is advertised on the home page too.
+    expect(page.text).toMatch(/<code>\/mcp<\/code> \(Streamable HTTP\)/);
     expect(json.body.verticals.find((v: { slug: string }) => v.slug === "travel")).toMatchObject({ status: "live", nodes: 7 });
     expect((await svc.request("/", { headers: { accept: "text/html;q=0.5, application/json" } })).headers.get("content-type")).toMatch(/json/);
   });
@@ -76,9 +78,10 @@ describe("the browse site", () => {
 
   it("follows the access matrix: open verticals for all, trial modules only, paid verticals need a key", async () => {
     expect((await svc.request("/browse/a2a-handoff/a2a-one")).text).toContain("Logic text of a2a-one");
+    // Issue 19.1: beyond its trial modules a trial key sees the free locked page, as anonymous visitors do.
     const outside = await svc.request("/browse/travel/trv-m7", { headers: { "x-service-key": travelTrial } });
-    expect(outside.status).toBe(403);
-    expect(outside.body.code).toBe("module_not_in_trial");
+    expect(outside.status).toBe(200);
+    expect(outside.text).not.toContain("Skill text of trv-m7");
     expect((await svc.request("/browse/travel/trv-m2", { headers: { "x-service-key": travelTrial } })).text).toContain("Skill text of trv-m2");
     const paid = await svc.request("/browse/legal");
     expect(paid.status).toBe(402);
@@ -105,7 +108,10 @@ describe("llms.txt", () => {
     const full = await svc.request("/llms-full.txt");
     expect(full.text).toContain("- id: `trv-m5`");
     expect(full.text).toContain("trial module");
-    expect(full.text).not.toMatch(/Logic text of|Directive text of|Skill text of|Action text of/);
+    // Issue 17, item 8: /mcp advertised; the full text of the fully open verticals, nothing gated.
+    expect(short.text).toMatch(/^## MCP\n\n- \[MCP endpoint\]\(\/mcp\): /m);
+    for (const layer of ["Logic", "Directive", "Skill", "Action"]) expect(full.text).toContain(`#### ${layer}\n\n${layer} text of a2a-one`);
+    expect(full.text).not.toMatch(/(Logic|Directive|Skill|Action) text of (aic|trv|re|legal)-/);
     // The pages served are those generated from the build in service.
     expect(svc.logs.some((l) => l.includes("browse pages are not of the build"))).toBe(false);
   });

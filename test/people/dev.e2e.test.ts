@@ -3,7 +3,7 @@
  * and browse site without restarting it, and prints content problems with file and line while
  * the previous build keeps serving.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -63,6 +63,15 @@ describe("npm run dev", () => {
     expect(await (await fetch(`${url}/browse/travel/trv-m2`)).text()).toContain("Renamed module two");
     // Same process, same state: the trial key issued before the rebuild still works.
     expect((await json("/api/verify", { headers: { "x-service-key": trial } })).valid).toBe(true);
+  });
+
+  it("keeps rebuilding after atomic saves: two `sed -i` edits in a row both reach the server (issue 17, item 2)", async () => {
+    const file = join(content, "travel", "trv-m4.md");
+    for (const title of ["Module four, first save", "Module four, second save"]) {
+      // sed -i writes a temp file and renames it over the original, as vim and JetBrains do.
+      execFileSync("sed", ["-i", `s/^title: .*$/title: ${title}/`, file]);
+      await until(`"${title}" over the API`, async () => ((await json("/api/demo?vertical=travel&node=trv-m4")).node.title === title ? true : undefined));
+    }
   });
 
   it("prints problems with file and line, and keeps serving the last good build", async () => {

@@ -64,6 +64,35 @@ describe("GET /metrics", () => {
     expect(sample(await scrape(svc), "vkr_http_requests_total", { route: "unmatched", status: "404" })).toBe(1);
   });
 
+  it("counts MCP tool calls by tool and outcome with a latency histogram, and exports the process metrics", async () => {
+    const mcp = (name: string, args: Record<string, unknown>) =>
+      svc.request("/mcp", {
+        method: "POST",
+        headers: { accept: "application/json, text/event-stream" },
+        json: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } },
+      });
+    const before = await scrape(svc);
+    expect((await mcp("get_node", { vertical: "a2a-handoff", node: "a2a-one" })).status).toBe(200);
+    expect((await mcp("get_node", { vertical: "a2a-handoff", node: "a2a-one" })).status).toBe(200);
+    expect((await mcp("get_node", { vertical: "a2a-handoff", node: "no-such-node" })).body.result.isError).toBe(true);
+    expect((await mcp("list_verticals", {})).status).toBe(200);
+    // An unknown tool is a protocol error and never becomes a label.
+    expect((await mcp("drop_tables; --", {})).body.error).toBeTruthy();
+    const after = await scrape(svc);
+    const delta = (labels: Record<string, string>) => sample(after, "vkr_mcp_tool_calls_total", labels) - sample(before, "vkr_mcp_tool_calls_total", labels);
+    expect(delta({ tool: "get_node", outcome: "ok" })).toBe(2);
+    expect(delta({ tool: "get_node", outcome: "error" })).toBe(1);
+    expect(delta({ tool: "list_verticals", outcome: "ok" })).toBe(1);
+    const tools = new Set(after.find((f) => f.name === "vkr_mcp_tool_calls_total")!.metrics.map((m) => m.labels?.tool));
+    expect([...tools].every((t) => ["list_verticals", "get_index", "get_node", "search", "evaluate_rules", "get_changes", "verify_key"].includes(t!))).toBe(true);
+    const text = (await svc.request("/metrics")).text;
+    expect(Number(/^vkr_mcp_tool_call_duration_seconds_count\{tool="get_node"\} (\d+)$/m.exec(text)?.[1])).toBeGreaterThanOrEqual(3);
+    // collectDefaultMetrics: the standard process and Node.js series.
+    for (const name of ["process_cpu_seconds_total", "process_resident_memory_bytes", "nodejs_eventloop_lag_seconds", "nodejs_heap_size_used_bytes"]) {
+      expect(after.some((f) => f.name === name), name).toBe(true);
+    }
+  });
+
   it("each response carries an X-Request-Id that the log line shares", async () => {
     const res = await svc.request("/healthz", { headers: { "x-request-id": "trace-abc-12345" } });
     expect(res.headers.get("x-request-id")).toBe("trace-abc-12345");
