@@ -45,7 +45,7 @@ if (values.watch) {
     const inputDigest = digestBuildInputs(resolved.contentDir);
     const result = await buildContent(options);
     console.log(toReport(result));
-    if (result.ok && result.buildId) writeInputStamp(resolved.outDir, { input_digest: inputDigest, build_id: result.buildId });
+    if (result.ok && result.buildId) writeInputStamp(resolved.outDir, { input_digest: inputDigest, build_id: result.buildId, release: resolved.release });
     // The browse site and llms.txt are generated from the published data (build/browse/).
     if (result.ok) console.log(`browse site: ${(await writeBrowseSite(resolveBuildConfig(options).outDir)).pages} pages`);
     process.exitCode = result.ok ? 0 : 1;

@@ -15,6 +15,12 @@ export interface InputStamp {
   input_digest: string;
   /** The build these inputs produced (the manifest's `build_id`). */
   build_id: string;
+  /**
+   * Built with `--release` (placeholders refused, drafts left out). Publishing asks for it: the
+   * same bytes can come from a dev build only when the content has neither, so a stamp is cheaper
+   * than re-linting the output.
+   */
+  release: boolean;
 }
 
 export const INPUT_STAMP_FILE = "input-stamp.json";
@@ -39,7 +45,7 @@ export function digestBuildInputs(contentDir: string): string {
 export function readInputStamp(outDir: string): InputStamp | null {
   try {
     const stamp = JSON.parse(readFileSync(join(outDir, INPUT_STAMP_FILE), "utf8")) as Partial<InputStamp>;
-    return typeof stamp.input_digest === "string" && typeof stamp.build_id === "string" ? { input_digest: stamp.input_digest, build_id: stamp.build_id } : null;
+    return typeof stamp.input_digest === "string" && typeof stamp.build_id === "string" ? { input_digest: stamp.input_digest, build_id: stamp.build_id, release: stamp.release === true } : null;
   } catch {
     return null;
   }

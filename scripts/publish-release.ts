@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Storage } from "unstorage";
+import { readInputStamp } from "../build/input-stamp.ts";
 import type { ReleaseStoreConfig } from "../runtime/config.ts";
 import { computeBuildId } from "../runtime/releases/load-release.ts";
 import { RELEASE_POINTER_KEY, readReleasePointer, releaseFileKey, releaseManifestKey, type ReleasePointer } from "../runtime/releases/release-store.ts";
@@ -23,6 +24,23 @@ export interface UploadResult {
   files: number;
   /** False when the release was already in the store (releases are immutable). */
   uploaded: boolean;
+}
+
+/**
+ * Refuses to publish a development build: one that may carry TODO placeholders, example.org
+ * sources or draft nodes, which a `--release` build refuses or leaves out. The build's stamp says
+ * how `dist/` was built; `allowDevBuild` is for a staging store that wants drafts.
+ */
+export async function assertReleaseBuild(distDir: string, options: { allowDevBuild?: boolean } = {}): Promise<void> {
+  if (options.allowDevBuild) return;
+  const manifest = JSON.parse(await readFile(join(distDir, "data", "manifest.json"), "utf8")) as Pick<Manifest, "build_id">;
+  const stamp = readInputStamp(distDir);
+  if (stamp?.release && stamp.build_id === manifest.build_id) return;
+  const why = !stamp ? "it has no build stamp (input-stamp.json)" : stamp.build_id !== manifest.build_id ? `its stamp names build ${stamp.build_id}, not ${manifest.build_id}` : "it was built without --release";
+  throw new Error(
+    `${distDir} is not a release build: ${why}. A development build may carry TODO placeholders, example.org sources and draft nodes. ` +
+      "Build it with `vkr build --release` (or `npm run build:release`), or pass --allow-dev-build to publish it anyway.",
+  );
 }
 
 export async function uploadRelease(store: Storage, distDir: string): Promise<UploadResult> {

@@ -2,17 +2,19 @@
  * `npm run publish`: uploads the finished build in `dist/` (or `--dist <dir>`) as an immutable
  * release and makes it current; `npm run publish -- --rollback` points back to the previous one.
  * The release store comes from the environment exactly as the runtime reads it (RELEASE_REDIS_URL,
- * else RELEASE_DIR, else REDIS_URL), defaulting to the folder `./releases`. Run `npm run build`
- * first: the build validates the content; this checks every file against the manifest again.
+ * else RELEASE_DIR, else REDIS_URL), defaulting to the folder `./releases`. Run
+ * `npm run build:release` first: the build validates the content and refuses placeholders; this
+ * refuses a build made without `--release` (unless `--allow-dev-build`) and checks every file
+ * against the manifest again.
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { resolveReleaseStore } from "../runtime/config.ts";
 import { createReleaseStore } from "../runtime/releases/release-store.ts";
-import { activateRelease, rollbackRelease, uploadRelease } from "./publish-release.ts";
+import { activateRelease, assertReleaseBuild, rollbackRelease, uploadRelease } from "./publish-release.ts";
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { dist: { type: "string", default: "dist" }, rollback: { type: "boolean", default: false } } });
+  const { values } = parseArgs({ options: { dist: { type: "string", default: "dist" }, rollback: { type: "boolean", default: false }, "allow-dev-build": { type: "boolean", default: false } } });
   const config = resolveReleaseStore(process.env) ?? { kind: "dir" as const, dir: resolve("releases") };
   const where = config.kind === "dir" ? `folder ${config.dir}` : `redis (prefix ${config.prefix})`;
   const store = await createReleaseStore(config);
@@ -22,6 +24,7 @@ async function main(): Promise<void> {
       process.stdout.write(`rolled back: current release is ${pointer.build_id} in ${where}\n`);
       return;
     }
+    await assertReleaseBuild(resolve(values.dist), { allowDevBuild: values["allow-dev-build"] });
     const upload = await uploadRelease(store, resolve(values.dist));
     process.stdout.write(`${upload.uploaded ? "uploaded" : "already present:"} release ${upload.buildId} (${upload.files} files) to ${where}\n`);
     const pointer = await activateRelease(store, config, upload.buildId);

@@ -3,7 +3,7 @@
  * child process, real clock): create a key, list it by label, revoke it, and see the server refuse it.
  */
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -123,6 +123,20 @@ describe("vkr serve, build, publish", { timeout: 240_000 }, () => {
     expect(built.code, built.stderr).toBe(0);
     expect(existsSync(join(out, "browse", "travel", "index.html"))).toBe(true);
     const releases = mkdtempSync(join(tmpdir(), "vkr-cli-releases-"));
+    // A development build (its sources still cite example.org) is refused, and nothing is uploaded.
+    const refused = await vkr(["publish", "--dist", out], { RELEASE_DIR: releases });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("is not a release build: it was built without --release");
+    expect(refused.stderr).toContain("vkr build --release");
+    expect(readdirSync(releases)).toEqual([]);
+    // The release build refuses the placeholder source; with real sources it builds and publishes.
+    expect((await vkr(["build", "--release", "--content", content, "--out", out])).code).toBe(1);
+    for (const file of readdirSync(content, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".md"))) {
+      const path = join(content, file);
+      writeFileSync(path, readFileSync(path, "utf8").replaceAll("https://example.org/fixture", "https://eur-lex.europa.eu/eli/reg/2004/261/oj"));
+    }
+    const releaseBuild = await vkr(["build", "--release", "--content", content, "--out", out]);
+    expect(releaseBuild.code, releaseBuild.stderr + releaseBuild.stdout).toBe(0);
     const published = await vkr(["publish", "--dist", out, "--json"], { RELEASE_DIR: releases });
     expect(published.code, published.stderr + published.stdout).toBe(0);
     const release = JSON.parse(published.stdout);
