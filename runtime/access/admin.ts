@@ -22,9 +22,12 @@ export function assertAdmin(headers: Headers, adminKey: string | undefined): voi
  * guesses in 15 minutes the client gets 429 until the window ends, so the admin secret cannot
  * be brute-forced through the API. Missing headers do not count (nothing was guessed).
  *
- * The attempt is consumed atomically BEFORE the secret is compared, and given back only when the
- * bearer was right: reading the count, comparing and then incrementing let one concurrent burst
- * have hundreds of guesses evaluated before the first failure was written.
+ * Every bearer is compared only while it holds one of the window's `limit` slots, taken
+ * atomically BEFORE the comparison: reading a count, comparing and then incrementing let one
+ * concurrent burst have hundreds of guesses evaluated. A wrong bearer keeps its slot for the rest
+ * of the window; a right one gives it back. A request that finds every slot taken while fewer
+ * than `limit` guesses were wrong waits for a slot to come back (right bearers in flight hold
+ * them for a moment), so an operator issuing keys in parallel is never refused for it.
  */
 export async function guardAdmin(deps: Pick<AppDeps, "backend" | "clock" | "config">, event: H3Event): Promise<void> {
   const auth = event.req.headers.get("authorization");
@@ -32,24 +35,35 @@ export async function guardAdmin(deps: Pick<AppDeps, "backend" | "clock" | "conf
   const now = deps.clock.now();
   const windowStart = Math.floor(now / ADMIN_WINDOW_MS) * ADMIN_WINDOW_MS;
   const client = clientAddress(event, deps.config.trustProxy);
-  const counter = { key: `adminfail:${client}:${windowStart}`, limit: deps.config.adminFailuresPerWindow, expiresAt: windowStart + ADMIN_WINDOW_MS };
-  const attempt = await deps.backend.consume([counter], 1, now);
-  if (!attempt.admitted) {
-    const retryAfter = String(Math.max(1, Math.ceil((windowStart + ADMIN_WINDOW_MS - now) / 1000)));
-    throw apiError("rate_limited", { detail: "Too many wrong admin keys from this client; wait for the window to end.", headers: { "retry-after": retryAfter } });
+  const limit = deps.config.adminFailuresPerWindow;
+  const expiresAt = windowStart + ADMIN_WINDOW_MS;
+  const slot = { key: `adminfail:${client}:${windowStart}`, limit, expiresAt };
+  const wrongKey = `adminwrong:${client}:${windowStart}`;
+  const waitUntil = performance.now() + SLOT_WAIT_MS;
+  for (let tries = 0; !(await deps.backend.consume([slot], 1, now)).admitted; tries++) {
+    const [wrong = 0] = await deps.backend.readCounters([wrongKey], now);
+    if (wrong >= limit || performance.now() >= waitUntil) {
+      const retryAfter = wrong >= limit ? String(Math.max(1, Math.ceil((expiresAt - now) / 1000))) : "1";
+      throw apiError("rate_limited", { detail: "Too many wrong admin keys from this client; wait for the window to end.", headers: { "retry-after": retryAfter } });
+    }
+    // Backs off (2 ms doubling to 50 ms, jittered) so waiting requests cost the store little.
+    await new Promise((resolve) => setTimeout(resolve, Math.min(50, 2 ** (tries + 1)) * (0.5 + Math.random())));
   }
   try {
     assertAdmin(event.req.headers, deps.config.adminKey);
   } catch (error) {
-    if (!isApiError(error) || error.code !== "admin_auth_invalid") await _giveBack(deps, counter, now);
+    if (isApiError(error) && error.code === "admin_auth_invalid") await deps.backend.consume([{ key: wrongKey, limit: Number.POSITIVE_INFINITY, expiresAt }], 1, now);
+    else await _giveBack(deps, slot, now);
     throw error;
   }
-  await _giveBack(deps, counter, now);
+  await _giveBack(deps, slot, now);
 }
 
 // --- Internal helpers ---
 
 const ADMIN_WINDOW_MS = 15 * 60_000;
+/** How long a request waits for a slot held by guesses in flight before it is refused anyway. */
+const SLOT_WAIT_MS = 5_000;
 
 /** Returns a consumed attempt (a right bearer is not a guess); same `now`, so the same live window. */
 async function _giveBack(deps: Pick<AppDeps, "backend">, counter: { key: string; expiresAt: number }, now: number): Promise<void> {

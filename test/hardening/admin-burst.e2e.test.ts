@@ -38,16 +38,26 @@ async function burst(targets: ChildServer[], path: string): Promise<Record<numbe
   return tally(all.flat());
 }
 
+/** `count` right bearers at once over `targets` (an operator issuing or listing keys in parallel). */
+async function rightBurst(targets: ChildServer[], count: number): Promise<Record<number, number>> {
+  const share = count / targets.length;
+  const all = await Promise.all(targets.map((server) => socketBurst(server.url, share, () => ({ method: "GET", path: "/api/admin/keys", headers: { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` } }))));
+  return tally(all.flat());
+}
+
 const admin = (server: ChildServer) => fetch(`${server.url}/api/admin/keys`, { headers: { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` } }).then((r) => r.status);
 
 describe(`one burst of ${BURST} concurrent wrong admin bearers (limit ${LIMIT} per 15 minutes per client)`, () => {
   it("on SQLite: exactly the limit is evaluated, the rest is refused before comparing; right bearers used none of it", async () => {
     for (let i = 0; i < 2 * LIMIT; i++) expect(await admin(sqlite)).toBe(200);
+    // Right bearers take a slot only while they are compared: a parallel burst of them is all served.
+    expect(await rightBurst([sqlite], 120)).toEqual({ 200: 120 });
     expect(await burst([sqlite], "/api/admin/keys")).toEqual({ 403: LIMIT, 429: BURST - LIMIT });
     expect(await admin(sqlite)).toBe(429); // the limit is on the client, so the right key waits too
   });
 
   it("on Redis, split over two instances: exactly the limit is evaluated in total", async () => {
+    expect(await rightBurst(redis, 120)).toEqual({ 200: 120 });
     expect(await burst(redis, "/api/admin/keys")).toEqual({ 403: LIMIT, 429: BURST - LIMIT });
     for (const server of redis) expect(await admin(server)).toBe(429);
   });
