@@ -19,5 +19,3 @@ export function withCredentialProblem(bytes: Uint8Array, problem: CredentialProb
   return prependJsonMember(bytes, "credential_problem", problem);
 }
 
-// --- Internal helpers ---
-

@@ -7,8 +7,6 @@ import type { ResolvedVertical } from "../schema/catalog.ts";
 import type { Caller } from "./credentials.ts";
 import { decideRead, type ReadView } from "./decide-read.ts";
 
-export { keyCoversVertical } from "./decide-read.ts";
-
 export type AccessView = ReadView;
 
 export interface AccessInput {

@@ -7,7 +7,7 @@ import type { AppDeps } from "../deps.ts";
 import { limitsInForce } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import type { Caller } from "../access/credentials.ts";
-import { keyCoversVertical } from "../access/resolve-access.ts";
+import { keyCoversVertical } from "../access/decide-read.ts";
 import { meterKey } from "../metering/meter.ts";
 import type { KeyRecord } from "../schema/keys.ts";
 import type { DeltaResponse } from "../schema/responses.ts";
@@ -41,9 +41,9 @@ export function requireMembershipKey(caller: Caller): KeyRecord {
 
 /**
  * Validates the query (400s), scopes it to what the key may read (403), reads one page and meters
- * it. Nothing is metered when any check fails.
+ * it. Nothing is metered when any check fails; `count: false` (a HEAD) checks access as usual but
+ * consumes nothing.
  */
-/** `count: false` (a HEAD) checks access as usual but consumes nothing. */
 export async function readDelta(deps: AppDeps, record: KeyRecord, query: DeltaQuery, now: number, { count = true }: { count?: boolean } = {}): Promise<DeltaResult> {
   const build = deps.build.current;
   const sinceMs = query.since === null ? null : parseSince(query.since);

@@ -7,7 +7,7 @@ import type { AppDeps } from "../deps.ts";
 import { limitsInForce } from "../deps.ts";
 import { isApiError } from "../errors.ts";
 import { resolveKey } from "../access/credentials.ts";
-import { keyCoversVertical } from "../access/resolve-access.ts";
+import { keyCoversVertical } from "../access/decide-read.ts";
 import { planWindows } from "../metering/quota.ts";
 import type { KeyRecord } from "../schema/keys.ts";
 import { remainingOf } from "./key-view.ts";

@@ -27,6 +27,7 @@ import type { Logger } from "../logger.ts";
 import type { CounterWindow, StateBackend } from "../storage/backend.ts";
 import type { AgentNetworkProvider } from "./providers/agent-network.ts";
 import { openAnswer, sealAnswer, type SealedAnswer } from "./sealed-answer.ts";
+import { CHARGE_WINDOW_MS, LEDGER_GRACE_MS } from "./token-ledger.ts";
 
 export interface PerUseIds {
   jti: string;
@@ -80,8 +81,6 @@ interface OpenRecord {
   sendingMicros: number;
 }
 
-/** Sellers may charge up to 24 h after `exp`; the counters outlive that. */
-const GRACE_MS = 25 * 3600_000;
 
 export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatcher {
   const { network, backend, logger } = options;
@@ -95,7 +94,12 @@ export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatche
   let inFlight: Promise<void> = Promise.resolve();
 
   const openKey = (owner: string, jti: string) => `peruse:open:${owner}:${jti}`;
-  const settledWindow = (owner: string, ids: { jti: string; expiresAt: number }): CounterWindow => ({ key: `paysettled:${owner}:${ids.jti}`, limit: Number.POSITIVE_INFINITY, expiresAt: ids.expiresAt + GRACE_MS });
+  const countWindow = (counter: "payreserved" | "paysettled", owner: string, ids: { jti: string; expiresAt: number }): CounterWindow => ({
+    key: `${counter}:${owner}:${ids.jti}`,
+    limit: Number.POSITIVE_INFINITY,
+    expiresAt: ids.expiresAt + LEDGER_GRACE_MS,
+  });
+  const settledWindow = (owner: string, ids: { jti: string; expiresAt: number }) => countWindow("paysettled", owner, ids);
 
   /** One outside call under the durable protocol: record the amount, call, count it settled, clear the record. */
   const seal = (owner: string, jti: string, token: string) => sealAnswer(token, options.sealingSecret, openKey(owner, jti));
@@ -151,12 +155,12 @@ export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatche
         logger.warn("per-use charge interrupted by a crash; counted as charged, check the network's records", { jti, sub: record.sub, amount_usd_micros: record.sendingMicros });
         await backend.consume([settledWindow(owner, ids)], record.sendingMicros, now());
       }
-      const [reserved, settled] = await backend.readCounters([`payreserved:${owner}:${jti}`, `paysettled:${owner}:${jti}`], now());
+      const [reserved, settled] = await backend.readCounters([countWindow("payreserved", owner, ids).key, settledWindow(owner, ids).key], now());
       const unsent = reserved! - settled!;
       const token = openAnswer<string>(record.token, options.sealingSecret, key);
       if (token === null) {
         logger.error("per-use record cannot be opened (the network API key changed?); reconcile by hand", { jti, sub: record.sub, amount_usd_micros: unsent });
-      } else if (unsent > 0 && now() < record.expiresAt + 24 * 3600_000) {
+      } else if (unsent > 0 && now() < record.expiresAt + CHARGE_WINDOW_MS) {
         await sendOne(owner, token, ids, unsent, 0, record.token);
         logger.info("per-use charges reconciled after a crash", { jti, sub: record.sub, charged_usd_micros: unsent });
       }
@@ -185,7 +189,7 @@ export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatche
   /** Tokens past the network's charge window can owe nothing more: their records go, so the store and the map stay bounded. */
   const prune = async () => {
     for (const [jti, entry] of tracked) {
-      if (now() < entry.expiresAt + 24 * 3600_000 || pending.has(jti)) continue;
+      if (now() < entry.expiresAt + CHARGE_WINDOW_MS || pending.has(jti)) continue;
       tracked.delete(jti);
       await backend.records.removeItem(openKey(instance, jti));
     }
@@ -202,7 +206,7 @@ export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatche
   void heartbeat().catch(() => {});
 
   return {
-    reservedWindow: (ids) => ({ key: `payreserved:${instance}:${ids.jti}`, limit: Number.POSITIVE_INFINITY, expiresAt: ids.expiresAt + GRACE_MS }),
+    reservedWindow: (ids) => countWindow("payreserved", instance, ids),
     track(token, ids) {
       let entry = tracked.get(ids.jti);
       if (!entry) {

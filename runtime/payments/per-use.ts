@@ -47,10 +47,8 @@ export async function chargePerUse(deps: AppDeps, authorization: PerUseAuthoriza
     return _costHeaders(price, limit, spentMicros);
   }
   const { spentMicros } = await reserveFromLedger(deps, verified, price, limit, now);
-  {
-    await deps.payments.agentNetwork!.charge(authorization.token, price);
-    deps.logger.info("per-use charge", { jti: verified.jti, sub: verified.sub, charged_usd_micros: price, spent_usd_micros: spentMicros });
-  }
+  await deps.payments.agentNetwork!.charge(authorization.token, price);
+  deps.logger.info("per-use charge", { jti: verified.jti, sub: verified.sub, charged_usd_micros: price, spent_usd_micros: spentMicros });
   return _costHeaders(price, limit, spentMicros);
 }
 

@@ -13,8 +13,10 @@ import { formatUsdExact as formatUsd } from "./usd-decimal.ts";
 import { howToPay, type VerifiedPayToken } from "./providers/agent-network.ts";
 import type { CounterWindow } from "../storage/backend.ts";
 
-/** Sellers may charge up to 24 h after `exp`; the ledger outlives that. */
-const LEDGER_GRACE_MS = 25 * 3600_000;
+/** Sellers may charge a token up to 24 h after its `exp`. */
+export const CHARGE_WINDOW_MS = 24 * 3600_000;
+/** The ledger (and the batched charges' counters) outlive the charge window. */
+export const LEDGER_GRACE_MS = CHARGE_WINDOW_MS + 3600_000;
 
 /**
  * Reserves `amountMicros` of the token, refusing with 402 once `limitMicros` would be passed.
