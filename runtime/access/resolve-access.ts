@@ -5,7 +5,7 @@
 import { apiError } from "../errors.ts";
 import type { ResolvedVertical } from "../schema/catalog.ts";
 import type { Caller } from "./credentials.ts";
-import { decideRead, type ReadView } from "./decide-read.ts";
+import { decideRead, type ReadDecision, type ReadView } from "./decide-read.ts";
 
 export type AccessView = ReadView;
 
@@ -25,10 +25,10 @@ export function resolveAccess(input: AccessInput): AccessView {
  * gated node is refused there (402 `per_use_not_accepted`, naming GET /api/demo) rather than served unpaid. Every API read path (demo, MCP,
  * evaluate, search) charges tokens through `decideRead` / `meterRead` instead.
  */
-export function resolveContentAccess(input: AccessInput): AccessView {
-  const view = resolveAccess(input);
+export function resolveContentAccess(input: AccessInput): ReadDecision {
+  const decision = decideRead(input);
   if (input.caller.kind === "payment" && input.node && !input.vertical.fully_open) {
     throw apiError("per_use_not_accepted", { detail: "The browse pages do not charge per-use payment tokens; read this node with a key, or fetch it from GET /api/demo with the token." });
   }
-  return view;
+  return decision;
 }

@@ -6,10 +6,7 @@
 import type { ApiError } from "../errors.ts";
 import { ERRORS } from "../errors.ts";
 import type { SearchResult } from "../schema/search.ts";
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+import { escapeHtml } from "../http/escape-html.ts";
 
 /** Replaces `<!--vkr:name-->` markers; values are escaped here, except those listed in `raw`. */
 export function fillTemplate(template: string, values: Record<string, string>, raw: ReadonlySet<string> = new Set()): string {

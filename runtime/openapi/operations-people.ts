@@ -6,7 +6,6 @@
 import { Type } from "@sinclair/typebox";
 import { AdminKeyListSchema, AdminKeyViewSchema, RevokeKeyRequestSchema } from "../schema/admin-keys.ts";
 import { ServiceDescriptionSchema } from "../schema/service-description.ts";
-import { ProblemSchema } from "../schema/responses.ts";
 import type { Operation } from "./operations.ts";
 
 const HTML = { "text/html": Type.String() };

@@ -5,6 +5,7 @@
  * (/docs/assets/docs-init.js), not inline, so the page's CSP allows scripts from this origin only.
  * Without script, a plain reference rendered from the same document is shown instead.
  */
+import { escapeHtml } from "../http/escape-html.ts";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -81,7 +82,7 @@ ${rows}
 // --- Internal helpers ---
 
 function _e(value: unknown): string {
-  return String(value).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return escapeHtml(String(value));
 }
 
 /** Escaped text whose `code spans` become <code>: descriptions use backticks and nothing else of markdown that matters here. */

@@ -9,23 +9,19 @@
  */
 import { definePlugin, getRouterParam, type H3Event } from "h3";
 import type { AppDeps } from "../deps.ts";
-import { limitsInForce } from "../deps.ts";
 import { apiError, isApiError } from "../errors.ts";
 import { readCredentials, resolveCaller, resolveKey, type Caller } from "../access/credentials.ts";
 import { resolveAccess, resolveContentAccess } from "../access/resolve-access.ts";
-import { decideRead } from "../access/decide-read.ts";
 import { createBrowseSite, type BrowseSite } from "../browse/read-site.ts";
 import { describeService, prefersJson } from "../browse/describe-service.ts";
 import { fillErrorPage, fillSearchPage } from "../browse/fill-template.ts";
 import { assertSameOrigin, isSecureSite, keyCookieHeader, readKeyCookie } from "../browse/key-cookie.ts";
-import { clientAddress } from "../http/client-address.ts";
 import { readRawText } from "../http/body.ts";
 import { requestContext } from "../http/context.ts";
 import { CREDENTIAL_VARY } from "../http/headers.ts";
 import { readSingleParam } from "../http/query.ts";
 import { sendBytes, sendJson } from "../http/respond.ts";
-import { createAnonymousLimiter } from "../metering/anonymous-limit.ts";
-import { meterKey } from "../metering/meter.ts";
+import { meterRead } from "../metering/meter-read.ts";
 import { isHeadRequest } from "../http/head.ts";
 import { searchNodes } from "../search/search-nodes.ts";
 
@@ -42,7 +38,6 @@ const SEARCH_LIMIT = 20;
 
 export default definePlugin<AppDeps>((app, deps) => {
   const site = createBrowseSite(deps.config.distDir, deps.logger);
-  const anonymous = createAnonymousLimiter(deps.config.anonymousPerMinute);
   const page = async (event: H3Event, rel: string, headers: Record<string, string> = {}) => {
     const text = await site.read(deps.build.current, rel);
     if (text === null) throw apiError("not_found", { detail: "This page is not part of the build (was the browse site built?)." });
@@ -92,8 +87,8 @@ export default definePlugin<AppDeps>((app, deps) => {
       let headers: Record<string, string> = {};
       if (q !== "") {
         const now = deps.clock.now();
+        // Limited per client by the page limit in front of every /browse page (metering/page-limit.ts).
         const caller = await _caller(deps, event, now);
-        if (caller.kind === "anonymous") anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
         // The same search as GET /api/search and the MCP tool, metered by the same rule.
         const outcome = await searchNodes(deps, caller, { q, vertical, limit: SEARCH_LIMIT }, now, { count: !isHeadRequest(event) });
         filled = fillSearchPage(template, { q, vertical }, outcome.body.results);
@@ -118,12 +113,12 @@ export default definePlugin<AppDeps>((app, deps) => {
       const [, nodeId = "", markdown] = NODE_RE.exec(getRouterParam(event, "node") ?? "") ?? [];
       const meta = deps.build.current.nodeMeta(vertical.slug, nodeId);
       if (!meta) throw apiError("node_not_found", { detail: `No node "${nodeId.slice(0, 100)}" in ${vertical.slug}.` });
-      const view = resolveContentAccess({ caller, vertical, node: meta });
+      const decision = resolveContentAccess({ caller, vertical, node: meta });
       const headers: Record<string, string> = { ...KEYED };
       // A page of gated layers read with a key is a retrieval like GET /api/demo, so the site is no
       // way around a quota; free pages (open verticals, locked views) cost nothing (issue 19.2).
-      if (caller.kind === "key" && !isHeadRequest(event) && decideRead({ caller, vertical, node: meta }).meter === "key") Object.assign(headers, (await meterKey(deps.backend, limitsInForce(deps), caller.record, now)).headers);
-      return page(event, `${vertical.slug}/nodes/${meta.id}${view === "full" ? "" : ".locked"}${markdown ? ".md" : ".html"}`, headers);
+      if (!isHeadRequest(event)) Object.assign(headers, await meterRead(deps, { decision, caller, perUse: null }, now));
+      return page(event, `${vertical.slug}/nodes/${meta.id}${decision.view === "full" ? "" : ".locked"}${markdown ? ".md" : ".html"}`, headers);
     }),
   );
 });

@@ -11,7 +11,7 @@ import { DOCS_ASSETS, DOCS_CSP, readDocsAsset, renderDocsHtml, type DocsAsset } 
 
 export default definePlugin<AppDeps>((app, deps) => {
   const cache = new WeakMap<object, { json: string; html: string }>();
-  const assets = new Map<DocsAsset, string>();
+  const assets = new Map<DocsAsset, Uint8Array>();
   const rendered = () => {
     const build = deps.build.current;
     let hit = cache.get(build);
@@ -30,8 +30,9 @@ export default definePlugin<AppDeps>((app, deps) => {
     const file = getRouterParam(event, "file") ?? "";
     if (!Object.hasOwn(DOCS_ASSETS, file)) throw apiError("not_found", { detail: "No such documentation asset." });
     const name = file as DocsAsset;
-    let text = assets.get(name);
-    if (text === undefined) assets.set(name, (text = readDocsAsset(name)));
-    return sendBytes(event, 200, text, { "content-type": DOCS_ASSETS[name], "cache-control": "public, max-age=86400" });
+    // Kept as bytes: the bundle is 1.7 MB, not worth encoding again per request.
+    let bytes = assets.get(name);
+    if (bytes === undefined) assets.set(name, (bytes = Buffer.from(readDocsAsset(name))));
+    return sendBytes(event, 200, bytes, { "content-type": DOCS_ASSETS[name], "cache-control": "public, max-age=86400" });
   });
 });
