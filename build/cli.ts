@@ -4,11 +4,11 @@
  * rebuilds on change, reporting problems without exiting.
  */
 import { parseArgs } from "node:util";
-import { buildContent, createBuildCache, formatReport, type BuildConfig, type BuildResult } from "./index.ts";
+import { buildOnce } from "./build-once.ts";
+import { createBuildCache, formatReport, type BuildConfig, type BuildResult } from "./index.ts";
 import { watchContent } from "./watch.ts";
 import { writeBrowseSite } from "./browse/index.ts";
 import { resolveBuildConfig } from "./config.ts";
-import { digestBuildInputs, writeInputStamp } from "./input-stamp.ts";
 
 const { values } = parseArgs({
   options: {
@@ -40,14 +40,9 @@ if (values.watch) {
   });
 } else {
   try {
-    const resolved = resolveBuildConfig(options);
-    // Digest the inputs before building: an edit made during the build makes the stamp stale, never wrong.
-    const inputDigest = digestBuildInputs(resolved.contentDir);
-    const result = await buildContent(options);
-    console.log(toReport(result));
-    if (result.ok && result.buildId) writeInputStamp(resolved.outDir, { input_digest: inputDigest, build_id: result.buildId, release: resolved.release });
     // The browse site and llms.txt are generated from the published data (build/browse/).
-    if (result.ok) console.log(`browse site: ${(await writeBrowseSite(resolveBuildConfig(options).outDir)).pages} pages`);
+    const { result, browsePages } = await buildOnce(options, (built) => console.log(toReport(built)));
+    if (browsePages !== null) console.log(`browse site: ${browsePages} pages`);
     process.exitCode = result.ok ? 0 : 1;
   } catch (error) {
     console.error(`build failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -54,7 +54,7 @@ const HUMAN_MESSAGES: ReadonlyArray<[RegExp, (m: RegExpExecArray) => string]> = 
   [/^Expected string length less or equal to (\d+)$/, (m) => `must be at most ${m[1]} characters`],
   [/^Expected string length greater or equal to (\d+)$/, (m) => `must be at least ${m[1]} character${m[1] === "1" ? "" : "s"}`],
   [/^Expected string to match '.*'$/, () => "has the wrong format"],
-  [/^Expected string to match '.*' format$|^Expected string to match '(\w+)' format$/, (m) => `must be a valid ${m[1] ?? "value"}`],
+  [/^Expected string to match '.*' format$/, () => "must be a valid value"],
   [/^Expected (?:union value|value of enum|kind '.*')$/, () => "is not one of the accepted values"],
   [/^Expected required property$/, () => "is required"],
 ];

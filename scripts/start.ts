@@ -26,8 +26,8 @@ try {
 // 1. Content: build when the inputs differ from those of the build in service.
 const served = _servedBuild(distDir);
 const stamp = readInputStamp(distDir);
-const digest = digestBuildInputs(values.content);
-if (!served || stamp?.build_id !== served.build_id || stamp.input_digest !== digest) {
+// The inputs are digested only when the stamp could spare the build (the build digests them again).
+if (!served || stamp?.build_id !== served.build_id || stamp.input_digest !== digestBuildInputs(values.content)) {
   const built = _tsx("build/cli.ts", ["--content", values.content, "--out", distDir]);
   if (!built) {
     const last = _servedBuild(distDir);

@@ -5,7 +5,7 @@
  * fully open verticals only, the full text of the four content layers with their rules.
  */
 import type { IndexGraph, LogicLayer, NodeResponse } from "../../runtime/schema/artifacts.ts";
-import type { ResolvedVertical } from "../../runtime/schema/catalog.ts";
+import { LAYER_NAMES, type ResolvedVertical } from "../../runtime/schema/catalog.ts";
 import type { CompiledGate } from "../../runtime/schema/rules.ts";
 
 export interface LlmsVertical {
@@ -15,7 +15,6 @@ export interface LlmsVertical {
   nodes: Map<string, NodeResponse>;
 }
 
-const LAYERS = ["logic", "directive", "skill", "action"] as const;
 
 const INTRO = `# Vertical Knowledge Retrieval Service
 
@@ -77,7 +76,7 @@ export function renderLlmsFullTxt(verticals: LlmsVertical[]): string {
 /** The content layers as markdown: `####` per layer, the layer text as authored, then the rules as gate expressions. */
 function _layers(layers: NodeResponse["node"]["layers"]): string[] {
   const out: string[] = [];
-  for (const name of LAYERS) {
+  for (const name of LAYER_NAMES) {
     const layer = layers[name];
     if (!layer) continue;
     out.push(`#### ${name[0]!.toUpperCase()}${name.slice(1)}`, "", layer.text.trim(), "");

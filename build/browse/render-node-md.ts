@@ -4,10 +4,9 @@
  * tool and for agents that read markdown. Layer text is the authored markdown, unchanged.
  */
 import type { LogicLayer, NodeResponse } from "../../runtime/schema/artifacts.ts";
-import type { ResolvedVertical } from "../../runtime/schema/catalog.ts";
+import { LAYER_NAMES, type ResolvedVertical } from "../../runtime/schema/catalog.ts";
 import type { CompiledGate } from "../../runtime/schema/rules.ts";
 
-const LAYERS = ["logic", "directive", "skill", "action"] as const;
 
 export function renderNodeMarkdown(vertical: ResolvedVertical, response: NodeResponse): string {
   const node = response.node;
@@ -21,7 +20,7 @@ export function renderNodeMarkdown(vertical: ResolvedVertical, response: NodeRes
     `- cite as: \`${vertical.slug}/${node.id}@${node.version}\``,
     "",
   ];
-  for (const name of LAYERS) {
+  for (const name of LAYER_NAMES) {
     const layer = node.layers[name];
     const title = `${name[0]!.toUpperCase()}${name.slice(1)}`;
     if (!layer) {

@@ -3,13 +3,12 @@
  * page and a node page. No client framework and no script; styles are inline in the shell.
  */
 import type { IndexGraph, NodeResponse } from "../../runtime/schema/artifacts.ts";
-import type { ResolvedVertical } from "../../runtime/schema/catalog.ts";
+import { LAYER_NAMES, type ResolvedVertical } from "../../runtime/schema/catalog.ts";
 import { escapeHtml } from "./html-text.ts";
 import { renderMarkdown } from "./render-markdown.ts";
 import { renderGraphSvg } from "./layout-graph.ts";
 import { renderRules } from "./render-gates.ts";
 
-const LAYERS = ["logic", "directive", "skill", "action"] as const;
 
 export interface PageContext {
   apiVersion: string;
@@ -65,7 +64,7 @@ ${rows.join("\n")}
 /** One node page; `response` is the full or the locked artifact, so the page shows exactly what it holds. */
 export function renderNodePage(ctx: PageContext, vertical: ResolvedVertical, response: NodeResponse): string {
   const node = response.node;
-  const layers = LAYERS.map((name) => {
+  const layers = LAYER_NAMES.map((name) => {
     const layer = node.layers[name];
     if (!layer) {
       return `<section class="layer locked" data-layer="${name}"><h2>${_title(name)} <span class="badge">locked</span></h2><p>About ${node.layer_tokens[name]} tokens. A key or payment token unlocks it (see below).</p></section>`;

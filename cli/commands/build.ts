@@ -1,13 +1,11 @@
 /**
  * `vkr build`: the content build. Text mode runs build/cli.ts itself (its grouped report, and
- * `--watch`); `--json` builds in-process with the same `buildContent` and browse stage and prints
+ * `--watch`); `--json` builds in-process with the same `buildOnce` (content, browse site, stamp) and prints
  * the result with every issue (file, line, pointer). Exit 1 on any fatal content issue.
  */
 import { defineCommand } from "citty";
-import { writeBrowseSite } from "../../build/browse/index.ts";
+import { buildOnce } from "../../build/build-once.ts";
 import { resolveBuildConfig } from "../../build/config.ts";
-import { buildContent } from "../../build/index.ts";
-import { digestBuildInputs, writeInputStamp } from "../../build/input-stamp.ts";
 import { EXIT } from "../exit-codes.ts";
 import { printResult, runOperation } from "../output.ts";
 import { runScript } from "../run-script.ts";
@@ -32,12 +30,8 @@ export default defineCommand({
       return;
     }
     await runOperation(true, async () => {
-      // As build/cli.ts: the stamp tells `npm start` what this build was made from and `vkr publish` whether it is a release build.
-      const inputDigest = digestBuildInputs(resolved.contentDir);
-      const result = await buildContent(options);
-      if (result.ok && result.buildId) writeInputStamp(resolved.outDir, { input_digest: inputDigest, build_id: result.buildId, release: resolved.release });
-      const browse = result.ok ? await writeBrowseSite(resolved.outDir) : null;
-      printResult(true, { ok: result.ok, build_id: result.buildId ?? null, changed: result.changed, stats: result.stats, issues: result.issues, browse_pages: browse?.pages ?? 0 }, () => "");
+      const { result, browsePages } = await buildOnce(options);
+      printResult(true, { ok: result.ok, build_id: result.buildId ?? null, changed: result.changed, stats: result.stats, issues: result.issues, browse_pages: browsePages ?? 0 }, () => "");
       return result.ok ? EXIT.ok : EXIT.failure;
     });
   },
