@@ -5,7 +5,6 @@
  * ("planned for April 2026" read in November 2026). Warnings only: the content is still served.
  */
 import { toDisplayPath, type Diagnostics } from "../diagnostics.ts";
-import { toIsoDateTime } from "../dates.ts";
 import type { ValidatedNode } from "./validate.ts";
 
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
@@ -39,11 +38,8 @@ export function checkReviewDates(nodes: readonly ValidatedNode[], today: string,
   for (const node of nodes) {
     const fm = node.frontmatter;
     const file = node.source.file;
-    const reviewed = fm.reviewed === undefined ? undefined : toIsoDateTime(fm.reviewed);
-    const reviewBy = fm.review_by === undefined ? undefined : toIsoDateTime(fm.review_by);
-    if (reviewed && reviewBy && reviewBy < reviewed) {
-      diagnostics.add({ code: "dates_out_of_order", file, line: node.parsed.locate(["review_by"]), pointer: toDisplayPath(["review_by"]), message: `review_by (${fm.review_by}) is before reviewed (${fm.reviewed})` });
-    }
+    // Parsed, checked as real dates and ordered by the validate stage.
+    const reviewBy = node.dates.review_by;
     if (reviewBy && reviewBy.slice(0, 10) < today) {
       diagnostics.add({ code: "review_overdue", file, line: node.parsed.locate(["review_by"]), pointer: toDisplayPath(["review_by"]), message: `review_by ${fm.review_by} has passed (today ${today}): check the node against its sources and set reviewed and review_by` });
     }

@@ -23,7 +23,7 @@ export interface ValidatedNode extends ParsedFile {
   frontmatter: NodeFrontmatter;
   layers: Record<LayerName, ValidatedLayer>;
   /** Authored dates in canonical UTC form. */
-  dates: { created: string; updated: string; deprecated_at?: string };
+  dates: { created: string; updated: string; deprecated_at?: string; reviewed?: string; review_by?: string };
   /** 16 hex of the sha256 of the canonical authored content (frontmatter + layers). */
   version: string;
 }
@@ -61,14 +61,15 @@ function _validateNode(pf: ParsedFile, diagnostics: Diagnostics): ValidatedNode 
 
   // Dates: real calendar dates, then their order.
   const dates: Partial<ValidatedNode["dates"]> = {};
-  for (const key of ["created", "updated", "deprecated_at"] as const) {
+  for (const key of ["created", "updated", "deprecated_at", "reviewed", "review_by"] as const) {
     const value = fm[key];
     if (value === undefined) continue;
     const iso = toIsoDateTime(value);
     if (iso) dates[key] = iso;
     else report("date_invalid", [key], `"${value}" is not a real date: write YYYY-MM-DD (e.g. 2026-11-23, midnight UTC) or a date-time with its offset (e.g. 2026-11-23T14:30:00Z or 2026-11-23T15:30:00+01:00)`);
   }
-  const { created, updated, deprecated_at } = dates;
+  const { created, updated, deprecated_at, reviewed, review_by } = dates;
+  if (reviewed && review_by && review_by < reviewed) report("dates_out_of_order", ["review_by"], `review_by (${fm.review_by}) is before reviewed (${fm.reviewed})`);
   if (created && updated && updated < created) report("dates_out_of_order", ["updated"], `updated (${fm.updated}) is before created (${fm.created})`);
   if (created && deprecated_at && deprecated_at < created) {
     report("dates_out_of_order", ["deprecated_at"], `deprecated_at (${fm.deprecated_at}) is before created (${fm.created})`);
@@ -94,7 +95,7 @@ function _validateNode(pf: ParsedFile, diagnostics: Diagnostics): ValidatedNode 
     id: source.name,
     frontmatter: fm,
     layers,
-    dates: { created: created ?? fm.created, updated: updated ?? fm.updated, ...(deprecated_at ? { deprecated_at } : {}) },
+    dates: { created: created ?? fm.created, updated: updated ?? fm.updated, ...(deprecated_at ? { deprecated_at } : {}), ...(reviewed ? { reviewed } : {}), ...(review_by ? { review_by } : {}) },
     version: shortDigest(toCanonicalJson({ frontmatter: fm, layers: LAYER_NAMES.map((l) => layers[l].text) })),
   };
 }

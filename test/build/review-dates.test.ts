@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { buildContent } from "../../build/index.ts";
 import { lastDayMeant } from "../../build/stages/review-dates.ts";
 import { createTempDir, materializeFixture } from "./_fixtures.ts";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 describe("review dates", () => {
@@ -35,5 +36,16 @@ describe("review dates", () => {
     const options = { contentDir, outDir: join(tmp, "dist"), rootDir: tmp, write: false };
     expect((await buildContent({ ...options, today: "2026-01-15" })).issues.filter((i) => i.code === "review_overdue")).toEqual([]);
     expect((await buildContent({ ...options, today: "2026-02-02" })).issues.filter((i) => i.code === "review_overdue")).toHaveLength(1);
+  });
+
+  it("an impossible review date is an error, not silently ignored", async () => {
+    const tmp = createTempDir();
+    const contentDir = materializeFixture(tmp);
+    materializeFixture(tmp, "invalid/review_overdue");
+    const path = join(contentDir, "travel", "trv-start.md");
+    writeFileSync(path, readFileSync(path, "utf8").replace(/review_by: .*/, "review_by: 2026-02-30"));
+    const result = await buildContent({ contentDir, outDir: join(tmp, "dist"), rootDir: tmp, write: false, today: "2026-11-23" });
+    expect(result.ok).toBe(false);
+    expect(result.issues.filter((i) => i.code === "date_invalid").map((i) => i.pointer)).toEqual(["review_by"]);
   });
 });
