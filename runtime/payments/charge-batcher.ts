@@ -79,6 +79,11 @@ interface OpenRecord {
   expiresAt: number;
   /** The amount of the charge call in progress; 0 between calls. */
   sendingMicros: number;
+  /**
+   * The settled counter when that call began. A crash after the call was counted settled but
+   * before this record was cleared leaves the counter past it: the call must not count twice.
+   */
+  settledBeforeMicros?: number;
 }
 
 
@@ -104,7 +109,8 @@ export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatche
   /** One outside call under the durable protocol: record the amount, call, count it settled, clear the record. */
   const seal = (owner: string, jti: string, token: string) => sealAnswer(token, options.sealingSecret, openKey(owner, jti));
   const sendOne = async (owner: string, token: string, ids: PerUseIds, amountMicros: number, requests: number, sealed = seal(owner, ids.jti, token)) => {
-    const record: OpenRecord = { token: sealed, sub: ids.sub, expiresAt: ids.expiresAt, sendingMicros: amountMicros };
+    const [settledBeforeMicros = 0] = await backend.readCounters([settledWindow(owner, ids).key], now());
+    const record: OpenRecord = { token: sealed, sub: ids.sub, expiresAt: ids.expiresAt, sendingMicros: amountMicros, settledBeforeMicros };
     await backend.records.setItem(openKey(owner, ids.jti), record);
     try {
       const result = await network.charge(token, amountMicros);
@@ -152,8 +158,11 @@ export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatche
       if (!record) continue;
       const ids = { jti, sub: record.sub, expiresAt: record.expiresAt };
       if (record.sendingMicros > 0) {
-        logger.warn("per-use charge interrupted by a crash; counted as charged, check the network's records", { jti, sub: record.sub, amount_usd_micros: record.sendingMicros });
-        await backend.consume([settledWindow(owner, ids)], record.sendingMicros, now());
+        const [settledNow = 0] = await backend.readCounters([settledWindow(owner, ids).key], now());
+        if (record.settledBeforeMicros === undefined || settledNow === record.settledBeforeMicros) {
+          logger.warn("per-use charge interrupted by a crash; counted as charged, check the network's records", { jti, sub: record.sub, amount_usd_micros: record.sendingMicros });
+          await backend.consume([settledWindow(owner, ids)], record.sendingMicros, now());
+        }
       }
       const [reserved, settled] = await backend.readCounters([countWindow("payreserved", owner, ids).key, settledWindow(owner, ids).key], now());
       const unsent = reserved! - settled!;
