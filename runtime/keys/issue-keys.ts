@@ -47,7 +47,9 @@ export async function issueAdminKeys(deps: PurchaseDeps, input: AdminIssueInput,
       now,
     );
     await completePurchase(deps, record, now);
-    return Promise.all(keys.map(async (key) => ({ key, record: (await deps.keys.get(hashKey(key)))! })));
+    // Awaited here, not returned: a promise returned from the try is abandoned when the finally
+    // throws (the store went away mid-request), and its rejection would then end the process.
+    return await Promise.all(keys.map(async (key) => ({ key, record: (await deps.keys.get(hashKey(key)))! })));
   } finally {
     await createPurchaseStore(deps.backend).unlease(id, holder);
   }

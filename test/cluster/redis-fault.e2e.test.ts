@@ -86,6 +86,8 @@ describe("Redis stops mid-load and comes back", () => {
     const okAtOutageStart = tally.meteredOk;
     await sleep(1500);
     outage = false;
+    // An outage is no reason for an instance to exit; if one did, its log says why.
+    expect(exitedOutputs()).toEqual([]);
     // While Redis was down, not one metered request was served (the key cache cannot bypass the meter).
     expect(tally.meteredOk).toBe(okAtOutageStart);
     expect([...outageStatuses].sort()).toEqual(["free 200", "metered 503"]);
@@ -135,6 +137,10 @@ describe("Redis stops mid-load and comes back", () => {
 });
 
 // --- Internal helpers ---
+
+function exitedOutputs(): string[] {
+  return instances.filter((i) => i.proc.exitCode !== null || i.proc.signalCode !== null).map((i) => i.output());
+}
 
 async function startRedis(port: number, dir: string): Promise<ChildProcess> {
   const proc = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--appendfsync", "always", "--save", ""], { stdio: "ignore" });
