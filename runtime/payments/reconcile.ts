@@ -44,7 +44,11 @@ export interface ReconcileReport {
   attention: ReconcileEntry[];
 }
 
-export async function reconcilePurchases(deps: ReconcileDeps, now: number): Promise<ReconcileReport> {
+/**
+ * `attention: false` skips listing attention items: that list reads every final purchase ever
+ * made, which an operator asking once can afford and a timer on every instance cannot.
+ */
+export async function reconcilePurchases(deps: ReconcileDeps, now: number, options: { attention?: boolean } = {}): Promise<ReconcileReport> {
   const store = createPurchaseStore(deps.backend);
   const report: ReconcileReport = { resolved: [], open: [], attention: [] };
   for (const record of await store.listOpen()) {
@@ -64,7 +68,7 @@ export async function reconcilePurchases(deps: ReconcileDeps, now: number): Prom
       await store.unlease(record.id, holder);
     }
   }
-  report.attention = await _attention(store);
+  if (options.attention !== false) report.attention = await _attention(store);
   return report;
 }
 
@@ -90,7 +94,7 @@ export async function acknowledgePurchase(backend: AppDeps["backend"], id: strin
 export function startReconciler(deps: ReconcileDeps & Pick<AppDeps, "clock">, intervalMs: number): () => void {
   let running: Promise<void> | null = null;
   const pass = () => {
-    running ??= reconcilePurchases(deps, deps.clock.now())
+    running ??= reconcilePurchases(deps, deps.clock.now(), { attention: false })
       .then((report) => {
         if (report.resolved.length) deps.logger.warn("purchases reconciled", { resolved: report.resolved.map((e) => `${e.id}: ${e.action}`) });
       })
