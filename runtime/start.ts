@@ -42,7 +42,7 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const artifacts = await loadArtifacts(config.distDir, { cacheBytes: config.artifactCacheBytes });
-  const backend = options.backend ?? (await openBackend(config));
+  const backend = options.backend ?? (await openBackend(config, { onCheckpointError: (message) => logger.error("state store checkpoint failed; retried", { reason: message }) }));
   const deps: AppDeps = { config, clock, logger, backend, build: { current: artifacts }, keys: createKeysStore(backend, { now: () => clock.now() }), payments: options.payments ?? createPaymentProviders(config.payments) };
   deps.metrics = createMetrics({ build: deps.build, backend });
   if (config.payments.perUseChargeBatchMs > 0 && deps.payments.agentNetwork) {

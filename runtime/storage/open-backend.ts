@@ -8,6 +8,13 @@ import type { StateBackend } from "./backend.ts";
 import { createRedisBackend } from "./redis-backend.ts";
 import { createSqliteBackend } from "./sqlite-backend.ts";
 
-export async function openBackend(config: Pick<RuntimeConfig, "redisUrl" | "redisPrefix" | "dataDir">): Promise<StateBackend> {
-  return config.redisUrl ? createRedisBackend({ url: config.redisUrl, prefix: config.redisPrefix }) : createSqliteBackend({ dataDir: config.dataDir });
+export interface OpenBackendOptions {
+  /** A long-running server checkpoints SQLite's WAL off the event loop (see sqlite-checkpointer.ts); a CLI run leaves it to SQLite. */
+  onCheckpointError?: (message: string) => void;
+}
+
+export async function openBackend(config: Pick<RuntimeConfig, "redisUrl" | "redisPrefix" | "dataDir">, options: OpenBackendOptions = {}): Promise<StateBackend> {
+  return config.redisUrl
+    ? createRedisBackend({ url: config.redisUrl, prefix: config.redisPrefix })
+    : createSqliteBackend({ dataDir: config.dataDir, onCheckpointError: options.onCheckpointError });
 }

@@ -27,10 +27,16 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { createStorage, defineDriver } from "unstorage";
 import type { ConsumeResult, CounterWindow, InsertOnceResult, StateBackend } from "./backend.ts";
+import { startCheckpointer } from "./sqlite-checkpointer.ts";
 
 export interface SqliteBackendOptions {
   /** Folder for `state.sqlite`; `:memory:` for a throwaway store. */
   dataDir: string;
+  /**
+   * Set by a long-running server: WAL checkpoints then run on a worker thread (sqlite-checkpointer.ts)
+   * instead of inside a commit on the event loop, and their failures are reported here.
+   */
+  onCheckpointError?: (message: string) => void;
 }
 
 export function createSqliteBackend(options: SqliteBackendOptions): StateBackend {
@@ -43,6 +49,8 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
   // every quota upsert faulted pages in from the OS (10,000 keys in turn). 64 MB is an upper bound:
   // SQLite only uses what the file needs.
   db.pragma("cache_size = -65536");
+  const checkpointer = options.onCheckpointError && file !== ":memory:" ? startCheckpointer(file, options.onCheckpointError) : null;
+  if (checkpointer) db.pragma("wal_autocheckpoint = 0");
   db.exec(`
     create table if not exists kv (key text primary key, value text not null) without rowid;
     create table if not exists counters (key text primary key, n integer not null, expires_at integer not null) without rowid;
@@ -114,6 +122,7 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
     ping: async () => db.open,
     close: async () => {
       clearInterval(sweepTimer);
+      await checkpointer?.stop();
       if (db.open) db.close();
     },
   };
