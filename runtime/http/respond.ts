@@ -6,11 +6,12 @@ import type { H3Event } from "h3";
 import { FastResponse } from "srvx";
 import { baseHeaders, JSON_TYPE } from "./headers.ts";
 import { requestContext } from "./context.ts";
+import { PartsBody } from "./parts-body.ts";
 
 const BASE_PAIRS = Object.entries(baseHeaders("")).filter(([name]) => name !== "x-request-id");
 const BASE_NAMES = new Set(Object.keys(baseHeaders("")));
 
-export function sendBytes(event: H3Event, status: number, bytes: Uint8Array | string | null, headers: Record<string, string>): Response {
+export function sendBytes(event: H3Event, status: number, bytes: Uint8Array | string | PartsBody | null, headers: Record<string, string>): Response {
   const ctx = requestContext(event);
   // Header pairs go to srvx as they are (it would take an object apart into pairs anyway); the
   // common case, no override of a base header, skips building two intermediate objects.
@@ -24,6 +25,8 @@ export function sendBytes(event: H3Event, status: number, bytes: Uint8Array | st
     else pairs[at] = [name, value];
   }
   if (!typed) pairs.push(["content-type", JSON_TYPE]);
+  // srvx measures bytes and strings itself; a body in parts would otherwise go out chunked.
+  if (bytes instanceof PartsBody) pairs.push(["content-length", String(bytes.byteLength)]);
   return new FastResponse(bytes as BodyInit | null, { status, headers: pairs });
 }
 

@@ -3,6 +3,7 @@
  * batches since 2025-06-18), requests answered with a result or an error, notifications and
  * client responses acknowledged with 202.
  */
+import { PartsBody } from "../http/parts-body.ts";
 
 /** JSON-RPC error codes; -32001 is ours (see `McpAccessError` in the operation description). */
 export const RPC = {
@@ -68,11 +69,10 @@ export class EncodedJson {
   }
 }
 
-/** The response to request `id`: `result` serialised, or spliced in as bytes when already encoded. */
-export function toResponseBytes(id: RpcId, result: unknown): Uint8Array | string {
+/** The response to request `id`: `result` serialised, or its encoded bytes between the envelope's head and close (never copied). */
+export function toResponseBytes(id: RpcId, result: unknown): PartsBody | string {
   if (!(result instanceof EncodedJson)) return toJsonText(rpcResult(id, result));
-  const head = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`);
-  return Buffer.concat([head, result.bytes, CLOSE]);
+  return new PartsBody([Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`), result.bytes, CLOSE]);
 }
 
 const CLOSE = Buffer.from("}");
