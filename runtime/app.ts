@@ -7,6 +7,7 @@ import { H3, HTTPError, type H3Event } from "h3";
 import type { AppDeps } from "./deps.ts";
 import { ApiError, apiError, isApiError, type ErrorCode } from "./errors.ts";
 import { clientCutOff } from "./http/body.ts";
+import { useCoalescedWrites } from "./http/coalesce-writes.ts";
 import { initRequestContext, requestContext } from "./http/context.ts";
 import { baseHeaders, preflightHeaders } from "./http/headers.ts";
 import { problemResponse } from "./http/problem.ts";
@@ -45,6 +46,7 @@ export function createApp(deps: AppDeps): H3 {
     onError: (error, event) => _toProblem(deps, error, event),
   });
 
+  useCoalescedWrites(app);
   usePageLimit(app, deps);
   app.options("/**", (event) => sendBytes(event, 204, null, { ...preflightHeaders(requestContext(event).requestId), "content-type": "text/plain" }));
   for (const plugin of [status, demo, evaluate, delta, trial, keys, verify, health, docs, adminKeys, metrics, browse, waitlist, interest, telemetry, referral, search, mcp, checkout, checkoutSuccess, adminPayments]) app.register(plugin(deps));

