@@ -44,6 +44,9 @@ export function startCheckpointer(file: string, onError: (message: string) => vo
     stop: () =>
       new Promise<void>((resolve) => {
         if (worker.threadId === -1) return resolve();
+        // Unref'd, the worker would not keep the loop alive while we wait: a server whose last
+        // step is this wait would exit mid-await (code 13) instead of closing.
+        worker.ref();
         worker.once("exit", () => resolve());
         worker.postMessage("stop");
       }),
