@@ -28,11 +28,13 @@ function _endOfTurn(): Promise<void> {
 }
 
 export function useCoalescedWrites(app: H3): void {
-  app.use(async (_event, next) => {
+  // Not an async function: a metered answer, which has already crossed a turn, then pays one
+  // `then` and no extra promise of its own.
+  app.use((_event, next) => {
     const end = _endOfTurn();
     const turn = turns;
-    const response = await next();
-    if (turns === turn) await end;
-    return response;
+    const hold = <T>(response: T): T | Promise<T> => (turns === turn ? end.then(() => response) : response);
+    const result = next();
+    return result instanceof Promise ? result.then(hold) : hold(result);
   });
 }
