@@ -140,6 +140,8 @@ async function main(): Promise<void> {
       { name: "per-use pay token, each charge awaited (PER_USE_CHARGE_BATCH_MS=0)", pid: batchedSvc.pid!, url: `http://127.0.0.1:${batchedPort}/api/demo?vertical=travel&node=${node}`, headers: { "pay-network-pay-id": batchedToken } },
       { name: "metered full node (membership key, Redis store)", pid: redisSvc.pid!, url: `${redisSvcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": redisKey }, redisUrl },
       { name: "metered full node over MCP tools/call get_node (membership key)", pid: svc.pid!, url: `${svcUrl}/mcp`, headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) },
+      // What the SDK's fetch (and Python's httpx) send by default: the answer comes deflated.
+      { name: "MCP get_node, Accept-Encoding: gzip, deflate (as fetch sends)", pid: svc.pid!, url: `${svcUrl}/mcp`, headers: { ...MCP_HEADERS, "x-service-key": key, "accept-encoding": "gzip, deflate" }, body: _getNodeCall(node) },
       { name: "metered lean node (membership key)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}&lean=true`, headers: { "x-service-key": key } },
       { name: "anonymous index (travel)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel`, headers: {} },
       { name: "mixed: 1,000 keys; 80% node full+lean, 10% index, 5% evaluate, 5% MCP", pid: svc.pid!, url: svcUrl, headers: {}, cycle: mixed },

@@ -10,6 +10,9 @@
  * 5. Body within MAX_BODY_BYTES → 413; valid JSON → 400 -32700; one JSON-RPC message → 400 -32600
  * 6. Notifications and client responses → 202, empty; requests → 200 with a result or an error
  *
+ * get_node and get_index results go out deflated to clients that accept it, spliced around the
+ * request's id from a copy compressed once per artifact (`http/deflate-splice.ts`).
+ *
  * No session is issued and a sent `Mcp-Session-Id` is ignored; credentials are re-read on every
  * POST, exactly as on REST. GET and DELETE → 405 (no server-initiated stream, no session to end).
  */
@@ -20,6 +23,7 @@ import type { AppDeps } from "../deps.ts";
 import { isApiError } from "../errors.ts";
 import { readCredentials, resolveCaller, type Caller } from "../access/credentials.ts";
 import { readRawText } from "../http/body.ts";
+import { acceptsDeflate } from "../http/deflate-splice.ts";
 import { requestContext } from "../http/context.ts";
 import { baseHeaders, CREDENTIAL_VARY } from "../http/headers.ts";
 import { sendBytes, sendJson } from "../http/respond.ts";
@@ -27,7 +31,7 @@ import { createAnonymousLimiter } from "../metering/anonymous-limit.ts";
 import { createLayerSelector } from "../layers/select-layers.ts";
 import type { McpContext, McpShared } from "./context.ts";
 import { createHostGuard } from "./host-guard.ts";
-import { readMessage, RPC, rpcErrorBody, RpcError, toResponseBytes, type EncodedJson } from "./jsonrpc.ts";
+import { readMessage, RPC, rpcErrorBody, RpcError, toResponseBody, type EncodedJson } from "./jsonrpc.ts";
 import { ACCEPTED_VERSIONS, METHODS } from "./methods.ts";
 
 export const MCP_PATH = "/mcp";
@@ -96,8 +100,10 @@ export default definePlugin<AppDeps>((app, deps) => {
       const result = await handler(mcp, message.params);
       const headers = mcp.headers;
       headers["cache-control"] ??= "no-store";
-      headers.vary = CREDENTIAL_VARY;
-      return sendBytes(event, 200, toResponseBytes(message.id, result), headers);
+      headers.vary = `${CREDENTIAL_VARY}, Accept-Encoding`;
+      const { body, encoding } = toResponseBody(message.id, result, acceptsDeflate(event.req.headers.get("accept-encoding")));
+      if (encoding) headers["content-encoding"] = encoding;
+      return sendBytes(event, 200, body, headers);
     } catch (error) {
       if (error instanceof RpcError) return sendJson(event, 200, rpcErrorBody(message.id, error.code, error.message, error.data));
       deps.logger.error("mcp method failed", { request_id: ctx.requestId, method: message.method, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });

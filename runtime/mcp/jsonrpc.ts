@@ -3,6 +3,7 @@
  * batches since 2025-06-18), requests answered with a result or an error, notifications and
  * client responses acknowledged with 202.
  */
+import { deflatePart, spliceDeflate, type DeflatedPart } from "../http/deflate-splice.ts";
 import { PartsBody } from "../http/parts-body.ts";
 
 /** JSON-RPC error codes; -32001 is ours (see `McpAccessError` in the operation description). */
@@ -61,18 +62,28 @@ export function toJsonText(value: unknown): string {
   return text.replace(RAW_RE, (_m, i: string) => raws[Number(i)]!);
 }
 
-/** A whole `result` already serialised to UTF-8 JSON (see `toResponseBytes`). */
+/** A whole `result` already serialised to UTF-8 JSON (see `toResponseBody`). */
 export class EncodedJson {
   readonly bytes: Uint8Array;
+  #deflated: DeflatedPart | undefined;
   constructor(bytes: Uint8Array) {
     this.bytes = bytes;
   }
+  /** Compressed on first use, then kept with the cached result. */
+  get deflated(): DeflatedPart {
+    return (this.#deflated ??= deflatePart(this.bytes));
+  }
 }
 
-/** The response to request `id`: `result` serialised, or its encoded bytes between the envelope's head and close (never copied). */
-export function toResponseBytes(id: RpcId, result: unknown): PartsBody | string {
-  if (!(result instanceof EncodedJson)) return toJsonText(rpcResult(id, result));
-  return new PartsBody([Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`), result.bytes, CLOSE]);
+/**
+ * The response to request `id`: `result` serialised, or its encoded bytes between the envelope's
+ * head and close (never copied), spliced into a deflate stream when the client accepts one.
+ */
+export function toResponseBody(id: RpcId, result: unknown, deflate: boolean): { body: PartsBody | string; encoding: "deflate" | null } {
+  if (!(result instanceof EncodedJson)) return { body: toJsonText(rpcResult(id, result)), encoding: null };
+  const head = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`);
+  if (deflate) return { body: new PartsBody(spliceDeflate(head, result.deflated, CLOSE)), encoding: "deflate" };
+  return { body: new PartsBody([head, result.bytes, CLOSE]), encoding: null };
 }
 
 const CLOSE = Buffer.from("}");
