@@ -27,13 +27,13 @@ export function deflatePart(bytes: Uint8Array): DeflatedPart {
   return { data, adler: adler32(bytes), length: bytes.byteLength };
 }
 
-/** The zlib stream of `head + middle + tail`, as parts to write in order (head and tail ≤ 65,535 bytes). */
+/** The zlib stream of `head + middle + tail`, as parts to write in order. */
 export function spliceDeflate(head: Uint8Array, middle: DeflatedPart, tail: Uint8Array): Uint8Array[] {
   let adler = _combine(adler32(head), middle.adler, middle.length);
   adler = _combine(adler, adler32(tail), tail.byteLength);
   const trailer = new Uint8Array(4);
   new DataView(trailer.buffer).setUint32(0, adler >>> 0);
-  return [ZLIB_HEADER, _storedBlock(head, false), head, middle.data, _storedBlock(tail, true), tail, trailer];
+  return [ZLIB_HEADER, ..._stored(head, false), middle.data, ..._stored(tail, true), trailer];
 }
 
 /** True when the request's Accept-Encoding admits deflate (q > 0). */
@@ -66,10 +66,25 @@ export function adler32(bytes: Uint8Array): number {
 
 // --- Internal helpers ---
 
-/** A stored block's header for `data` (BTYPE 00; the stream is byte-aligned here), without the data. */
-function _storedBlock(data: Uint8Array, final: boolean): Uint8Array {
-  const len = data.byteLength;
-  return Uint8Array.of(final ? 1 : 0, len & 0xff, len >>> 8, ~len & 0xff, (~len >>> 8) & 0xff);
+/** Longest stored block (its length field has 16 bits). */
+const STORED_MAX = 65_535;
+
+/**
+ * `data` as stored blocks (BTYPE 00; the stream is byte-aligned here), each header then its
+ * bytes; `final` marks the last block. A head can outgrow one block: a JSON-RPC id is the
+ * client's string, as long as the body limit allows.
+ */
+function _stored(data: Uint8Array, final: boolean): Uint8Array[] {
+  const parts: Uint8Array[] = [];
+  let offset = 0;
+  do {
+    const chunk = data.subarray(offset, offset + STORED_MAX);
+    offset += chunk.byteLength;
+    const last = final && offset >= data.byteLength;
+    const len = chunk.byteLength;
+    parts.push(Uint8Array.of(last ? 1 : 0, len & 0xff, len >>> 8, ~len & 0xff, (~len >>> 8) & 0xff), chunk);
+  } while (offset < data.byteLength);
+  return parts;
 }
 
 /** zlib's adler32_combine: the Adler-32 of A + B from A's, B's and B's length. */

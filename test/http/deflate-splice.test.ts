@@ -41,6 +41,17 @@ describe("deflate splicing", () => {
     }
   });
 
+  it("splits a head or tail longer than one stored block (a client's id can be ~64 KiB)", () => {
+    const part = deflatePart(utf8("middle"));
+    for (const size of [65_535, 65_536, 140_000]) {
+      const head = new Uint8Array(size).fill(0x61);
+      const tail = new Uint8Array(size).fill(0x62);
+      const spliced = join(spliceDeflate(head, part, tail));
+      expect(inflateSync(spliced).equals(join([head, utf8("middle"), tail]))).toBe(true);
+    }
+    expect(inflateSync(join(spliceDeflate(new Uint8Array(0), part, new Uint8Array(0)))).toString()).toBe("middle");
+  });
+
   it("reads Accept-Encoding", () => {
     expect(acceptsDeflate("gzip, deflate")).toBe(true);
     expect(acceptsDeflate("gzip, deflate, br")).toBe(true);
