@@ -2,6 +2,7 @@
  * The agent-facing description of `GET /` and the `Accept` negotiation that picks it: a
  * projection of the catalogue and manifest already in memory, built once per build.
  */
+import { parseQualityList } from "../http/quality-list.ts";
 import type { Artifacts } from "../storage/artifacts.ts";
 import type { ServiceDescription } from "../schema/service-description.ts";
 
@@ -12,12 +13,8 @@ import type { ServiceDescription } from "../schema/service-description.ts";
  */
 export function prefersJson(accept: string | null): boolean {
   if (!accept) return false;
-  const ranked = accept.split(",").map((part, order) => {
-    const [type = "", ...params] = part.trim().toLowerCase().split(";");
-    const q = Number(params.find((p) => p.trim().startsWith("q="))?.split("=")[1] ?? "1");
-    return { type: type.trim(), q: Number.isFinite(q) ? q : 0, order };
-  });
-  const best = (match: (t: string) => boolean) => ranked.filter((r) => match(r.type) && r.q > 0).sort((a, b) => b.q - a.q || a.order - b.order)[0];
+  const ranked = parseQualityList(accept);
+  const best = (match: (t: string) => boolean) => ranked.filter((r) => match(r.value) && r.q > 0).sort((a, b) => b.q - a.q || a.order - b.order)[0];
   const json = best((t) => t === "application/json" || t === "application/*");
   const html = best((t) => t === "text/html" || t === "text/*" || t === "*/*");
   if (!json) return false;

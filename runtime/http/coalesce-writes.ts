@@ -8,8 +8,8 @@
  * under wrk (64 connections, server pinned to one core), anonymous travel index, 22 KiB: 43–48 µs
  * of server CPU per request (user 27–31, system 18–21) written at once, 26–29 µs (user 16–19,
  * system 9–10) written in the check phase, with 1.7x the requests per second; the metered node
- * stays at 30–31 µs. A response that already crossed a turn (it
- * waited for the store, a file, the network) goes out at once.
+ * stays at 30–31 µs. A response that already crossed a turn (it waited for the store, a file,
+ * the network) goes out at once.
  */
 import type { H3 } from "h3";
 

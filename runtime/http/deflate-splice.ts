@@ -10,6 +10,7 @@
  * request would cost far more CPU than it saves: a zlib stream per call allocates its state.
  */
 import { constants, deflateRawSync } from "node:zlib";
+import { parseQualityList } from "./quality-list.ts";
 
 /** A middle part compressed once, ready to splice. */
 export interface DeflatedPart {
@@ -39,13 +40,8 @@ export function spliceDeflate(head: Uint8Array, middle: DeflatedPart, tail: Uint
 /** True when the request's Accept-Encoding admits deflate (q > 0). */
 export function acceptsDeflate(header: string | null): boolean {
   if (!header) return false;
-  for (const item of header.split(",")) {
-    const [coding, ...params] = item.trim().toLowerCase().split(";");
-    if (coding !== "deflate") continue;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-    return q === undefined || Number(q.slice(2)) > 0;
-  }
-  return false;
+  const deflate = parseQualityList(header).find((item) => item.value === "deflate");
+  return deflate !== undefined && deflate.q > 0;
 }
 
 export function adler32(bytes: Uint8Array): number {

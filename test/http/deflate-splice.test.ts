@@ -56,6 +56,7 @@ describe("deflate splicing", () => {
     expect(acceptsDeflate("gzip, deflate")).toBe(true);
     expect(acceptsDeflate("gzip, deflate, br")).toBe(true);
     expect(acceptsDeflate("Deflate;q=0.5")).toBe(true);
+    expect(acceptsDeflate("gzip, deflate ;q=0.5")).toBe(true); // OWS before ";" (RFC 9110 weight)
     expect(acceptsDeflate("deflate;q=0")).toBe(false);
     expect(acceptsDeflate("gzip")).toBe(false);
     expect(acceptsDeflate("x-deflate")).toBe(false);
