@@ -15,18 +15,24 @@
  * committed. Each check still sees the ones before it, so admission stays exact, and nothing is
  * acknowledged before it is durable; the per-transaction cost is shared by the whole batch.
  *
- * Counter cache: the batch reads counters from an in-process copy and writes each touched counter
- * once, with its final value, before the commit. The copy is trusted only while
+ * Counter cache: the batch reads counters from an in-process copy and writes each touched row
+ * once, with its final values, before the commit. The copy is trusted only while
  * `PRAGMA data_version` (read under the batch's write lock) says no other connection committed
  * since; otherwise it is dropped and rows are read again, so processes sharing the file (the CLI,
  * a second server) stay exact. Measured under wrk (one key, 64 connections): the batch went from
  * 13% of busy CPU (three selects and three upserts per request) to about 3%.
+ *
+ * Counter rows: the windows of one key (hour, day, month: `q:{tag}:<owner>:<window>`) are packed
+ * into ONE row per owner (see counter-rows.ts), so a request with a key of its own writes one row,
+ * not three. With many keys each request writes its own counters, and the upserts were the
+ * largest part of a batch (store alone, batches of 64: 7.4 -> see the README's Performance section).
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { createStorage, defineDriver } from "unstorage";
 import type { ConsumeResult, CounterWindow, InsertOnceResult, StateBackend } from "./backend.ts";
+import { decodeCells, encodeCells, rowOf, type Cell } from "./counter-rows.ts";
 import { startCheckpointer } from "./sqlite-checkpointer.ts";
 
 export interface SqliteBackendOptions {
@@ -37,6 +43,8 @@ export interface SqliteBackendOptions {
    * instead of inside a commit on the event loop, and their failures are reported here.
    */
   onCheckpointError?: (message: string) => void;
+  /** How often the worker checkpoints (default 500 ms); tests lengthen it to tell its copies from a commit's. */
+  checkpointIntervalMs?: number;
 }
 
 export function createSqliteBackend(options: SqliteBackendOptions): StateBackend {
@@ -49,20 +57,20 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
   // every quota upsert faulted pages in from the OS (10,000 keys in turn). 64 MB is an upper bound:
   // SQLite only uses what the file needs.
   db.pragma("cache_size = -65536");
-  const checkpointer = options.onCheckpointError && file !== ":memory:" ? startCheckpointer(file, options.onCheckpointError) : null;
+  const checkpointer = options.onCheckpointError && file !== ":memory:" ? startCheckpointer(file, options.onCheckpointError, options.checkpointIntervalMs) : null;
   if (checkpointer) db.pragma("wal_autocheckpoint = 0");
   db.exec(`
     create table if not exists kv (key text primary key, value text not null) without rowid;
-    create table if not exists counters (key text primary key, n integer not null, expires_at integer not null) without rowid;
+    create table if not exists counter_rows (row text primary key, cells text not null, expires_at integer not null) without rowid;
     create table if not exists once (key text primary key, value text not null, expires_at integer) without rowid;
     create table if not exists lists (list text not null, member text not null, position integer not null, primary key (list, member)) without rowid;
     create table if not exists list_heads (list text primary key, n integer not null) without rowid;
   `);
 
   const q = {
-    counterGet: db.prepare<[string, number], { n: number }>("select n from counters where key = ? and expires_at > ?"),
-    counterRow: db.prepare<[string], { n: number; expires_at: number }>("select n, expires_at from counters where key = ?"),
-    counterSet: db.prepare("insert into counters (key, n, expires_at) values (?, ?, ?) on conflict(key) do update set n = excluded.n, expires_at = excluded.expires_at"),
+    rowGet: db.prepare<[string], string>("select cells from counter_rows where row = ?").pluck(),
+    rowSet: db.prepare("insert into counter_rows (row, cells, expires_at) values (?, ?, ?) on conflict(row) do update set cells = excluded.cells, expires_at = excluded.expires_at"),
+    rowDel: db.prepare("delete from counter_rows where row = ?"),
     dataVersion: db.prepare<[], number>("pragma data_version").pluck(),
     onceGet: db.prepare<[string], { value: string; expires_at: number | null }>("select value, expires_at from once where key = ?"),
     oncePut: db.prepare("insert or replace into once (key, value, expires_at) values (?, ?, ?)"),
@@ -74,14 +82,27 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
     ),
     listPut: db.prepare("insert into lists (list, member, position) values (?, ?, ?)"),
     listCount: db.prepare<[string], { n: number }>("select n from list_heads where list = ?"),
-    sweep: db.prepare("delete from counters where expires_at <= ?"),
+    sweep: db.prepare("delete from counter_rows where expires_at <= ?"),
   };
+  _migrateCounters(db);
 
-  const counters = _createCounterCache((key) => q.counterRow.get(key));
+  const readRow = (row: string): Map<string, Cell> => {
+    const text = q.rowGet.get(row);
+    return text === undefined ? new Map() : decodeCells(row, text);
+  };
+  const counters = _createCounterCache(readRow);
   const consumeBatch = db.transaction((batch: PendingConsume[]) => {
     counters.begin(q.dataVersion.get()!);
-    const results = batch.map((op) => counters.consume(op.windows, op.cost, op.now));
-    for (const [key, c] of counters.dirty()) q.counterSet.run(key, c.n, c.expiresAt);
+    let earliest = Number.POSITIVE_INFINITY;
+    const results = batch.map((op) => {
+      if (op.now < earliest) earliest = op.now;
+      return counters.consume(op.windows, op.cost, op.now);
+    });
+    for (const [row, cells] of counters.dirty()) {
+      const packed = encodeCells(row, cells, earliest - FORGET_AFTER_MS);
+      if (packed) q.rowSet.run(row, packed.text, packed.expiresAt);
+      else q.rowDel.run(row);
+    }
     return results;
   });
   const groupCommit = _createGroupCommit((batch) => {
@@ -107,14 +128,18 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
   });
 
   // Expired counters are dead weight only; sweeping hourly keeps the table small.
-  const sweepTimer = setInterval(() => q.sweep.run(Date.now() - 86_400_000), 3_600_000);
+  const sweepTimer = setInterval(() => q.sweep.run(Date.now() - FORGET_AFTER_MS), 3_600_000);
   sweepTimer.unref();
 
   return {
     kind: "sqlite",
     records: createStorage({ driver: _sqliteKvDriver(db) }),
     consume: (windows, cost, now) => groupCommit.submit({ windows, cost, now }),
-    readCounters: async (keys, now) => keys.map((k) => q.counterGet.get(k, now)?.n ?? 0),
+    readCounters: async (keys, now) =>
+      keys.map((k) => {
+        const c = readRow(rowOf(k)).get(k);
+        return c !== undefined && c.expiresAt > now ? c.n : 0;
+      }),
     insertOnce: async (key, value, expiresAt, now) => insertOnce.immediate(key, value, expiresAt, now),
     removeOnce: async (key, ifValue) => (ifValue === undefined ? q.onceDel.run(key) : q.onceDelIf.run(key, ifValue)).changes > 0,
     claimPosition: async (list, member) => claimPosition.immediate(list, member),
@@ -130,51 +155,55 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
 
 // --- Internal helpers ---
 
-interface CachedCounter {
-  n: number;
-  expiresAt: number;
-}
+/** A counter is forgotten this long after it expired (its count is 0 from its expiry on anyway). */
+const FORGET_AFTER_MS = 86_400_000;
 
-/** Drop the copy beyond this many counters (three to four per active key and hour). */
-const COUNTER_CACHE_MAX = 200_000;
+/** Drop the copy beyond this many rows (one per active key, a few cells each). */
+const COUNTER_ROWS_MAX = 100_000;
 
-/** The in-process copy of the counters table used inside a consume batch (see the header). */
-function _createCounterCache(readRow: (key: string) => { n: number; expires_at: number } | undefined) {
-  const cache = new Map<string, CachedCounter>();
-  const touched = new Map<string, CachedCounter>();
+/** The in-process copy of the counter rows used inside a consume batch (see the header). */
+function _createCounterCache(readRow: (row: string) => Map<string, Cell>) {
+  const rows = new Map<string, Map<string, Cell>>();
+  const touched = new Map<string, Map<string, Cell>>();
   let version = Number.NaN;
-  const current = (key: string): CachedCounter => {
-    let c = cache.get(key);
-    if (c === undefined) {
-      const row = readRow(key);
-      c = row ? { n: row.n, expiresAt: row.expires_at } : { n: 0, expiresAt: 0 };
-      cache.set(key, c);
+  const current = (key: string): { row: string; cells: Map<string, Cell>; cell: Cell } => {
+    const row = rowOf(key);
+    let cells = rows.get(row);
+    if (cells === undefined) {
+      cells = readRow(row);
+      rows.set(row, cells);
     }
-    return c;
+    let cell = cells.get(key);
+    if (cell === undefined) {
+      cell = { n: 0, expiresAt: 0 };
+      cells.set(key, cell);
+    }
+    return { row, cells, cell };
   };
   return {
     /** Called under the write lock with the connection's data_version. */
     begin(dataVersion: number): void {
-      if (dataVersion !== version || cache.size > COUNTER_CACHE_MAX) cache.clear();
+      if (dataVersion !== version || rows.size > COUNTER_ROWS_MAX) rows.clear();
       version = dataVersion;
       touched.clear();
     },
     consume(windows: CounterWindow[], cost: number, now: number): ConsumeResult {
-      const cells = windows.map((w) => current(w.key));
-      const counts = cells.map((c) => (c.expiresAt > now ? c.n : 0));
+      const found = windows.map((w) => current(w.key));
+      const counts = found.map(({ cell }) => (cell.expiresAt > now ? cell.n : 0));
       const deniedIndex = windows.findIndex((w, i) => counts[i]! + cost > w.limit);
       if (deniedIndex !== -1) return { admitted: false, counts, deniedIndex };
       windows.forEach((w, i) => {
-        const c = cells[i]!;
-        c.n = counts[i]! + cost;
-        c.expiresAt = w.expiresAt;
-        touched.set(w.key, c);
+        const { row, cells, cell } = found[i]!;
+        cell.n = counts[i]! + cost;
+        cell.expiresAt = w.expiresAt;
+        touched.set(row, cells);
       });
       return { admitted: true, counts: counts.map((c) => c + cost), deniedIndex: -1 };
     },
-    dirty: (): Iterable<[string, CachedCounter]> => touched,
+    /** Rows changed by this batch: each is written whole, once. */
+    dirty: (): Iterable<[string, Map<string, Cell>]> => touched,
     reset(): void {
-      cache.clear();
+      rows.clear();
       version = Number.NaN;
     },
   };
@@ -206,6 +235,30 @@ function _createGroupCommit(run: (batch: PendingConsume[]) => ConsumeResult[]) {
       });
     },
   };
+}
+
+/**
+ * Moves counters from the one-row-per-counter table of earlier versions into counter_rows, once,
+ * under the write lock, so a count (a month's overage, a trial's calls) survives the upgrade.
+ */
+function _migrateCounters(db: Database.Database): void {
+  db.transaction(() => {
+    const old = db.prepare("select name from sqlite_master where type = 'table' and name = 'counters'").get();
+    if (old === undefined) return;
+    const byRow = new Map<string, Map<string, Cell>>();
+    for (const r of db.prepare("select key, n, expires_at from counters").iterate() as IterableIterator<{ key: string; n: number; expires_at: number }>) {
+      const row = rowOf(r.key);
+      let cells = byRow.get(row);
+      if (cells === undefined) byRow.set(row, (cells = new Map()));
+      cells.set(r.key, { n: r.n, expiresAt: r.expires_at });
+    }
+    const put = db.prepare("insert into counter_rows (row, cells, expires_at) values (?, ?, ?)");
+    for (const [row, cells] of byRow) {
+      const packed = encodeCells(row, cells, Number.NEGATIVE_INFINITY);
+      if (packed) put.run(row, packed.text, packed.expiresAt);
+    }
+    db.exec("drop table counters");
+  }).immediate();
 }
 
 function _prepareFile(dir: string): string {

@@ -1,0 +1,49 @@
+/**
+ * How the SQLite store packs counters into rows. A quota counter's key is
+ * `q:{<tag>}:<owner>:<window…>` (metering/quota.ts): every window of one owner (a key, or an
+ * account's pool) shares the row `q:{<tag>}:<owner>`, so a metered request writes one row instead
+ * of one per window. Every other counter is a row of its own.
+ *
+ * A row's cells are stored as JSON `[[suffix, n, expiresAt], …]`, the suffix being the counter key
+ * without the row's name. Arrays, not an object: suffixes come from keys that may hold request data,
+ * and `__proto__` is a valid one.
+ */
+
+export interface Cell {
+  n: number;
+  expiresAt: number;
+}
+
+/** The row a counter is stored in. */
+export function rowOf(key: string): string {
+  if (!key.startsWith("q:{")) return key;
+  const tagEnd = key.indexOf("}:", 3);
+  if (tagEnd === -1) return key;
+  const ownerEnd = key.indexOf(":", tagEnd + 2);
+  return ownerEnd === -1 ? key : key.slice(0, ownerEnd);
+}
+
+export function decodeCells(row: string, text: string): Map<string, Cell> {
+  const cells = new Map<string, Cell>();
+  for (const [suffix, n, expiresAt] of JSON.parse(text) as Array<[string, number, number]>) cells.set(row + suffix, { n, expiresAt });
+  return cells;
+}
+
+/**
+ * The row's text and its latest expiry (null when no cell is left). Cells that expired before
+ * `forgetBefore` are left out and deleted from `cells` too, so a row, stored or cached, only ever
+ * holds its owner's current windows and a few old ones.
+ */
+export function encodeCells(row: string, cells: Map<string, Cell>, forgetBefore: number): { text: string; expiresAt: number } | null {
+  const live: Array<[string, number, number]> = [];
+  let expiresAt = 0;
+  for (const [key, c] of cells) {
+    if (c.expiresAt <= forgetBefore) {
+      cells.delete(key);
+      continue;
+    }
+    live.push([key.slice(row.length), c.n, c.expiresAt]);
+    if (c.expiresAt > expiresAt) expiresAt = c.expiresAt;
+  }
+  return live.length === 0 ? null : { text: JSON.stringify(live), expiresAt };
+}

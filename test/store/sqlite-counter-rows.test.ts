@@ -1,0 +1,94 @@
+/**
+ * The embedded store packs the windows of one key into one row (runtime/storage/counter-rows.ts).
+ * What must hold: counts carried over from the earlier one-row-per-counter layout, one row written
+ * per key and batch, old windows forgotten, and keys made of request data kept apart.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { rowOf } from "../../runtime/storage/counter-rows.ts";
+import { createSqliteBackend } from "../../runtime/storage/sqlite-backend.ts";
+
+const NOW = Date.UTC(2026, 10, 26, 12);
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+function windows(id: string, now: number) {
+  return [
+    { key: `q:{k:${id}}:${id}:h:${Math.floor(now / HOUR)}`, limit: 100, expiresAt: Math.floor(now / HOUR) * HOUR + HOUR },
+    { key: `q:{k:${id}}:${id}:d:${Math.floor(now / DAY)}`, limit: 1000, expiresAt: Math.floor(now / DAY) * DAY + DAY },
+    { key: `q:{k:${id}}:${id}:m:life`, limit: Number.POSITIVE_INFINITY, expiresAt: Number.MAX_SAFE_INTEGER },
+  ];
+}
+
+describe("SQLite counter rows", () => {
+  it("names one row per owner for quota windows, and a row per key for every other counter", () => {
+    expect(rowOf("q:{k:abc}:abc:h:123")).toBe("q:{k:abc}:abc");
+    expect(rowOf("q:{k:abc}:abc:t")).toBe("q:{k:abc}:abc");
+    expect(rowOf("q:{a:6869}:pool:m:life")).toBe("q:{a:6869}:pool");
+    expect(rowOf("payledger:jti-1")).toBe("payledger:jti-1");
+    expect(rowOf("q:{broken")).toBe("q:{broken");
+    expect(rowOf("q:{k:abc}:abc")).toBe("q:{k:abc}:abc");
+  });
+
+  it("writes the windows of one key as one row, and forgets windows a day after they expired", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "vkr-rows-"));
+    const backend = createSqliteBackend({ dataDir });
+    const peek = new Database(join(dataDir, "state.sqlite"), { readonly: true });
+    try {
+      for (let i = 0; i < 3; i++) expect((await backend.consume(windows("abc", NOW), 1, NOW)).counts).toEqual([i + 1, i + 1, i + 1]);
+      const rows = peek.prepare("select row, cells from counter_rows").all() as Array<{ row: string; cells: string }>;
+      expect(rows.map((r) => r.row)).toEqual(["q:{k:abc}:abc"]);
+      expect(JSON.parse(rows[0]!.cells)).toHaveLength(3);
+
+      // Two days on: the old hour and day windows are gone from the row, the lifetime one stays.
+      const later = NOW + 2 * DAY;
+      expect((await backend.consume(windows("abc", later), 1, later)).counts).toEqual([1, 1, 4]);
+      const cells = JSON.parse(peek.prepare("select cells from counter_rows").pluck().get() as string) as Array<[string, number, number]>;
+      expect(cells.map(([suffix]) => suffix).sort()).toEqual([`:d:${Math.floor(later / DAY)}`, `:h:${Math.floor(later / HOUR)}`, ":m:life"].sort());
+      expect(await backend.readCounters(windows("abc", NOW).map((w) => w.key), NOW)).toEqual([0, 0, 4]);
+    } finally {
+      peek.close();
+      await backend.close();
+    }
+  });
+
+  it("keeps counts written by the earlier one-row-per-counter layout", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "vkr-rows-"));
+    const old = new Database(join(dataDir, "state.sqlite"));
+    old.exec("create table counters (key text primary key, n integer not null, expires_at integer not null) without rowid");
+    const put = old.prepare("insert into counters values (?, ?, ?)");
+    for (const w of windows("abc", NOW)) put.run(w.key, 99, w.expiresAt);
+    put.run("payledger:jti-1", 5_000, NOW + DAY);
+    old.close();
+
+    const backend = createSqliteBackend({ dataDir });
+    try {
+      expect(await backend.readCounters(["payledger:jti-1"], NOW)).toEqual([5_000]);
+      // The hour window allows 100: the 99 carried over leave room for one call.
+      expect((await backend.consume(windows("abc", NOW), 1, NOW)).counts).toEqual([100, 100, 100]);
+      expect((await backend.consume(windows("abc", NOW), 1, NOW)).admitted).toBe(false);
+    } finally {
+      await backend.close();
+    }
+    const after = new Database(join(dataDir, "state.sqlite"), { readonly: true });
+    expect(after.prepare("select name from sqlite_master where name = 'counters'").get()).toBeUndefined();
+    after.close();
+  });
+
+  it("keeps counters whose names come from request data apart, __proto__ and constructor included", async () => {
+    const backend = createSqliteBackend({ dataDir: ":memory:" });
+    try {
+      const w = (key: string) => [{ key, limit: 2, expiresAt: NOW + HOUR }];
+      for (const key of ["q:{k:__proto__}:__proto__:h:1", "q:{k:__proto__}:__proto__:constructor", "__proto__", "constructor"]) {
+        expect((await backend.consume(w(key), 2, NOW)).admitted).toBe(true);
+        expect((await backend.consume(w(key), 1, NOW)).admitted).toBe(false);
+      }
+      expect(await backend.readCounters(["q:{k:__proto__}:__proto__:h:1", "q:{k:__proto__}:__proto__:toString", "__proto__"], NOW)).toEqual([2, 0, 2]);
+    } finally {
+      await backend.close();
+    }
+  });
+});
