@@ -6,7 +6,7 @@
  * view anyway, and says so.
  */
 import { apiError, isApiError, type ApiError } from "../errors.ts";
-import { digestsEqual, hashKey } from "../keys/key-secret.ts";
+import { hashKey } from "../keys/key-secret.ts";
 import { parseKeyString, type KeyRecord } from "../schema/keys.ts";
 import type { KeysStore } from "../storage/keys-store.ts";
 
@@ -35,8 +35,10 @@ export async function resolveKey(key: string, keys: KeysStore, now: number): Pro
   if (parseKeyString(key) === null) throw apiError("key_invalid", { detail: "The key does not have the shape of a service key (svc_live_… or svc_trial_…)." });
   const hash = knownDigests.get(key) ?? hashKey(key);
   const record = await keys.get(hash);
-  // Both are SHA-256 hex digests of equal length: compare them directly, in constant time.
-  if (!record || !digestsEqual(record.hash, hash)) throw apiError("key_invalid");
+  // The record was looked up by this very digest, so the check below only guards against a store
+  // that answers with another record; it compares two public digests, not a secret, so it needs no
+  // constant-time compare (that was about 2% of a metered request's CPU).
+  if (!record || record.hash !== hash) throw apiError("key_invalid");
   _rememberDigest(key, hash);
   if (record.status === "revoked") throw apiError("key_revoked");
   if (record.expires_at !== null && Date.parse(record.expires_at) <= now) throw apiError("key_expired");

@@ -1,6 +1,7 @@
 /**
- * Generation and hashing of service keys. Lookup is by hash, and the final comparison is a
- * constant-time compare of fixed-length digests, so a wrong key and an unknown key cost the same.
+ * Generation and hashing of service keys. Only the SHA-256 digest of a key is stored, and lookup
+ * is by digest: what an attacker can time is the digest of a key they chose, which says nothing
+ * about any stored key.
  */
 import { createHash, randomInt, timingSafeEqual } from "node:crypto";
 import { KEY_SECRET_LENGTH, LIVE_KEY_PREFIX, TRIAL_KEY_PREFIX, type KeyType } from "../schema/keys.ts";
@@ -20,11 +21,6 @@ export function hashKey(key: string): string {
 
 export function keyIdOf(hash: string): string {
   return hash.slice(0, 12);
-}
-
-/** Constant-time equality of two hex digests of the same length (e.g. two key hashes). */
-export function digestsEqual(a: string, b: string): boolean {
-  return a.length === b.length && timingSafeEqual(Buffer.from(a, "latin1"), Buffer.from(b, "latin1"));
 }
 
 /** Constant-time equality of two secrets of any length, by comparing their digests. */
