@@ -24,8 +24,9 @@
  *
  * Counter rows: the windows of one key (hour, day, month: `q:{tag}:<owner>:<window>`) are packed
  * into ONE row per owner (see counter-rows.ts), so a request with a key of its own writes one row,
- * not three. With many keys each request writes its own counters, and the upserts were the
- * largest part of a batch (store alone, batches of 64: 7.4 -> see the README's Performance section).
+ * not three. With many keys each request writes its own counters, and those upserts were most of
+ * a batch: store alone, batches of 64 with a different key each, 7.4 -> 4.9 µs per request at 256
+ * keys and 30.4 -> 16.6 µs at 10,000.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -135,11 +136,16 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
     kind: "sqlite",
     records: createStorage({ driver: _sqliteKvDriver(db) }),
     consume: (windows, cost, now) => groupCommit.submit({ windows, cost, now }),
-    readCounters: async (keys, now) =>
-      keys.map((k) => {
-        const c = readRow(rowOf(k)).get(k);
+    readCounters: async (keys, now) => {
+      const rows = new Map<string, Map<string, Cell>>(); // a key's windows share a row: read it once
+      return keys.map((k) => {
+        const row = rowOf(k);
+        let cells = rows.get(row);
+        if (cells === undefined) rows.set(row, (cells = readRow(row)));
+        const c = cells.get(k);
         return c !== undefined && c.expiresAt > now ? c.n : 0;
-      }),
+      });
+    },
     insertOnce: async (key, value, expiresAt, now) => insertOnce.immediate(key, value, expiresAt, now),
     removeOnce: async (key, ifValue) => (ifValue === undefined ? q.onceDel.run(key) : q.onceDelIf.run(key, ifValue)).changes > 0,
     claimPosition: async (list, member) => claimPosition.immediate(list, member),
