@@ -115,6 +115,7 @@ async function main(): Promise<void> {
     ANON_RATE_PER_MINUTE: String(1e9),
     RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
   }, `http://127.0.0.1:${redisPort}/healthz`);
+  const spawned: ChildProcess[] = [];
   try {
     const svcUrl = `http://127.0.0.1:${svcPort}`;
     const redisSvcUrl = `http://127.0.0.1:${redisPort}`;
@@ -139,14 +140,27 @@ async function main(): Promise<void> {
       { name: "per-use pay token, default (charge 20–50 ms)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "pay-network-pay-id": payToken } },
       { name: "per-use pay token, each charge awaited (PER_USE_CHARGE_BATCH_MS=0)", pid: batchedSvc.pid!, url: `http://127.0.0.1:${batchedPort}/api/demo?vertical=travel&node=${node}`, headers: { "pay-network-pay-id": batchedToken } },
       { name: "metered full node (membership key, Redis store)", pid: redisSvc.pid!, url: `${redisSvcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": redisKey }, redisUrl },
-      { name: "metered full node over MCP tools/call get_node (membership key)", pid: svc.pid!, url: `${svcUrl}/mcp`, headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) },
+      { name: SVC_MCP, pid: svc.pid!, url: `${svcUrl}/mcp`, headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) },
       // What the SDK's fetch (and Python's httpx) send by default: the answer comes deflated.
       { name: "MCP get_node, Accept-Encoding: gzip, deflate (as fetch sends)", pid: svc.pid!, url: `${svcUrl}/mcp`, headers: { ...MCP_HEADERS, "x-service-key": key, "accept-encoding": "gzip, deflate" }, body: _getNodeCall(node) },
-      { name: "metered lean node (membership key)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}&lean=true`, headers: { "x-service-key": key } },
+      { name: SVC_REST_LEAN, pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}&lean=true`, headers: { "x-service-key": key } },
       { name: "anonymous index (travel)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel`, headers: {} },
       { name: "mixed: 1,000 keys; 80% node full+lean, 10% index, 5% evaluate, 5% MCP", pid: svc.pid!, url: svcUrl, headers: {}, cycle: mixed },
     ];
     await _checkMcp(`${svcUrl}/mcp`, key, node);
+    // The two shapes served bare: REST lean's bytes to a GET, and the service's own get_node answer
+    // to a POST whose body is read and parsed; their ratio is the ceiling for MCP ÷ REST lean.
+    const leanFile = join(".tmp", "bench-lean.json");
+    const mcpFile = join(".tmp", "bench-mcp-answer.json");
+    writeFileSync(leanFile, Buffer.from(await (await fetch(`${svcUrl}/api/demo?vertical=travel&node=${node}&lean=true`, { headers: { "x-service-key": key } })).arrayBuffer()));
+    writeFileSync(mcpFile, Buffer.from(await (await fetch(`${svcUrl}/mcp`, { method: "POST", headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) })).arrayBuffer()));
+    const shapesPort = await freePort();
+    const shapes = await _spawn(["bench/baseline-server.mjs", leanFile, String(shapesPort), mcpFile], {}, `http://127.0.0.1:${shapesPort}/`);
+    spawned.push(shapes);
+    scenarios.push(
+      { name: SHAPE_REST_LEAN, pid: shapes.pid!, url: `http://127.0.0.1:${shapesPort}/`, headers: {} },
+      { name: SHAPE_MCP, pid: shapes.pid!, url: `http://127.0.0.1:${shapesPort}/`, headers: { "content-type": "application/json" }, body: _getNodeCall(node) },
+    );
     // BENCH_ONLY: a pattern of scenario names to run (the baseline always runs), for one change at a time.
     const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, "i") : null;
     if (only) scenarios.splice(1, scenarios.length, ...scenarios.slice(1).filter((s) => only.test(s.name)));
@@ -168,8 +182,14 @@ async function main(): Promise<void> {
     await network.close();
     await deletePrefix(redisUrl, redisPrefix).catch(() => {});
     ownRedis?.proc.kill("SIGTERM");
+    for (const proc of spawned) proc.kill("SIGTERM");
   }
 }
+
+const SHAPE_REST_LEAN = "bare node:http, REST lean's bytes to a GET (shape only)";
+const SHAPE_MCP = "bare node:http, the get_node answer to a POST it reads (shape only)";
+const SVC_REST_LEAN = "metered lean node (membership key)";
+const SVC_MCP = "metered full node over MCP tools/call get_node (membership key)";
 
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
 
@@ -389,6 +409,12 @@ function _print(scenarios: Scenario[], results: Map<string, Result[]>, metered: 
   process.stdout.write("ratio = req/s ÷ baseline req/s; CPU ratio = baseline CPU per request ÷ this scenario's (1.00 = costs the server what the bare baseline does)\n");
   process.stdout.write(line(header) + "\n" + rows.map(line).join("\n") + "\n");
   process.stdout.write(`metered calls counted in the key's hour window: ${metered}\n`);
+  const rps = (name: string) => (results.has(name) ? _median(results.get(name)!.map((r) => r.rps)) : Number.NaN);
+  const service = rps(SVC_MCP) / rps(SVC_REST_LEAN);
+  const bare = rps(SHAPE_MCP) / rps(SHAPE_REST_LEAN);
+  if (Number.isFinite(service) || Number.isFinite(bare)) {
+    process.stdout.write(`MCP get_node ÷ REST lean, req/s: service ${service.toFixed(2)}; bare node:http in the same two shapes ${bare.toFixed(2)} (the ceiling the shapes set)\n`);
+  }
 }
 
 main().catch((error: unknown) => {
