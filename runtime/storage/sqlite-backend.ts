@@ -139,10 +139,7 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
     readCounters: async (keys, now) => {
       const rows = new Map<string, Map<string, Cell>>(); // a key's windows share a row: read it once
       return keys.map((k) => {
-        const row = rowOf(k);
-        let cells = rows.get(row);
-        if (cells === undefined) rows.set(row, (cells = readRow(row)));
-        const c = cells.get(k);
+        const c = _cellsOf(rows, k, readRow).cells.get(k);
         return c !== undefined && c.expiresAt > now ? c.n : 0;
       });
     },
@@ -167,18 +164,21 @@ const FORGET_AFTER_MS = 86_400_000;
 /** Drop the copy beyond this many rows (one per active key, a few cells each). */
 const COUNTER_ROWS_MAX = 100_000;
 
+/** The row holding counter `key` and its cells, taken from `rows` or read into it (`load`) once. */
+function _cellsOf(rows: Map<string, Map<string, Cell>>, key: string, load: (row: string) => Map<string, Cell>): { row: string; cells: Map<string, Cell> } {
+  const row = rowOf(key);
+  let cells = rows.get(row);
+  if (cells === undefined) rows.set(row, (cells = load(row)));
+  return { row, cells };
+}
+
 /** The in-process copy of the counter rows used inside a consume batch (see the header). */
 function _createCounterCache(readRow: (row: string) => Map<string, Cell>) {
   const rows = new Map<string, Map<string, Cell>>();
   const touched = new Map<string, Map<string, Cell>>();
   let version = Number.NaN;
   const current = (key: string): { row: string; cells: Map<string, Cell>; cell: Cell } => {
-    const row = rowOf(key);
-    let cells = rows.get(row);
-    if (cells === undefined) {
-      cells = readRow(row);
-      rows.set(row, cells);
-    }
+    const { row, cells } = _cellsOf(rows, key, readRow);
     let cell = cells.get(key);
     if (cell === undefined) {
       cell = { n: 0, expiresAt: 0 };
@@ -253,10 +253,7 @@ function _migrateCounters(db: Database.Database): void {
     if (old === undefined) return;
     const byRow = new Map<string, Map<string, Cell>>();
     for (const r of db.prepare("select key, n, expires_at from counters").iterate() as IterableIterator<{ key: string; n: number; expires_at: number }>) {
-      const row = rowOf(r.key);
-      let cells = byRow.get(row);
-      if (cells === undefined) byRow.set(row, (cells = new Map()));
-      cells.set(r.key, { n: r.n, expiresAt: r.expires_at });
+      _cellsOf(byRow, r.key, () => new Map()).cells.set(r.key, { n: r.n, expiresAt: r.expires_at });
     }
     const put = db.prepare("insert into counter_rows (row, cells, expires_at) values (?, ?, ?)");
     for (const [row, cells] of byRow) {

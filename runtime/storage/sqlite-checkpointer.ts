@@ -34,7 +34,7 @@ const timer = setInterval(() => {
 parentPort.on("message", () => { clearInterval(timer); db.close(); parentPort.close(); });
 `;
 
-export function startCheckpointer(file: string, onError: (message: string) => void, intervalMs: number = INTERVAL_MS): Checkpointer {
+export function startCheckpointer(file: string, onError: (message: string) => void, intervalMs = INTERVAL_MS): Checkpointer {
   const driver = createRequire(import.meta.url).resolve("better-sqlite3");
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file, intervalMs } });
   worker.on("message", (message: string) => onError(message));
