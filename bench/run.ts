@@ -115,7 +115,7 @@ async function main(): Promise<void> {
     ANON_RATE_PER_MINUTE: String(1e9),
     RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
   }, `http://127.0.0.1:${redisPort}/healthz`);
-  const spawned: ChildProcess[] = [];
+  let shapes: ChildProcess | undefined;
   try {
     const svcUrl = `http://127.0.0.1:${svcPort}`;
     const redisSvcUrl = `http://127.0.0.1:${redisPort}`;
@@ -155,8 +155,7 @@ async function main(): Promise<void> {
     writeFileSync(leanFile, Buffer.from(await (await fetch(`${svcUrl}/api/demo?vertical=travel&node=${node}&lean=true`, { headers: { "x-service-key": key } })).arrayBuffer()));
     writeFileSync(mcpFile, Buffer.from(await (await fetch(`${svcUrl}/mcp`, { method: "POST", headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) })).arrayBuffer()));
     const shapesPort = await freePort();
-    const shapes = await _spawn(["bench/baseline-server.mjs", leanFile, String(shapesPort), mcpFile], {}, `http://127.0.0.1:${shapesPort}/`);
-    spawned.push(shapes);
+    shapes = await _spawn(["bench/baseline-server.mjs", leanFile, String(shapesPort), mcpFile], {}, `http://127.0.0.1:${shapesPort}/`);
     scenarios.push(
       { name: SHAPE_REST_LEAN, pid: shapes.pid!, url: `http://127.0.0.1:${shapesPort}/`, headers: {} },
       { name: SHAPE_MCP, pid: shapes.pid!, url: `http://127.0.0.1:${shapesPort}/`, headers: { "content-type": "application/json" }, body: _getNodeCall(node) },
@@ -182,7 +181,7 @@ async function main(): Promise<void> {
     await network.close();
     await deletePrefix(redisUrl, redisPrefix).catch(() => {});
     ownRedis?.proc.kill("SIGTERM");
-    for (const proc of spawned) proc.kill("SIGTERM");
+    shapes?.kill("SIGTERM");
   }
 }
 
