@@ -75,6 +75,9 @@ async function main(): Promise<void> {
   const floorPort = await freePort();
   const floorUrl = `http://127.0.0.1:${floorPort}/api/demo?vertical=travel&node=${node}`;
   const floor = await _spawn(["bench/h3-floor-server.mjs", artifact, String(floorPort)], {}, floorUrl);
+  // The bare baseline plus the quota write every metered request makes (bench/durable-floor-server.ts).
+  const durablePort = await freePort();
+  const durable = await _spawn(["--import", "tsx", "bench/durable-floor-server.ts", artifact, String(durablePort)], {}, `http://127.0.0.1:${durablePort}/`);
   mkdirSync(".tmp", { recursive: true });
   // The payment network's stand-in (JWKS and the charge API, real HTTP), for per-use tokens; a
   // real network answers a charge in tens of milliseconds, which is what per-use requests wait on.
@@ -134,9 +137,12 @@ async function main(): Promise<void> {
     const scenarios: Scenario[] = [
       { name: "baseline node:http (same bytes)", pid: base.pid!, url: `http://127.0.0.1:${basePort}/`, headers: {} },
       { name: "h3 v2 route, same bytes, no checks (framework floor)", pid: floor.pid!, url: floorUrl, headers: {} },
-      { name: "metered full node (membership key)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": key } },
-      { name: "metered full node, 256 keys in turn (membership)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: {}, rotateKeys: manyKeys },
-      { name: "metered full node, 10,000 keys in turn (membership)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: {}, rotateKeys: tenThousandKeys },
+      { name: DURABLE[0], pid: durable.pid!, url: `http://127.0.0.1:${durablePort}/`, headers: { "x-service-key": key } },
+      { name: DURABLE[1], pid: durable.pid!, url: `http://127.0.0.1:${durablePort}/`, headers: {}, rotateKeys: manyKeys },
+      { name: DURABLE[2], pid: durable.pid!, url: `http://127.0.0.1:${durablePort}/`, headers: {}, rotateKeys: tenThousandKeys },
+      { name: METERED[0], pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": key } },
+      { name: METERED[1], pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: {}, rotateKeys: manyKeys },
+      { name: METERED[2], pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: {}, rotateKeys: tenThousandKeys },
       { name: "per-use pay token, default (charge 20–50 ms)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "pay-network-pay-id": payToken } },
       { name: "per-use pay token, each charge awaited (PER_USE_CHARGE_BATCH_MS=0)", pid: batchedSvc.pid!, url: `http://127.0.0.1:${batchedPort}/api/demo?vertical=travel&node=${node}`, headers: { "pay-network-pay-id": batchedToken } },
       { name: "metered full node (membership key, Redis store)", pid: redisSvc.pid!, url: `${redisSvcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": redisKey }, redisUrl },
@@ -175,6 +181,7 @@ async function main(): Promise<void> {
   } finally {
     base.kill("SIGTERM");
     floor.kill("SIGTERM");
+    durable.kill("SIGTERM");
     batchedSvc.kill("SIGTERM");
     svc.kill("SIGTERM");
     redisSvc.kill("SIGTERM");
@@ -185,6 +192,13 @@ async function main(): Promise<void> {
   }
 }
 
+// One key, 256 keys in turn, 10,000 keys in turn: the service and the durable floor under the same requests.
+const METERED = ["metered full node (membership key)", "metered full node, 256 keys in turn (membership)", "metered full node, 10,000 keys in turn (membership)"] as const;
+const DURABLE = [
+  "bare node:http + the quota write, one key (durable floor)",
+  "bare node:http + the quota write, 256 keys in turn (durable floor)",
+  "bare node:http + the quota write, 10,000 keys in turn (durable floor)",
+] as const;
 const SHAPE_REST_LEAN = "bare node:http, REST lean's bytes to a GET (shape only)";
 const SHAPE_MCP = "bare node:http, the get_node answer to a POST it reads (shape only)";
 const SVC_REST_LEAN = "metered lean node (membership key)";
@@ -413,6 +427,12 @@ function _print(scenarios: Scenario[], results: Map<string, Result[]>, metered: 
   const bare = rps(SHAPE_MCP) / rps(SHAPE_REST_LEAN);
   if (Number.isFinite(service) || Number.isFinite(bare)) {
     process.stdout.write(`MCP get_node ÷ REST lean, req/s: service ${service.toFixed(2)}; bare node:http in the same two shapes ${bare.toFixed(2)} (the ceiling the shapes set)\n`);
+  }
+  const floors = DURABLE.map((name) => rps(name) / rps(scenarios[0]!.name));
+  if (floors.some(Number.isFinite)) {
+    const served = METERED.map((name, i) => rps(name) / rps(DURABLE[i]!));
+    process.stdout.write(`durable floor ÷ baseline, req/s (one key, 256, 10,000 keys): ${floors.map((r) => r.toFixed(2)).join(", ")} (the ceiling for a metered request on the embedded store)\n`);
+    process.stdout.write(`metered ÷ durable floor, req/s (one key, 256, 10,000 keys): ${served.map((r) => r.toFixed(2)).join(", ")} (what h3, the key lookup, the handler and the headers leave)\n`);
   }
 }
 
