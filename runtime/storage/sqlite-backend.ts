@@ -58,6 +58,7 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
   // every quota upsert faulted pages in from the OS (10,000 keys in turn). 64 MB is an upper bound:
   // SQLite only uses what the file needs.
   db.pragma("cache_size = -65536");
+  _assertReadable(db, file);
   const checkpointer = options.onCheckpointError && file !== ":memory:" ? startCheckpointer(file, options.onCheckpointError, options.checkpointIntervalMs) : null;
   if (checkpointer) db.pragma("wal_autocheckpoint = 0");
   db.exec(`
@@ -85,7 +86,7 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
     listCount: db.prepare<[string], { n: number }>("select n from list_heads where list = ?"),
     sweep: db.prepare("delete from counter_rows where expires_at <= ?"),
   };
-  _migrateCounters(db);
+  _upgrade(db);
 
   const readRow = (row: string): Map<string, Cell> => {
     const text = q.rowGet.get(row);
@@ -244,11 +245,29 @@ function _createGroupCommit(run: (batch: PendingConsume[]) => ConsumeResult[]) {
 }
 
 /**
- * Moves counters from the one-row-per-counter table of earlier versions into counter_rows, once,
- * under the write lock, so a count (a month's overage, a trial's calls) survives the upgrade.
+ * The layout of the state file, kept in SQLite's `user_version`: 0 is a file of a version that did
+ * not record it (one row per counter), 2 the one-row-per-key counters. A server refuses a file of a
+ * later layout than it knows: writing to it would count quotas in tables the newer version no
+ * longer reads. Raise this with every change a file needs upgrading for, and upgrade in `_upgrade`.
  */
-function _migrateCounters(db: Database.Database): void {
+export const STATE_LAYOUT = 2;
+
+function _assertReadable(db: Database.Database, file: string): void {
+  const layout = db.pragma("user_version", { simple: true }) as number;
+  if (layout <= STATE_LAYOUT) return;
+  db.close();
+  throw new Error(`${file} has state layout ${layout}, written by a newer version of this service; this version reads up to layout ${STATE_LAYOUT}. Run the newer version, or point DATA_DIR at another folder.`);
+}
+
+/**
+ * Brings a file of an earlier layout up to STATE_LAYOUT, once, under the write lock. From layout 0:
+ * counters move from the one-row-per-counter table into counter_rows, so a count (a month's
+ * overage, a trial's calls) survives the upgrade.
+ */
+function _upgrade(db: Database.Database): void {
   db.transaction(() => {
+    if ((db.pragma("user_version", { simple: true }) as number) >= STATE_LAYOUT) return;
+    db.pragma(`user_version = ${STATE_LAYOUT}`);
     const old = db.prepare("select name from sqlite_master where type = 'table' and name = 'counters'").get();
     if (old === undefined) return;
     const byRow = new Map<string, Map<string, Cell>>();

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { rowOf } from "../../runtime/storage/counter-rows.ts";
-import { createSqliteBackend } from "../../runtime/storage/sqlite-backend.ts";
+import { createSqliteBackend, STATE_LAYOUT } from "../../runtime/storage/sqlite-backend.ts";
 
 const NOW = Date.UTC(2026, 10, 26, 12);
 const HOUR = 3_600_000;
@@ -75,6 +75,26 @@ describe("SQLite counter rows", () => {
     }
     const after = new Database(join(dataDir, "state.sqlite"), { readonly: true });
     expect(after.prepare("select name from sqlite_master where name = 'counters'").get()).toBeUndefined();
+    expect(after.pragma("user_version", { simple: true })).toBe(STATE_LAYOUT);
+    after.close();
+  });
+
+  it("records its layout in a new file, and refuses a file of a later layout without touching it", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "vkr-rows-"));
+    const file = join(dataDir, "state.sqlite");
+    const first = createSqliteBackend({ dataDir });
+    await first.consume(windows("abc", NOW), 1, NOW);
+    await first.close();
+    const raw = new Database(file);
+    expect(raw.pragma("user_version", { simple: true })).toBe(STATE_LAYOUT);
+    // As a newer version would leave it.
+    raw.pragma(`user_version = ${STATE_LAYOUT + 1}`);
+    raw.close();
+
+    expect(() => createSqliteBackend({ dataDir })).toThrow(new RegExp(`state layout ${STATE_LAYOUT + 1}, written by a newer version.*reads up to layout ${STATE_LAYOUT}`));
+    const after = new Database(file, { readonly: true });
+    expect(after.pragma("user_version", { simple: true })).toBe(STATE_LAYOUT + 1);
+    expect(JSON.parse(after.prepare("select cells from counter_rows").pluck().get() as string)).toHaveLength(3);
     after.close();
   });
 
