@@ -25,6 +25,7 @@ import { readCredentials, resolveCaller, type Caller } from "../access/credentia
 import { readRawText } from "../http/body.ts";
 import { acceptsDeflate } from "../http/deflate-splice.ts";
 import { requestContext } from "../http/context.ts";
+import { parseQualityList } from "../http/quality-list.ts";
 import { baseHeaders, CREDENTIAL_VARY } from "../http/headers.ts";
 import { sendBytes, sendJson } from "../http/respond.ts";
 import { createAnonymousLimiter } from "../metering/anonymous-limit.ts";
@@ -171,9 +172,5 @@ function _localPort(event: H3Event, deps: AppDeps): number {
 /** Absent, `*\/*`, `application/*` or `application/json` (with q > 0); text/event-stream alone is refused. */
 function _acceptsJson(accept: string | null): boolean {
   if (accept === null || accept.trim() === "") return true;
-  return accept.split(",").some((part) => {
-    const [type, ...params] = part.trim().toLowerCase().split(";");
-    if (params.some((p) => /^\s*q\s*=\s*0(\.0*)?\s*$/.test(p))) return false;
-    return type === "application/json" || type === "application/*" || type === "*/*";
-  });
+  return parseQualityList(accept).some(({ value, q }) => q > 0 && (value === "application/json" || value === "application/*" || value === "*/*"));
 }

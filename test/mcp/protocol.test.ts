@@ -80,6 +80,7 @@ describe("transport statuses", () => {
     expect(res.body.error.code).toBe(-32000);
     expect((await mcpPost(svc, INIT, { accept: "text/html, application/json;q=0" })).status).toBe(406);
     expect((await mcpPost(svc, INIT, { accept: "application/json" })).status).toBe(200);
+    expect((await mcpPost(svc, INIT, { accept: "text/event-stream, application/* ;q=0.5" })).status).toBe(200);
   });
 
   it("an oversized body is 413", async () => {
