@@ -1,18 +1,17 @@
 /**
- * GET /api/demo: the root index or a node of a vertical. Resolves the caller, decides the view and
- * the metering with `decideRead`, answers 304 for a matching ETag (not metered), meters what the
- * decision says (`meterRead`), and sends the prebuilt bytes of the chosen variant. `layers=` narrows a node to the named layers
- * (derived once per artifact and selection, then served from a small LRU).
+ * GET /api/demo: the root index or a node of a vertical. Resolves the caller, plans the read with
+ * `planRead` (shared with MCP: the view, who pays, the free-read limit, the pay token), answers 304
+ * for a matching ETag (not metered), meters what the decision says (`meterRead`), and sends the
+ * prebuilt bytes of the chosen variant. `layers=` narrows a node to the named layers (derived once
+ * per artifact and selection, then served from a small LRU).
  */
 import { clientAddress } from "../http/client-address.ts";
 import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
-import { limitsInForce } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import { readCredentials, resolveReader, type Caller } from "../access/credentials.ts";
-import { decideRead } from "../access/decide-read.ts";
+import { planArtifact, planRead } from "../access/plan-read.ts";
 import { credentialProblemHeaders, withCredentialProblem } from "../access/credential-problem.ts";
-import { authorizePerUse } from "../payments/per-use.ts";
 import { meterRead } from "../metering/meter-read.ts";
 import { isHeadRequest } from "../http/head.ts";
 import { CREDENTIAL_VARY, matchesEtag } from "../http/headers.ts";
@@ -20,7 +19,6 @@ import { sendBytes, sendJson } from "../http/respond.ts";
 import { requestContext } from "../http/context.ts";
 import { readBooleanParam, readSingleParam } from "../http/query.ts";
 import { createLayerSelector, parseLayerSelection } from "../layers/select-layers.ts";
-import type { Artifact, NodeVariant } from "../storage/artifacts.ts";
 import { describePlaceholder } from "./vertical-placeholder.ts";
 import { createAnonymousLimiter } from "../metering/anonymous-limit.ts";
 
@@ -47,30 +45,25 @@ export default definePlugin<AppDeps>((app, deps) => {
     }
 
     const now = deps.clock.now();
-    const { caller, credentialProblem } = await resolveReader(readCredentials(event.req.headers, ctx.url, { allowQueryKey: true }), deps.keys, now);
-    if (caller.kind === "key") ctx.keyId = caller.record.id;
-    const meta = vertical.status !== "live" || nodeId === null ? null : build.nodeMeta(vertical.slug, nodeId);
-    if (vertical.status === "live" && nodeId !== null && !meta) throw apiError("node_not_found", { detail: `No node "${nodeId.slice(0, 100)}" in ${vertical.slug}.` });
-    const decision = decideRead({ caller, credentialProblem, vertical, node: meta, limits: limitsInForce(deps) });
-    if (decision.meter === "free") anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
+    const reader = await resolveReader(readCredentials(event.req.headers, ctx.url, { allowQueryKey: true }), deps.keys, now);
+    if (reader.caller.kind === "key") ctx.keyId = reader.caller.record.id;
+    const assertFreeRead = () => anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
+    const plan = await planRead(deps, { build, vertical, nodeId, reader, assertFreeRead }, now);
+    const { caller, decision } = plan;
     const problem = decision.credentialProblem;
     if (vertical.status !== "live") {
       const placeholder = await describePlaceholder(deps, vertical);
       return sendJson(event, 200, problem ? { credential_problem: problem, ...placeholder } : placeholder, credentialProblemHeaders(problem));
     }
-    // A pay token on a content node of a paid vertical: verified here, charged only once content is sent.
-    const perUse = decision.meter === "payment" && caller.kind === "payment" ? await authorizePerUse(deps, caller.token, now) : null;
 
-    let artifact: Artifact = meta
-      ? await build.node(vertical.slug, meta.id, (decision.view === "full" ? (lean ? "lean" : "full") : lean ? "locked.lean" : "locked") as NodeVariant)
-      : await build.index(vertical.slug, lean);
+    let artifact = await planArtifact(plan, lean);
     if (layers) artifact = selector.select(artifact, layers);
     // The warned answer is not the artifact, so it carries no ETag and is not cached.
     if (problem) return sendBytes(event, 200, withCredentialProblem(artifact.bytes, problem), { "cache-control": "no-store", vary: CREDENTIAL_VARY, ...credentialProblemHeaders(problem) });
     const headers: Record<string, string> = { etag: artifact.etag, ..._cacheHeaders(caller, vertical.fully_open) };
     if (matchesEtag(event.req.headers.get("if-none-match"), artifact.etag)) return sendBytes(event, 304, null, headers);
     if (isHeadRequest(event)) return sendBytes(event, 200, null, { ...headers, "content-length": String(artifact.bytes.byteLength) });
-    Object.assign(headers, await meterRead(deps, { decision, caller, perUse }, now));
+    Object.assign(headers, await meterRead(deps, plan, now));
     return sendBytes(event, 200, artifact.bytes, headers);
   });
 });
