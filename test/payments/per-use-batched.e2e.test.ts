@@ -28,15 +28,20 @@ const chargesOf = (token: string) => network.charges.filter((c) => c.jti === jti
 const settle = () => new Promise((r) => setTimeout(r, BATCH_MS * 4));
 
 describe("batched per-use charges", () => {
-  it("ten retrievals with one token become one or two charge calls for exactly their price", async () => {
+  it("ten retrievals with one token become one charge call per batch interval, for exactly their price", async () => {
     const token = await mint();
+    const started = performance.now();
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => demo(`trv-m${(i % 5) + 1}`, token)));
+    const elapsed = performance.now() - started;
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
     expect(results[0]!.headers.get("pay-network-charged")).toBe("0.002000");
     await settle();
     const charges = chargesOf(token);
+    // Pending charges go out on a timer every BATCH_MS, so retrievals reserved within `elapsed` fall
+    // into at most floor(elapsed / BATCH_MS) + 1 batches: two on a quiet machine, more when a loaded
+    // one (the whole suite on two cores) stretches the ten requests; never one call per retrieval.
     expect(charges.length).toBeGreaterThanOrEqual(1);
-    expect(charges.length).toBeLessThanOrEqual(2);
+    expect(charges.length).toBeLessThanOrEqual(Math.min(9, Math.floor(elapsed / BATCH_MS) + 1));
     expect(charges.reduce((sum, c) => sum + c.micros, 0)).toBe(20_000);
   });
 
