@@ -35,16 +35,11 @@ export class DecisionDiagrams {
     this.outcomes = outcomes;
   }
 
-  /** The diagram with the given facts fixed. */
+  /** The diagram with the given facts fixed; `memo` may be shared by calls with the same `given`. */
   restrict(ref: Ref, given: ReadonlyMap<number, boolean>, memo = new Map<Ref, Ref>()): Ref {
-    if (ref <= TRUE) return ref;
-    const hit = memo.get(ref);
-    if (hit !== undefined) return hit;
-    const { v, lo, hi } = this.table[ref]!;
-    const fixed = given.get(v);
-    const result = fixed === undefined ? this.mk(v, this.restrict(lo, given, memo), this.restrict(hi, given, memo)) : this.restrict(fixed ? hi : lo, given, memo);
-    memo.set(ref, result);
-    return result;
+    let last = -1;
+    for (const v of given.keys()) if (v > last) last = v;
+    return this._restrict(ref, given, last, memo);
   }
 
   /** Variable indexes the diagram depends on. */
@@ -59,6 +54,25 @@ export class DecisionDiagrams {
   }
 
   // --- Internal helpers ---
+
+  /**
+   * Variables only grow along a path, so below the last given variable nothing can be fixed and
+   * the node is its own restriction. Without this every evaluation rebuilt each outcome's whole
+   * diagram, node by node through `mk`, even with no facts given (about a third of the CPU of a
+   * POST /api/evaluate under load).
+   */
+  private _restrict(ref: Ref, given: ReadonlyMap<number, boolean>, last: number, memo: Map<Ref, Ref>): Ref {
+    if (ref <= TRUE) return ref;
+    const { v, lo, hi } = this.table[ref]!;
+    if (v > last) return ref;
+    const hit = memo.get(ref);
+    if (hit !== undefined) return hit;
+    const fixed = given.get(v);
+    const result =
+      fixed === undefined ? this.mk(v, this._restrict(lo, given, last, memo), this._restrict(hi, given, last, memo)) : this._restrict(fixed ? hi : lo, given, last, memo);
+    memo.set(ref, result);
+    return result;
+  }
 
   private mk(v: number, lo: Ref, hi: Ref): Ref {
     if (lo === hi) return lo;

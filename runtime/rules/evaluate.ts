@@ -31,7 +31,7 @@ export function evaluateRules(ruleSet: CompiledRuleSet, facts: FactValues): Eval
     restricted.set(id, r);
     outcomeValues.set(id, r === TRUE ? true : r === FALSE ? false : null);
   }
-  const questions = _rankQuestions(diagrams, restricted, ruleSet);
+  const questions = _rankedQuestions(diagrams, restricted, ruleSet);
   const relevant = new Set(questions.map((q) => q.id));
   const ruleResults: Evaluation["rules"] = [];
 
@@ -85,6 +85,30 @@ function _collectDeciding(trace: GateTrace, into: Set<string>): Set<string> {
   if (trace.op === "fact" && trace.name) into.add(trace.name);
   for (const arg of trace.args ?? []) _collectDeciding(arg, into);
   return into;
+}
+
+/**
+ * Rankings by the restricted outcome diagrams they come from. The ranking is a function of those
+ * diagrams alone, so facts that leave the outcomes in the same state share it, and agents that ask
+ * step by step pass through the same few states. Ranking was the largest part of an evaluation:
+ * two restrictions per open outcome and per fact it depends on.
+ */
+// Keyed like the diagrams, by the compiled rules array: callers build a new rule set object per request.
+const rankings = new WeakMap<object, { diagrams: DecisionDiagrams; known: Map<string, Evaluation["missing_facts"]> }>();
+const RANKINGS_PER_RULE_SET = 512;
+
+function _rankedQuestions(diagrams: DecisionDiagrams, restricted: ReadonlyMap<string, Ref>, ruleSet: CompiledRuleSet): Evaluation["missing_facts"] {
+  let entry = rankings.get(ruleSet.rules);
+  // Refs name nodes of one set of diagrams (built from these rules and facts): rankings of another say nothing.
+  if (entry?.diagrams !== diagrams) rankings.set(ruleSet.rules, (entry = { diagrams, known: new Map() }));
+  const { known } = entry;
+  const state = [...restricted.values()].join(",");
+  const hit = known.get(state);
+  if (hit) return hit;
+  const ranked = _rankQuestions(diagrams, restricted, ruleSet);
+  if (known.size >= RANKINGS_PER_RULE_SET) known.clear();
+  known.set(state, ranked);
+  return ranked;
 }
 
 /**

@@ -106,4 +106,20 @@ describe("evaluateRules", () => {
     const trace = evaluateRules(single(all(fact("a"), not(fact("b")))), { a: true, b: false }).rules[0]!.trace;
     expect(trace).toMatchObject({ op: "all", value: true, reason: "every part is true", args: [{ op: "fact", name: "a", value: true }, { op: "not", value: true }] });
   });
+
+  it("one rule set evaluated over and over (rankings are reused by state) answers each set of facts as if it were the first", () => {
+    // The route builds a new rule set object per request around the same compiled rules.
+    const rules = single(all(fact("a"), any(fact("b"), fact("c")))).rules;
+    const ruleSet = () => ({ ...single(fact("a")), rules });
+    const states: Array<[Record<string, boolean>, string[]]> = [
+      [{}, ["a", "b", "c"]],
+      [{ a: true }, ["b", "c"]],
+      [{ a: true, b: false }, ["c"]],
+      [{ b: true }, ["a"]],
+      [{ a: false }, []],
+    ];
+    for (let round = 0; round < 2; round++) {
+      for (const [facts, open] of states) expect(evaluateRules(ruleSet(), facts).missing_facts.map((f) => f.id).sort()).toEqual(open);
+    }
+  });
 });
