@@ -13,6 +13,16 @@ export type Ref = number;
 export const FALSE: Ref = 0;
 export const TRUE: Ref = 1;
 
+/** A variable open outcomes depend on: which outcomes, and how many one answer settles at best. */
+export interface RankedFact {
+  v: number;
+  outcomes: readonly string[];
+  settles: number;
+}
+
+/** Restricted states whose rankings are kept, per rule set. */
+const RANKINGS_MAX = 512;
+
 export class DecisionDiagrams {
   /** Fact ids in declaration order: the variable order of every diagram. */
   readonly variables: readonly string[];
@@ -21,6 +31,7 @@ export class DecisionDiagrams {
   private readonly table: Array<{ v: number; lo: Ref; hi: Ref }> = [{ v: Infinity, lo: 0, hi: 0 }, { v: Infinity, lo: 1, hi: 1 }];
   private readonly unique = new Map<string, Ref>();
   private readonly applyMemo = new Map<string, Ref>();
+  private readonly rankings = new Map<string, readonly RankedFact[]>();
 
   constructor(ruleSet: CompiledRuleSet) {
     this.variables = ruleSet.facts.map((f) => f.id);
@@ -40,6 +51,43 @@ export class DecisionDiagrams {
     let last = -1;
     for (const v of given.keys()) if (v > last) last = v;
     return this._restrict(ref, given, last, memo);
+  }
+
+  /**
+   * The variables some open outcome (`restricted`: outcome id → its diagram under the given facts)
+   * still depends on, most decisive first: ranked by how many open outcomes one answer (the better
+   * of yes and no) settles, then by how many it can change, then in declaration order.
+   *
+   * Remembered per restricted state: the ranking depends on nothing else, agents that ask step by
+   * step pass through the same few states, and ranking was the largest part of an evaluation (two
+   * restrictions per open outcome and per variable it depends on).
+   */
+  rankOpenFacts(restricted: ReadonlyMap<string, Ref>): readonly RankedFact[] {
+    const state = [...restricted.values()].join(",");
+    const hit = this.rankings.get(state);
+    if (hit) return hit;
+    const decides = new Map<number, string[]>();
+    for (const [outcome, ref] of restricted) {
+      if (ref === TRUE || ref === FALSE) continue;
+      for (const v of this.support(ref)) decides.set(v, [...(decides.get(v) ?? []), outcome]);
+    }
+    const ranked = [...decides].map(([v, outcomes]) => {
+      const settles = Math.max(
+        ...[true, false].map((value) => {
+          const memo = new Map<Ref, Ref>();
+          const fixed = new Map([[v, value]]);
+          return outcomes.filter((o) => {
+            const r = this.restrict(restricted.get(o)!, fixed, memo);
+            return r === TRUE || r === FALSE;
+          }).length;
+        }),
+      );
+      return { v, outcomes, settles };
+    });
+    ranked.sort((a, b) => b.settles - a.settles || b.outcomes.length - a.outcomes.length || a.v - b.v);
+    if (this.rankings.size >= RANKINGS_MAX) this.rankings.clear();
+    this.rankings.set(state, ranked);
+    return ranked;
   }
 
   /** Variable indexes the diagram depends on. */

@@ -31,7 +31,7 @@ export function evaluateRules(ruleSet: CompiledRuleSet, facts: FactValues): Eval
     restricted.set(id, r);
     outcomeValues.set(id, r === TRUE ? true : r === FALSE ? false : null);
   }
-  const questions = _rankedQuestions(diagrams, restricted, ruleSet);
+  const questions = _rankQuestions(diagrams, restricted, ruleSet);
   const relevant = new Set(questions.map((q) => q.id));
   const ruleResults: Evaluation["rules"] = [];
 
@@ -88,58 +88,14 @@ function _collectDeciding(trace: GateTrace, into: Set<string>): Set<string> {
 }
 
 /**
- * Rankings by the restricted outcome diagrams they come from. The ranking is a function of those
- * diagrams alone, so facts that leave the outcomes in the same state share it, and agents that ask
- * step by step pass through the same few states. Ranking was the largest part of an evaluation:
- * two restrictions per open outcome and per fact it depends on.
- */
-// Keyed like the diagrams, by the compiled rules array: callers build a new rule set object per request.
-const rankings = new WeakMap<object, { diagrams: DecisionDiagrams; known: Map<string, Evaluation["missing_facts"]> }>();
-const RANKINGS_PER_RULE_SET = 512;
-
-function _rankedQuestions(diagrams: DecisionDiagrams, restricted: ReadonlyMap<string, Ref>, ruleSet: CompiledRuleSet): Evaluation["missing_facts"] {
-  let entry = rankings.get(ruleSet.rules);
-  // Refs name nodes of one set of diagrams (built from these rules and facts): rankings of another say nothing.
-  if (entry?.diagrams !== diagrams) rankings.set(ruleSet.rules, (entry = { diagrams, known: new Map() }));
-  const { known } = entry;
-  const state = [...restricted.values()].join(",");
-  const hit = known.get(state);
-  if (hit) return hit;
-  const ranked = _rankQuestions(diagrams, restricted, ruleSet);
-  if (known.size >= RANKINGS_PER_RULE_SET) known.clear();
-  known.set(state, ranked);
-  return ranked;
-}
-
-/**
- * The facts some undetermined outcome still depends on, most decisive first: ranked by how many
- * undetermined outcomes one answer (the better of yes and no) settles, then by how many it can
- * change, then in declaration order.
+ * The facts some undetermined outcome still depends on, most decisive first (see
+ * `DecisionDiagrams.rankOpenFacts`), as questions.
  */
 function _rankQuestions(diagrams: DecisionDiagrams, restricted: ReadonlyMap<string, Ref>, ruleSet: CompiledRuleSet): Evaluation["missing_facts"] {
-  const open = [...restricted].filter(([, ref]) => ref !== TRUE && ref !== FALSE);
-  const decides = new Map<number, string[]>();
-  for (const [outcome, ref] of open) {
-    for (const v of diagrams.support(ref)) decides.set(v, [...(decides.get(v) ?? []), outcome]);
-  }
-  const ranked = [...decides].map(([v, outcomes]) => {
-    const settles = Math.max(
-      ...[true, false].map((value) => {
-        const memo = new Map<Ref, Ref>();
-        const fixed = new Map([[v, value]]);
-        return outcomes.filter((o) => {
-          const r = diagrams.restrict(restricted.get(o)!, fixed, memo);
-          return r === TRUE || r === FALSE;
-        }).length;
-      }),
-    );
-    return { v, outcomes, settles };
-  });
-  ranked.sort((a, b) => b.settles - a.settles || b.outcomes.length - a.outcomes.length || a.v - b.v);
-  return ranked.map(({ v, outcomes, settles }) => ({
+  return diagrams.rankOpenFacts(restricted).map(({ v, outcomes, settles }) => ({
     id: ruleSet.facts[v]!.id,
     question: ruleSet.facts[v]!.question,
-    decides: outcomes,
+    decides: [...outcomes], // a copy: the ranking is shared by every evaluation in the same state
     settles,
   }));
 }
