@@ -29,6 +29,10 @@ export const ISSUE_CODES = [
   "figure_conflict",
   "outcome_without_rule",
   "fact_unused",
+  "exclusion_outcome_unknown",
+  "exclusion_violated",
+  "outcome_never_holds",
+  "fact_never_matters",
   "source_id_duplicate",
   "deprecation_date_missing",
   "deprecation_fields_on_active",
@@ -56,6 +60,8 @@ export type IssueCode = (typeof ISSUE_CODES)[number];
 export const WARNING_CODES: ReadonlySet<IssueCode> = new Set<IssueCode>([
   "outcome_without_rule",
   "fact_unused",
+  "outcome_never_holds",
+  "fact_never_matters",
   "updated_not_bumped",
   "changelog_backdated",
   // A dev build warns; a release build reports it with `fatal: true` (build/stages/placeholders.ts).

@@ -18,6 +18,7 @@ import { validateNodes } from "./stages/validate.ts";
 import { checkReviewDates } from "./stages/review-dates.ts";
 import { checkFigureValues, readFigures, substituteFigures } from "./stages/figures.ts";
 import { compileRules } from "./stages/rules.ts";
+import { checkExclusions } from "./stages/exclusions.ts";
 import { linkVerticals } from "./stages/link.ts";
 import { buildChangelog, lintDelta, readPreviousBuild, type PreviousBuild } from "./stages/delta.ts";
 import { lintPlaceholders } from "./stages/placeholders.ts";
@@ -63,6 +64,7 @@ export async function runPipeline(config: ResolvedBuildConfig): Promise<BuildRes
   const parsed = await parseNodeSources(substituteFigures(content.nodes, figures, diagnostics), cache);
   const indexes = content.indexes.map((f) => parseSource(f, cache));
   const nodes = compileRules(withoutDrafts(validateNodes(parsed, diagnostics), config), diagnostics);
+  checkExclusions(nodes, diagnostics);
   lintPlaceholders(nodes, config, diagnostics);
   checkReviewDates(nodes, config.today, diagnostics);
   checkFigureValues(nodes, figures, diagnostics);

@@ -18,6 +18,14 @@ const AuthoredDate = Type.String({
   description: "a date: write YYYY-MM-DD (e.g. 2026-11-23, midnight UTC) or a date-time with its offset (e.g. 2026-11-23T14:30:00Z or 2026-11-23T15:30+01:00)",
 });
 const Question = Type.String({ minLength: 1 });
+const ExclusionSchema = Type.Object(
+  {
+    outcomes: Type.Array(Type.String({ pattern: FACT_NAME_RE }), { minItems: 2, uniqueItems: true }),
+    /** Why they exclude each other: the article, paragraph or judgment. */
+    basis: Type.String({ minLength: 3 }),
+  },
+  { additionalProperties: false },
+);
 
 export const AuthoredSourceSchema = Type.Object(
   {
@@ -47,6 +55,12 @@ export const NodeFrontmatterSchema = Type.Object(
     facts: Type.Optional(Type.Record(Type.String({ pattern: FACT_NAME_RE }), Question)),
     outcomes: Type.Optional(Type.Record(Type.String({ pattern: FACT_NAME_RE }), Question)),
     rules: Type.Optional(Type.Array(AuthoredRuleSchema)),
+    /**
+     * Outcomes the law says cannot hold together (an exception and what it excepts, an exemption
+     * and the liability it exempts from, alternative bands): at most one of each group holds for
+     * any assignment of the facts, which the build proves over the compiled diagrams.
+     */
+    exclusions: Type.Optional(Type.Array(ExclusionSchema)),
     /** Work in progress: built in dev, left out of a release build (build/stages/drafts.ts). */
     draft: Type.Optional(Type.Boolean()),
     /** Typed values per outcome (amount, cap, percent, duration, date, url, path), returned when it holds. */

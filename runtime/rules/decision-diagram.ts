@@ -90,6 +90,38 @@ export class DecisionDiagrams {
     return ranked;
   }
 
+  /** The conjunction of two diagrams: FALSE exactly when no assignment makes both true. */
+  conjoin(a: Ref, b: Ref): Ref {
+    return this.and(a, b);
+  }
+
+  /**
+   * One assignment that makes the diagram true, fixing as few variables as a path allows (the
+   * variables left out may take any value); `undefined` for FALSE.
+   * @example diagrams.witness(diagrams.conjoin(x, y)) // Map { 2 => true, 5 => false }
+   */
+  witness(ref: Ref): Map<number, boolean> | undefined {
+    if (ref === FALSE) return undefined;
+    const depth = new Map<Ref, number>([[TRUE, 0]]);
+    const shortest = (r: Ref): number => {
+      if (r === FALSE) return Infinity;
+      const hit = depth.get(r);
+      if (hit !== undefined) return hit;
+      const { lo, hi } = this.table[r]!;
+      const d = 1 + Math.min(shortest(lo), shortest(hi));
+      depth.set(r, d);
+      return d;
+    };
+    const out = new Map<number, boolean>();
+    for (let r = ref; r !== TRUE; ) {
+      const { v, lo, hi } = this.table[r]!;
+      const high = shortest(hi) <= shortest(lo);
+      out.set(v, high);
+      r = high ? hi : lo;
+    }
+    return out;
+  }
+
   /** Variable indexes the diagram depends on. */
   support(ref: Ref, into = new Set<number>(), seen = new Set<Ref>()): Set<number> {
     if (ref <= TRUE || seen.has(ref)) return into;
