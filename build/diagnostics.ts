@@ -29,6 +29,7 @@ export const ISSUE_CODES = [
   "figure_conflict",
   "outcome_without_rule",
   "fact_unused",
+  "intermediate_invalid",
   "exclusion_outcome_unknown",
   "exclusion_violated",
   "outcome_never_holds",

@@ -69,7 +69,7 @@ export interface paths {
          * Evaluate a node's compiled rules over boolean facts
          * @description Deterministic evaluation of one node's rules: every outcome that holds, the full gate trace of every rule (which gates were true, false or undetermined, and why), the citations, `confidence_required: 1`. An outcome holds (or does not) when it does for every value the facts you left out could take; otherwise it is `undetermined`. Never a guess, a probability or partial credit.
          *
-         *     Only relevant questions: `missing_facts` lists a fact only if some answer to it can still change an undetermined outcome (a fact inside a branch already decided is never listed), each with its question, `decides` (the undetermined outcomes it can change) and `settles` (how many of them one answer settles). They are ordered most decisive first, and `ask_first` names the first (null when nothing is open). Answering the listed questions, in any order, determines every undetermined outcome and never brings up a new question.
+         *     Only relevant questions: `missing_facts` lists a fact only if some answer to it can still change an undetermined outcome (a fact inside a branch already decided is never listed), each with its question, `decides` (the undetermined outcomes it can change) and `settles` (how many of them one answer settles). They are ordered most decisive first, and `ask_first` names the first (null when nothing is open). Questions follow the case: an outcome the node lists in its logic layer's `intermediate` (a step that only feeds other outcomes, such as a significant-change test once the flight is known to be cancelled) is reported but never asked about for its own sake, and never appears in `decides`. Answering the listed questions, in any order, determines every undetermined outcome that is not intermediate and never brings up a new question.
          *
          *     Typed values: an outcome that holds carries `values` when the node declares them, so figures need no parsing: `{ type: amount, amount, currency }`, `{ type: cap, amount, unit }` (a currency, `SDR`, or per-unit like `EUR/night`), `{ type: percent, percent, of }`, `{ type: duration, amount, unit }` (minutes, hours, days, business_days, weeks, months, years), `{ type: date, date }`, `{ type: url, url }`, `{ type: path, path }`, each with an optional `note`. An outcome that does not hold, or is undetermined, has no `values`.
          *
@@ -1147,6 +1147,7 @@ export interface operations {
                                             url?: string;
                                         };
                                     }[];
+                                    intermediate?: string[];
                                 };
                                 directive?: {
                                     text: string;
@@ -1255,6 +1256,7 @@ export interface operations {
                                             url?: string;
                                         };
                                     }[];
+                                    intermediate?: string[];
                                 };
                                 directive?: {
                                     text: string;

@@ -61,6 +61,11 @@ export const NodeFrontmatterSchema = Type.Object(
      * any assignment of the facts, which the build proves over the compiled diagrams.
      */
     exclusions: Type.Optional(Type.Array(ExclusionSchema)),
+    /**
+     * Outcomes that only feed other rules: reported, but their facts are asked only while they can
+     * still change an outcome that is not intermediate (runtime/rules/decision-diagram.ts).
+     */
+    intermediate: Type.Optional(Type.Array(Type.String({ pattern: FACT_NAME_RE }), { uniqueItems: true })),
     /** Work in progress: built in dev, left out of a release build (build/stages/drafts.ts). */
     draft: Type.Optional(Type.Boolean()),
     /** Typed values per outcome (amount, cap, percent, duration, date, url, path), returned when it holds. */

@@ -71,6 +71,15 @@ export function compileRuleSet(node: ValidatedNode, diagnostics: Diagnostics): C
   for (const [name] of facts) {
     if (!usedFacts.has(name)) report("fact_unused", ["facts", name], `fact "${name}" is never used by a rule`);
   }
+  const readOutcomes = new Set(compiled.flatMap((c) => [...c.reads]));
+  (fm.intermediate ?? []).forEach((name, i) => {
+    if (!outcomeNames.has(name)) {
+      const close = suggestClosest(name, [...outcomeNames]);
+      report("intermediate_invalid", ["intermediate", i], `"${name}" is not a declared outcome${close ? `; did you mean "${close}"?` : ""}`);
+    } else if (!readOutcomes.has(name)) {
+      report("intermediate_invalid", ["intermediate", i], `"${name}" is read by no rule, so it is an answer, not an intermediate step`);
+    }
+  });
 
   return {
     facts: facts.map(([id, question]) => ({ id, question })),
@@ -79,6 +88,7 @@ export function compileRuleSet(node: ValidatedNode, diagnostics: Diagnostics): C
       const index = (fm.rules ?? []).findIndex((r) => r.id === cycle[0]);
       report("rule_cycle", ["rules", Math.max(index, 0), "when"], `rules depend on each other's outcomes in a cycle: ${cycle.join(" → ")}`);
     }),
+    ...(fm.intermediate?.length ? { intermediate: [...fm.intermediate] } : {}),
   };
 }
 

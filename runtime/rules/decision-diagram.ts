@@ -28,6 +28,12 @@ export class DecisionDiagrams {
   readonly variables: readonly string[];
   /** Outcome id → its diagram over the facts (chained outcomes are expanded). */
   readonly outcomes: ReadonlyMap<string, Ref>;
+  /**
+   * Outcomes that only feed other rules. A fact is never asked for their sake: their diagrams are
+   * expanded into the outcomes that read them, so a fact that can still change a reader is asked
+   * for the reader, and one whose every path runs through a branch the given facts closed is not.
+   */
+  readonly intermediate: ReadonlySet<string>;
   private readonly table: Array<{ v: number; lo: Ref; hi: Ref }> = [{ v: Infinity, lo: 0, hi: 0 }, { v: Infinity, lo: 1, hi: 1 }];
   private readonly unique = new Map<string, Ref>();
   private readonly applyMemo = new Map<string, Ref>();
@@ -35,6 +41,7 @@ export class DecisionDiagrams {
 
   constructor(ruleSet: CompiledRuleSet) {
     this.variables = ruleSet.facts.map((f) => f.id);
+    this.intermediate = new Set(ruleSet.intermediate ?? []);
     const index = new Map(this.variables.map((id, i) => [id, i]));
     const outcomes = new Map<string, Ref>();
     // Rules come in dependency order, so an outcome a gate reads is complete when it is read.
@@ -54,9 +61,10 @@ export class DecisionDiagrams {
   }
 
   /**
-   * The variables some open outcome (`restricted`: outcome id → its diagram under the given facts)
-   * still depends on, most decisive first: ranked by how many open outcomes one answer (the better
-   * of yes and no) settles, then by how many it can change, then in declaration order.
+   * The variables some open outcome that is not intermediate (`restricted`: outcome id → its
+   * diagram under the given facts) still depends on, most decisive first: ranked by how many such
+   * outcomes one answer (the better of yes and no) settles, then by how many it can change, then in
+   * declaration order.
    *
    * Remembered per restricted state: the ranking depends on nothing else, agents that ask step by
    * step pass through the same few states, and ranking was the largest part of an evaluation (two
@@ -68,7 +76,7 @@ export class DecisionDiagrams {
     if (hit) return hit;
     const decides = new Map<number, string[]>();
     for (const [outcome, ref] of restricted) {
-      if (ref === TRUE || ref === FALSE) continue;
+      if (ref === TRUE || ref === FALSE || this.intermediate.has(outcome)) continue;
       for (const v of this.support(ref)) decides.set(v, [...(decides.get(v) ?? []), outcome]);
     }
     const ranked = [...decides].map(([v, outcomes]) => {
@@ -215,8 +223,19 @@ const cache = new WeakMap<object, DecisionDiagrams>();
 /** The diagrams of a rule set, built once per compiled rules array. */
 export function diagramsFor(ruleSet: CompiledRuleSet): DecisionDiagrams {
   const hit = cache.get(ruleSet.rules);
-  if (hit && hit.variables.length === ruleSet.facts.length && hit.variables.every((v, i) => v === ruleSet.facts[i]!.id)) return hit;
+  if (hit && _sameDeclarations(hit, ruleSet)) return hit;
   const built = new DecisionDiagrams(ruleSet);
   cache.set(ruleSet.rules, built);
   return built;
+}
+
+/** The cached diagrams were built for these facts, in this order, and these intermediate outcomes. */
+function _sameDeclarations(diagrams: DecisionDiagrams, ruleSet: CompiledRuleSet): boolean {
+  const intermediate = ruleSet.intermediate ?? [];
+  return (
+    diagrams.variables.length === ruleSet.facts.length &&
+    diagrams.variables.every((v, i) => v === ruleSet.facts[i]!.id) &&
+    diagrams.intermediate.size === intermediate.length &&
+    intermediate.every((o) => diagrams.intermediate.has(o))
+  );
 }

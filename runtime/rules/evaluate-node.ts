@@ -46,7 +46,7 @@ export async function evaluateNode(deps: AppDeps, caller: Caller, request: Evalu
 
   // 2. Facts: only names the node declares (listing them is safe now that the layer is unlocked).
   const logic = await build.logic(vertical.slug, meta.id);
-  const ruleSet = { facts: logic?.facts ?? [], outcomes: logic?.outcomes ?? [], rules: logic?.rules ?? [] };
+  const ruleSet = { facts: logic?.facts ?? [], outcomes: logic?.outcomes ?? [], rules: logic?.rules ?? [], ...(logic?.intermediate ? { intermediate: logic.intermediate } : {}) };
   const declared = new Set(ruleSet.facts.map((f) => f.id));
   const unknown = Object.keys(request.facts).filter((name) => !declared.has(name));
   if (unknown.length > 0) {

@@ -6,7 +6,9 @@
  * when it is true for every value the missing facts could take, does not hold when it is false
  * for every value, and is undetermined otherwise (decision diagrams decide this exactly, so an
  * outcome the given facts already settle is never reported open). Only facts that can still
- * change an undetermined outcome are listed as missing, the most decisive first.
+ * change an undetermined outcome are listed as missing, the most decisive first; an outcome the
+ * node declares intermediate (a step that only feeds other rules) is reported but never asked
+ * about for its own sake, so questions follow the case.
  * No probabilities, no partial credit.
  */
 import type { CompiledGate, CompiledRuleSet, Evaluation, GateTrace, Truth } from "../schema/rules.ts";

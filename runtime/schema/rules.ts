@@ -84,6 +84,12 @@ export const CompiledRuleSetSchema = Type.Object({
   facts: Type.Array(Type.Object({ id: Type.String(), question: Type.String() })),
   outcomes: Type.Array(Type.Object({ id: Type.String(), description: Type.String(), values: Type.Optional(Type.Array(OutcomeValueSchema)) })),
   rules: Type.Array(CompiledRuleSchema),
+  /**
+   * Outcomes that only feed other rules (a step such as "the change is significant"): evaluated and
+   * reported like any outcome, but a fact is never asked for their sake alone, only while it can
+   * still change an outcome that is not in this list.
+   */
+  intermediate: Type.Optional(Type.Array(Type.String())),
 });
 export type CompiledRuleSet = Static<typeof CompiledRuleSetSchema>;
 
@@ -117,8 +123,9 @@ export const EvaluationSchema = Type.Object({
   /** The first of `missing_facts`: the question that settles the most undetermined outcomes; null when none is open. */
   ask_first: Type.Union([Type.String(), Type.Null()]),
   /**
-   * Only facts that can still change an undetermined outcome, most decisive first. `decides`: the
-   * undetermined outcomes this fact can change; `settles`: how many of them one answer settles.
+   * Only facts that can still change an undetermined outcome that is not intermediate, most
+   * decisive first. `decides`: those outcomes this fact can change; `settles`: how many of them one
+   * answer settles.
    */
   missing_facts: Type.Array(
     Type.Object({

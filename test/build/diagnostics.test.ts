@@ -35,6 +35,7 @@ const EXPECTED: Record<Exclude<IssueCode, "artifact_invalid">, { file: string; l
   figure_conflict: { file: "content/travel/trv-start.md", line: 21, pointer: "values.eu261_applies[0].figure" },
   outcome_without_rule: { file: "content/travel/trv-start.md", line: 20, pointer: "outcomes.uk261_applies" },
   fact_unused: { file: "content/travel/trv-start.md", line: 18, pointer: "facts.uk_carrier" },
+  intermediate_invalid: { file: "content/travel/trv-compensation.md", line: 38, pointer: "intermediate[0]" },
   exclusion_outcome_unknown: { file: "content/travel/trv-compensation.md", line: 39, pointer: "exclusions[0].outcomes[1]" },
   exclusion_violated: { file: "content/travel/trv-compensation.md", line: 44, pointer: "exclusions[0]" },
   outcome_never_holds: { file: "content/travel/trv-compensation.md", line: 23, pointer: "outcomes.compensation_and_no_delay" },
