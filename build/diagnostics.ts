@@ -53,6 +53,7 @@ export const ISSUE_CODES = [
   "placeholder_content",
   "review_overdue",
   "statement_outdated",
+  "review_after_announcement",
   "artifact_invalid",
 ] as const;
 export type IssueCode = (typeof ISSUE_CODES)[number];
@@ -68,7 +69,8 @@ export const WARNING_CODES: ReadonlySet<IssueCode> = new Set<IssueCode>([
   // A dev build warns; a release build reports it with `fatal: true` (build/stages/placeholders.ts).
   "placeholder_content",
   "review_overdue",
-  "statement_outdated",
+  // statement_outdated is an error: a passed announcement is served as if it were still to come.
+  "review_after_announcement",
 ]);
 
 export interface ContentIssue {

@@ -1,56 +1,95 @@
 /**
  * Review dates: every node says when it was last checked against its sources (`reviewed`) and
  * when it must be checked again (`review_by`). Content ages silently, so the build warns on a node
- * past its `review_by`, and on prose announcing a future event whose date has already passed
- * ("planned for April 2026" read in November 2026). Warnings only: the content is still served.
+ * past its `review_by`; it fails on prose announcing a future event whose date has already passed
+ * ("planned for April 2026" read in November 2026), and warns when a node's `review_by` falls after
+ * an event it announces, so the node is reviewed before the statement can go stale.
  */
 import { toDisplayPath, type Diagnostics } from "../diagnostics.ts";
 import type { ValidatedNode } from "./validate.ts";
 
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-/** "planned for April 2026", "expected on 10 April 2026", "scheduled for 2026-04-10", "due in Q2 2026". */
-const FUTURE_EVENT =
-  /\b(planned|scheduled|expected|foreseen|due|set)\s+(?:for|on|in|by|from)\s+(?:(?:(\d{1,2})\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{4})|(\d{4})-(\d{2})-(\d{2})|q([1-4])\s+(\d{4}))/gi;
+const QUARTERS: Record<string, number> = { first: 1, second: 2, third: 3, fourth: 4, last: 4 };
+const HALVES: Record<string, number> = { first: 1, second: 2 };
+
+/**
+ * The dates an announcement can name: "10 April 2026", "April 2026", "2026-04-10", "Q4 2026",
+ * "the last quarter of 2026", "the second half of 2026", "H2 2026", "the end of 2026".
+ */
+const DATE =
+  String.raw`(?:(?:(\d{1,2})\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{4})` +
+  String.raw`|(\d{4})-(\d{2})-(\d{2})` +
+  String.raw`|q([1-4])\s+(\d{4})` +
+  String.raw`|(?:the\s+)?(first|second|third|fourth|last)\s+quarter\s+(?:of\s+)?(\d{4})` +
+  String.raw`|(?:the\s+)?(first|second)\s+half\s+(?:of\s+)?(\d{4})|h([12])\s+(\d{4})` +
+  String.raw`|(?:the\s+)?end\s+of\s+(\d{4}))`;
+/**
+ * A future event stated as planned: "planned for April 2026", "expected on 10 April 2026",
+ * "scheduled for 2026-04-10", "due in Q2 2026", "expected last quarter of 2026", "set to start in
+ * Q4 2026", or an announcement of a start: "announced a start in the last quarter of 2026". An
+ * announcement made on a date ("announced 18 Jul 2025") is not one.
+ */
+const FUTURE_EVENT = new RegExp(
+  String.raw`\b(?:(?:planned|scheduled|expected|foreseen|due|set|slated|targeted)(?:\s+to\s+[a-z]+)?(?:\s+(?:for|on|in|by|from))?` +
+    String.raw`|announced\s+(?:(?:a|an|the|its)\s+)?(?:start|launch|opening|go-live|entry into operation|application)\s+(?:for|on|in|by|from))\s+${DATE}`,
+  "gi",
+);
 
 /** A line that quotes an old announcement to correct it is not stating it. */
 const CORRECTING = /do not (say|state|write)|never|no longer|moved|replaced|originally|outdated|instead of/i;
 
 /**
  * The last day an announced date can mean, as `YYYY-MM-DD`: a month means its last day, a quarter
- * its last day, a full date itself.
+ * or half its last day, the end of a year 31 December, a full date itself.
  * @example lastDayMeant("planned for April 2026") // "2026-04-30"
+ * @example lastDayMeant("expected last quarter of 2026") // "2026-12-31"
  */
 export function lastDayMeant(statement: string): string | undefined {
   FUTURE_EVENT.lastIndex = 0;
   const m = FUTURE_EVENT.exec(statement);
-  if (!m) return undefined;
-  const endOfMonth = (y: number, month: number) => new Date(Date.UTC(y, month, 0)).toISOString().slice(0, 10);
-  if (m[4]) {
-    const month = MONTHS.indexOf(m[3]!.toLowerCase()) + 1;
-    return m[2] ? `${m[4]}-${String(month).padStart(2, "0")}-${m[2].padStart(2, "0")}` : endOfMonth(Number(m[4]), month);
-  }
-  if (m[5]) return `${m[5]}-${m[6]}-${m[7]}`;
-  return endOfMonth(Number(m[9]), Number(m[8]) * 3);
+  return m ? _lastDay(m) : undefined;
 }
 
-/** Warns on overdue reviews and outdated future-event statements; `today` is `YYYY-MM-DD`. */
+/** Fails on passed announcements, warns on reviews due after an announced date and on overdue reviews; `today` is `YYYY-MM-DD`. */
 export function checkReviewDates(nodes: readonly ValidatedNode[], today: string, diagnostics: Diagnostics): void {
   for (const node of nodes) {
     const fm = node.frontmatter;
     const file = node.source.file;
     // Parsed, checked as real dates and ordered by the validate stage.
-    const reviewBy = node.dates.review_by;
-    if (reviewBy && reviewBy.slice(0, 10) < today) {
+    const reviewBy = node.dates.review_by?.slice(0, 10);
+    if (reviewBy && reviewBy < today) {
       diagnostics.add({ code: "review_overdue", file, line: node.parsed.locate(["review_by"]), pointer: toDisplayPath(["review_by"]), message: `review_by ${fm.review_by} has passed (today ${today}): check the node against its sources and set reviewed and review_by` });
     }
     // The raw file, so the line reported is the line an author opens.
     const raw = node.source.raw;
     for (const m of raw.matchAll(FUTURE_EVENT)) {
-      const meant = lastDayMeant(m[0]);
-      if (!meant || meant >= today) continue;
+      const meant = _lastDay(m);
+      if (!meant) continue;
       const line = 1 + (raw.slice(0, m.index).match(/\n/g)?.length ?? 0);
       if (CORRECTING.test(raw.split("\n")[line - 1] ?? "")) continue;
-      diagnostics.add({ code: "statement_outdated", file, line, message: `"${m[0]}" announces a date that has passed (today ${today}): state what happened, with its source` });
+      const statement = m[0].replace(/\s+/g, " ");
+      if (meant < today) {
+        diagnostics.add({ code: "statement_outdated", file, line, message: `"${statement}" announces a date that has passed (today ${today}): state what happened, with its source` });
+      } else if (reviewBy && reviewBy > meant) {
+        diagnostics.add({ code: "review_after_announcement", file, line, message: `"${statement}" names ${meant}, but review_by is ${reviewBy}: set review_by on or before ${meant} so the node is checked when the event is due` });
+      }
     }
   }
+}
+
+// --- Internal helpers ---
+
+function _lastDay(m: RegExpMatchArray): string | undefined {
+  const endOfMonth = (y: string, month: number) => new Date(Date.UTC(Number(y), month, 0)).toISOString().slice(0, 10);
+  if (m[3]) {
+    const month = MONTHS.indexOf(m[2]!.toLowerCase()) + 1;
+    return m[1] ? `${m[3]}-${String(month).padStart(2, "0")}-${m[1].padStart(2, "0")}` : endOfMonth(m[3], month);
+  }
+  if (m[4]) return `${m[4]}-${m[5]}-${m[6]}`;
+  if (m[8]) return endOfMonth(m[8], Number(m[7]) * 3);
+  if (m[10]) return endOfMonth(m[10], QUARTERS[m[9]!.toLowerCase()]! * 3);
+  if (m[12]) return endOfMonth(m[12], HALVES[m[11]!.toLowerCase()]! * 6);
+  if (m[14]) return endOfMonth(m[14], Number(m[13]) * 6);
+  if (m[15]) return `${m[15]}-12-31`;
+  return undefined;
 }

@@ -59,6 +59,7 @@ const EXPECTED: Record<Exclude<IssueCode, "artifact_invalid">, { file: string; l
   placeholder_content: { file: "content/travel/trv-care.md", line: 13, pointer: "sources[0].url" },
   review_overdue: { file: "content/travel/trv-start.md", line: 11, pointer: "review_by" },
   statement_outdated: { file: "content/travel/trv-start.md", line: 35 },
+  review_after_announcement: { file: "content/travel/trv-start.md", line: 38 },
 };
 /** These lint against a previous build, so the test first publishes basic/ as that build. */
 const NEEDS_PREVIOUS = new Set<IssueCode>(["updated_not_bumped", "changelog_backdated"]);

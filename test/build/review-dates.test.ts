@@ -13,9 +13,18 @@ describe("review dates", () => {
     expect(lastDayMeant("scheduled for 2026-04-10")).toBe("2026-04-10");
     expect(lastDayMeant("launch expected in Q4 2026")).toBe("2026-12-31");
     expect(lastDayMeant("fully operational since 10 April 2026")).toBeUndefined();
+    // The ETIAS wording the audit found stale, in its two forms, and other spans people write.
+    expect(lastDayMeant("(expected last quarter of\n  2026; not live as of May 2026)")).toBe("2026-12-31");
+    expect(lastDayMeant("the EU has announced a start in the last quarter of 2026")).toBe("2026-12-31");
+    expect(lastDayMeant("set to start in the first half of 2027")).toBe("2027-06-30");
+    expect(lastDayMeant("scheduled for H2 2027")).toBe("2027-12-31");
+    expect(lastDayMeant("due by the end of 2027")).toBe("2027-12-31");
+    // An announcement made on a date, or an event that happened, is not an announced date.
+    expect(lastDayMeant("Commission fee adjustment announced 18 Jul 2025")).toBeUndefined();
+    expect(lastDayMeant("Google announced A2A in April 2025")).toBeUndefined();
   });
 
-  it("warns on a passed announcement only once its date has passed (the old EES wording, issue 16 defect 4)", async () => {
+  it("fails on a passed announcement only once its date has passed (the old EES wording)", async () => {
     const tmp = createTempDir();
     const contentDir = materializeFixture(tmp);
     materializeFixture(tmp, "invalid/statement_outdated");
@@ -26,7 +35,29 @@ describe("review dates", () => {
     expect(after.issues.filter((i) => i.code === "statement_outdated").map((i) => i.message)).toEqual([
       '"planned for April 2026" announces a date that has passed (today 2026-11-23): state what happened, with its source',
     ]);
-    expect(after.ok).toBe(true);
+    expect(after.issues.find((i) => i.code === "statement_outdated")!.fatal).toBe(true);
+    expect(after.ok).toBe(false);
+  });
+
+  it("warns when review_by falls after a date the node announces, until the announcement has passed", async () => {
+    const tmp = createTempDir();
+    const contentDir = materializeFixture(tmp);
+    materializeFixture(tmp, "invalid/review_after_announcement");
+    const options = { contentDir, outDir: join(tmp, "dist"), rootDir: tmp, write: false };
+    const before = await buildContent({ ...options, today: "2098-01-15" });
+    expect(before.ok).toBe(true);
+    expect(before.issues.filter((i) => i.code === "review_after_announcement").map((i) => i.message)).toEqual([
+      '"expected in the last quarter of 2098" names 2098-12-31, but review_by is 2099-06-01: set review_by on or before 2098-12-31 so the node is checked when the event is due',
+    ]);
+    // Once the date has passed, the statement is stale: an error, and no longer this warning.
+    const after = await buildContent({ ...options, today: "2099-01-02" });
+    expect(after.issues.map((i) => i.code)).toContain("statement_outdated");
+    expect(after.issues.map((i) => i.code)).not.toContain("review_after_announcement");
+    expect(after.ok).toBe(false);
+    // With review_by before the announced date there is nothing to warn about.
+    const path = join(contentDir, "travel", "trv-start.md");
+    writeFileSync(path, readFileSync(path, "utf8").replace("review_by: 2099-06-01", "review_by: 2098-12-01"));
+    expect((await buildContent({ ...options, today: "2098-01-15" })).issues.filter((i) => i.code === "review_after_announcement")).toEqual([]);
   });
 
   it("warns on a node past its review_by", async () => {
