@@ -51,6 +51,7 @@ export const ISSUE_CODES = [
   "updated_not_bumped",
   "changelog_backdated",
   "placeholder_content",
+  "value_untyped",
   "review_overdue",
   "statement_outdated",
   "review_after_announcement",
@@ -68,6 +69,8 @@ export const WARNING_CODES: ReadonlySet<IssueCode> = new Set<IssueCode>([
   "changelog_backdated",
   // A dev build warns; a release build reports it with `fatal: true` (build/stages/placeholders.ts).
   "placeholder_content",
+  // Like placeholder_content: a warning in dev, reported fatal by a release build.
+  "value_untyped",
   "review_overdue",
   // statement_outdated is an error: a passed announcement is served as if it were still to come.
   "review_after_announcement",

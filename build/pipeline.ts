@@ -22,6 +22,7 @@ import { checkExclusions } from "./stages/exclusions.ts";
 import { linkVerticals } from "./stages/link.ts";
 import { buildChangelog, lintDelta, readPreviousBuild, type PreviousBuild } from "./stages/delta.ts";
 import { lintPlaceholders } from "./stages/placeholders.ts";
+import { lintUntypedValues } from "./stages/untyped-values.ts";
 import { withoutDrafts } from "./stages/drafts.ts";
 import { emitVertical, type ArtifactSink } from "./stages/emit.ts";
 import { emitCatalog } from "./stages/emit-catalog.ts";
@@ -66,6 +67,7 @@ export async function runPipeline(config: ResolvedBuildConfig): Promise<BuildRes
   const nodes = compileRules(withoutDrafts(validateNodes(parsed, diagnostics), config), diagnostics);
   checkExclusions(nodes, diagnostics);
   lintPlaceholders(nodes, config, diagnostics);
+  lintUntypedValues(nodes, config, diagnostics);
   checkReviewDates(nodes, config.today, diagnostics);
   checkFigureValues(nodes, figures, diagnostics);
 

@@ -66,6 +66,11 @@ export const NodeFrontmatterSchema = Type.Object(
      * still change an outcome that is not intermediate (runtime/rules/decision-diagram.ts).
      */
     intermediate: Type.Optional(Type.Array(Type.String({ pattern: FACT_NAME_RE }), { uniqueItems: true })),
+    /**
+     * Phrases that state a figure on purpose without a typed value (a figure quoted to warn against
+     * it, the date of a cited act): the typed-value lint (build/stages/untyped-values.ts) skips them.
+     */
+    prose_values: Type.Optional(Type.Array(Type.String({ minLength: 2 }), { uniqueItems: true })),
     /** Work in progress: built in dev, left out of a release build (build/stages/drafts.ts). */
     draft: Type.Optional(Type.Boolean()),
     /** Typed values per outcome (amount, cap, percent, duration, date, url, path), returned when it holds. */
