@@ -55,6 +55,9 @@ export const ISSUE_CODES = [
   "review_overdue",
   "statement_outdated",
   "review_after_announcement",
+  "review_record_invalid",
+  "review_md_stale",
+  "review_question_stale",
   "artifact_invalid",
 ] as const;
 export type IssueCode = (typeof ISSUE_CODES)[number];
@@ -74,6 +77,7 @@ export const WARNING_CODES: ReadonlySet<IssueCode> = new Set<IssueCode>([
   "review_overdue",
   // statement_outdated is an error: a passed announcement is served as if it were still to come.
   "review_after_announcement",
+  "review_question_stale",
 ]);
 
 export interface ContentIssue {

@@ -25,8 +25,8 @@ export interface InputStamp {
 
 export const INPUT_STAMP_FILE = "input-stamp.json";
 
-/** The code whose changes change the output: the build itself and the shared schema it emits to. */
-const BUILD_CODE_DIRS = ["build", "runtime/schema"].map((dir) => fileURLToPath(new URL(`../${dir}/`, import.meta.url)));
+/** The code whose changes change the output: the build, the shared schema it emits to, and the rule diagrams its exclusion check proves on. */
+const BUILD_CODE_DIRS = ["build", "runtime/schema", "runtime/rules"].map((dir) => fileURLToPath(new URL(`../${dir}/`, import.meta.url)));
 
 /** @example digestBuildInputs("content") // "3f1c…" */
 export function digestBuildInputs(contentDir: string): string {

@@ -16,6 +16,7 @@ import { validateCatalog } from "./stages/catalog.ts";
 import { validateWrappers } from "./stages/wrappers.ts";
 import { validateNodes } from "./stages/validate.ts";
 import { checkReviewDates } from "./stages/review-dates.ts";
+import { checkReviewRecords } from "./stages/review-records.ts";
 import { checkFigureValues, readFigures, substituteFigures } from "./stages/figures.ts";
 import { compileRules } from "./stages/rules.ts";
 import { checkExclusions } from "./stages/exclusions.ts";
@@ -69,6 +70,7 @@ export async function runPipeline(config: ResolvedBuildConfig): Promise<BuildRes
   lintPlaceholders(nodes, config, diagnostics);
   lintUntypedValues(nodes, config, diagnostics);
   checkReviewDates(nodes, config.today, diagnostics);
+  checkReviewRecords(content, nodes, config.today, diagnostics);
   checkFigureValues(nodes, figures, diagnostics);
 
   // 4–5. Link nodes into vertical graphs; derive the change feed and lint it against the last build.

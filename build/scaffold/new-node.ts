@@ -2,12 +2,16 @@
  * `npm run new -- <vertical> <node-id>`: writes a node file that builds as it is: frontmatter with
  * every required field, a rule skeleton (one fact, one outcome, one cited rule) and the four layer
  * headings, and links it from a node of the vertical (the root by default) so it is reachable.
- * The linking node's `updated` moves to today. Placeholders say TODO; the author replaces them
+ * The linking node's `updated` moves to today, and a vertical that keeps review records gets an
+ * `unreviewed` record for the node. Placeholders say TODO; the author replaces them
  * (a release build refuses them).
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse, parseDocument } from "yaml";
+import { resolveBuildConfig } from "../config.ts";
+import { loadContent } from "../stages/load.ts";
+import { writeReviewDocs } from "../stages/review-records.ts";
 
 export interface ScaffoldOptions {
   contentDir: string;
@@ -49,6 +53,12 @@ export function scaffoldNode(options: ScaffoldOptions): ScaffoldResult {
   // The parent changed (a new next node), so its `updated` moves too: the change feed and the
   // updated_not_bumped lint both read it.
   writeFileSync(fromFile, _setUpdated(_addNextNode(readFileSync(fromFile, "utf8"), options.id), options.now.toISOString().slice(0, 10)));
+  // 3. A vertical that keeps review records gets one for the new node, and its REVIEW.md summary.
+  const records = join(dir, "_review.yaml");
+  if (existsSync(records)) {
+    appendFileSync(records, `${readFileSync(records, "utf8").endsWith("\n") ? "" : "\n"}${options.id}: { status: unreviewed, pass: not reviewed yet }\n`);
+    writeReviewDocs(loadContent(resolveBuildConfig({ contentDir: options.contentDir })));
+  }
   return { file, linkedFrom: from, order };
 }
 

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { toDisplayFile, type ResolvedBuildConfig } from "../config.ts";
 
-export type SourceKind = "node" | "index" | "catalog" | "wrapper" | "figures";
+export type SourceKind = "node" | "index" | "catalog" | "wrapper" | "figures" | "review" | "review-doc";
 
 export interface SourceFile {
   kind: SourceKind;
@@ -28,6 +28,10 @@ export interface LoadedContent {
   wrappers: SourceFile[];
   /** `content/<vertical>/_figures.yaml`, one per vertical that declares figures. */
   figures: SourceFile[];
+  /** `content/<vertical>/_review.yaml`: the review records of a vertical's nodes. */
+  reviews: SourceFile[];
+  /** `content/<vertical>/REVIEW.md`, read where the vertical keeps review records. */
+  reviewDocs: SourceFile[];
   /** Every vertical folder that holds at least one markdown file. */
   verticals: string[];
 }
@@ -35,12 +39,14 @@ export interface LoadedContent {
 const CATALOG_DIR = "_catalog";
 const WRAPPERS_DIR = "_wrappers";
 const FIGURES_FILE = "_figures.yaml";
+const REVIEW_FILE = "_review.yaml";
+const REVIEW_DOC = "REVIEW.md";
 const SKIPPED_NAME_RE = /^[_.A-Z]/;
 
 /** Reads the content folder; listings are sorted so every later stage sees a stable order. */
 export function loadContent(config: ResolvedBuildConfig): LoadedContent {
   if (!existsSync(config.contentDir)) throw new Error(`content folder not found: ${config.contentDir}`);
-  const out: LoadedContent = { nodes: [], indexes: [], catalog: [], wrappers: [], figures: [], verticals: [] };
+  const out: LoadedContent = { nodes: [], indexes: [], catalog: [], wrappers: [], figures: [], reviews: [], reviewDocs: [], verticals: [] };
   const read = (kind: SourceKind, path: string, vertical: string | null, name: string): SourceFile => ({
     kind,
     path,
@@ -61,6 +67,10 @@ export function loadContent(config: ResolvedBuildConfig): LoadedContent {
       const files = _files(dir, ".md");
       if (files.length > 0) out.verticals.push(entry.name);
       if (existsSync(join(dir, FIGURES_FILE))) out.figures.push(read("figures", join(dir, FIGURES_FILE), entry.name, "_figures"));
+      if (existsSync(join(dir, REVIEW_FILE))) {
+        out.reviews.push(read("review", join(dir, REVIEW_FILE), entry.name, "_review"));
+        if (existsSync(join(dir, REVIEW_DOC))) out.reviewDocs.push(read("review-doc", join(dir, REVIEW_DOC), entry.name, "REVIEW"));
+      }
       for (const f of files) {
         if (f === "_index.md") out.indexes.push(read("index", join(dir, f), entry.name, "_index"));
         else if (!SKIPPED_NAME_RE.test(f)) out.nodes.push(read("node", join(dir, f), entry.name, f.slice(0, -3)));

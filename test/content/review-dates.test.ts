@@ -42,4 +42,16 @@ describe("review dates in the content", () => {
     expect(result.ok).toBe(true);
     expect(result.issues.filter((i) => i.code === "review_overdue" || i.code === "statement_outdated" || i.code === "review_after_announcement")).toEqual([]);
   });
+
+  it("every vertical keeps its review records in _review.yaml, one per node, and REVIEW.md agrees with them", async () => {
+    const verticals = readdirSync(join(REPO_ROOT, "content")).filter((d) => !d.startsWith("_") && existsSync(join(REPO_ROOT, "content", d, "_index.md")));
+    expect(verticals.length).toBe(5);
+    for (const v of verticals) {
+      expect(existsSync(join(REPO_ROOT, "content", v, "_review.yaml")), v).toBe(true);
+      expect(readFileSync(join(REPO_ROOT, "content", v, "REVIEW.md"), "utf8"), v).toContain("<!-- review-records:");
+    }
+    const result = await buildContent({ contentDir: join(REPO_ROOT, "content"), outDir: join(DIST, "unused"), rootDir: REPO_ROOT, write: false, previous: false, release: true });
+    expect(result.issues.filter((i) => i.code.startsWith("review_record") || i.code === "review_md_stale" || i.code === "review_question_stale")).toEqual([]);
+    expect(result.ok).toBe(true);
+  });
 });
