@@ -75,7 +75,9 @@ export const WARNING_CODES: ReadonlySet<IssueCode> = new Set<IssueCode>([
   // Like placeholder_content: a warning in dev, reported fatal by a release build.
   "value_untyped",
   "review_overdue",
-  // statement_outdated is an error: a passed announcement is served as if it were still to come.
+  // Like placeholder_content: a passed announcement is served as if it were still to come, so a
+  // release build refuses it, while a dev build warns and keeps serving.
+  "statement_outdated",
   "review_after_announcement",
   "review_question_stale",
 ]);

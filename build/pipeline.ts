@@ -69,7 +69,7 @@ export async function runPipeline(config: ResolvedBuildConfig): Promise<BuildRes
   checkExclusions(nodes, diagnostics);
   lintPlaceholders(nodes, config, diagnostics);
   lintUntypedValues(nodes, config, diagnostics);
-  checkReviewDates(nodes, config.today, diagnostics);
+  checkReviewDates(nodes, config, diagnostics);
   checkReviewRecords(content, nodes, config.today, diagnostics);
   checkFigureValues(nodes, figures, diagnostics);
 

@@ -1,9 +1,11 @@
 /**
  * Review dates: every node says when it was last checked against its sources (`reviewed`) and
  * when it must be checked again (`review_by`). Content ages silently, so the build warns on a node
- * past its `review_by`; it fails on prose announcing a future event whose date has already passed
- * ("planned for April 2026" read in November 2026), and warns when a node's `review_by` falls after
- * an event it announces, so the node is reviewed before the statement can go stale.
+ * past its `review_by`; a release build fails on prose announcing a future event whose date has
+ * already passed ("planned for April 2026" read in November 2026), which a dev build reports as a
+ * warning so that `npm start` keeps serving while the node is fixed; and it warns when a node's
+ * `review_by` falls after an event it announces, so the node is reviewed before the statement can
+ * go stale.
  */
 import { toDisplayPath, type Diagnostics } from "../diagnostics.ts";
 import type { ValidatedNode } from "./validate.ts";
@@ -50,8 +52,13 @@ export function lastDayMeant(statement: string): string | undefined {
   return m ? _lastDay(m) : undefined;
 }
 
-/** Fails on passed announcements, warns on reviews due after an announced date and on overdue reviews; `today` is `YYYY-MM-DD`. */
-export function checkReviewDates(nodes: readonly ValidatedNode[], today: string, diagnostics: Diagnostics): void {
+/**
+ * Reports passed announcements (fatal in a release build), reviews due after an announced date and
+ * overdue reviews; `today` is `YYYY-MM-DD`.
+ */
+export function checkReviewDates(nodes: readonly ValidatedNode[], config: { today: string; release: boolean }, diagnostics: Diagnostics): void {
+  const { today, release } = config;
+  const consequence = release ? "a release build refuses it" : "a release build (--release) will refuse it";
   for (const node of nodes) {
     const fm = node.frontmatter;
     const file = node.source.file;
@@ -69,7 +76,7 @@ export function checkReviewDates(nodes: readonly ValidatedNode[], today: string,
       if (CORRECTING.test(raw.split("\n")[line - 1] ?? "")) continue;
       const statement = m[0].replace(/\s+/g, " ");
       if (meant < today) {
-        diagnostics.add({ code: "statement_outdated", file, line, message: `"${statement}" announces a date that has passed (today ${today}): state what happened, with its source` });
+        diagnostics.add({ code: "statement_outdated", file, line, message: `"${statement}" announces a date that has passed (today ${today}): state what happened, with its source (${consequence})`, fatal: release });
       } else if (reviewBy && reviewBy > meant) {
         diagnostics.add({ code: "review_after_announcement", file, line, message: `"${statement}" names ${meant}, but review_by is ${reviewBy}: set review_by on or before ${meant} so the node is checked when the event is due` });
       }

@@ -24,19 +24,30 @@ describe("review dates", () => {
     expect(lastDayMeant("Google announced A2A in April 2025")).toBeUndefined();
   });
 
-  it("fails on a passed announcement only once its date has passed (the old EES wording)", async () => {
+  it("a release build fails on a passed announcement only once its date has passed (the old EES wording)", async () => {
     const tmp = createTempDir();
     const contentDir = materializeFixture(tmp);
     materializeFixture(tmp, "invalid/statement_outdated");
-    const options = { contentDir, outDir: join(tmp, "dist"), rootDir: tmp, write: false };
+    const options = { contentDir, outDir: join(tmp, "dist"), rootDir: tmp, write: false, release: true };
     const before = await buildContent({ ...options, today: "2026-03-01" });
     expect(before.issues.filter((i) => i.code === "statement_outdated")).toEqual([]);
     const after = await buildContent({ ...options, today: "2026-11-23" });
     expect(after.issues.filter((i) => i.code === "statement_outdated").map((i) => i.message)).toEqual([
-      '"planned for April 2026" announces a date that has passed (today 2026-11-23): state what happened, with its source',
+      '"planned for April 2026" announces a date that has passed (today 2026-11-23): state what happened, with its source (a release build refuses it)',
     ]);
     expect(after.issues.find((i) => i.code === "statement_outdated")!.fatal).toBe(true);
     expect(after.ok).toBe(false);
+  });
+
+  it("a dev build reports a passed announcement as a warning and still builds, so a server keeps serving while the node is fixed", async () => {
+    const tmp = createTempDir();
+    const contentDir = materializeFixture(tmp);
+    materializeFixture(tmp, "invalid/statement_outdated");
+    const result = await buildContent({ contentDir, outDir: join(tmp, "dist"), rootDir: tmp, write: false, today: "2026-11-23" });
+    const issue = result.issues.find((i) => i.code === "statement_outdated")!;
+    expect(issue.fatal).toBe(false);
+    expect(issue.message).toContain("a release build (--release) will refuse it");
+    expect(result.ok).toBe(true);
   });
 
   it("warns when review_by falls after a date the node announces, until the announcement has passed", async () => {
@@ -50,7 +61,7 @@ describe("review dates", () => {
       '"expected in the last quarter of 2098" names 2098-12-31, but review_by is 2099-06-01: set review_by on or before 2098-12-31 so the node is checked when the event is due',
     ]);
     // Once the date has passed, the statement is stale: an error, and no longer this warning.
-    const after = await buildContent({ ...options, today: "2099-01-02" });
+    const after = await buildContent({ ...options, today: "2099-01-02", release: true });
     expect(after.issues.map((i) => i.code)).toContain("statement_outdated");
     expect(after.issues.map((i) => i.code)).not.toContain("review_after_announcement");
     expect(after.ok).toBe(false);
