@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
+import { readmeBlock } from "../helpers/markdown-docs.ts";
 
 /** A project as a person has it: the repo's code, its own content/ and dist/. */
 let project: string;
@@ -54,6 +55,15 @@ async function start(): Promise<{ buildId: string; output: string }> {
 const STACK_LINE_RE = /^\s+at .+[:(]\d+:\d+\)?$/m;
 
 describe("npm start (issue 17, item 3)", () => {
+  it("is the README's first command, and the second is what CI runs (issue 27)", () => {
+    const [start, test] = readmeBlock("two-commands").split("\n").map((line) => line.replace(/\s+#.*$/, ""));
+    expect([start, test]).toEqual(["npm ci && npm start", "npm ci && npm test"]);
+    // `npm start` is the script this suite runs (with PORT, as the README says), `npm test` the one .ci/run runs after npm ci.
+    const scripts = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.start).toBe("tsx scripts/start.ts");
+    expect(readFileSync(".ci/run", "utf8")).toMatch(/^npm ci\b.*\nnpm test$/m);
+  });
+
   it("builds a fresh project, then starts again without building content that did not change (only its file times did)", async () => {
     const first = await start();
     expect(first.output).toMatch(/built \d+ nodes/);
