@@ -21,7 +21,7 @@ export function renderPage(ctx: PageContext, title: string, crumbs: Array<[strin
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Vertical Knowledge Retrieval</title>
 <style>${STYLE}</style></head>
-<body><header><nav class="top"><a href="/">Home</a> <a href="/browse">Browse</a> <a href="/docs">API docs</a> <a href="/llms.txt">llms.txt</a> <a href="/browse/key">Key</a>
+<body><header><nav class="top"><a href="/">Home</a> <a href="/browse">Browse</a> <a href="/docs/guides">Guides</a> <a href="/docs">API docs</a> <a href="/llms.txt">llms.txt</a> <a href="/browse/key">Key</a>
 <form class="find" method="get" action="/browse/search" role="search"><input name="q" type="search" maxlength="200" placeholder="Search the knowledge" aria-label="Search the knowledge"><button type="submit">Search</button></form></nav>
 <nav class="crumbs" aria-label="breadcrumb">${trail}</nav></header>
 <main>
@@ -122,4 +122,6 @@ form.search,form.key{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;ma
 input,select,button{font:inherit;padding:.3rem .5rem;max-width:100%;min-width:0}form.search select{flex:1 1 10rem}ol.results{overflow-wrap:anywhere}ol.results li{margin:.6rem 0}.results .snippet{color:#445}.hint{color:#556}.twin{font-size:.85rem}
 pre{background:#f0f2f5;border-radius:6px;padding:.6rem .8rem;overflow-x:auto;line-height:1.35}pre code{background:none;padding:0}
 .layer table{display:block;overflow-x:auto;width:auto;max-width:100%}.layer{overflow-wrap:anywhere}
+.doc{overflow-wrap:anywhere}.doc table{display:block;overflow-x:auto;width:auto;max-width:100%;overflow-wrap:normal}.doc td,.doc th{min-width:6rem}.doc td:first-child{min-width:9rem}
+nav.doc-pages{font-size:.85rem;margin:.3rem 0 1rem;color:#667}
 `;

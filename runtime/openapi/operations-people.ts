@@ -175,6 +175,19 @@ export const PEOPLE_OPERATIONS: Operation[] = [
   },
   {
     method: "get",
+    path: "/docs/{page}",
+    operationId: "getGuide",
+    summary: "The project's guides: README and docs/ as pages",
+    description: [
+      "The repository's README (`readme`), the index of its docs/ folder (`guides`), each page of docs/ by its file name (`configuration`, `endpoints`, `payments`, `operations`, `authoring`, `architecture`, `performance`, …) and the node field reference (`node-reference`), rendered from markdown at build time with the browse site's pipeline; the runtime serves the prebuilt HTML. Links between pages point at their /docs/ paths; headings carry GitHub's anchors.",
+      "`/docs` itself (no page) is this API reference, since every problem's `type` points into it. Not limited per client: the pages hold no knowledge content.",
+      PAGE_ERRORS_NOTE,
+    ].join("\n\n"),
+    params: [{ name: "page", in: "path", required: true, schema: Type.String(), description: "Page name, e.g. guides or configuration" }],
+    responses: { 200: { description: "HTML page", content: HTML }, 404: PAGE_ERROR("No such page") },
+  },
+  {
+    method: "get",
     path: "/llms.txt",
     operationId: "getLlmsTxt",
     summary: "llms.txt: the service and its verticals in markdown",

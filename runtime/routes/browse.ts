@@ -3,7 +3,8 @@
  * `/browse`, `/browse/:vertical` (graph picture), `/browse/:vertical/:node` (locked or full
  * variant after the access check, `.md` twin with the same layers), `/browse/key` (the key form;
  * POST sets the key cookie, POST /browse/logout clears it), `/browse/search`, `/llms.txt`,
- * `/llms-full.txt`, and `GET /` (HTML page or JSON description by `Accept`). The runtime only
+ * `/llms-full.txt`, `/docs/<page>` (the project's guides), and `GET /` (HTML page or JSON
+ * description by `Accept`). The runtime only
  * picks a file or fills a template; it never renders content. Browsers (`Accept: text/html`)
  * get errors as HTML pages; everyone else gets problem+json.
  */
@@ -33,6 +34,7 @@ const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'se
 /** Pages that depend on the caller's key, sent as a header or kept in the cookie. */
 const KEYED = { "cache-control": "private, no-cache", vary: `${CREDENTIAL_VARY}, Cookie` };
 const NODE_RE = /^(.+?)(\.md)?$/;
+const DOC_PAGE_RE = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const FORM_MAX_BYTES = 2048;
 const SEARCH_LIMIT = 20;
 
@@ -54,6 +56,16 @@ export default definePlugin<AppDeps>((app, deps) => {
   app.get("/browse", html((event) => page(event, "index.html")));
   app.get("/llms.txt", (event) => page(event, "llms.txt"));
   app.get("/llms-full.txt", (event) => page(event, "llms-full.txt"));
+
+  // The project's guides (README.md, docs/), rendered by the build; /docs itself is the API reference (docs.ts).
+  app.get(
+    "/docs/:page",
+    html((event) => {
+      const name = getRouterParam(event, "page") ?? "";
+      if (!DOC_PAGE_RE.test(name)) throw apiError("not_found", { detail: `No documentation page "${name.slice(0, 64)}"; the index is /docs/guides.` });
+      return page(event, `docs/${name}.html`);
+    }),
+  );
 
   app.get("/browse/key", html((event) => page(event, "key.html", { "cache-control": "no-store" })));
   app.post(

@@ -224,4 +224,35 @@ describe("browse site in Chromium", () => {
     await tab.screenshot({ path: join(ARTIFACTS, "docs-1280.png") });
     await tab.close();
   }, 60_000);
+
+  // Issue 27: the API reference and the guides fit a phone: nothing scrolls sideways but a table or a code block in its own box.
+  for (const [device, width] of [["desktop", 1280], ["phone", 390]] as const) {
+    it(`/docs and the guides fit the screen, and every guide link opens (${device})`, async () => {
+      const tab = await context.newPage();
+      await tab.setViewportSize({ width, height: 900 });
+      const overflow = () => tab.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      try {
+        await tab.goto(`${svc.url}/docs`);
+        await tab.waitForSelector(".opblock-tag-section", { timeout: 20_000 });
+        await tab.locator("#operations-Knowledge-getDemo .opblock-summary").click();
+        await tab.waitForSelector("#operations-Knowledge-getDemo .parameters");
+        await tab.screenshot({ path: join(ARTIFACTS, `docs-${width}.png`), fullPage: true });
+        expect(await overflow(), "/docs scrolls sideways").toBeLessThanOrEqual(0);
+
+        await tab.goto(`${svc.url}/docs/guides`);
+        const links = [...new Set(await tab.locator("article.doc a[href^='/docs/']").evaluateAll((els) => els.map((e) => e.getAttribute("href")!)))];
+        expect(links.length).toBeGreaterThanOrEqual(8);
+        for (const href of links) {
+          const res = await tab.goto(`${svc.url}${href}`);
+          expect(res?.status(), href).toBe(200);
+          expect(await overflow(), `${href} scrolls sideways`).toBeLessThanOrEqual(0);
+        }
+        await tab.goto(`${svc.url}/docs/endpoints#abuse-limits`);
+        expect(await tab.locator("h2#abuse-limits").count()).toBe(1);
+        await tab.screenshot({ path: join(ARTIFACTS, `docs-endpoints-${width}.png`), fullPage: true });
+      } finally {
+        await tab.close();
+      }
+    }, 120_000);
+  }
 });

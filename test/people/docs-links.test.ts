@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { renderDocPages } from "../../build/browse/render-docs.ts";
 import { codeBlocks, headingAnchors, markdownLinks } from "../helpers/markdown-docs.ts";
 
 const PAGES = ["README.md", ...readdirSync("docs").filter((f) => f.endsWith(".md")).map((f) => join("docs", f))];
@@ -31,6 +32,23 @@ describe("README and docs/", () => {
         broken.push(`${page}:${line} ${url}: no heading #${fragment} in ${target}`);
       }
       if (fragment && statSync(target).isDirectory()) broken.push(`${page}:${line} ${url}: a folder has no headings`);
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it("renders README.md and docs/ as pages whose links between them all resolve, to a page and to a heading id", () => {
+    const pages = renderDocPages({ apiVersion: "test", buildId: "test" });
+    expect([...pages.keys()]).toEqual(expect.arrayContaining(["docs/readme.html", "docs/guides.html", "docs/configuration.html", "docs/performance-history.html"]));
+    const broken: string[] = [];
+    for (const [file, html] of pages) {
+      for (const [, href] of html.matchAll(/href="(\/docs\/[^"]*)"/g)) {
+        const [path = "", fragment] = href!.split("#");
+        const target = pages.get(`${path.slice(1)}.html`);
+        if (!target) broken.push(`${file}: ${href}`);
+        else if (fragment && !target.includes(` id="${fragment}"`)) broken.push(`${file}: ${href} (no such heading)`);
+      }
+      // Links to repository files that are not served become their text, never a dead link.
+      expect(html, file).not.toMatch(/href="[^"/#][^":]*"/);
     }
     expect(broken).toEqual([]);
   });
