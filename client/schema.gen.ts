@@ -35,7 +35,7 @@ export interface paths {
          * Retrieve a node or a vertical's root index
          * @description Access (one decision for REST and MCP): the index layer is always free, and fully open verticals (a2a-handoff, traversal) show all layers to everyone. A node whose layers the caller cannot read answers 200 with the free view: the index layer only (all four layers in `locked_layers`), prose hints in `cta` and a machine-readable `unlock` (a trial where one unlocks the node, a membership of that vertical with the checkout path, the per-use token header and price). Without credentials and with a valid key that does not unlock the node alike: a trial key unlocks its vertical (travel: the first 5 modules), a membership key its vertical plus ai-compliance, an `all` key everything. Only a vertical whose index is not free has no free view: 402 without credentials, 403 `vertical_forbidden` for a key that does not unlock it.
          *
-         *     A malformed, unknown, revoked or expired key is 401 on gated content (a node whose layers are not free), never downgraded to anonymous. On free content (an index, a fully open vertical, a vertical without content) the key is ignored and the free view is served with a warning: the `Credential-Problem` header carries the problem code (`key_invalid`, `key_revoked`, `key_expired`) and the body a `credential_problem` member (code, title, detail); such an answer has no ETag and is not cached. `ethics` answers as `ai-compliance`.
+         *     A malformed, unknown, revoked or expired key is never downgraded to anonymous in silence: wherever a caller without a key gets a free view (an index, a fully open vertical, a vertical without content, and the locked view of a node of an index-free vertical), that free view is served with a warning: the `Credential-Problem` header carries the problem code (`key_invalid`, `key_revoked`, `key_expired`) and the body a `credential_problem` member (code, title, detail); such an answer has no ETag and is not cached. A bad key must not lock its holder out of what is free. Content with no free view keeps the key's 401: a node of a paid vertical whose index is not free (and rules to evaluate, POST /api/evaluate). `ethics` answers as `ai-compliance`.
          *
          *     Metering: only gated layers count. Each 200 of a node whose layers a key unlocked counts against that key (hourly 200, daily 1000 — 3000 on the 5-key volume plan — answer 429 with Retry-After; beyond the monthly 10,000 membership calls continue as overage at $0.002; trial keys stop at 500 calls, 429 `trial_exhausted`, or 24 h, 401 `key_expired`). Free content (indexes, fully open verticals, free views) is never metered nor refused for quota, with or without a key; it is limited per client address only (ANON_RATE_PER_MINUTE, 429 `rate_limited`). A 304 is not metered, and neither is a HEAD (on every route: access is checked as for GET, headers and Content-Length are sent, nothing is consumed or charged, no RateLimit fields).
          *
@@ -313,7 +313,7 @@ export interface paths {
         };
         /**
          * Browse site: the verticals
-         * @description Static HTML pages generated at build time from dist/data (no client framework, no script). Lists every vertical with its status and node count, and links to /docs.
+         * @description Static HTML pages generated at build time from dist/data (no client framework, no script). Lists every vertical with its status and node count, and links to /docs. A malformed, unknown, revoked or expired key (header or cookie) reads what a visitor without a key reads: the page carries `Credential-Problem` and a visible notice linking to /browse/key, and a cookie that held the key is cleared (Set-Cookie with Max-Age=0). Only a page with no free view (a node of a paid vertical whose index is not free) keeps the key's 401.
          */
         get: operations["browseVerticals"];
         put?: never;
@@ -336,6 +336,8 @@ export interface paths {
          * @description The vertical's index as an SVG graph laid out at build time in layers (readable size, scrolls in its own box; edges never cross a box): one shape per node, edges from `next_nodes`, trial modules marked, each shape a link to the node page; a table of the nodes below it. `ethics` answers as `ai-compliance`.
          *
          *     Access is the index row of the access matrix (GET /api/demo without `node`): a paid vertical that is not index-free is 402 for a caller without credentials. A vertical without content is 404 here.
+         *
+         *     A malformed, unknown, revoked or expired key (header or cookie) reads what a visitor without a key reads: the page carries `Credential-Problem` and a visible notice linking to /browse/key, and a cookie that held the key is cleared (Set-Cookie with Max-Age=0). Only a page with no free view (a node of a paid vertical whose index is not free) keeps the key's 401.
          */
         get: operations["browseVertical"];
         put?: never;
@@ -361,6 +363,8 @@ export interface paths {
          *
          *     `{node}.md` (e.g. `/browse/travel/trv-eu261.md`) is the page's markdown twin: the same layers the caller may see, layer text as authored, rules as nested ALL / ANY / NOT lists; metered like the HTML page.
          *
+         *     A malformed, unknown, revoked or expired key (header or cookie) reads what a visitor without a key reads: the page carries `Credential-Problem` and a visible notice linking to /browse/key, and a cookie that held the key is cleared (Set-Cookie with Max-Age=0). Only a page with no free view (a node of a paid vertical whose index is not free) keeps the key's 401. The markdown twin starts with the notice as a quote.
+         *
          *     Errors: a request whose `Accept` names text/html (and does not prefer JSON) gets an HTML error page with the same status, title, code, detail and hint; other callers get problem+json.
          */
         get: operations["browseNode"];
@@ -381,13 +385,13 @@ export interface paths {
         };
         /**
          * Browse site: the form to read with a key
-         * @description A page with a form that posts a key to POST /browse/key once, and a log-out button (POST /browse/logout). Static, built at build time.
+         * @description A page with a form that posts a key to POST /browse/key once, and a log-out button (POST /browse/logout), built at build time. The runtime adds which key this browser reads with (its public id, kind, scope and expiry, never the key) and, after POST /browse/key (`?saved=1`), that it was saved. A malformed, unknown, revoked or expired key (header or cookie) reads what a visitor without a key reads: the page carries `Credential-Problem` and a visible notice linking to /browse/key, and a cookie that held the key is cleared (Set-Cookie with Max-Age=0). Only a page with no free view (a node of a paid vertical whose index is not free) keeps the key's 401.
          */
         get: operations["browseKeyForm"];
         put?: never;
         /**
          * Browse site: keep a key for this browser
-         * @description Body: an HTML form (`application/x-www-form-urlencoded`) with `key`. The key is checked (401 `key_invalid`, `key_revoked`, `key_expired` as everywhere), then kept in a cookie `vkr_key`: HttpOnly, SameSite=Strict, Path=/browse, Max-Age 30 days, Secure when the site is served over https (or PUBLIC_BASE_URL is https). 303 to /browse. The cookie is read by the browse routes only; API routes never accept it.
+         * @description Body: an HTML form (`application/x-www-form-urlencoded`) with `key`. The key is checked (401 `key_invalid`, `key_revoked`, `key_expired` as everywhere), then kept in a cookie `vkr_key`: HttpOnly, SameSite=Strict, Path=/browse, Max-Age 30 days, Secure when the site is served over https (or PUBLIC_BASE_URL is https). 303 to /browse/key?saved=1, which confirms the save and names the key by its public id. The cookie is read by the browse routes only; API routes never accept it.
          *
          *     CSRF: besides SameSite=Strict, the request's `Origin` must be this site's own origin (or PUBLIC_BASE_URL's); any other or a missing Origin is 403 `cross_site_form`. Setting the cookie consumes no quota; reading a gated page with it does.
          *
@@ -432,6 +436,8 @@ export interface paths {
          * @description The search box of every page (a GET form). Runs the same search as GET /api/search (up to 20 hits) for the caller (key header or key cookie), on the layers it may read, and lists the hits with links to their pages. Without `q` it shows the empty form.
          *
          *     Metering and limits are those of GET /api/search: anonymous searches share the per-client limit, and a search over layers a key unlocked counts as one retrieval for that key.
+         *
+         *     A malformed, unknown, revoked or expired key (header or cookie) reads what a visitor without a key reads: the page carries `Credential-Problem` and a visible notice linking to /browse/key, and a cookie that held the key is cleared (Set-Cookie with Max-Age=0). Only a page with no free view (a node of a paid vertical whose index is not free) keeps the key's 401.
          *
          *     Errors: a request whose `Accept` names text/html (and does not prefer JSON) gets an HTML error page with the same status, title, code, detail and hint; other callers get problem+json.
          */
@@ -682,6 +688,8 @@ export interface paths {
          *     Scope: `vertical` (aliases accepted; unknown 400; a vertical the caller may not see answers as GET /api/demo would, e.g. 402 or 403); omitted, every live vertical whose index the caller may see. Ranking: BM25F (k1 1.2) over the fields the caller may read, weighted title (with the words of the node id) 3, summary 1.5, logic 0.6, directive 0.4, skill and action 0.3, so unlocked layers add to a match but cannot outweigh titles and summaries; document frequencies are over every vertical, so results of different verticals compare; deprecated nodes count half; ties by vertical then id. Scores are comparable within a response only.
          *
          *     Quota: a search is free unless it reads gated layers the caller unlocked (a vertical in scope that is not fully open and that the key covers, or, with a per-use pay token in `pay-network-pay-id`, any such vertical: the token unlocks every layer); then it counts as one retrieval for the key, whatever the number of hits, with the RateLimit headers, or is charged once at $0.002 like a content node request on GET /api/demo, with `Pay-Network-Charged` / `Pay-Network-Remaining` (the token is verified before anything is scored; invalid, expired, kya-only or used-up tokens are 402 as on GET /api/demo). Searching the index layer is never metered nor charged.
+         *
+         *     A malformed, unknown, revoked or expired key searches as a caller without a key (the anonymous per-client limit applies) and is warned: the `Credential-Problem` header and a `credential_problem` member, as on GET /api/demo.
          *
          *     `q`: 1 to 200 characters with at least one searchable word (words shorter than two letters and common stopwords are dropped; words are Porter-stemmed, so plurals and inflections meet, and two adjacent words also match as one, so `deepfake`, `deep fake` and `deep-fake` meet); `limit` 1 to 50, default 10.
          */
@@ -1448,7 +1456,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Malformed, unknown, revoked or expired key, on gated content (on free content the free view is served with `Credential-Problem`) */
+            /** @description Malformed, unknown, revoked or expired key, on content with no free view (a node of a paid vertical whose index is not free); wherever there is a free view it is served with `Credential-Problem` instead */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2535,6 +2543,8 @@ export interface operations {
             /** @description HTML page */
             200: {
                 headers: {
+                    "Credential-Problem"?: string;
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2576,15 +2586,18 @@ export interface operations {
             /** @description HTML page */
             200: {
                 headers: {
+                    "Credential-Problem"?: string;
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
                 };
             };
-            /** @description Bad key */
+            /** @description Bad key on a vertical with no free index */
             401: {
                 headers: {
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2658,6 +2671,8 @@ export interface operations {
             /** @description HTML page, or markdown for `{node}.md` */
             200: {
                 headers: {
+                    "Credential-Problem"?: string;
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2665,7 +2680,7 @@ export interface operations {
                     "text/markdown": string;
                 };
             };
-            /** @description Bad key (a key cookie that stopped working is cleared with Set-Cookie) */
+            /** @description Bad key on a node with no free view (a key cookie that stopped working is cleared with Set-Cookie) */
             401: {
                 headers: {
                     "Set-Cookie"?: string;
@@ -2730,7 +2745,10 @@ export interface operations {
     };
     browseKeyForm: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 1 after a key was posted: the page confirms the save */
+                saved?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2740,6 +2758,8 @@ export interface operations {
             /** @description HTML page */
             200: {
                 headers: {
+                    "Credential-Problem"?: string;
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2766,7 +2786,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Key kept; see /browse */
+            /** @description Key kept; see /browse/key?saved=1 */
             303: {
                 headers: {
                     Location?: string;
@@ -2882,6 +2902,8 @@ export interface operations {
             /** @description HTML page with the hits */
             200: {
                 headers: {
+                    "Credential-Problem"?: string;
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3647,10 +3669,16 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     "Pay-Network-Charged"?: string;
                     "Pay-Network-Remaining"?: string;
+                    "Credential-Problem"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        credential_problem?: {
+                            code: "key_invalid" | "key_revoked" | "key_expired";
+                            title: string;
+                            detail: string;
+                        };
                         results: {
                             id: string;
                             vertical: string;
@@ -3665,15 +3693,6 @@ export interface operations {
             };
             /** @description Missing or invalid q, unknown vertical, limit out of range */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A presented key is malformed, unknown, revoked or expired */
-            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -25,6 +25,7 @@ export function renderPage(ctx: PageContext, title: string, crumbs: Array<[strin
 <form class="find" method="get" action="/browse/search" role="search"><input name="q" type="search" maxlength="200" placeholder="Search the knowledge" aria-label="Search the knowledge"><button type="submit">Search</button></form></nav>
 <nav class="crumbs" aria-label="breadcrumb">${trail}</nav></header>
 <main>
+<!--vkr:notice-->
 ${body}
 </main>
 <footer>API ${escapeHtml(ctx.apiVersion)} · build ${escapeHtml(ctx.buildId)}</footer>
@@ -124,4 +125,5 @@ pre{background:#f0f2f5;border-radius:6px;padding:.6rem .8rem;overflow-x:auto;lin
 .layer table{display:block;overflow-x:auto;width:auto;max-width:100%}.layer{overflow-wrap:anywhere}
 .doc{overflow-wrap:anywhere}.doc table{display:block;overflow-x:auto;width:auto;max-width:100%;overflow-wrap:normal}.doc td,.doc th{min-width:6rem}.doc td:first-child{min-width:9rem}
 nav.doc-pages{font-size:.85rem;margin:.3rem 0 1rem;color:#667}
+.notice,.saved,.active{border-radius:6px;padding:.5rem .8rem;margin:.8rem 0}.notice{background:#fff4ce;border:1px solid #e0c45c}.saved{background:#e6f4ea;border:1px solid #81c995}.active{background:#eef4ff;border:1px solid #b6cdf5}
 `;

@@ -14,6 +14,7 @@ import { compileValidator, type BodyValidator } from "../http/body.ts";
 import { evaluateNode } from "../rules/evaluate-node.ts";
 import { readDelta, requireMembershipKey } from "../delta/read-delta.ts";
 import { searchNodes } from "../search/search-nodes.ts";
+import { toReader } from "../access/credentials.ts";
 import { verifyKey } from "../keys/verify-key.ts";
 import { IndexGraphSchema, LeanIndexGraphSchema, LeanNodeResponseSchema, NodeResponseSchema } from "../schema/artifacts.ts";
 import { ResolvedVerticalSchema } from "../schema/catalog.ts";
@@ -86,9 +87,9 @@ export const TOOLS: readonly ToolDefinition[] = [
     input: SearchRequestSchema,
     output: SearchResponseSchema,
     run: async (ctx, args: Static<typeof SearchRequestSchema>) => {
-      const caller = await ctx.caller();
-      if (caller.kind === "anonymous") ctx.anonymous.assert(ctx.client(), ctx.now);
-      const outcome = await searchNodes(ctx.deps, caller, { q: args.q, vertical: args.vertical ?? null, limit: args.limit ?? null }, ctx.now);
+      const reader = await toReader(ctx.caller());
+      if (reader.caller.kind === "anonymous") ctx.anonymous.assert(ctx.client(), ctx.now);
+      const outcome = await searchNodes(ctx.deps, reader, { q: args.q, vertical: args.vertical ?? null, limit: args.limit ?? null }, ctx.now);
       Object.assign(ctx.headers, outcome.headers);
       return { structured: outcome.body };
     },

@@ -28,6 +28,7 @@ export const MCP_OPERATIONS: Operation[] = [
       "What is searched follows the access matrix of GET /api/demo, node by node: a node whose layers the caller has unlocked is searched in its title, summary and all four layers; any other node the caller can see only in its index layer (title and summary). Anonymous callers therefore search the index layer, plus every layer of fully open verticals. `snippet` is a sentence from the best-matching layer the caller has unlocked, so it never quotes a locked layer.",
       "Scope: `vertical` (aliases accepted; unknown 400; a vertical the caller may not see answers as GET /api/demo would, e.g. 402 or 403); omitted, every live vertical whose index the caller may see. Ranking: BM25F (k1 1.2) over the fields the caller may read, weighted title (with the words of the node id) 3, summary 1.5, logic 0.6, directive 0.4, skill and action 0.3, so unlocked layers add to a match but cannot outweigh titles and summaries; document frequencies are over every vertical, so results of different verticals compare; deprecated nodes count half; ties by vertical then id. Scores are comparable within a response only.",
       "Quota: a search is free unless it reads gated layers the caller unlocked (a vertical in scope that is not fully open and that the key covers, or, with a per-use pay token in `pay-network-pay-id`, any such vertical: the token unlocks every layer); then it counts as one retrieval for the key, whatever the number of hits, with the RateLimit headers, or is charged once at $0.002 like a content node request on GET /api/demo, with `Pay-Network-Charged` / `Pay-Network-Remaining` (the token is verified before anything is scored; invalid, expired, kya-only or used-up tokens are 402 as on GET /api/demo). Searching the index layer is never metered nor charged.",
+      "A malformed, unknown, revoked or expired key searches as a caller without a key (the anonymous per-client limit applies) and is warned: the `Credential-Problem` header and a `credential_problem` member, as on GET /api/demo.",
       "`q`: 1 to 200 characters with at least one searchable word (words shorter than two letters and common stopwords are dropped; words are Porter-stemmed, so plurals and inflections meet, and two adjacent words also match as one, so `deepfake`, `deep fake` and `deep-fake` meet); `limit` 1 to 50, default 10.",
     ].join("\n\n"),
     security: ["none", "serviceKey", "payToken"],
@@ -38,9 +39,8 @@ export const MCP_OPERATIONS: Operation[] = [
       { name: "X-Service-Key", in: "header", schema: Type.String(), description: "Membership or trial key: also searches the layers it unlocks" },
     ],
     responses: {
-      200: { description: "Results, best first", schema: SearchResponseSchema, headers: ["RateLimit", "RateLimit-Policy", "Pay-Network-Charged", "Pay-Network-Remaining"] },
+      200: { description: "Results, best first", schema: SearchResponseSchema, headers: ["RateLimit", "RateLimit-Policy", "Pay-Network-Charged", "Pay-Network-Remaining", "Credential-Problem"] },
       400: { description: "Missing or invalid q, unknown vertical, limit out of range" },
-      401: { description: "A presented key is malformed, unknown, revoked or expired" },
       402: { description: "The named vertical needs a key or payment, or a per-use token that is invalid, expired, kya-only or used up" },
       403: { description: "The key does not unlock the named vertical" },
       429: { description: "The key's quota is used up (metered searches only), or the anonymous per-client limit (ANON_RATE_PER_MINUTE, shared with nothing else) is reached" },

@@ -9,6 +9,7 @@
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { NodeStatusSchema } from "./artifacts.ts";
+import { CredentialProblemSchema } from "./unlock.ts";
 
 /** Layers a caller unlocks, in snippet order: the index layer (title, summary) is readable by all who see the node. */
 export const SEARCH_LAYERS = ["index", "logic", "directive", "skill", "action"] as const;
@@ -58,5 +59,9 @@ export const SearchResultSchema = Type.Object({
 });
 export type SearchResult = Static<typeof SearchResultSchema>;
 
-export const SearchResponseSchema = Type.Object({ results: Type.Array(SearchResultSchema) });
+export const SearchResponseSchema = Type.Object({
+  /** Set when the presented key was refused: the search ran as for a caller without a key. */
+  credential_problem: Type.Optional(CredentialProblemSchema),
+  results: Type.Array(SearchResultSchema),
+});
 export type SearchResponse = Static<typeof SearchResponseSchema>;

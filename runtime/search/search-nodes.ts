@@ -12,7 +12,9 @@
  */
 import type { AppDeps } from "../deps.ts";
 import { apiError, isApiError } from "../errors.ts";
-import type { Caller } from "../access/credentials.ts";
+import type { Caller, Reader } from "../access/credentials.ts";
+import { toCredentialProblem } from "../access/decide-read.ts";
+import { credentialProblemHeaders } from "../access/credential-problem.ts";
 import { resolveAccess } from "../access/resolve-access.ts";
 import { decideSearchMeter } from "../access/decide-read.ts";
 import { meterRead } from "../metering/meter-read.ts";
@@ -61,10 +63,14 @@ interface Hit {
 const DEPRECATED_FACTOR = 0.5;
 
 /**
- * @example await searchNodes(deps, { kind: "anonymous" }, { q: "delayed flight", vertical: "travel", limit: 5 }, now)
+ * A refused key (`reader.credentialProblem`) searches as a caller without a key and is warned, as
+ * on every free read: the body's `credential_problem` and the `Credential-Problem` header.
+ * `count: false` (a HEAD) checks access as usual but consumes nothing.
+ * @example await searchNodes(deps, { caller: { kind: "anonymous" }, credentialProblem: null }, { q: "delayed flight", vertical: "travel", limit: 5 }, now)
  */
-/** `count: false` (a HEAD) checks access as usual but consumes nothing. */
-export async function searchNodes(deps: AppDeps, caller: Caller, query: SearchQuery, now: number, { count = true }: { count?: boolean } = {}): Promise<SearchOutcome> {
+export async function searchNodes(deps: AppDeps, reader: Reader, query: SearchQuery, now: number, { count = true }: { count?: boolean } = {}): Promise<SearchOutcome> {
+  const { caller } = reader;
+  const problem = reader.credentialProblem ? toCredentialProblem(reader.credentialProblem) : null;
   const terms = _parseQuery(query.q);
   const limit = query.limit ?? SEARCH_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_MAX_LIMIT) {
@@ -107,6 +113,7 @@ export async function searchNodes(deps: AppDeps, caller: Caller, query: SearchQu
 
   // 3. Meter once when gated layers were read (`decideSearchMeter`): the key's windows or one per-use charge; a HEAD consumes nothing.
   const headers = count ? await meterRead(deps, { decision: { view: "full", meter, credentialProblem: null }, caller, perUse }, now) : {};
+  if (problem) return { body: { credential_problem: problem, results }, headers: { ...headers, ...credentialProblemHeaders(problem) }, metered: false };
   return { body: { results }, headers, metered: meter !== "free" };
 }
 

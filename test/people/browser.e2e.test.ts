@@ -152,8 +152,13 @@ describe("browse site in Chromium", () => {
 
         await tab.goto(`${svc.url}/browse/key`);
         await tab.fill("input#key", trial);
-        await Promise.all([tab.waitForURL(/\/browse$/), tab.click("form.key button")]);
+        await Promise.all([tab.waitForURL(/\/browse\/key\?saved=1$/), tab.click("form.key button")]);
         expect(tab.url()).not.toContain(trial);
+        // Issue 27: the form confirms the save and names the active key by its public id.
+        expect(await tab.locator("p.saved").textContent()).toContain("Key saved");
+        expect(await tab.locator("p.active code").textContent()).toMatch(/^[0-9a-f]{12}$/);
+        expect(await overflow()).toBeLessThanOrEqual(0);
+        await tab.screenshot({ path: join(ARTIFACTS, `key-saved-${width}.png`), fullPage: true });
         const cookies = await member.cookies(svc.url + "/browse");
         expect(cookies.find((c) => c.name === "vkr_key")).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/browse" });
         expect(await tab.evaluate(() => document.cookie)).toBe("");

@@ -103,19 +103,22 @@ describe("membership keys", () => {
   });
 });
 
-describe("bad credentials are 401 on gated content, never anonymous", () => {
+describe("bad credentials are never anonymous: the free view with the warning, or 401 where there is none (issue 27)", () => {
   it.each([
     ["malformed", "svc_live_short"],
     ["unknown", "svc_live_" + "A".repeat(22)],
     ["garbage", "hello"],
   ])("%s key", async (_name, key) => {
     const res = await demo("vertical=travel&node=trv-m1", key);
-    expect(res.status).toBe(401);
-    expect(res.body.code).toBe("key_invalid");
+    expect([res.status, res.headers.get("credential-problem")]).toEqual([200, "key_invalid"]);
+    expect(res.body.node.locked_layers).toHaveLength(4);
+    const paid = await demo("vertical=legal&node=legal-one", key);
+    expect([paid.status, paid.body.code]).toEqual([401, "key_invalid"]);
   });
-  it("a bad ?key= is also 401", async () => {
+  it("a bad ?key= too", async () => {
     const res = await svc.request("/api/demo?vertical=travel&node=trv-m1&key=svc_trial_nope");
-    expect(res.status).toBe(401);
+    expect([res.status, res.headers.get("credential-problem")]).toEqual([200, "key_invalid"]);
+    expect((await svc.request("/api/demo?vertical=legal&node=legal-one&key=svc_trial_nope")).status).toBe(401);
   });
 });
 
