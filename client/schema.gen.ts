@@ -683,15 +683,17 @@ export interface paths {
          * Ranked full-text search over the nodes you may read
          * @description Served from per-vertical indexes the build precomputes (`search/<vertical>.json`: postings per field, with term statistics over the whole build), so a query reads only its terms' posting lists, never every node.
          *
-         *     What is searched follows the access matrix of GET /api/demo, node by node: a node whose layers the caller has unlocked is searched in its title, summary and all four layers; any other node the caller can see only in its index layer (title and summary). Anonymous callers therefore search the index layer, plus every layer of fully open verticals. `snippet` is a sentence from the best-matching layer the caller has unlocked, so it never quotes a locked layer.
+         *     What is searched is the same for every caller: every node of the verticals in scope is ranked on its title (with the words of its id), the questions it declares it answers (authored, written the way people ask), its summary and its four layers, whatever the caller may read, so a key never moves a node up or down and a fully open vertical has no head start. What is returned follows the access matrix of GET /api/demo: only verticals the caller may see, and `snippet` is a sentence from the best-matching layer the caller has unlocked, else from the summary, so it never quotes a locked layer.
          *
-         *     Scope: `vertical` (aliases accepted; unknown 400; a vertical the caller may not see answers as GET /api/demo would, e.g. 402 or 403); omitted, every live vertical whose index the caller may see. Ranking: BM25F (k1 1.2) over the fields the caller may read, weighted title (with the words of the node id) 3, summary 1.5, logic 0.6, directive 0.4, skill and action 0.3, so unlocked layers add to a match but cannot outweigh titles and summaries; document frequencies are over every vertical, so results of different verticals compare; deprecated nodes count half; ties by vertical then id. Scores are comparable within a response only.
+         *     Scope: `vertical` (aliases accepted; unknown 400; a vertical the caller may not see answers as GET /api/demo would, e.g. 402 or 403); omitted, every live vertical whose index the caller may see. Order: BM25F (k1 1.2), weighted title 3, questions 2.5, summary 1.5, logic 0.6, directive 0.4, skill and action 0.3, with document frequencies over every vertical; adjacent words also match as one term; deprecated nodes count half; ties by vertical then id.
          *
-         *     Quota: a search is free unless it reads gated layers the caller unlocked (a vertical in scope that is not fully open and that the key covers, or, with a per-use pay token in `pay-network-pay-id`, any such vertical: the token unlocks every layer); then it counts as one retrieval for the key, whatever the number of hits, with the RateLimit headers, or is charged once at $0.002 like a content node request on GET /api/demo, with `Pay-Network-Charged` / `Pay-Network-Remaining` (the token is verified before anything is scored; invalid, expired, kya-only or used-up tokens are 402 as on GET /api/demo). Searching the index layer is never metered nor charged.
+         *     Score and match: `score` is normalised to 0–1 and comparable across queries: the share of the query's weight (rarer words weigh more; a word no node uses weighs as one in a tenth of the nodes) that the node covers, each word counted by how strongly the node holds it, mostly in its title, questions and summary (a passing mention in a body layer counts little). `match` says whether to answer from the results: `good` when the first result scores 0.22 or more, `poor` when there are results but the first covers little of the query (treat them as unrelated to the question), `none` when nothing matched. Words too common to rank on are dropped (function words and the words questions are made of: how, do, I, can, what, …).
+         *
+         *     Quota: a search is free unless its snippets may quote gated layers the caller unlocked (a vertical in scope that is not fully open and that the key covers, or, with a per-use pay token in `pay-network-pay-id`, any such vertical: the token unlocks every layer); then it counts as one retrieval for the key, whatever the number of hits, with the RateLimit headers, or is charged once at $0.002 like a content node request on GET /api/demo, with `Pay-Network-Charged` / `Pay-Network-Remaining` (the token is verified before anything is scored; invalid, expired, kya-only or used-up tokens are 402 as on GET /api/demo). Searching the index layer is never metered nor charged.
          *
          *     A malformed, unknown, revoked or expired key searches as a caller without a key (the anonymous per-client limit applies) and is warned: the `Credential-Problem` header and a `credential_problem` member, as on GET /api/demo.
          *
-         *     `q`: 1 to 200 characters with at least one searchable word (words shorter than two letters and common stopwords are dropped; words are Porter-stemmed, so plurals and inflections meet, and two adjacent words also match as one, so `deepfake`, `deep fake` and `deep-fake` meet); `limit` 1 to 50, default 10.
+         *     `q`: 1 to 200 characters with at least one searchable word (words shorter than two letters and stopwords are dropped; words are Porter-stemmed, so plurals and inflections meet, and two adjacent words also match as one, so `deepfake`, `deep fake` and `deep-fake` meet); `limit` 1 to 50, default 10. Questions work as well as keywords: "do I need to tell users they are talking to an AI".
          */
         get: operations["search"];
         put?: never;
@@ -3679,13 +3681,16 @@ export interface operations {
                             title: string;
                             detail: string;
                         };
+                        /** @description "good": the first result scores 0.22 or more; "poor": there are results, but the first does not cover the query well (treat them as related at best, and do not answer from them as if they did); "none": nothing matched at all. */
+                        match: "good" | "poor" | "none";
                         results: {
                             id: string;
                             vertical: string;
                             title: string;
                             summary: string;
+                            /** @description How well the node answers the query, normalised to 0–1: the share of the query's weight (rare words weigh more) the node matches, saturated as in BM25F. Comparable across queries; 0.22 or more is a good match. */
                             score: number;
-                            /** @description A sentence from the best-matching layer the caller has unlocked (the index layer: the summary) */
+                            /** @description A sentence from the best-matching layer the caller has unlocked (the index layer: the summary), cut at sentence boundaries, never inside a citation */
                             snippet: string;
                         }[];
                     };

@@ -18,6 +18,13 @@ const AuthoredDate = Type.String({
   description: "a date: write YYYY-MM-DD (e.g. 2026-11-23, midnight UTC) or a date-time with its offset (e.g. 2026-11-23T14:30:00Z or 2026-11-23T15:30+01:00)",
 });
 const Question = Type.String({ minLength: 1 });
+const AuthoredQuestion = Type.String({
+  minLength: 10,
+  maxLength: 200,
+  pattern: "^[^\\n]*\\?$",
+  // Shown when the pattern fails (build/schema/validator.ts).
+  description: "a question on one line, ending with a question mark (e.g. \"Can I get my money back if my flight is cancelled?\")",
+});
 
 export const AuthoredSourceSchema = Type.Object(
   {
@@ -33,6 +40,8 @@ export const NodeFrontmatterSchema = Type.Object(
     id: NodeId,
     title: Type.String({ minLength: 1, maxLength: 200 }),
     summary: Type.String({ minLength: 20, maxLength: 600 }),
+    /** Questions the node answers, as people ask them: a strong field of search (runtime/search/). */
+    questions: Type.Optional(Type.Array(AuthoredQuestion, { minItems: 1, maxItems: 12, uniqueItems: true })),
     order: Type.Integer({ minimum: 1 }),
     next_nodes: Type.Array(NodeId, { uniqueItems: true }),
     created: AuthoredDate,

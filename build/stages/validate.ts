@@ -96,7 +96,7 @@ function _validateNode(pf: ParsedFile, diagnostics: Diagnostics): ValidatedNode 
     frontmatter: fm,
     layers,
     dates: { created: created ?? fm.created, updated: updated ?? fm.updated, ...(deprecated_at ? { deprecated_at } : {}), ...(reviewed ? { reviewed } : {}), ...(review_by ? { review_by } : {}) },
-    version: shortDigest(toCanonicalJson({ frontmatter: fm, layers: LAYER_NAMES.map((l) => layers[l].text) })),
+    version: _versionOf(fm, layers),
   };
 }
 
@@ -127,6 +127,15 @@ function _checkLayers({ source, parsed }: ParsedFile, diagnostics: Diagnostics):
     if (!seen.has(layer)) add("layer_missing", undefined, `missing layer "## ${_heading(layer)}"`);
   }
   return layers;
+}
+
+/**
+ * The node's content version: a digest of what an agent can receive. `questions` only steer search
+ * and are not part of any node response, so rewording them changes no version (nor the change feed).
+ */
+function _versionOf(fm: NodeFrontmatter, layers: Record<LayerName, ValidatedLayer>): string {
+  const { questions: _searchOnly, ...content } = fm;
+  return shortDigest(toCanonicalJson({ frontmatter: content, layers: LAYER_NAMES.map((l) => layers[l].text) }));
 }
 
 function _heading(layer: LayerName): string {

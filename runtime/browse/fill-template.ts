@@ -5,7 +5,7 @@
  */
 import type { ApiError } from "../errors.ts";
 import { ERRORS } from "../errors.ts";
-import type { SearchResult } from "../schema/search.ts";
+import type { SearchResponse } from "../schema/search.ts";
 import { escapeHtml } from "../http/escape-html.ts";
 
 /**
@@ -32,14 +32,16 @@ export function fillErrorPage(template: string, error: ApiError, requestId: stri
 }
 
 /** `query.notice` is the runtime's own markup (a refused key's notice), inserted as is. */
-export function fillSearchPage(template: string, query: { q: string; vertical: string | null; notice?: string }, results: SearchResult[] | null): string {
+export function fillSearchPage(template: string, query: { q: string; vertical: string | null; notice?: string }, answer: Pick<SearchResponse, "match" | "results"> | null): string {
   let list = "";
-  if (results !== null) {
-    const items = results.map(
+  if (answer !== null) {
+    const items = answer.results.map(
       (r) =>
         `<li><a href="/browse/${escapeHtml(r.vertical)}/${escapeHtml(r.id)}">${escapeHtml(r.title)}</a> <span class="badge">${escapeHtml(r.vertical)}</span><div class="snippet">${escapeHtml(r.snippet)}</div></li>`,
     );
-    list = items.length ? `<p>${items.length} result${items.length === 1 ? "" : "s"}.</p><ol class="results">${items.join("")}</ol>` : "<p>Nothing matched. Try fewer or other words.</p>";
+    const count = `<p>${items.length} result${items.length === 1 ? "" : "s"}.</p>`;
+    const poor = answer.match === "poor" ? '<p class="notice" role="status">No page answers this well: these results only share some words with it. Try other words, or check the verticals this service covers.</p>' : "";
+    list = items.length ? `${poor}${count}<ol class="results">${items.join("")}</ol>` : "<p>Nothing matched. Try fewer or other words.</p>";
   }
   return fillTemplate(
     template,

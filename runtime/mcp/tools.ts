@@ -83,7 +83,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: "search",
     title: "Search nodes",
     description:
-      "Ranked full-text search over the nodes you may read, from the build's prebuilt index. Anonymous callers search titles and summaries (plus fully open verticals); a key also searches the layers it unlocks, and snippets come only from those. Free unless it reads gated layers a key unlocked, then one retrieval.",
+      "Ranked search over the nodes you may read, from the build's prebuilt index; ask in plain words or keywords. Every caller is ranked the same way; snippets quote only layers you unlocked. Each result has a 0–1 `score`, and `match` says whether to answer from them: good, poor (nothing answers the question well: say so rather than answer from the results) or none. Free unless its snippets may quote gated layers a key unlocked, then one retrieval.",
     input: SearchRequestSchema,
     output: SearchResponseSchema,
     run: async (ctx, args: Static<typeof SearchRequestSchema>) => {

@@ -135,7 +135,7 @@ export default definePlugin<AppDeps>((app, deps) => {
       if (q !== "") {
         // The same search as GET /api/search and the MCP tool, metered by the same rule.
         const outcome = await searchNodes(deps, reader, { q, vertical, limit: SEARCH_LIMIT }, now, { count: !isHeadRequest(event) });
-        filled = fillSearchPage(template, { q, vertical, notice }, outcome.body.results);
+        filled = fillSearchPage(template, { q, vertical, notice }, outcome.body);
         headers = { ...outcome.headers, ...headers };
       }
       return sendBytes(event, 200, filled, { "content-type": HTML_TYPE, "content-security-policy": PAGE_CSP, ...KEYED, "cache-control": "private, no-store", ...headers });

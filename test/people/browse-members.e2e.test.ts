@@ -103,6 +103,14 @@ describe("markdown twins, search and error pages", () => {
     expect(xss.text).not.toContain("<script>");
   });
 
+  it("says on the page when no result answers the search well (issue 27)", async () => {
+    const poor = await svc.request(`/browse/search?q=${encodeURIComponent("fixture zeppelin airship blimp")}`, { headers: BROWSER });
+    expect(poor.text).toContain("No page answers this well");
+    expect(poor.text).toMatch(/<ol class="results">/);
+    const good = await svc.request("/browse/search?q=fixture+node", { headers: BROWSER });
+    expect(good.text).not.toContain("No page answers this well");
+  });
+
   it("answers browsers with HTML error pages and everyone else with problem+json", async () => {
     const page = await svc.request("/browse/travel/nope", { headers: BROWSER });
     expect(page.status).toBe(404);
