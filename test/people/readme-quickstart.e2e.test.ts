@@ -33,13 +33,14 @@ describe("README quickstart", () => {
   it("runs the curl examples against a started server", async () => {
     const { code, stdout, stderr } = await runQuickstart();
     expect(code, stderr).toBe(0);
-    // 1. the key, 2. the index, 3. the lean node, 4. the evaluation, 5. the MCP tools.
+    // 1. the key, 2. the index, 3. the lean node, 4. the evaluation, 5. the MCP tools, 6. a search.
     expect(stdout).toMatch(/trial key: svc_trial_[0-9A-Za-z]{22}/);
     expect(stdout).toContain('"root":"aic-triage"');
     expect(stdout).toMatch(/"node":\{[^]*"id":"aic-triage"/);
     expect(stdout).toContain('"confidence_required":1');
     expect(stdout).toMatch(/"holds":\[[^\]]*"ai_act_regime_applies"/);
     expect(stdout).toMatch(/"tools":\[\{"name":/);
+    expect(stdout).toMatch(/"match":"good","results":\[\{"id":"aic-transparency-art50"/);
   });
 
   it("can be run again: a second trial for the same agent says what to do, and the first key carries on (issue 17, item 13)", async () => {
