@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { PACKAGE_ROOT } from "./package-root.ts";
 
 export interface InputStamp {
   /** sha256 over the sorted paths and bytes of the content folder and the build code. */
@@ -26,9 +26,9 @@ export interface InputStamp {
 export const INPUT_STAMP_FILE = "input-stamp.json";
 
 /** The code whose changes change the output: the build itself and the shared schema it emits to. */
-const BUILD_CODE_DIRS = ["build", "runtime/schema"].map((dir) => fileURLToPath(new URL(`../${dir}/`, import.meta.url)));
+const BUILD_CODE_DIRS = ["build", "runtime/schema"].map((dir) => join(PACKAGE_ROOT, dir));
 /** The project's documentation, which the build renders into the site (build/browse/render-docs.ts). */
-const DOCS_INPUTS = [fileURLToPath(new URL("../docs/", import.meta.url)), fileURLToPath(new URL("../README.md", import.meta.url))];
+const DOCS_INPUTS = [join(PACKAGE_ROOT, "docs"), join(PACKAGE_ROOT, "README.md")];
 
 /** @example digestBuildInputs("content") // "3f1c…" */
 export function digestBuildInputs(contentDir: string): string {

@@ -10,7 +10,6 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, posix } from "node:path";
-import { fileURLToPath } from "node:url";
 import rehypeSanitize from "rehype-sanitize";
 import rehypeStringify from "rehype-stringify";
 import remarkGfm from "remark-gfm";
@@ -20,6 +19,7 @@ import { unified } from "unified";
 import type { Element, Root as HastRoot, RootContent as HastContent } from "hast";
 import type { Root as MdRoot, RootContent as MdContent } from "mdast";
 import { createSlugger } from "../docs/slug.ts";
+import { PACKAGE_ROOT } from "../package-root.ts";
 import { renderPage, type PageContext } from "./render-pages.ts";
 
 /** One served page: where its markdown lives (relative to the repository) and its name under /docs/. */
@@ -29,7 +29,7 @@ export interface DocPage {
 }
 
 /** The repository this build belongs to: the docs are the project's, whatever content folder is built. */
-const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const REPO_ROOT = PACKAGE_ROOT;
 /** Names that are not a docs/ file's own. */
 const SPECIAL: ReadonlyArray<DocPage> = [
   { source: "README.md", name: "readme" },
