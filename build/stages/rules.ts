@@ -7,7 +7,7 @@ import type { AuthoredGate, CompiledGate, CompiledRule, CompiledRuleSet } from "
 import { toDisplayPath, type Diagnostics, type IssueCode } from "../diagnostics.ts";
 import type { FieldPath } from "../locate.ts";
 import type { ValidatedNode } from "./validate.ts";
-import { suggestClosest } from "../did-you-mean.ts";
+import { suggestClosest } from "../../runtime/did-you-mean.ts";
 
 export interface CompiledNode extends ValidatedNode {
   ruleSet: CompiledRuleSet;

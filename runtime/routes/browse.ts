@@ -29,6 +29,7 @@ import { sendBytes, sendJson } from "../http/respond.ts";
 import { meterRead } from "../metering/meter-read.ts";
 import { isHeadRequest } from "../http/head.ts";
 import { searchNodes } from "../search/search-nodes.ts";
+import { unknownNode } from "../access/unknown-names.ts";
 
 const HTML_TYPE = "text/html; charset=utf-8";
 const TEXT_TYPE = "text/plain; charset=utf-8";
@@ -157,7 +158,7 @@ export default definePlugin<AppDeps>((app, deps) => {
       const { caller } = reader;
       const [, nodeId = "", markdown] = NODE_RE.exec(getRouterParam(event, "node") ?? "") ?? [];
       const meta = deps.build.current.nodeMeta(vertical.slug, nodeId);
-      if (!meta) throw apiError("node_not_found", { detail: `No node "${nodeId.slice(0, 100)}" in ${vertical.slug}.` });
+      if (!meta) throw unknownNode(deps.build.current, vertical.slug, nodeId);
       const decision = await withCookieRefusal(deps, event, reader, () => resolveContentAccess({ caller, credentialProblem: reader.credentialProblem, vertical, node: meta }));
       const headers: Record<string, string> = { ...KEYED };
       // A page of gated layers read with a key is a retrieval like GET /api/demo, so the site is no

@@ -24,6 +24,7 @@ import { GOOD_MATCH_SCORE, type SearchMatch, type SearchResponse, type SearchRes
 import { searchTokens, tokenizeForSearch } from "./tokenize.ts";
 import type { LoadedSearchIndex } from "./search-index.ts";
 import { scoreVertical, wordWeights, type Hit, type QueryTerms } from "./score.ts";
+import { unknownVertical } from "../access/unknown-names.ts";
 
 export const SEARCH_DEFAULT_LIMIT = 10;
 export const SEARCH_MAX_LIMIT = 50;
@@ -65,7 +66,7 @@ export async function searchNodes(deps: AppDeps, reader: Reader, query: SearchQu
   let scope: ResolvedVertical[];
   if (query.vertical !== null) {
     const vertical = build.resolveVertical(query.vertical);
-    if (!vertical) throw apiError("vertical_unknown", { detail: `"${query.vertical.slice(0, 64)}" is not a vertical.` });
+    if (!vertical) throw unknownVertical(build, query.vertical);
     if (vertical.status === "live") resolveAccess({ caller, vertical, node: null });
     scope = vertical.status === "live" ? [vertical] : [];
   } else {
