@@ -4,7 +4,7 @@
  * build's report and one paragraph, without a stack trace, and serves the last good build.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../helpers/child-server.ts";
@@ -67,6 +67,9 @@ describe("npm start (issue 17, item 3)", () => {
   it("builds a fresh project, then starts again without building content that did not change (only its file times did)", async () => {
     const first = await start();
     expect(first.output).toMatch(/built \d+ nodes/);
+    // Production start never creates or prints the dev key of `npm run dev` (issue 27).
+    expect(first.output).not.toMatch(/svc_live_|local key/);
+    expect(existsSync(join(project, "state", "dev-key"))).toBe(false);
     await new Promise<void>((r) => (process.kill(-running!.proc.pid!, "SIGTERM"), running!.proc.once("exit", () => r())));
     // A checkout, a save without edits or an edit and its revert: newer times, the same bytes.
     const later = new Date(Date.now() + 5_000);
