@@ -1,14 +1,14 @@
 /**
- * What a build was made from: a digest of every file under the content folder plus the build's
- * own code, stamped beside the output (`<outDir>/input-stamp.json`) after a good build. `npm
+ * What a build was made from: a digest of every file under the content folder, the build's
+ * own code and the project's docs (rendered into the site), stamped beside the output (`<outDir>/input-stamp.json`) after a good build. `npm
  * start` compares it with the sources on disk to decide whether to build at all. File times are
  * no guide: an unchanged build does not touch its manifest, a checkout resets times, and a
  * revert restores old bytes with a new time.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { PACKAGE_ROOT } from "./package-root.ts";
 
 export interface InputStamp {
   /** sha256 over the sorted paths and bytes of the content folder and the build code. */
@@ -26,12 +26,15 @@ export interface InputStamp {
 export const INPUT_STAMP_FILE = "input-stamp.json";
 
 /** The code whose changes change the output: the build, the shared schema it emits to, and the rule diagrams its exclusion check proves on. */
-const BUILD_CODE_DIRS = ["build", "runtime/schema", "runtime/rules"].map((dir) => fileURLToPath(new URL(`../${dir}/`, import.meta.url)));
+const BUILD_CODE_DIRS = ["build", "runtime/schema", "runtime/rules"].map((dir) => join(PACKAGE_ROOT, dir));
+/** The project's documentation, which the build renders into the site (build/browse/render-docs.ts). */
+const DOCS_INPUTS = [join(PACKAGE_ROOT, "docs"), join(PACKAGE_ROOT, "README.md")];
 
 /** @example digestBuildInputs("content") // "3f1c…" */
 export function digestBuildInputs(contentDir: string): string {
   const hash = createHash("sha256");
-  for (const [label, root] of [["content", contentDir], ...BUILD_CODE_DIRS.map((d) => ["code", d] as const)] as const) {
+  const inputs = [["content", contentDir], ...BUILD_CODE_DIRS.map((d) => ["code", d] as const), ...DOCS_INPUTS.map((d) => ["docs", d] as const)] as const;
+  for (const [label, root] of inputs) {
     for (const file of _listFiles(root)) {
       hash.update(`${label}:${relative(root, file)}\0`);
       hash.update(readFileSync(file));
@@ -60,9 +63,10 @@ export function writeInputStamp(outDir: string, stamp: InputStamp): void {
 
 // --- Internal helpers ---
 
-/** Every file below `dir`, sorted, so the digest does not depend on directory order. */
+/** Every file below `dir` (or the file itself), sorted, so the digest does not depend on directory order. */
 function _listFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
+  if (statSync(dir).isFile()) return [dir];
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const path = join(dir, entry.name);

@@ -18,7 +18,7 @@ import { validateNodes } from "./stages/validate.ts";
 import { checkReviewDates } from "./stages/review-dates.ts";
 import { checkReviewRecords } from "./stages/review-records.ts";
 import { checkFigureValues, readFigures, substituteFigures } from "./stages/figures.ts";
-import { compileRules } from "./stages/rules.ts";
+import { checkRejectedRules, compileRules } from "./stages/rules.ts";
 import { checkExclusions } from "./stages/exclusions.ts";
 import { linkVerticals } from "./stages/link.ts";
 import { buildChangelog, lintDelta, readPreviousBuild, type PreviousBuild } from "./stages/delta.ts";
@@ -65,7 +65,10 @@ export async function runPipeline(config: ResolvedBuildConfig): Promise<BuildRes
   const figures = readFigures(content.figures, diagnostics);
   const parsed = await parseNodeSources(substituteFigures(content.nodes, figures, diagnostics), cache);
   const indexes = content.indexes.map((f) => parseSource(f, cache));
-  const nodes = compileRules(withoutDrafts(validateNodes(parsed, diagnostics), config), diagnostics);
+  const validated = validateNodes(parsed, diagnostics);
+  const nodes = compileRules(withoutDrafts(validated, config), diagnostics);
+  // Every diagnostic of a run at once: the rules of nodes the schema rejected are checked too.
+  checkRejectedRules(parsed, new Set(validated.map((n) => n.source.file)), diagnostics);
   checkExclusions(nodes, diagnostics);
   lintPlaceholders(nodes, config, diagnostics);
   lintUntypedValues(nodes, config, diagnostics);

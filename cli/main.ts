@@ -3,21 +3,24 @@
  * server (runtime/), never on copies. Exit codes: see exit-codes.ts (also printed by `vkr --help`).
  */
 import { defineCommand, renderUsage, runMain, type ArgsDef, type CommandDef } from "citty";
-import build from "./commands/build.ts";
-import keys from "./commands/keys.ts";
-import payments from "./commands/payments.ts";
-import publish from "./commands/publish.ts";
-import serve from "./commands/serve.ts";
-import status from "./commands/status.ts";
 import { EXIT } from "./exit-codes.ts";
 import { assertValidArgv, resolveCommand, UsageError } from "./strict-args.ts";
 
+// Each command is loaded only when it runs: `vkr status` never loads the content build or the
+// server, which keeps a command's start well under a second (bin/vkr.mjs runs the bundled form).
 const main = defineCommand({
   meta: {
     name: "vkr",
     description: "Operate the knowledge retrieval service. Exit codes: 0 ok, 1 failure or usage error, 2 config error, 3 not found, 4 refused, 5 not ready.",
   },
-  subCommands: { serve, build, publish, keys, payments, status },
+  subCommands: {
+    serve: () => import("./commands/serve.ts").then((m) => m.default),
+    build: () => import("./commands/build.ts").then((m) => m.default),
+    publish: () => import("./commands/publish.ts").then((m) => m.default),
+    keys: () => import("./commands/keys.ts").then((m) => m.default),
+    payments: () => import("./commands/payments.ts").then((m) => m.default),
+    status: () => import("./commands/status.ts").then((m) => m.default),
+  },
 });
 
 const argv = process.argv.slice(2);

@@ -1,10 +1,9 @@
 /** Runs one of the project's own TypeScript entry points (the build CLI) as a child with inherited stdio; resolves to its exit code. */
 import { spawn } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { PACKAGE_ROOT } from "../build/package-root.ts";
 
-/** The package root (where package.json, build/ and scripts/ live), wherever vkr is called from. */
-export const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+export { PACKAGE_ROOT };
 
 export function runScript(rel: string, args: string[]): Promise<number> {
   return new Promise((resolve, reject) => {

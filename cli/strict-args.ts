@@ -7,7 +7,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { ArgsDef, CommandDef } from "citty";
-import { suggestClosest } from "../build/did-you-mean.ts";
+import { suggestClosest } from "../runtime/did-you-mean.ts";
 
 /** The command an argv names, with its full name (`vkr keys create`). */
 export interface ResolvedCommand {

@@ -35,7 +35,7 @@ export interface paths {
          * Retrieve a node or a vertical's root index
          * @description Access (one decision for REST and MCP): the index layer is always free, and fully open verticals (a2a-handoff, traversal) show all layers to everyone. A node whose layers the caller cannot read answers 200 with the free view: the index layer only (all four layers in `locked_layers`), prose hints in `cta` and a machine-readable `unlock` (a trial where one unlocks the node, a membership of that vertical with the checkout path, the per-use token header and price). Without credentials and with a valid key that does not unlock the node alike: a trial key unlocks its vertical (travel: the first 5 modules), a membership key its vertical plus ai-compliance, an `all` key everything. Only a vertical whose index is not free has no free view: 402 without credentials, 403 `vertical_forbidden` for a key that does not unlock it.
          *
-         *     A malformed, unknown, revoked or expired key is 401 on gated content (a node whose layers are not free), never downgraded to anonymous. On free content (an index, a fully open vertical, a vertical without content) the key is ignored and the free view is served with a warning: the `Credential-Problem` header carries the problem code (`key_invalid`, `key_revoked`, `key_expired`) and the body a `credential_problem` member (code, title, detail); such an answer has no ETag and is not cached. `ethics` answers as `ai-compliance`.
+         *     A malformed, unknown, revoked or expired key is never downgraded to anonymous in silence: wherever a caller without a key gets a free view (an index, a fully open vertical, a vertical without content, and the locked view of a node of an index-free vertical), that free view is served with a warning: the `Credential-Problem` header carries the problem code (`key_invalid`, `key_revoked`, `key_expired`) and the body a `credential_problem` member (code, title, detail); such an answer has no ETag and is not cached. A bad key must not lock its holder out of what is free. Content with no free view keeps the key's 401: a node of a paid vertical whose index is not free (and rules to evaluate, POST /api/evaluate). `ethics` answers as `ai-compliance`.
          *
          *     Metering: only gated layers count. Each 200 of a node whose layers a key unlocked counts against that key (hourly 200, daily 1000 — 3000 on the 5-key volume plan — answer 429 with Retry-After; beyond the monthly 10,000 membership calls continue as overage at $0.002; trial keys stop at 500 calls, 429 `trial_exhausted`, or 24 h, 401 `key_expired`). Free content (indexes, fully open verticals, free views) is never metered nor refused for quota, with or without a key; it is limited per client address only (ANON_RATE_PER_MINUTE, 429 `rate_limited`). A 304 is not metered, and neither is a HEAD (on every route: access is checked as for GET, headers and Content-Length are sent, nothing is consumed or charged, no RateLimit fields).
          *
@@ -313,7 +313,7 @@ export interface paths {
         };
         /**
          * Browse site: the verticals
-         * @description Static HTML pages generated at build time from dist/data (no client framework, no script). Lists every vertical with its status and node count, and links to /docs.
+         * @description Static HTML pages generated at build time from dist/data (no client framework, no script). Lists every vertical with its status and node count, and links to /docs. A malformed, unknown, revoked or expired key (header or cookie) reads what a visitor without a key reads: the page carries `Credential-Problem` and a visible notice linking to /browse/key, and a cookie that held the key is cleared (Set-Cookie with Max-Age=0). Only a page with no free view (a node of a paid vertical whose index is not free) keeps the key's 401.
          */
         get: operations["browseVerticals"];
         put?: never;
@@ -336,6 +336,8 @@ export interface paths {
          * @description The vertical's index as an SVG graph laid out at build time in layers (readable size, scrolls in its own box; edges never cross a box): one shape per node, edges from `next_nodes`, trial modules marked, each shape a link to the node page; a table of the nodes below it. `ethics` answers as `ai-compliance`.
          *
          *     Access is the index row of the access matrix (GET /api/demo without `node`): a paid vertical that is not index-free is 402 for a caller without credentials. A vertical without content is 404 here.
+         *
+         *     A malformed, unknown, revoked or expired key (header or cookie) reads what a visitor without a key reads: the page carries `Credential-Problem` and a visible notice linking to /browse/key, and a cookie that held the key is cleared (Set-Cookie with Max-Age=0). Only a page with no free view (a node of a paid vertical whose index is not free) keeps the key's 401.
          */
         get: operations["browseVertical"];
         put?: never;
@@ -361,6 +363,8 @@ export interface paths {
          *
          *     `{node}.md` (e.g. `/browse/travel/trv-eu261.md`) is the page's markdown twin: the same layers the caller may see, layer text as authored, rules as nested ALL / ANY / NOT lists; metered like the HTML page.
          *
+         *     A malformed, unknown, revoked or expired key (header or cookie) reads what a visitor without a key reads: the page carries `Credential-Problem` and a visible notice linking to /browse/key, and a cookie that held the key is cleared (Set-Cookie with Max-Age=0). Only a page with no free view (a node of a paid vertical whose index is not free) keeps the key's 401. The markdown twin starts with the notice as a quote.
+         *
          *     Errors: a request whose `Accept` names text/html (and does not prefer JSON) gets an HTML error page with the same status, title, code, detail and hint; other callers get problem+json.
          */
         get: operations["browseNode"];
@@ -381,13 +385,13 @@ export interface paths {
         };
         /**
          * Browse site: the form to read with a key
-         * @description A page with a form that posts a key to POST /browse/key once, and a log-out button (POST /browse/logout). Static, built at build time.
+         * @description A page with a form that posts a key to POST /browse/key once, and a log-out button (POST /browse/logout), built at build time. The runtime adds which key this browser reads with (its public id, kind, scope and expiry, never the key) and, after POST /browse/key (`?saved=1`), that it was saved. A malformed, unknown, revoked or expired key (header or cookie) reads what a visitor without a key reads: the page carries `Credential-Problem` and a visible notice linking to /browse/key, and a cookie that held the key is cleared (Set-Cookie with Max-Age=0). Only a page with no free view (a node of a paid vertical whose index is not free) keeps the key's 401.
          */
         get: operations["browseKeyForm"];
         put?: never;
         /**
          * Browse site: keep a key for this browser
-         * @description Body: an HTML form (`application/x-www-form-urlencoded`) with `key`. The key is checked (401 `key_invalid`, `key_revoked`, `key_expired` as everywhere), then kept in a cookie `vkr_key`: HttpOnly, SameSite=Strict, Path=/browse, Max-Age 30 days, Secure when the site is served over https (or PUBLIC_BASE_URL is https). 303 to /browse. The cookie is read by the browse routes only; API routes never accept it.
+         * @description Body: an HTML form (`application/x-www-form-urlencoded`) with `key`. The key is checked (401 `key_invalid`, `key_revoked`, `key_expired` as everywhere), then kept in a cookie `vkr_key`: HttpOnly, SameSite=Strict, Path=/browse, Max-Age 30 days, Secure when the site is served over https (or PUBLIC_BASE_URL is https). 303 to /browse/key?saved=1, which confirms the save and names the key by its public id. The cookie is read by the browse routes only; API routes never accept it.
          *
          *     CSRF: besides SameSite=Strict, the request's `Origin` must be this site's own origin (or PUBLIC_BASE_URL's); any other or a missing Origin is 403 `cross_site_form`. Setting the cookie consumes no quota; reading a gated page with it does.
          *
@@ -433,9 +437,35 @@ export interface paths {
          *
          *     Metering and limits are those of GET /api/search: anonymous searches share the per-client limit, and a search over layers a key unlocked counts as one retrieval for that key.
          *
+         *     A malformed, unknown, revoked or expired key (header or cookie) reads what a visitor without a key reads: the page carries `Credential-Problem` and a visible notice linking to /browse/key, and a cookie that held the key is cleared (Set-Cookie with Max-Age=0). Only a page with no free view (a node of a paid vertical whose index is not free) keeps the key's 401.
+         *
          *     Errors: a request whose `Accept` names text/html (and does not prefer JSON) gets an HTML error page with the same status, title, code, detail and hint; other callers get problem+json.
          */
         get: operations["browseSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/{page}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's guides: README and docs/ as pages
+         * @description The repository's README (`readme`), the index of its docs/ folder (`guides`), each page of docs/ by its file name (`configuration`, `endpoints`, `payments`, `operations`, `authoring`, `architecture`, `performance`, …) and the node field reference (`node-reference`), rendered from markdown at build time with the browse site's pipeline; the runtime serves the prebuilt HTML. Links between pages point at their /docs/ paths; headings carry GitHub's anchors.
+         *
+         *     `/docs` itself (no page) is this API reference, since every problem's `type` points into it. Not limited per client: the pages hold no knowledge content.
+         *
+         *     Errors: a request whose `Accept` names text/html (and does not prefer JSON) gets an HTML error page with the same status, title, code, detail and hint; other callers get problem+json.
+         */
+        get: operations["getGuide"];
         put?: never;
         post?: never;
         delete?: never;
@@ -653,13 +683,17 @@ export interface paths {
          * Ranked full-text search over the nodes you may read
          * @description Served from per-vertical indexes the build precomputes (`search/<vertical>.json`: postings per field, with term statistics over the whole build), so a query reads only its terms' posting lists, never every node.
          *
-         *     What is searched follows the access matrix of GET /api/demo, node by node: a node whose layers the caller has unlocked is searched in its title, summary and all four layers; any other node the caller can see only in its index layer (title and summary). Anonymous callers therefore search the index layer, plus every layer of fully open verticals. `snippet` is a sentence from the best-matching layer the caller has unlocked, so it never quotes a locked layer.
+         *     What is searched is the same for every caller: every node of the verticals in scope is ranked on its title (with the words of its id), the questions it declares it answers (authored, written the way people ask), its summary and its four layers, whatever the caller may read, so a key never moves a node up or down and a fully open vertical has no head start. What is returned follows the access matrix of GET /api/demo: only verticals the caller may see, and `snippet` is a sentence from the best-matching layer the caller has unlocked, else from the summary, so it never quotes a locked layer.
          *
-         *     Scope: `vertical` (aliases accepted; unknown 400; a vertical the caller may not see answers as GET /api/demo would, e.g. 402 or 403); omitted, every live vertical whose index the caller may see. Ranking: BM25F (k1 1.2) over the fields the caller may read, weighted title (with the words of the node id) 3, summary 1.5, logic 0.6, directive 0.4, skill and action 0.3, so unlocked layers add to a match but cannot outweigh titles and summaries; document frequencies are over every vertical, so results of different verticals compare; deprecated nodes count half; ties by vertical then id. Scores are comparable within a response only.
+         *     Scope: `vertical` (aliases accepted; unknown 400; a vertical the caller may not see answers as GET /api/demo would, e.g. 402 or 403); omitted, every live vertical whose index the caller may see. Order: BM25F (k1 1.2), weighted title 3, questions 2.5, summary 1.5, logic 0.6, directive 0.4, skill and action 0.3, with document frequencies over every vertical; adjacent words also match as one term; deprecated nodes count half; ties by vertical then id.
          *
-         *     Quota: a search is free unless it reads gated layers the caller unlocked (a vertical in scope that is not fully open and that the key covers, or, with a per-use pay token in `pay-network-pay-id`, any such vertical: the token unlocks every layer); then it counts as one retrieval for the key, whatever the number of hits, with the RateLimit headers, or is charged once at $0.002 like a content node request on GET /api/demo, with `Pay-Network-Charged` / `Pay-Network-Remaining` (the token is verified before anything is scored; invalid, expired, kya-only or used-up tokens are 402 as on GET /api/demo). Searching the index layer is never metered nor charged.
+         *     Score and match: `score` is normalised to 0–1 and comparable across queries: the share of the query's weight (rarer words weigh more; a word no node uses weighs as one in a tenth of the nodes) that the node covers, each word counted by how strongly the node holds it, mostly in its title, questions and summary (a passing mention in a body layer counts little). `match` says whether to answer from the results: `good` when the first result scores 0.22 or more, `poor` when there are results but the first covers little of the query (treat them as unrelated to the question), `none` when nothing matched. Words too common to rank on are dropped (function words and the words questions are made of: how, do, I, can, what, …).
          *
-         *     `q`: 1 to 200 characters with at least one searchable word (words shorter than two letters and common stopwords are dropped; words are Porter-stemmed, so plurals and inflections meet, and two adjacent words also match as one, so `deepfake`, `deep fake` and `deep-fake` meet); `limit` 1 to 50, default 10.
+         *     Quota: a search is free unless its snippets may quote gated layers the caller unlocked (a vertical in scope that is not fully open and that the key covers, or, with a per-use pay token in `pay-network-pay-id`, any such vertical: the token unlocks every layer); then it counts as one retrieval for the key, whatever the number of hits, with the RateLimit headers, or is charged once at $0.002 like a content node request on GET /api/demo, with `Pay-Network-Charged` / `Pay-Network-Remaining` (the token is verified before anything is scored; invalid, expired, kya-only or used-up tokens are 402 as on GET /api/demo). Searching the index layer is never metered nor charged.
+         *
+         *     A malformed, unknown, revoked or expired key searches as a caller without a key (the anonymous per-client limit applies) and is warned: the `Credential-Problem` header and a `credential_problem` member, as on GET /api/demo.
+         *
+         *     `q`: 1 to 200 characters with at least one searchable word (words shorter than two letters and stopwords are dropped; words are Porter-stemmed, so plurals and inflections meet, and two adjacent words also match as one, so `deepfake`, `deep fake` and `deep-fake` meet); `limit` 1 to 50, default 10. Questions work as well as keywords: "do I need to tell users they are talking to an AI".
          */
         get: operations["search"];
         put?: never;
@@ -1426,7 +1460,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Malformed, unknown, revoked or expired key, on gated content (on free content the free view is served with `Credential-Problem`) */
+            /** @description Malformed, unknown, revoked or expired key, on content with no free view (a node of a paid vertical whose index is not free); wherever there is a free view it is served with `Credential-Problem` instead */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2513,6 +2547,8 @@ export interface operations {
             /** @description HTML page */
             200: {
                 headers: {
+                    "Credential-Problem"?: string;
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2554,15 +2590,18 @@ export interface operations {
             /** @description HTML page */
             200: {
                 headers: {
+                    "Credential-Problem"?: string;
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
                 };
             };
-            /** @description Bad key */
+            /** @description Bad key on a vertical with no free index */
             401: {
                 headers: {
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2636,6 +2675,8 @@ export interface operations {
             /** @description HTML page, or markdown for `{node}.md` */
             200: {
                 headers: {
+                    "Credential-Problem"?: string;
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2643,7 +2684,7 @@ export interface operations {
                     "text/markdown": string;
                 };
             };
-            /** @description Bad key (a key cookie that stopped working is cleared with Set-Cookie) */
+            /** @description Bad key on a node with no free view (a key cookie that stopped working is cleared with Set-Cookie) */
             401: {
                 headers: {
                     "Set-Cookie"?: string;
@@ -2708,7 +2749,10 @@ export interface operations {
     };
     browseKeyForm: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 1 after a key was posted: the page confirms the save */
+                saved?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2718,6 +2762,8 @@ export interface operations {
             /** @description HTML page */
             200: {
                 headers: {
+                    "Credential-Problem"?: string;
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2744,7 +2790,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Key kept; see /browse */
+            /** @description Key kept; see /browse/key?saved=1 */
             303: {
                 headers: {
                     Location?: string;
@@ -2860,6 +2906,8 @@ export interface operations {
             /** @description HTML page with the hits */
             200: {
                 headers: {
+                    "Credential-Problem"?: string;
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2910,6 +2958,48 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
+                };
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getGuide: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Page name, e.g. guides or configuration */
+                page: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such page */
+            404: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3583,17 +3673,26 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     "Pay-Network-Charged"?: string;
                     "Pay-Network-Remaining"?: string;
+                    "Credential-Problem"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        credential_problem?: {
+                            code: "key_invalid" | "key_revoked" | "key_expired";
+                            title: string;
+                            detail: string;
+                        };
+                        /** @description "good": the first result scores 0.22 or more; "poor": there are results, but the first does not cover the query well (treat them as related at best, and do not answer from them as if they did); "none": nothing matched at all. */
+                        match: "good" | "poor" | "none";
                         results: {
                             id: string;
                             vertical: string;
                             title: string;
                             summary: string;
+                            /** @description How well the node answers the query, normalised to 0–1: the share of the query's weight (rare words weigh more) the node matches, saturated as in BM25F. Comparable across queries; 0.22 or more is a good match. */
                             score: number;
-                            /** @description A sentence from the best-matching layer the caller has unlocked (the index layer: the summary) */
+                            /** @description A sentence from the best-matching layer the caller has unlocked (the index layer: the summary), cut at sentence boundaries, never inside a citation */
                             snippet: string;
                         }[];
                     };
@@ -3601,15 +3700,6 @@ export interface operations {
             };
             /** @description Missing or invalid q, unknown vertical, limit out of range */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A presented key is malformed, unknown, revoked or expired */
-            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -2,7 +2,8 @@
  * `npm run dev`: the content watcher and the server together. The watcher (build/cli.ts --watch)
  * rebuilds on every save and prints problems as file:line › pointer; the server runs in this
  * process and swaps in each new build as it lands (runtime/releases/watch-dist.ts), so keys,
- * state and connections survive every rebuild. `--content` and `--out` go to the build; the
+ * state and connections survive every rebuild. It prints a local key that opens every vertical
+ * (scripts/dev-key.ts), so a node being written can be read and evaluated whatever its vertical. `--content` and `--out` go to the build; the
  * server reads `--out` (default DIST_DIR or dist). Ctrl-C stops both.
  */
 import { spawn } from "node:child_process";
@@ -11,6 +12,7 @@ import { parseArgs } from "node:util";
 import { ConfigError, resolveRuntimeConfig } from "../runtime/config.ts";
 import { createLogger } from "../runtime/logger.ts";
 import { startService } from "../runtime/start.ts";
+import { ensureDevKey } from "./dev-key.ts";
 
 const { values } = parseArgs({ options: { content: { type: "string" }, out: { type: "string" } } });
 // The server follows each build the watcher publishes (runtime/releases/watch-dist.ts); in dev it looks often.
@@ -34,7 +36,14 @@ if (first !== 0) process.stderr.write("dev: the first build has problems (above)
 const logger = createLogger(config.logLevel);
 const service = await startService(config, { logger });
 const watcher = tsxBuild(["--watch"]);
-process.stdout.write(`dev: serving ${service.url}/browse; edit content/ and reload the page\n`);
+// 3. A local key that opens every vertical, to read and evaluate the node being written (scripts/dev-key.ts).
+const { key } = await ensureDevKey(service.deps);
+process.stdout.write(
+  `dev: serving ${service.url}/browse; edit content/ and reload the page\n` +
+    `dev: local key for every vertical (this dev store only; paste it at ${service.url}/browse/key):\n` +
+    `  export KEY=${key}\n` +
+    `  curl -s -X POST ${service.url}/api/evaluate -H "X-Service-Key: $KEY" -H 'content-type: application/json' -d '{"vertical":"<vertical>","node":"<node-id>","facts":{}}'\n`,
+);
 
 const stop = () => {
   watcher.kill("SIGTERM");

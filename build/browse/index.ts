@@ -5,13 +5,15 @@
  *
  * Layout: browse/home.html, browse/index.html, browse/<slug>/index.html,
  * browse/<slug>/nodes/<id>.html (full) and <id>.locked.html (index layer only), their `.md` twins,
- * browse/key.html (the key form), browse/search.html and browse/error.html (templates), browse/llms.txt, browse/llms-full.txt, browse/manifest.json ({ build_id }).
+ * browse/key.html (the key form), browse/search.html and browse/error.html (templates), browse/llms.txt, browse/llms-full.txt, browse/manifest.json ({ build_id }),
+ * and browse/docs/<page>.html (the project's README and docs/, render-docs.ts).
  */
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { IndexGraph, Manifest, NodeResponse } from "../../runtime/schema/artifacts.ts";
 import type { Catalog } from "../../runtime/schema/catalog.ts";
 import { renderErrorTemplate, renderKeyPage, renderSearchTemplate } from "./render-forms.ts";
+import { renderDocPages } from "./render-docs.ts";
 import { renderHome } from "./render-home.ts";
 import { renderLlmsFullTxt, renderLlmsTxt, type LlmsVertical } from "./render-llms.ts";
 import { renderNodeMarkdown } from "./render-node-md.ts";
@@ -37,6 +39,7 @@ export async function writeBrowseSite(outDir: string): Promise<BrowseSiteResult>
   files.set("key.html", renderKeyPage(ctx));
   files.set("search.html", renderSearchTemplate(ctx, catalog.verticals));
   files.set("error.html", renderErrorTemplate(ctx));
+  for (const [rel, html] of renderDocPages(ctx)) files.set(rel, html);
 
   // 2. Each vertical with content: its graph page, both variants of every node page.
   const llms: LlmsVertical[] = [];

@@ -8,15 +8,17 @@
  * 1. Rank = breadth-first distance from the root; nodes in a rank ordered by the mean position of
  *    their parents (one barycentre sweep), ties by authored `order`.
  * 2. A rank wider than MAX_COLUMNS wraps onto rows of even length, centred on a column grid.
- * 3. An edge into the next row is a curve inside the band between the two rows. Any other edge
- *    drops into the band below its source, runs up or down a gutter to the band above its target
- *    and enters from the top: forward edges that skip rows use the gutter between their ends,
- *    back and same-row edges the side lane (left or right margin) of their source's half, drawn
- *    dashed. Each band and gutter gives every edge its own lane and grows with their number.
+ * 3. An edge into the next row is a curve inside the band between the two rows. An edge that skips
+ *    rows drops into the band below its source, runs down the gutter between its ends to the band
+ *    above its target and enters from the top. Each band and gutter gives every edge its own lane
+ *    and grows with their number.
+ * 4. Links back to an earlier or the same row are not drawn: routed round the margins they crowded
+ *    the picture with dashed lines (a vertical links back to its triage from most nodes). A box
+ *    counts them instead ("↩ 2", its tooltip and `data-back` name them); the node page lists them.
  *
  * Output: one `<rect class="node">` per node (each wrapped in a link to its page), one
- * `<path class="edge">` per `next_nodes` edge, trial modules dashed with a "trial module" tag, the
- * root with a thick outline.
+ * `<path class="edge">` per forward `next_nodes` edge, trial modules dashed with a "trial module"
+ * tag, the root with a thick outline.
  */
 import type { IndexGraph } from "../../runtime/schema/artifacts.ts";
 import { escapeHtml } from "./html-text.ts";
@@ -42,18 +44,22 @@ export function renderGraphSvg(index: Pick<IndexGraph, "root" | "nodes" | "title
   rows.forEach((row, r) => row.forEach((id, i) => cell.set(id, { row: r, col: i + Math.floor((columns - row.length) / 2) })));
   const byId = new Map(index.nodes.map((n) => [n.id, n]));
   const lines = new Map(index.nodes.map((n) => [n.id, _wrap(n.title)]));
-  const boxHeight = Math.max(...index.nodes.map((n) => lines.get(n.id)!.length + (n.trial ? 1 : 0))) * LINE_HEIGHT + 2 * PADDING;
+  // Links to an earlier or the same row are counted on their box, not drawn (4. above).
+  const all = index.nodes.flatMap((n) => n.next_nodes.filter((t) => cell.has(t) && t !== n.id).map((t) => ({ from: n.id, to: t })));
+  const edges = all.filter((e) => cell.get(e.to)!.row > cell.get(e.from)!.row);
+  const backOf = new Map<string, string[]>();
+  for (const e of all) if (cell.get(e.to)!.row <= cell.get(e.from)!.row) backOf.set(e.from, [...(backOf.get(e.from) ?? []), e.to]);
+  const tagged = (n: GraphNode) => n.trial || backOf.has(n.id);
+  const boxHeight = Math.max(...index.nodes.map((n) => lines.get(n.id)!.length + (tagged(n) ? 1 : 0))) * LINE_HEIGHT + 2 * PADDING;
 
   // Which band (between rows r-1 and r: band r) and gutter (left of column g: gutter g) each edge uses.
-  const edges = index.nodes.flatMap((n) => n.next_nodes.filter((t) => cell.has(t) && t !== n.id).map((t) => ({ from: n.id, to: t })));
   const bandLanes = Array.from({ length: rows.length + 1 }, () => [] as number[]);
   const gutterLanes = Array.from({ length: columns + 1 }, () => [] as number[]);
   const routes = edges.map((e, i) => {
     const [s, t] = [cell.get(e.from)!, cell.get(e.to)!];
     if (t.row === s.row + 1) return { ...e, direct: true as const };
-    // Back and same-row edges take the side lane of their source's half; forward ones the gutter between the ends.
-    const back = t.row <= s.row;
-    const gutter = back ? (s.col + 0.5 < columns / 2 ? 0 : columns) : t.col > s.col ? Math.min(s.col + 1, t.col) : t.col < s.col ? Math.max(s.col, t.col + 1) : s.col + 1;
+    // An edge that skips rows takes the gutter between its ends.
+    const gutter = t.col > s.col ? Math.min(s.col + 1, t.col) : t.col < s.col ? Math.max(s.col, t.col + 1) : s.col + 1;
     bandLanes[s.row + 1]!.push(i);
     bandLanes[t.row]!.push(i);
     gutterLanes[gutter]!.push(i);
@@ -95,7 +101,7 @@ export function renderGraphSvg(index: Pick<IndexGraph, "root" | "nodes" | "title
       const [below, gx, above] = [laneY(s.row + 1, i), laneX(route.gutter, i), laneY(t.row, i)];
       d = `M${_n(x1)},${_n(y1)} V${_n(below)} H${_n(gx)} V${_n(above)} H${_n(x2)} V${_n(y2)}`;
     }
-    const cls = route.direct ? "edge" : t.row <= s.row ? "edge back" : "edge long";
+    const cls = route.direct ? "edge" : "edge long";
     return `<path class="${cls}" data-from="${escapeHtml(route.from)}" data-to="${escapeHtml(route.to)}" d="${d}" marker-end="url(#arrow)"/>`;
   });
 
@@ -104,9 +110,12 @@ export function renderGraphSvg(index: Pick<IndexGraph, "root" | "nodes" | "title
     const [x, y, cx] = [colLeft[col]!, rowTop[row]!, colLeft[col]! + NODE_WIDTH / 2];
     const classes = ["node", node.trial ? "trial" : "", node.id === index.root ? "root" : "", node.status === "deprecated" ? "deprecated" : ""].filter(Boolean).join(" ");
     const text = lines.get(node.id)!.map((line, i) => `<tspan x="${_n(cx)}" y="${_n(y + PADDING + (i + 0.8) * LINE_HEIGHT)}">${escapeHtml(line)}</tspan>`);
-    if (node.trial) text.push(`<tspan class="tag" x="${_n(cx)}" y="${_n(y + PADDING + (lines.get(node.id)!.length + 0.8) * LINE_HEIGHT)}">trial module</tspan>`);
+    const back = backOf.get(node.id) ?? [];
+    const tag = [node.trial ? "trial module" : "", back.length ? `↩ ${back.length}` : ""].filter(Boolean).join(" · ");
+    if (tag) text.push(`<tspan class="tag" x="${_n(cx)}" y="${_n(y + PADDING + (lines.get(node.id)!.length + 0.8) * LINE_HEIGHT)}">${tag}</tspan>`);
+    const title = back.length ? `${byId.get(node.id)!.title}\nAlso links back to: ${back.map((id) => byId.get(id)!.title).join("; ")}` : byId.get(node.id)!.title;
     return (
-      `<a href="${escapeHtml(hrefOf(node.id))}" data-node="${escapeHtml(node.id)}"><title>${escapeHtml(byId.get(node.id)!.title)}</title>` +
+      `<a href="${escapeHtml(hrefOf(node.id))}" data-node="${escapeHtml(node.id)}"${back.length ? ` data-back="${escapeHtml(back.join(" "))}"` : ""}><title>${escapeHtml(title)}</title>` +
       `<rect class="${classes}" data-node="${escapeHtml(node.id)}" x="${_n(x)}" y="${_n(y)}" width="${NODE_WIDTH}" height="${_n(boxHeight)}" rx="6"/>` +
       `<text text-anchor="middle">${text.join("")}</text></a>`
     );

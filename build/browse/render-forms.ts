@@ -1,6 +1,8 @@
 /**
  * The browse site's interactive pages, rendered at build time like the rest: the key form, and
- * the templates the runtime fills for search results and error pages. Templates carry
+ * the templates the runtime fills for search results and error pages. Every page carries a
+ * `<!--vkr:notice-->` marker (where a refused key's notice goes); the key page names the active
+ * key at `<!--vkr:active-->` and confirms a save at `<!--vkr:saved-->`. Templates carry
  * `<!--vkr:name-->` markers; the runtime replaces each with escaped text (or with the list of
  * results it builds), so it never renders content or styling itself.
  */
@@ -10,6 +12,8 @@ import { renderPage, type PageContext } from "./render-pages.ts";
 
 export function renderKeyPage(ctx: PageContext): string {
   const body = `<h1>Read with your key</h1>
+<!--vkr:saved-->
+<!--vkr:active-->
 <p>Paste a membership key (<code>svc_live_…</code>) or a trial key (<code>svc_trial_…</code>) once. It is kept in a cookie that only this site can read (HttpOnly, SameSite=Strict, Secure over https); it never appears in a URL. Pages then show the layers and gate trees your key unlocks. Each node page you open with a key counts as one retrieval, exactly like <code>GET /api/demo</code>.</p>
 <form class="key" method="post" action="/browse/key">
 <label for="key">Service key</label>

@@ -21,10 +21,11 @@ export function renderPage(ctx: PageContext, title: string, crumbs: Array<[strin
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Vertical Knowledge Retrieval</title>
 <style>${STYLE}</style></head>
-<body><header><nav class="top"><a href="/">Home</a> <a href="/browse">Browse</a> <a href="/docs">API docs</a> <a href="/llms.txt">llms.txt</a> <a href="/browse/key">Key</a>
+<body><header><nav class="top"><a href="/">Home</a> <a href="/browse">Browse</a> <a href="/docs/guides">Guides</a> <a href="/docs">API docs</a> <a href="/llms.txt">llms.txt</a> <a href="/browse/key">Key</a>
 <form class="find" method="get" action="/browse/search" role="search"><input name="q" type="search" maxlength="200" placeholder="Search the knowledge" aria-label="Search the knowledge"><button type="submit">Search</button></form></nav>
 <nav class="crumbs" aria-label="breadcrumb">${trail}</nav></header>
 <main>
+<!--vkr:notice-->
 ${body}
 </main>
 <footer>API ${escapeHtml(ctx.apiVersion)} · build ${escapeHtml(ctx.buildId)}</footer>
@@ -52,7 +53,7 @@ export function renderVerticalPage(ctx: PageContext, vertical: ResolvedVertical,
     .map((n) => `<tr><td>${n.order}</td><td><a href="${escapeHtml(href(n.id))}">${escapeHtml(n.title)}</a>${n.trial ? ' <span class="badge">trial</span>' : ""}</td><td>${escapeHtml(n.summary)}</td></tr>`);
   const body = `<h1>${escapeHtml(index.title)}</h1>
 <p class="summary">${escapeHtml(index.summary)}</p>
-<p class="meta">${index.nodes.length} nodes · ${_accessWords(vertical)} · start at <a href="${escapeHtml(href(index.root))}">${escapeHtml(index.root)}</a>. Dashed outlines mark trial modules; arrows follow <code>next_nodes</code> (dashed arrows lead back to earlier nodes). The picture scrolls on its own; the table below lists every node.</p>
+<p class="meta">${index.nodes.length} nodes · ${_accessWords(vertical)} · start at <a href="${escapeHtml(href(index.root))}">${escapeHtml(index.root)}</a>. Dashed outlines mark trial modules; arrows follow <code>next_nodes</code> forward, and ↩ on a box counts its links back to earlier nodes (its tooltip and its page name them). The picture scrolls on its own; the table below lists every node.</p>
 <figure class="graph-box">${renderGraphSvg(index, href)}</figure>
 <h2>Nodes</h2>
 <table class="nodes"><thead><tr><th>#</th><th>Node</th><th>Summary</th></tr></thead><tbody>
@@ -110,7 +111,7 @@ table{border-collapse:collapse;width:100%;background:#fff}th,td{border-bottom:1p
 svg.graph{display:block;margin:0 auto;flex:none}svg.graph rect.node{fill:#eef4ff;stroke:#3b6fd8;stroke-width:1.4}svg.graph rect.node.trial{fill:#fffbe8;stroke:#b58900;stroke-dasharray:5 3}
 svg.graph rect.node.root{stroke-width:3}svg.graph rect.node.deprecated{fill:#eee;stroke:#999}
 svg.graph a:hover rect.node{fill:#dbe7ff}svg.graph text{font-size:13px;fill:#1d2433}svg.graph .tag{font-size:11px;fill:#8a6d00}
-svg.graph path.edge{fill:none;stroke:#8792a8;stroke-width:1.2}svg.graph path.edge.back{stroke:#b9a3c9;stroke-dasharray:4 3}svg.graph .arrowhead{fill:#8792a8}
+svg.graph path.edge{fill:none;stroke:#8792a8;stroke-width:1.2}svg.graph .arrowhead{fill:#8792a8}
 .layer{background:#fff;border:1px solid #e3e6eb;border-radius:8px;padding:.3rem 1rem;margin:1rem 0}.layer.locked{background:#f4f5f7;color:#556}
 .rules{padding-left:1.2rem}.rule{margin:.8rem 0}.rule-id{font-family:monospace;background:#eef;padding:0 .3rem}
 .gate-tree,.gate-tree ul{list-style:none;padding-left:1.2rem;border-left:2px solid #d5dbe6;margin:.2rem 0}.op{font-weight:700;color:#3b6fd8}
@@ -122,4 +123,7 @@ form.search,form.key{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;ma
 input,select,button{font:inherit;padding:.3rem .5rem;max-width:100%;min-width:0}form.search select{flex:1 1 10rem}ol.results{overflow-wrap:anywhere}ol.results li{margin:.6rem 0}.results .snippet{color:#445}.hint{color:#556}.twin{font-size:.85rem}
 pre{background:#f0f2f5;border-radius:6px;padding:.6rem .8rem;overflow-x:auto;line-height:1.35}pre code{background:none;padding:0}
 .layer table{display:block;overflow-x:auto;width:auto;max-width:100%}.layer{overflow-wrap:anywhere}
+.doc{overflow-wrap:anywhere}.doc table{display:block;overflow-x:auto;width:auto;max-width:100%;overflow-wrap:normal}.doc td,.doc th{min-width:6rem}.doc td:first-child{min-width:9rem}
+nav.doc-pages{font-size:.85rem;margin:.3rem 0 1rem;color:#667}table.nodes td:first-child{overflow-wrap:normal;white-space:nowrap}
+.notice,.saved,.active{border-radius:6px;padding:.5rem .8rem;margin:.8rem 0}.notice{background:#fff4ce;border:1px solid #e0c45c}.saved{background:#e6f4ea;border:1px solid #81c995}.active{background:#eef4ff;border:1px solid #b6cdf5}
 `;

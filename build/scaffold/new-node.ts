@@ -108,6 +108,9 @@ id: ${options.id}
 title: ${JSON.stringify(title)}
 summary: >-
   TODO one paragraph, the free index layer: what this node decides and when an agent should read it.
+questions:
+  - "TODO a question this node answers, worded as a user would ask it?"
+  - "TODO another one, in other words than the title and summary use?"
 order: ${order}
 next_nodes: []
 created: ${day}

@@ -12,11 +12,12 @@ import { NodeStatusSchema } from "../../runtime/schema/artifacts.ts";
 export const AUTHORED_DATE_RE = "^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2}))?$";
 
 const NodeId = Type.String({ pattern: SLUG_RE });
-const AuthoredDate = Type.String({
-  pattern: AUTHORED_DATE_RE,
-  // Shown when the pattern fails (build/schema/validator.ts): say the format, not the regex.
-  description: "a date: write YYYY-MM-DD (e.g. 2026-11-23, midnight UTC) or a date-time with its offset (e.g. 2026-11-23T14:30:00Z or 2026-11-23T15:30+01:00)",
-});
+/**
+ * A date as authored. Its format and calendar are checked by the validate stage (`date_invalid`,
+ * with the format in the message) rather than by this schema: a schema error rejects the whole
+ * node, and a mistyped date must not hide the node's other problems (its rules) until it is fixed.
+ */
+const AuthoredDate = Type.String({ minLength: 1 });
 const Question = Type.String({ minLength: 1 });
 const ExclusionSchema = Type.Object(
   {
@@ -26,6 +27,13 @@ const ExclusionSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+const AuthoredQuestion = Type.String({
+  minLength: 10,
+  maxLength: 200,
+  pattern: "^[^\\n]*\\?$",
+  // Shown when the pattern fails (build/schema/validator.ts).
+  description: "a question on one line, ending with a question mark (e.g. \"Can I get my money back if my flight is cancelled?\")",
+});
 
 export const AuthoredSourceSchema = Type.Object(
   {
@@ -41,6 +49,8 @@ export const NodeFrontmatterSchema = Type.Object(
     id: NodeId,
     title: Type.String({ minLength: 1, maxLength: 200 }),
     summary: Type.String({ minLength: 20, maxLength: 600 }),
+    /** Questions the node answers, as people ask them: a strong field of search (runtime/search/). */
+    questions: Type.Optional(Type.Array(AuthoredQuestion, { minItems: 1, maxItems: 12, uniqueItems: true })),
     order: Type.Integer({ minimum: 1 }),
     next_nodes: Type.Array(NodeId, { uniqueItems: true }),
     created: AuthoredDate,

@@ -9,7 +9,7 @@
 import { DecisionDiagrams, FALSE } from "../../runtime/rules/decision-diagram.ts";
 import { toDisplayPath, type Diagnostics, type IssueCode } from "../diagnostics.ts";
 import type { FieldPath } from "../locate.ts";
-import { suggestClosest } from "../did-you-mean.ts";
+import { suggestClosest } from "../../runtime/did-you-mean.ts";
 import type { CompiledNode } from "./rules.ts";
 
 export interface ExclusionStats {

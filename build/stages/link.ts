@@ -14,7 +14,7 @@ import type { CatalogData } from "./catalog.ts";
 import type { SourceFile } from "./load.ts";
 import type { ParsedFile } from "./parse.ts";
 import type { CompiledNode } from "./rules.ts";
-import { suggestClosest } from "../did-you-mean.ts";
+import { suggestClosest } from "../../runtime/did-you-mean.ts";
 
 export interface GraphNode extends CompiledNode {
   /** Unlocked by a trial key of this vertical. */

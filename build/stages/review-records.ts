@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import jsYaml from "js-yaml";
 import { createDiagnostics, type Diagnostics, type IssueCode } from "../diagnostics.ts";
 import { createLocator, type FieldPath } from "../locate.ts";
-import { suggestClosest } from "../did-you-mean.ts";
+import { suggestClosest } from "../../runtime/did-you-mean.ts";
 import { REVIEW_STATUSES, ReviewFileSchema, type ReviewFile, type ReviewRecord } from "../schema/review-records.ts";
 import { compileSchema } from "../schema/validator.ts";
 import type { LoadedContent, SourceFile } from "./load.ts";

@@ -7,7 +7,15 @@ import type { AuthoredGate, CompiledGate, CompiledRule, CompiledRuleSet } from "
 import { toDisplayPath, type Diagnostics, type IssueCode } from "../diagnostics.ts";
 import type { FieldPath } from "../locate.ts";
 import type { ValidatedNode } from "./validate.ts";
-import { suggestClosest } from "../did-you-mean.ts";
+import type { ParsedFile } from "./parse.ts";
+import { NodeFrontmatterSchema, type NodeFrontmatter } from "../schema/frontmatter.ts";
+import { compileSchema } from "../schema/validator.ts";
+import { Type } from "@sinclair/typebox";
+import { suggestClosest } from "../../runtime/did-you-mean.ts";
+
+/** The rule fields of the frontmatter on their own, other fields allowed (they were judged by validate). */
+const { sources, facts, outcomes, rules, values } = NodeFrontmatterSchema.properties;
+const checkRulePart = compileSchema(Type.Object({ sources, facts, outcomes, rules, values }));
 
 export interface CompiledNode extends ValidatedNode {
   ruleSet: CompiledRuleSet;
@@ -18,8 +26,23 @@ export function compileRules(nodes: readonly ValidatedNode[], diagnostics: Diagn
   return nodes.map((node) => ({ ...node, ruleSet: compileRuleSet(node, diagnostics) }));
 }
 
+/** What compiling a node's rules reads of it. */
+export type RuleSource = Pick<ValidatedNode, "source" | "parsed"> & { frontmatter: Pick<NodeFrontmatter, "sources" | "facts" | "outcomes" | "rules" | "values" | "intermediate"> };
+
+/**
+ * The rules of nodes the schema rejected (validate reported why), checked anyway when their rule
+ * fields are well-formed: one run then reports a node's rule errors together with its other
+ * problems, instead of one stage's errors per run. Diagnostics only; nothing is compiled for output.
+ */
+export function checkRejectedRules(files: readonly ParsedFile[], accepted: ReadonlySet<string>, diagnostics: Diagnostics): void {
+  for (const file of files) {
+    if (accepted.has(file.source.file) || file.parsed.yamlError || checkRulePart(file.parsed.data ?? {}).length > 0) continue;
+    compileRuleSet({ ...file, frontmatter: file.parsed.data as RuleSource["frontmatter"] }, diagnostics);
+  }
+}
+
 /** @example compileRuleSet(node, diagnostics).rules.map((r) => r.id) // dependency order */
-export function compileRuleSet(node: ValidatedNode, diagnostics: Diagnostics): CompiledRuleSet {
+export function compileRuleSet(node: RuleSource, diagnostics: Diagnostics): CompiledRuleSet {
   const fm = node.frontmatter;
   const report = (code: IssueCode, path: FieldPath, message: string) =>
     diagnostics.add({ code, file: node.source.file, line: node.parsed.locate(path), pointer: toDisplayPath(path), message });

@@ -1,19 +1,18 @@
 /**
  * Stage 7c, search indexes: one `search/<vertical>.json` per vertical, so the runtime ranks a
  * query by reading a few posting lists instead of scanning every node. Postings are kept per
- * field (title, summary, then the four content layers), which lets the runtime weigh fields and
- * score and quote only the layers a caller has unlocked. Tokenized with the runtime's own tokenizer.
+ * field (title, the questions the node answers, summary, then the four content layers), which
+ * lets the runtime weigh fields and quote only the layers a caller has unlocked. Tokenized with the
+ * runtime's own tokenizer; snippet passages are cut by build/search/passages.ts.
  */
 import { SEARCH_FIELDS, SearchIndexSchema, type SearchDoc, type SearchIndex } from "../../runtime/schema/search.ts";
 import { searchTokens } from "../../runtime/search/tokenize.ts";
 import { compileSchema } from "../schema/validator.ts";
 import type { GraphNode, VerticalGraph } from "./link.ts";
 import { emitArtifact, type EmitContext } from "./emit.ts";
+import { toPassages } from "../search/passages.ts";
 
 const checkSearchIndex = compileSchema(SearchIndexSchema);
-
-/** Longest passage kept for a snippet, in characters. */
-const MAX_PASSAGE = 280;
 
 /** One node's term frequencies per field and word count per field. */
 interface TokenizedNode {
@@ -72,7 +71,7 @@ export function toSearchIndexes(graphs: readonly VerticalGraph[]): Map<string, S
         trial: node.trial,
         status: node.frontmatter.status,
         lengths: t.lengths,
-        passages: _layerTexts(node).map(_passages),
+        passages: _layerTexts(node).map(toPassages),
       };
     });
     out.set(graph.slug, {
@@ -80,6 +79,7 @@ export function toSearchIndexes(graphs: readonly VerticalGraph[]): Map<string, S
       fields: [...SEARCH_FIELDS],
       docs,
       avg_lengths: avgLengths,
+      doc_count: n,
       // fromEntries defines own keys, so a word such as `__proto__` stays a term instead of a prototype.
       terms: Object.fromEntries([...postings].map(([term, list]) => [term, { idf: idf(term), postings: list }])),
     });
@@ -91,7 +91,7 @@ export function toSearchIndexes(graphs: readonly VerticalGraph[]): Map<string, S
 
 function _tokenizeNode(node: GraphNode): TokenizedNode {
   const l = node.layers;
-  const texts = [node.frontmatter.title, node.frontmatter.summary, l.logic.text, l.directive.text, l.skill.text, l.action.text];
+  const texts = [node.frontmatter.title, (node.frontmatter.questions ?? []).join("\n"), node.frontmatter.summary, l.logic.text, l.directive.text, l.skill.text, l.action.text];
   const fields: Array<Map<string, number>> = [];
   const lengths: number[] = [];
   for (const [field, text] of texts.entries()) {
@@ -115,19 +115,4 @@ function _tokenizeNode(node: GraphNode): TokenizedNode {
 function _layerTexts(node: GraphNode): string[] {
   const l = node.layers;
   return [node.frontmatter.summary, l.logic.text, l.directive.text, l.skill.text, l.action.text];
-}
-
-/** Markdown reduced to plain sentences, each cut to MAX_PASSAGE characters. */
-function _passages(text: string): string[] {
-  const plain = text
-    .replace(/```[\s\S]*?```/g, " ")
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/[*_`>#|]+/g, "")
-    .replace(/^\s*[-+]\s+/gm, "")
-    .replace(/^\s*\d+\.\s+/gm, "");
-  return plain
-    .split(/\n+|(?<=[.!?])\s+(?=[A-Z0-9(])/)
-    .map((s) => s.replace(/\s+/g, " ").trim())
-    .filter((s) => s.length > 0)
-    .map((s) => (s.length > MAX_PASSAGE ? `${s.slice(0, MAX_PASSAGE - 1).trimEnd()}…` : s));
 }

@@ -4,7 +4,7 @@
  * `ValidatedNode`, which later stages trust.
  */
 import { LAYER_NAMES, type LayerName } from "../../runtime/schema/catalog.ts";
-import { NodeFrontmatterSchema, type NodeFrontmatter } from "../schema/frontmatter.ts";
+import { AUTHORED_DATE_RE, NodeFrontmatterSchema, type NodeFrontmatter } from "../schema/frontmatter.ts";
 import { compileSchema } from "../schema/validator.ts";
 import { toDisplayPath, type Diagnostics } from "../diagnostics.ts";
 import { shortDigest, toCanonicalJson } from "../digest.ts";
@@ -30,6 +30,7 @@ export interface ValidatedNode extends ParsedFile {
 
 const HEADINGS: Record<string, LayerName> = { Logic: "logic", Directive: "directive", Skill: "skill", Action: "action" };
 const checkFrontmatter = compileSchema(NodeFrontmatterSchema);
+const DATE_FORMAT = new RegExp(AUTHORED_DATE_RE);
 
 /** Validates every node; schema-invalid nodes are reported and left out of the result. */
 export function validateNodes(files: readonly ParsedFile[], diagnostics: Diagnostics): ValidatedNode[] {
@@ -64,9 +65,10 @@ function _validateNode(pf: ParsedFile, diagnostics: Diagnostics): ValidatedNode 
   for (const key of ["created", "updated", "deprecated_at", "reviewed", "review_by"] as const) {
     const value = fm[key];
     if (value === undefined) continue;
-    const iso = toIsoDateTime(value);
+    const formatted = DATE_FORMAT.test(value);
+    const iso = formatted ? toIsoDateTime(value) : undefined;
     if (iso) dates[key] = iso;
-    else report("date_invalid", [key], `"${value}" is not a real date: write YYYY-MM-DD (e.g. 2026-11-23, midnight UTC) or a date-time with its offset (e.g. 2026-11-23T14:30:00Z or 2026-11-23T15:30:00+01:00)`);
+    else report("date_invalid", [key], `"${value}" is not ${formatted ? "a real date" : "a date"}: write YYYY-MM-DD (e.g. 2026-11-23, midnight UTC) or a date-time with its offset (e.g. 2026-11-23T14:30:00Z or 2026-11-23T15:30:00+01:00)`);
   }
   const { created, updated, deprecated_at, reviewed, review_by } = dates;
   if (reviewed && review_by && review_by < reviewed) report("dates_out_of_order", ["review_by"], `review_by (${fm.review_by}) is before reviewed (${fm.reviewed})`);
@@ -96,7 +98,7 @@ function _validateNode(pf: ParsedFile, diagnostics: Diagnostics): ValidatedNode 
     frontmatter: fm,
     layers,
     dates: { created: created ?? fm.created, updated: updated ?? fm.updated, ...(deprecated_at ? { deprecated_at } : {}), ...(reviewed ? { reviewed } : {}), ...(review_by ? { review_by } : {}) },
-    version: shortDigest(toCanonicalJson({ frontmatter: fm, layers: LAYER_NAMES.map((l) => layers[l].text) })),
+    version: _versionOf(fm, layers),
   };
 }
 
@@ -127,6 +129,15 @@ function _checkLayers({ source, parsed }: ParsedFile, diagnostics: Diagnostics):
     if (!seen.has(layer)) add("layer_missing", undefined, `missing layer "## ${_heading(layer)}"`);
   }
   return layers;
+}
+
+/**
+ * The node's content version: a digest of what an agent can receive. `questions` only steer search
+ * and are not part of any node response, so rewording them changes no version (nor the change feed).
+ */
+function _versionOf(fm: NodeFrontmatter, layers: Record<LayerName, ValidatedLayer>): string {
+  const { questions: _searchOnly, ...content } = fm;
+  return shortDigest(toCanonicalJson({ frontmatter: content, layers: LAYER_NAMES.map((l) => layers[l].text) }));
 }
 
 function _heading(layer: LayerName): string {

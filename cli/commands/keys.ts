@@ -10,9 +10,13 @@ import { describeKeyForAdmin } from "../../runtime/keys/admin-key-view.ts";
 import { issueAdminKeys } from "../../runtime/keys/issue-keys.ts";
 import { findKey, revokeKey, toKeyReference } from "../../runtime/keys/revoke-key.ts";
 import type { AdminKeyView } from "../../runtime/schema/admin-keys.ts";
+import { parseKeyString, type KeyRecord } from "../../runtime/schema/keys.ts";
+import type { KeysStore } from "../../runtime/storage/keys-store.ts";
+import { didYouMean } from "../../runtime/did-you-mean.ts";
 import { IssueKeysRequestSchema } from "../../runtime/schema/requests.ts";
 import { STORE_ARGS, withOperatorContext } from "../operator-context.ts";
 import { printResult } from "../output.ts";
+import { unknownVertical } from "../../runtime/access/unknown-names.ts";
 
 const issueValidator = compileValidator(IssueKeysRequestSchema);
 
@@ -39,7 +43,7 @@ const create = defineCommand({
         ...(args.contact ? { contact: args.contact } : {}),
       });
       const vertical = body.vertical === "all" ? "all" : ctx.build.resolveVertical(body.vertical)?.slug;
-      if (!vertical) throw apiError("vertical_unknown", { detail: `"${body.vertical}" is not a vertical (or all).` });
+      if (!vertical) throw unknownVertical(ctx.build, body.vertical, { orAll: true });
       const now = ctx.now();
       const issued = await issueAdminKeys(
         ctx.purchaseDeps,
@@ -68,8 +72,7 @@ const show = defineCommand({
   args: { key: { type: "positional", required: true, description: "Key id (12 hex characters) or the full key" }, ...STORE_ARGS },
   run: ({ args }) =>
     withOperatorContext(args, async (ctx) => {
-      const record = await findKey(ctx.keys, toKeyReference(args.key));
-      if (!record) throw apiError("key_not_found", { detail: `No key "${args.key.slice(0, 40)}".` });
+      const record = await _findKey(ctx.keys, args.key);
       const view = await describeKeyForAdmin(ctx.backend, ctx.limits, record, ctx.now());
       printResult(args.json, view, () => `${_line(view)}\n  usage: hour ${view.usage.hour}, day ${view.usage.day}, month ${view.usage.month}\n  created ${view.created_at}${view.revoked_at ? `, revoked ${view.revoked_at}` : ""}`);
     }),
@@ -80,7 +83,7 @@ const revoke = defineCommand({
   args: { key: { type: "positional", required: true, description: "Key id (12 hex characters) or the full key" }, ...STORE_ARGS },
   run: ({ args }) =>
     withOperatorContext(args, async (ctx) => {
-      const record = await revokeKey(ctx.keys, toKeyReference(args.key), ctx.now());
+      const record = await revokeKey(ctx.keys, { id: (await _findKey(ctx.keys, args.key)).id }, ctx.now());
       const view = await describeKeyForAdmin(ctx.backend, ctx.limits, record, ctx.now());
       printResult(args.json, view, () => `revoked ${view.id} at ${view.revoked_at} (running instances refuse it within 1 s)`);
     }),
@@ -92,6 +95,14 @@ export default defineCommand({
 });
 
 // --- Internal helpers ---
+
+/** The key an id or full key names, or key_not_found with the closest id when one is near (a mistyped id). */
+async function _findKey(keys: KeysStore, value: string): Promise<KeyRecord> {
+  const record = await findKey(keys, toKeyReference(value));
+  if (record) return record;
+  const ids = parseKeyString(value) ? [] : (await keys.list({})).map((r) => r.id);
+  throw apiError("key_not_found", { detail: `No key "${value.slice(0, 40)}".${didYouMean(value.toLowerCase(), ids)}` });
+}
 
 function _line(k: AdminKeyView): string {
   return `${k.id}  ${k.status.padEnd(7)}  ${k.type.padEnd(10)}  ${k.vertical.padEnd(14)}  ${k.label ?? "-"}`;

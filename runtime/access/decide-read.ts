@@ -8,7 +8,12 @@
  * | none             | free               | free            | —                     | free locked view + `unlock`          |
  * | valid key        | free               | free            | full, `key` metered   | free locked view + `unlock`          |
  * | pay token        | free               | free            | full, `payment`       | —                                    |
- * | refused key      | free + warning     | free + warning  | 401                   | 401                                  |
+ * | refused key      | free + warning     | free + warning  | —                     | free locked view + warning, or 401   |
+ *
+ * A refused key (malformed, unknown, revoked, expired) reads what a caller without one reads, and
+ * is told why in the warning: a key that went bad must not lock its holder out of free pages. Only
+ * content with no free view keeps the key's 401: a node of a vertical whose index is not free, and
+ * whatever needs the full layers (rules to evaluate, `refuseLocked` there).
  *
  * Spec, "What the service does" rule 1: "The index layer is always free", so free content is
  * never metered and never refused for quota, whoever asks; only gated layers count (issue 19).
@@ -52,8 +57,11 @@ export function decideRead(input: ReadInput): ReadDecision {
   if (_isFree(vertical, node)) {
     return { view: "full", meter: "free", credentialProblem: input.credentialProblem ? toCredentialProblem(input.credentialProblem) : null };
   }
-  // Gated content: a refused key is refused, so the agent learns its key is bad.
-  if (input.credentialProblem) throw input.credentialProblem;
+  if (input.credentialProblem) {
+    // The free locked view where there is one, with the warning; otherwise the key's own 401.
+    if (vertical.index_free && node !== null) return { view: "locked", meter: "free", credentialProblem: toCredentialProblem(input.credentialProblem) };
+    throw input.credentialProblem;
+  }
   if (caller.kind === "payment") return { view: "full", meter: node === null ? "free" : "payment", credentialProblem: null };
   if (caller.kind === "key" && keyUnlocks(caller.record, vertical, node)) return { view: "full", meter: "key", credentialProblem: null };
   if (vertical.index_free && node !== null) return { view: "locked", meter: "free", credentialProblem: null };
@@ -105,7 +113,7 @@ export function describeKeyScope(record: KeyRecord): string {
 }
 
 export function toCredentialProblem(error: ApiError): CredentialProblem {
-  return { code: error.code as CredentialProblem["code"], title: ERRORS[error.code].title, detail: `${error.message} The key was ignored: this content is free, so it is served as to a caller without a key.` };
+  return { code: error.code as CredentialProblem["code"], title: ERRORS[error.code].title, detail: `${error.message} The key was ignored: this answer is what a caller without a key gets (the free view).` };
 }
 
 // --- Internal helpers ---

@@ -6,12 +6,12 @@
  * `meterRead`). Each caller then adds what is its own: REST its 304 and HEAD, MCP its unlock hint.
  */
 import { limitsInForce, type AppDeps } from "../deps.ts";
-import { apiError } from "../errors.ts";
 import { authorizePerUse, type PerUseAuthorization } from "../payments/per-use.ts";
 import type { ResolvedVertical } from "../schema/catalog.ts";
 import type { Artifact, Artifacts, NodeMeta, NodeVariant } from "../storage/artifacts.ts";
 import type { Caller, Reader } from "./credentials.ts";
 import { decideRead, type ReadDecision } from "./decide-read.ts";
+import { unknownNode } from "./unknown-names.ts";
 
 export interface ReadPlan {
   /** The build the request started on: one request never mixes two builds. */
@@ -39,7 +39,7 @@ export async function planRead(deps: AppDeps, request: ReadRequest, now: number)
   const { build, vertical, nodeId } = request;
   const { caller, credentialProblem } = request.reader;
   const meta = vertical.status !== "live" || nodeId === null ? null : build.nodeMeta(vertical.slug, nodeId);
-  if (vertical.status === "live" && nodeId !== null && !meta) throw apiError("node_not_found", { detail: `No node "${nodeId.slice(0, 100)}" in ${vertical.slug}.` });
+  if (vertical.status === "live" && nodeId !== null && !meta) throw unknownNode(build, vertical.slug, nodeId);
   const decision = decideRead({ caller, credentialProblem, vertical, node: meta, limits: limitsInForce(deps) });
   if (decision.meter === "free") request.assertFreeRead();
   // Only a node of a live vertical is ever metered "payment", so a placeholder never verifies a token.

@@ -4,6 +4,7 @@
  */
 import { apiError } from "../errors.ts";
 import type { ResolvedVertical } from "../schema/catalog.ts";
+import type { ApiError } from "../errors.ts";
 import type { Caller } from "./credentials.ts";
 import { decideRead, type ReadDecision, type ReadView } from "./decide-read.ts";
 
@@ -14,6 +15,8 @@ export interface AccessInput {
   vertical: ResolvedVertical;
   /** The node's trial flag, or null for an index request. */
   node: { trial: boolean } | null;
+  /** The 401 of a refused key; the caller is then anonymous (see `decideRead`). */
+  credentialProblem?: ApiError | null;
 }
 
 export function resolveAccess(input: AccessInput): AccessView {

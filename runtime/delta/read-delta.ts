@@ -14,6 +14,7 @@ import type { DeltaResponse } from "../schema/responses.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { cursorSecret } from "./cursor-secret.ts";
 import { pageChangelog, parseSince } from "./page-changelog.ts";
+import { unknownVertical } from "../access/unknown-names.ts";
 
 export const DELTA_DEFAULT_LIMIT = 100;
 export const DELTA_MAX_LIMIT = 1000;
@@ -63,7 +64,7 @@ export async function readDelta(deps: AppDeps, record: KeyRecord, query: DeltaQu
   let verticals: Set<string>;
   if (query.vertical !== null) {
     const vertical = build.resolveVertical(query.vertical);
-    if (!vertical) throw apiError("vertical_unknown", { detail: `"${query.vertical.slice(0, 64)}" is not a vertical.` });
+    if (!vertical) throw unknownVertical(build, query.vertical);
     if (!keyCoversVertical(record, vertical)) throw apiError("vertical_forbidden", { detail: `This key does not read the changes of ${vertical.slug}.` });
     verticals = new Set([vertical.slug]);
   } else {

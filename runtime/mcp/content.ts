@@ -16,6 +16,7 @@ import { describePlaceholder } from "../routes/vertical-placeholder.ts";
 import type { McpContext } from "./context.ts";
 import { prependJsonMember } from "../http/json-member.ts";
 import { toUnlockHint } from "../schema/unlock.ts";
+import { unknownVertical } from "../access/unknown-names.ts";
 
 export interface ContentRequest {
   vertical: string;
@@ -36,7 +37,7 @@ export interface ContentAnswer {
 export async function readContent(ctx: McpContext, request: ContentRequest): Promise<ContentAnswer> {
   const build = ctx.deps.build.current;
   const vertical = build.resolveVertical(request.vertical);
-  if (!vertical) throw apiError("vertical_unknown", { detail: `"${request.vertical.slice(0, 64)}" is not a vertical.` });
+  if (!vertical) throw unknownVertical(build, request.vertical);
   const layers = request.layers?.length ? parseLayerSelection(request.layers.join(",")) : null;
   if (layers && request.node === null) throw apiError("validation_failed", { detail: `"layers" applies to a node; an index carries no layers.` });
 

@@ -14,6 +14,7 @@ import { compileValidator, type BodyValidator } from "../http/body.ts";
 import { evaluateNode } from "../rules/evaluate-node.ts";
 import { readDelta, requireMembershipKey } from "../delta/read-delta.ts";
 import { searchNodes } from "../search/search-nodes.ts";
+import { toReader } from "../access/credentials.ts";
 import { verifyKey } from "../keys/verify-key.ts";
 import { IndexGraphSchema, LeanIndexGraphSchema, LeanNodeResponseSchema, NodeResponseSchema } from "../schema/artifacts.ts";
 import { ResolvedVerticalSchema } from "../schema/catalog.ts";
@@ -82,13 +83,13 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: "search",
     title: "Search nodes",
     description:
-      "Ranked full-text search over the nodes you may read, from the build's prebuilt index. Anonymous callers search titles and summaries (plus fully open verticals); a key also searches the layers it unlocks, and snippets come only from those. Free unless it reads gated layers a key unlocked, then one retrieval.",
+      "Ranked search over the nodes you may read, from the build's prebuilt index; ask in plain words or keywords. Every caller is ranked the same way; snippets quote only layers you unlocked. Each result has a 0–1 `score`, and `match` says whether to answer from them: good, poor (nothing answers the question well: say so rather than answer from the results) or none. Free unless its snippets may quote gated layers a key unlocked, then one retrieval.",
     input: SearchRequestSchema,
     output: SearchResponseSchema,
     run: async (ctx, args: Static<typeof SearchRequestSchema>) => {
-      const caller = await ctx.caller();
-      if (caller.kind === "anonymous") ctx.anonymous.assert(ctx.client(), ctx.now);
-      const outcome = await searchNodes(ctx.deps, caller, { q: args.q, vertical: args.vertical ?? null, limit: args.limit ?? null }, ctx.now);
+      const reader = await toReader(ctx.caller());
+      if (reader.caller.kind === "anonymous") ctx.anonymous.assert(ctx.client(), ctx.now);
+      const outcome = await searchNodes(ctx.deps, reader, { q: args.q, vertical: args.vertical ?? null, limit: args.limit ?? null }, ctx.now);
       Object.assign(ctx.headers, outcome.headers);
       return { structured: outcome.body };
     },

@@ -18,6 +18,9 @@ const PAGE_ERRORS_NOTE =
 const PAGE_LIMITED = { description: "Too many pages from this client in a minute (ANON_RATE_PER_MINUTE): a short HTML page saying how long to wait", headers: ["Retry-After"], content: HTML };
 const TEXT_LIMITED = { description: "Too many pages from this client in a minute (ANON_RATE_PER_MINUTE)", headers: ["Retry-After"] };
 const ADMIN_ERRORS = { 401: { description: "Admin authorization missing" }, 403: { description: "Admin key invalid" } };
+/** Issue 27: a refused key reads the free pages, warned. */
+const BAD_KEY_NOTE =
+  "A malformed, unknown, revoked or expired key (header or cookie) reads what a visitor without a key reads: the page carries `Credential-Problem` and a visible notice linking to /browse/key, and a cookie that held the key is cleared (Set-Cookie with Max-Age=0). Only a page with no free view (a node of a paid vertical whose index is not free) keeps the key's 401.";
 
 export const PEOPLE_OPERATIONS: Operation[] = [
   {
@@ -77,8 +80,8 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     operationId: "browseVerticals",
     summary: "Browse site: the verticals",
     description:
-      "Static HTML pages generated at build time from dist/data (no client framework, no script). Lists every vertical with its status and node count, and links to /docs.",
-    responses: { 200: { description: "HTML page", content: HTML }, 429: PAGE_LIMITED },
+      "Static HTML pages generated at build time from dist/data (no client framework, no script). Lists every vertical with its status and node count, and links to /docs. " + BAD_KEY_NOTE,
+    responses: { 200: { description: "HTML page", content: HTML, headers: ["Credential-Problem", "Set-Cookie"] }, 429: PAGE_LIMITED },
   },
   {
     method: "get",
@@ -88,9 +91,10 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     description: [
       "The vertical's index as an SVG graph laid out at build time in layers (readable size, scrolls in its own box; edges never cross a box): one shape per node, edges from `next_nodes`, trial modules marked, each shape a link to the node page; a table of the nodes below it. `ethics` answers as `ai-compliance`.",
       "Access is the index row of the access matrix (GET /api/demo without `node`): a paid vertical that is not index-free is 402 for a caller without credentials. A vertical without content is 404 here.",
+      BAD_KEY_NOTE,
     ].join("\n\n"),
     params: [{ name: "vertical", in: "path", required: true, schema: Type.String() }],
-    responses: { 200: { description: "HTML page", content: HTML }, 401: PAGE_ERROR("Bad key"), 402: PAGE_ERROR("Paid vertical without credentials"), 403: PAGE_ERROR("The key does not read this vertical"), 404: PAGE_ERROR("Unknown vertical or no content"), 429: PAGE_LIMITED },
+    responses: { 200: { description: "HTML page", content: HTML, headers: ["Credential-Problem", "Set-Cookie"] }, 401: PAGE_ERROR("Bad key on a vertical with no free index", ["Set-Cookie"]), 402: PAGE_ERROR("Paid vertical without credentials"), 403: PAGE_ERROR("The key does not read this vertical"), 404: PAGE_ERROR("Unknown vertical or no content"), 429: PAGE_LIMITED },
   },
   {
     method: "get",
@@ -101,6 +105,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
       "The node's page: summary, version, dates, sources and its four layers, with rules drawn as readable gate trees (ALL / ANY / NOT over facts and outcomes) and their citations.",
       "Both variants are pre-rendered at build time. Anonymous visitors of an index-free vertical get the locked variant (index layer only, with how to unlock); the full variant is served when the request carries credentials that unlock the node (X-Service-Key or `Authorization: Bearer svc_…`, or the key cookie set by POST /browse/key; same matrix as GET /api/demo; `?key=` is not accepted, so keys do not end up in browser history). A page answered while a key is presented counts as one retrieval, metered exactly like GET /api/demo (429 when a window is full), so the site is no way around a quota; anonymous pages are static and not metered.",
       "`{node}.md` (e.g. `/browse/travel/trv-eu261.md`) is the page's markdown twin: the same layers the caller may see, layer text as authored, rules as nested ALL / ANY / NOT lists; metered like the HTML page.",
+      BAD_KEY_NOTE + " The markdown twin starts with the notice as a quote.",
       PAGE_ERRORS_NOTE,
     ].join("\n\n"),
     params: [
@@ -108,8 +113,8 @@ export const PEOPLE_OPERATIONS: Operation[] = [
       { name: "node", in: "path", required: true, schema: Type.String() },
     ],
     responses: {
-      200: { description: "HTML page, or markdown for `{node}.md`", content: { ...HTML, "text/markdown": Type.String() } },
-      401: PAGE_ERROR("Bad key (a key cookie that stopped working is cleared with Set-Cookie)", ["Set-Cookie"]),
+      200: { description: "HTML page, or markdown for `{node}.md`", content: { ...HTML, "text/markdown": Type.String() }, headers: ["Credential-Problem", "Set-Cookie"] },
+      401: PAGE_ERROR("Bad key on a node with no free view (a key cookie that stopped working is cleared with Set-Cookie)", ["Set-Cookie"]),
       402: PAGE_ERROR("Paid vertical without credentials"),
       403: PAGE_ERROR("The key does not read this vertical or module"),
       404: PAGE_ERROR("Unknown vertical or node"),
@@ -121,8 +126,9 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     path: "/browse/key",
     operationId: "browseKeyForm",
     summary: "Browse site: the form to read with a key",
-    description: "A page with a form that posts a key to POST /browse/key once, and a log-out button (POST /browse/logout). Static, built at build time.",
-    responses: { 200: { description: "HTML page", content: HTML } },
+    description: "A page with a form that posts a key to POST /browse/key once, and a log-out button (POST /browse/logout), built at build time. The runtime adds which key this browser reads with (its public id, kind, scope and expiry, never the key) and, after POST /browse/key (`?saved=1`), that it was saved. " + BAD_KEY_NOTE,
+    params: [{ name: "saved", in: "query", schema: Type.String(), description: "1 after a key was posted: the page confirms the save" }],
+    responses: { 200: { description: "HTML page", content: HTML, headers: ["Credential-Problem", "Set-Cookie"] } },
   },
   {
     method: "post",
@@ -130,12 +136,12 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     operationId: "browseSetKey",
     summary: "Browse site: keep a key for this browser",
     description: [
-      "Body: an HTML form (`application/x-www-form-urlencoded`) with `key`. The key is checked (401 `key_invalid`, `key_revoked`, `key_expired` as everywhere), then kept in a cookie `vkr_key`: HttpOnly, SameSite=Strict, Path=/browse, Max-Age 30 days, Secure when the site is served over https (or PUBLIC_BASE_URL is https). 303 to /browse. The cookie is read by the browse routes only; API routes never accept it.",
+      "Body: an HTML form (`application/x-www-form-urlencoded`) with `key`. The key is checked (401 `key_invalid`, `key_revoked`, `key_expired` as everywhere), then kept in a cookie `vkr_key`: HttpOnly, SameSite=Strict, Path=/browse, Max-Age 30 days, Secure when the site is served over https (or PUBLIC_BASE_URL is https). 303 to /browse/key?saved=1, which confirms the save and names the key by its public id. The cookie is read by the browse routes only; API routes never accept it.",
       "CSRF: besides SameSite=Strict, the request's `Origin` must be this site's own origin (or PUBLIC_BASE_URL's); any other or a missing Origin is 403 `cross_site_form`. Setting the cookie consumes no quota; reading a gated page with it does.",
       PAGE_ERRORS_NOTE,
     ].join("\n\n"),
     responses: {
-      303: { description: "Key kept; see /browse", headers: ["Location", "Set-Cookie"] },
+      303: { description: "Key kept; see /browse/key?saved=1", headers: ["Location", "Set-Cookie"] },
       400: PAGE_ERROR("No key in the form, or not a form"),
       401: PAGE_ERROR("The key is not valid, revoked or expired"),
       403: PAGE_ERROR("Cross-site form post (Origin missing or not this site)"),
@@ -158,6 +164,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     description: [
       "The search box of every page (a GET form). Runs the same search as GET /api/search (up to 20 hits) for the caller (key header or key cookie), on the layers it may read, and lists the hits with links to their pages. Without `q` it shows the empty form.",
       "Metering and limits are those of GET /api/search: anonymous searches share the per-client limit, and a search over layers a key unlocked counts as one retrieval for that key.",
+      BAD_KEY_NOTE,
       PAGE_ERRORS_NOTE,
     ].join("\n\n"),
     params: [
@@ -165,13 +172,26 @@ export const PEOPLE_OPERATIONS: Operation[] = [
       { name: "vertical", in: "query", schema: Type.String(), description: "A vertical slug; empty for every vertical the caller can see" },
     ],
     responses: {
-      200: { description: "HTML page with the hits", content: HTML },
+      200: { description: "HTML page with the hits", content: HTML, headers: ["Credential-Problem", "Set-Cookie"] },
       400: PAGE_ERROR("Query too long or unknown vertical"),
       401: PAGE_ERROR("Bad key"),
       402: PAGE_ERROR("Paid vertical without credentials"),
       403: PAGE_ERROR("The key does not read this vertical"),
       429: PAGE_ERROR("Per-client or key limit reached", ["Retry-After"]),
     },
+  },
+  {
+    method: "get",
+    path: "/docs/{page}",
+    operationId: "getGuide",
+    summary: "The project's guides: README and docs/ as pages",
+    description: [
+      "The repository's README (`readme`), the index of its docs/ folder (`guides`), each page of docs/ by its file name (`configuration`, `endpoints`, `payments`, `operations`, `authoring`, `architecture`, `performance`, …) and the node field reference (`node-reference`), rendered from markdown at build time with the browse site's pipeline; the runtime serves the prebuilt HTML. Links between pages point at their /docs/ paths; headings carry GitHub's anchors.",
+      "`/docs` itself (no page) is this API reference, since every problem's `type` points into it. Not limited per client: the pages hold no knowledge content.",
+      PAGE_ERRORS_NOTE,
+    ].join("\n\n"),
+    params: [{ name: "page", in: "path", required: true, schema: Type.String(), description: "Page name, e.g. guides or configuration" }],
+    responses: { 200: { description: "HTML page", content: HTML }, 404: PAGE_ERROR("No such page") },
   },
   {
     method: "get",

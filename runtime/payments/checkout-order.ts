@@ -16,6 +16,7 @@ import type { PurchaseAccount } from "../accounts/purchase-account.ts";
 import { quoteKeys, type PriceQuote } from "./pricing.ts";
 import { accountProofRequired } from "./purchase-flow.ts";
 import type { PurchaseRecord } from "./purchase-store.ts";
+import { unknownVertical } from "../access/unknown-names.ts";
 
 export interface CheckoutOrder {
   vertical: string;
@@ -29,8 +30,9 @@ export async function resolveCheckoutOrder(deps: AppDeps, request: CheckoutReque
   if (request.payment_method === "card" && !request.contact) {
     throw apiError("validation_failed", { detail: "/contact: required for card (keys are delivered there)", errors: [{ pointer: "/contact", message: "required when payment_method is card" }] });
   }
-  const vertical = deps.build.current.resolveVertical(request.vertical);
-  if (!vertical) throw apiError("vertical_unknown", { detail: `"${request.vertical.slice(0, 64)}" is not a vertical.`, errors: [{ pointer: "/vertical", message: "unknown vertical" }] });
+  const build = deps.build.current;
+  const vertical = build.resolveVertical(request.vertical);
+  if (!vertical) throw unknownVertical(build, request.vertical, { errors: [{ pointer: "/vertical", message: "unknown vertical" }] });
   if (vertical.fully_open || !(vertical.paid || vertical.included_with_membership)) {
     throw apiError("vertical_not_allowed", { detail: `${vertical.slug} is free to use; memberships are sold for paid verticals and ai-compliance.`, errors: [{ pointer: "/vertical", message: "not sold" }] });
   }

@@ -3,19 +3,24 @@
  * `/browse`, `/browse/:vertical` (graph picture), `/browse/:vertical/:node` (locked or full
  * variant after the access check, `.md` twin with the same layers), `/browse/key` (the key form;
  * POST sets the key cookie, POST /browse/logout clears it), `/browse/search`, `/llms.txt`,
- * `/llms-full.txt`, and `GET /` (HTML page or JSON description by `Accept`). The runtime only
+ * `/llms-full.txt`, `/docs/<page>` (the project's guides), and `GET /` (HTML page or JSON
+ * description by `Accept`). The runtime only
  * picks a file or fills a template; it never renders content. Browsers (`Accept: text/html`)
  * get errors as HTML pages; everyone else gets problem+json.
  */
 import { definePlugin, getRouterParam, type H3Event } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { apiError, isApiError } from "../errors.ts";
-import { readCredentials, resolveCaller, resolveKey, type Caller } from "../access/credentials.ts";
+import { resolveKey } from "../access/credentials.ts";
+import { describeKeyScope, toCredentialProblem } from "../access/decide-read.ts";
 import { resolveAccess, resolveContentAccess } from "../access/resolve-access.ts";
 import { createBrowseSite, type BrowseSite } from "../browse/read-site.ts";
 import { describeService, prefersJson } from "../browse/describe-service.ts";
-import { fillErrorPage, fillSearchPage } from "../browse/fill-template.ts";
-import { assertSameOrigin, isSecureSite, keyCookieHeader, readKeyCookie } from "../browse/key-cookie.ts";
+import { fillErrorPage, fillSearchPage, fillTemplate } from "../browse/fill-template.ts";
+import { assertSameOrigin, isSecureSite, keyCookieHeader } from "../browse/key-cookie.ts";
+import { credentialNoticeHtml, credentialNoticeMarkdown, pageWarningHeaders, readPageReader, withCookieRefusal, type PageReader } from "../browse/page-reader.ts";
+import { escapeHtml } from "../http/escape-html.ts";
+import type { CredentialProblem } from "../schema/unlock.ts";
 import { readRawText } from "../http/body.ts";
 import { requestContext } from "../http/context.ts";
 import { CREDENTIAL_VARY } from "../http/headers.ts";
@@ -24,6 +29,7 @@ import { sendBytes, sendJson } from "../http/respond.ts";
 import { meterRead } from "../metering/meter-read.ts";
 import { isHeadRequest } from "../http/head.ts";
 import { searchNodes } from "../search/search-nodes.ts";
+import { unknownNode } from "../access/unknown-names.ts";
 
 const HTML_TYPE = "text/html; charset=utf-8";
 const TEXT_TYPE = "text/plain; charset=utf-8";
@@ -33,16 +39,27 @@ const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'se
 /** Pages that depend on the caller's key, sent as a header or kept in the cookie. */
 const KEYED = { "cache-control": "private, no-cache", vary: `${CREDENTIAL_VARY}, Cookie` };
 const NODE_RE = /^(.+?)(\.md)?$/;
+const DOC_PAGE_RE = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const FORM_MAX_BYTES = 2048;
 const SEARCH_LIMIT = 20;
+/** Markers filled with markup the runtime writes itself (escaped values inside). */
+const NOTICE_RAW = new Set(["notice"]);
+const ACTIVE_RAW = new Set(["active", "saved"]);
 
 export default definePlugin<AppDeps>((app, deps) => {
   const site = createBrowseSite(deps.config.distDir, deps.logger);
-  const page = async (event: H3Event, rel: string, headers: Record<string, string> = {}) => {
+  /** A prebuilt page; `fill` adds what only this request knows (a refused key's notice, the active key). */
+  const page = async (event: H3Event, rel: string, headers: Record<string, string> = {}, fill?: (text: string) => string) => {
     const text = await site.read(deps.build.current, rel);
     if (text === null) throw apiError("not_found", { detail: "This page is not part of the build (was the browse site built?)." });
     const type = rel.endsWith(".txt") ? TEXT_TYPE : rel.endsWith(".md") ? MARKDOWN_TYPE : HTML_TYPE;
-    return sendBytes(event, 200, text, { "content-type": type, "cache-control": "public, max-age=60", "content-security-policy": PAGE_CSP, ...headers });
+    return sendBytes(event, 200, fill ? fill(text) : text, { "content-type": type, "cache-control": "public, max-age=60", "content-security-policy": PAGE_CSP, ...headers });
+  };
+  /** A page read by `reader`: with a refused key, the notice, Credential-Problem and a cleared cookie; never cached then. */
+  const warnedPage = (event: H3Event, rel: string, reader: PageReader, problem: CredentialProblem | null, headers: Record<string, string> = {}, fill?: (text: string) => string) => {
+    if (!problem) return page(event, rel, headers, fill);
+    const notice = rel.endsWith(".md") ? (text: string) => credentialNoticeMarkdown(problem, reader.fromCookie) + text : (text: string) => fillTemplate(text, { notice: credentialNoticeHtml(problem, reader.fromCookie) }, NOTICE_RAW, true);
+    return page(event, rel, { ...headers, "cache-control": "private, no-store", ...pageWarningHeaders(deps, event, reader, problem) }, (text) => notice(fill ? fill(text) : text));
   };
   const html = (handler: (event: H3Event) => Promise<Response> | Response) => _htmlErrors(deps, site, handler);
 
@@ -51,11 +68,37 @@ export default definePlugin<AppDeps>((app, deps) => {
     if (prefersJson(event.req.headers.get("accept"))) return sendJson(event, 200, describeService(deps.build.current), vary);
     return page(event, "home.html", vary);
   });
-  app.get("/browse", html((event) => page(event, "index.html")));
+  app.get(
+    "/browse",
+    html(async (event) => {
+      const reader = await readPageReader(deps, event, deps.clock.now());
+      return warnedPage(event, "index.html", reader, _problem(reader), KEYED);
+    }),
+  );
   app.get("/llms.txt", (event) => page(event, "llms.txt"));
   app.get("/llms-full.txt", (event) => page(event, "llms-full.txt"));
 
-  app.get("/browse/key", html((event) => page(event, "key.html", { "cache-control": "no-store" })));
+  // The project's guides (README.md, docs/), rendered by the build; /docs itself is the API reference (docs.ts).
+  app.get(
+    "/docs/:page",
+    html((event) => {
+      const name = getRouterParam(event, "page") ?? "";
+      if (!DOC_PAGE_RE.test(name)) throw apiError("not_found", { detail: `No documentation page "${name.slice(0, 64)}"; the index is /docs/guides.` });
+      return page(event, `docs/${name}.html`);
+    }),
+  );
+
+  // The key form says which key this browser reads with, and that a key just posted was saved.
+  app.get(
+    "/browse/key",
+    html(async (event) => {
+      const reader = await readPageReader(deps, event, deps.clock.now());
+      const saved = requestContext(event).url.searchParams.get("saved") === "1" && reader.caller.kind === "key";
+      const active = reader.caller.kind === "key" ? _activeKey(reader.caller.record) : "";
+      const fill = (text: string) => fillTemplate(text, { active, saved: saved ? '<p class="saved" role="status">Key saved. Pages, search and node pages now show what it unlocks: <a href="/browse">browse the verticals</a>.</p>' : "" }, ACTIVE_RAW, true);
+      return warnedPage(event, "key.html", reader, _problem(reader), { ...KEYED, "cache-control": "no-store" }, fill);
+    }),
+  );
   app.post(
     "/browse/key",
     html(async (event) => {
@@ -64,7 +107,7 @@ export default definePlugin<AppDeps>((app, deps) => {
       const key = new URLSearchParams(await readRawText(event, FORM_MAX_BYTES)).get("key")?.trim() ?? "";
       if (key === "") throw apiError("validation_failed", { detail: "Paste a key into the form.", errors: [{ pointer: "/key", message: "is required" }] });
       await resolveKey(key, deps.keys, deps.clock.now());
-      return sendBytes(event, 303, null, { location: "/browse", "set-cookie": keyCookieHeader(key, isSecureSite(event, deps.config)), "cache-control": "no-store" });
+      return sendBytes(event, 303, null, { location: "/browse/key?saved=1", "set-cookie": keyCookieHeader(key, isSecureSite(event, deps.config)), "cache-control": "no-store" });
     }),
   );
   app.post(
@@ -83,16 +126,18 @@ export default definePlugin<AppDeps>((app, deps) => {
       if (template === null) throw apiError("not_found", { detail: "The search page is not part of the build." });
       const q = (readSingleParam(ctx.url.searchParams, "q") ?? "").trim();
       const vertical = readSingleParam(ctx.url.searchParams, "vertical") || null;
-      let filled = fillSearchPage(template, { q, vertical }, null);
-      let headers: Record<string, string> = {};
+      const now = deps.clock.now();
+      // Limited per client by the page limit in front of every /browse page (metering/page-limit.ts).
+      const reader = await readPageReader(deps, event, now);
+      const problem = _problem(reader);
+      const notice = problem ? credentialNoticeHtml(problem, reader.fromCookie) : "";
+      let filled = fillSearchPage(template, { q, vertical, notice }, null);
+      let headers: Record<string, string> = pageWarningHeaders(deps, event, reader, problem);
       if (q !== "") {
-        const now = deps.clock.now();
-        // Limited per client by the page limit in front of every /browse page (metering/page-limit.ts).
-        const caller = await _caller(deps, event, now);
         // The same search as GET /api/search and the MCP tool, metered by the same rule.
-        const outcome = await searchNodes(deps, caller, { q, vertical, limit: SEARCH_LIMIT }, now, { count: !isHeadRequest(event) });
-        filled = fillSearchPage(template, { q, vertical }, outcome.body.results);
-        headers = outcome.headers;
+        const outcome = await searchNodes(deps, reader, { q, vertical, limit: SEARCH_LIMIT }, now, { count: !isHeadRequest(event) });
+        filled = fillSearchPage(template, { q, vertical, notice }, outcome.body);
+        headers = { ...outcome.headers, ...headers };
       }
       return sendBytes(event, 200, filled, { "content-type": HTML_TYPE, "content-security-policy": PAGE_CSP, ...KEYED, "cache-control": "private, no-store", ...headers });
     }),
@@ -101,63 +146,53 @@ export default definePlugin<AppDeps>((app, deps) => {
   app.get(
     "/browse/:vertical",
     html(async (event) => {
-      const { vertical } = await _resolve(deps, event);
-      return page(event, `${vertical.slug}/index.html`, KEYED);
+      const { vertical, reader } = await _resolve(deps, event);
+      return warnedPage(event, `${vertical.slug}/index.html`, reader, _problem(reader), KEYED);
     }),
   );
 
   app.get(
     "/browse/:vertical/:node",
     html(async (event) => {
-      const { vertical, caller, now } = await _resolve(deps, event);
+      const { vertical, reader, now } = await _resolve(deps, event);
+      const { caller } = reader;
       const [, nodeId = "", markdown] = NODE_RE.exec(getRouterParam(event, "node") ?? "") ?? [];
       const meta = deps.build.current.nodeMeta(vertical.slug, nodeId);
-      if (!meta) throw apiError("node_not_found", { detail: `No node "${nodeId.slice(0, 100)}" in ${vertical.slug}.` });
-      const decision = resolveContentAccess({ caller, vertical, node: meta });
+      if (!meta) throw unknownNode(deps.build.current, vertical.slug, nodeId);
+      const decision = await withCookieRefusal(deps, event, reader, () => resolveContentAccess({ caller, credentialProblem: reader.credentialProblem, vertical, node: meta }));
       const headers: Record<string, string> = { ...KEYED };
       // A page of gated layers read with a key is a retrieval like GET /api/demo, so the site is no
       // way around a quota; free pages (open verticals, locked views) cost nothing (issue 19.2).
       if (!isHeadRequest(event)) Object.assign(headers, await meterRead(deps, { decision, caller, perUse: null }, now));
-      return page(event, `${vertical.slug}/nodes/${meta.id}${decision.view === "full" ? "" : ".locked"}${markdown ? ".md" : ".html"}`, headers);
+      return warnedPage(event, `${vertical.slug}/nodes/${meta.id}${decision.view === "full" ? "" : ".locked"}${markdown ? ".md" : ".html"}`, reader, decision.credentialProblem, headers);
     }),
   );
 });
 
 // --- Internal helpers ---
 
-/** The vertical of the path (aliases resolved), the caller and its right to see the vertical at all. */
+/** The vertical of the path (aliases resolved), the reader and its right to see the vertical at all. */
 async function _resolve(deps: AppDeps, event: H3Event) {
   const build = deps.build.current;
   const slug = getRouterParam(event, "vertical") ?? "";
   const vertical = build.resolveVertical(slug);
   if (!vertical || !build.manifest.verticals[vertical.slug]) throw apiError("not_found", { detail: `No vertical with content named "${slug.slice(0, 64)}".` });
   const now = deps.clock.now();
-  const caller = await _caller(deps, event, now);
-  resolveAccess({ caller, vertical, node: null });
-  return { vertical, caller, now };
+  const reader = await readPageReader(deps, event, now);
+  await withCookieRefusal(deps, event, reader, () => resolveAccess({ caller: reader.caller, credentialProblem: reader.credentialProblem, vertical, node: null }));
+  return { vertical, reader, now };
 }
 
-/**
- * Header credentials first, then the key cookie of /browse/key. Never `?key=`: a key in a page URL
- * would end up in browser history and referrers. A cookie key that stopped working is refused
- * once with its 401 and the cookie is cleared, so the next page is read anonymously.
- */
-async function _caller(deps: AppDeps, event: H3Event, now: number): Promise<Caller> {
-  const ctx = requestContext(event);
-  const credentials = readCredentials(event.req.headers, ctx.url, { allowQueryKey: false });
-  const fromCookie = credentials.key === null && !credentials.payToken ? readKeyCookie(event.req.headers) : null;
-  if (fromCookie !== null) credentials.key = fromCookie;
-  try {
-    const caller = await resolveCaller(credentials, deps.keys, now);
-    if (caller.kind === "key") ctx.keyId = caller.record.id;
-    return caller;
-  } catch (error) {
-    if (fromCookie === null || !isApiError(error) || error.status !== 401) throw error;
-    throw apiError(error.code, {
-      detail: "The key this browser kept for the site no longer works; it was removed. Paste a current key on /browse/key.",
-      headers: { "set-cookie": keyCookieHeader(null, isSecureSite(event, deps.config)) },
-    });
-  }
+/** The warning for a page every reader may see (the site's own pages, a free index). */
+function _problem(reader: PageReader): CredentialProblem | null {
+  return reader.credentialProblem ? toCredentialProblem(reader.credentialProblem) : null;
+}
+
+/** The key form's line about the key this browser reads with: its public id and what it opens, never the key. */
+function _activeKey(record: { id: string; type: string; expires_at: string | null } & Parameters<typeof describeKeyScope>[0]): string {
+  const until = record.expires_at ? `, until ${escapeHtml(record.expires_at.slice(0, 16).replace("T", " "))} UTC` : "";
+  const what = record.type === "trial" ? `a trial key for ${record.vertical}` : `a membership key for ${describeKeyScope(record)}`;
+  return `<p class="active">This browser reads with key <code>${escapeHtml(record.id)}</code>: ${escapeHtml(what)}${until}.</p>`;
 }
 
 /** Catalogue errors as an HTML page for browsers (the build's error.html filled in), problem+json for the rest. */

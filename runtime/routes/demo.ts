@@ -21,6 +21,7 @@ import { readBooleanParam, readSingleParam } from "../http/query.ts";
 import { createLayerSelector, parseLayerSelection } from "../layers/select-layers.ts";
 import { describePlaceholder } from "./vertical-placeholder.ts";
 import { createAnonymousLimiter } from "../metering/anonymous-limit.ts";
+import { unknownVertical } from "../access/unknown-names.ts";
 
 /** Selections kept: 15 per node variant at most, so this covers the hot set of a large vertical. */
 const LAYER_CACHE_ENTRIES = 512;
@@ -35,7 +36,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     const slug = readSingleParam(params, "vertical");
     if (slug === null || slug === "") throw apiError("vertical_missing");
     const vertical = build.resolveVertical(slug);
-    if (!vertical) throw apiError("vertical_unknown", { detail: `"${slug.slice(0, 64)}" is not a vertical.` });
+    if (!vertical) throw unknownVertical(build, slug);
     const lean = readBooleanParam(params, "lean");
     const nodeId = readSingleParam(params, "node");
     const layersParam = readSingleParam(params, "layers");

@@ -14,6 +14,7 @@ import { authorizePerUse } from "../payments/per-use.ts";
 import type { EvaluateRequest } from "../schema/requests.ts";
 import type { Evaluation } from "../schema/rules.ts";
 import { evaluateRules } from "./evaluate.ts";
+import { unknownNode, unknownVertical } from "../access/unknown-names.ts";
 
 export interface NodeEvaluation extends Evaluation {
   vertical: string;
@@ -33,9 +34,9 @@ export interface NodeEvaluationResult {
 export async function evaluateNode(deps: AppDeps, caller: Caller, request: EvaluateRequest, now: number): Promise<NodeEvaluationResult> {
   const build = deps.build.current;
   const vertical = build.resolveVertical(request.vertical);
-  if (!vertical) throw apiError("vertical_unknown", { detail: `"${request.vertical.slice(0, 64)}" is not a vertical.`, errors: [{ pointer: "/vertical", message: "unknown vertical" }] });
+  if (!vertical) throw unknownVertical(build, request.vertical, { errors: [{ pointer: "/vertical", message: "unknown vertical" }] });
   const meta = build.nodeMeta(vertical.slug, request.node);
-  if (!meta) throw apiError("node_not_found", { detail: `No node "${request.node.slice(0, 100)}" in ${vertical.slug}.` });
+  if (!meta) throw unknownNode(build, vertical.slug, request.node);
 
   // 1. Access: the decision of GET /api/demo; rules need the logic layer, so a locked view is refused.
   const input = { caller, vertical, node: meta, limits: limitsInForce(deps) };

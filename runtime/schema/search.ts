@@ -9,16 +9,22 @@
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { NodeStatusSchema } from "./artifacts.ts";
+import { CredentialProblemSchema } from "./unlock.ts";
 
 /** Layers a caller unlocks, in snippet order: the index layer (title, summary) is readable by all who see the node. */
 export const SEARCH_LAYERS = ["index", "logic", "directive", "skill", "action"] as const;
 export type SearchLayer = (typeof SEARCH_LAYERS)[number];
 
-/** Fields in posting order; a posting's field is an index into this list. */
-export const SEARCH_FIELDS = ["title", "summary", "logic", "directive", "skill", "action"] as const;
+/**
+ * Fields in posting order; a posting's field is an index into this list. `questions` are the
+ * questions a node declares it answers (frontmatter `questions:`), written the way people ask.
+ */
+export const SEARCH_FIELDS = ["title", "questions", "summary", "logic", "directive", "skill", "action"] as const;
 export type SearchField = (typeof SEARCH_FIELDS)[number];
 /** The layer (index into SEARCH_LAYERS) each field belongs to. */
-export const SEARCH_FIELD_LAYER: readonly number[] = [0, 0, 1, 2, 3, 4];
+export const SEARCH_FIELD_LAYER: readonly number[] = [0, 0, 0, 1, 2, 3, 4];
+/** A search whose first result scores below this (normalised 0–1) answers `match: "poor"`. */
+export const GOOD_MATCH_SCORE = 0.22;
 
 export const SearchDocSchema = Type.Object({
   id: Type.String(),
@@ -27,7 +33,7 @@ export const SearchDocSchema = Type.Object({
   trial: Type.Boolean(),
   status: NodeStatusSchema,
   /** Word count of each field, in SEARCH_FIELDS order (BM25F length normalisation). */
-  lengths: Type.Array(Type.Integer({ minimum: 0 }), { minItems: 6, maxItems: 6 }),
+  lengths: Type.Array(Type.Integer({ minimum: 0 }), { minItems: 7, maxItems: 7 }),
   /** Plain-text sentences of each layer, in SEARCH_LAYERS order, for snippets. */
   passages: Type.Array(Type.Array(Type.String()), { minItems: 5, maxItems: 5 }),
 });
@@ -38,7 +44,9 @@ export const SearchIndexSchema = Type.Object({
   fields: Type.Array(Type.String()),
   docs: Type.Array(SearchDocSchema),
   /** Mean word count of each field over every doc of the build. */
-  avg_lengths: Type.Array(Type.Number({ minimum: 0 }), { minItems: 6, maxItems: 6 }),
+  avg_lengths: Type.Array(Type.Number({ minimum: 0 }), { minItems: 7, maxItems: 7 }),
+  /** Documents in the whole build: the inverse document frequency of a word no node uses. */
+  doc_count: Type.Integer({ minimum: 0 }),
   /**
    * term → flat triples `[doc, field, tf, doc, field, tf, …]`, sorted by doc then field; plus the
    * term's inverse document frequency over every doc of the build.
@@ -53,10 +61,24 @@ export const SearchResultSchema = Type.Object({
   vertical: Type.String(),
   title: Type.String(),
   summary: Type.String(),
-  score: Type.Number(),
-  snippet: Type.String({ description: "A sentence from the best-matching layer the caller has unlocked (the index layer: the summary)" }),
+  score: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    description: `How well the node answers the query, normalised to 0–1: the share of the query's weight (rare words weigh more) the node matches, saturated as in BM25F. Comparable across queries; ${GOOD_MATCH_SCORE} or more is a good match.`,
+  }),
+  snippet: Type.String({ description: "A sentence from the best-matching layer the caller has unlocked (the index layer: the summary), cut at sentence boundaries, never inside a citation" }),
 });
 export type SearchResult = Static<typeof SearchResultSchema>;
 
-export const SearchResponseSchema = Type.Object({ results: Type.Array(SearchResultSchema) });
+export const SearchMatchSchema = Type.Union([Type.Literal("good"), Type.Literal("poor"), Type.Literal("none")], {
+  description: `"good": the first result scores ${GOOD_MATCH_SCORE} or more; "poor": there are results, but the first does not cover the query well (treat them as related at best, and do not answer from them as if they did); "none": nothing matched at all.`,
+});
+export type SearchMatch = Static<typeof SearchMatchSchema>;
+
+export const SearchResponseSchema = Type.Object({
+  /** Set when the presented key was refused: the search ran as for a caller without a key. */
+  credential_problem: Type.Optional(CredentialProblemSchema),
+  match: SearchMatchSchema,
+  results: Type.Array(SearchResultSchema),
+});
 export type SearchResponse = Static<typeof SearchResponseSchema>;

@@ -1,26 +1,30 @@
 /**
- * Ranked full-text search for one caller, shared by `GET /api/search` and the MCP `search` tool.
- * Reads only the posting lists of the query's terms from the build's per-vertical indexes (no
- * node is scanned), scores BM25F over the fields the caller may read of each node, and quotes the
- * snippet from those layers only.
+ * Ranked full-text search for one caller, shared by `GET /api/search`, the MCP `search` tool and
+ * `/browse/search`. Reads only the posting lists of the query's terms from the build's
+ * per-vertical indexes (no node is scanned), ranks every node in scope on the same fields
+ * (`score.ts`), and says whether anything answers the query well (`match`).
  *
- * Access is the matrix of `GET /api/demo`, per node: a node whose layers the caller has unlocked
- * is searched in all five layers, any other readable node in its index layer (title + summary).
- * Quota: a search is free unless it reads gated layers the caller unlocked (a vertical in scope that
- * is not fully open and that the key covers, or any with a per-use pay token); then it counts as
- * one retrieval for that key, or one per-use charge.
+ * Access is the matrix of `GET /api/demo`, per node: results are the nodes of the verticals the
+ * caller may see, and a snippet quotes a layer the caller has unlocked, else the summary.
+ * Quota: a search is free unless its snippets may quote gated layers the caller unlocked (a
+ * vertical in scope that is not fully open and that the key covers, or any with a per-use pay
+ * token); then it counts as one retrieval for that key, or one per-use charge.
  */
 import type { AppDeps } from "../deps.ts";
 import { apiError, isApiError } from "../errors.ts";
-import type { Caller } from "../access/credentials.ts";
+import type { Caller, Reader } from "../access/credentials.ts";
+import { toCredentialProblem } from "../access/decide-read.ts";
+import { credentialProblemHeaders } from "../access/credential-problem.ts";
 import { resolveAccess } from "../access/resolve-access.ts";
 import { decideSearchMeter } from "../access/decide-read.ts";
 import { meterRead } from "../metering/meter-read.ts";
 import { authorizePerUse } from "../payments/per-use.ts";
 import type { ResolvedVertical } from "../schema/catalog.ts";
-import { SEARCH_FIELD_LAYER, SEARCH_LAYERS, type SearchDoc, type SearchResponse, type SearchResult } from "../schema/search.ts";
-import { tokenizeForSearch } from "./tokenize.ts";
+import { GOOD_MATCH_SCORE, type SearchMatch, type SearchResponse, type SearchResult } from "../schema/search.ts";
+import { searchTokens, tokenizeForSearch } from "./tokenize.ts";
 import type { LoadedSearchIndex } from "./search-index.ts";
+import { scoreVertical, wordWeights, type Hit, type QueryTerms } from "./score.ts";
+import { unknownVertical } from "../access/unknown-names.ts";
 
 export const SEARCH_DEFAULT_LIMIT = 10;
 export const SEARCH_MAX_LIMIT = 50;
@@ -41,31 +45,16 @@ export interface SearchOutcome {
 }
 
 /**
- * BM25F: a term's frequencies in the fields the caller may read are length-normalised per field,
- * weighted, summed, and only then saturated, so a word repeated through the unlocked body layers
- * adds at most one saturated term's worth and cannot outweigh matches in titles and summaries.
- * Weights and length factors in SEARCH_FIELDS order (title, summary, logic, directive, skill, action).
+ * A refused key (`reader.credentialProblem`) searches as a caller without a key and is warned, as
+ * on every free read: the body's `credential_problem` and the `Credential-Problem` header.
+ * `count: false` (a HEAD) checks access as usual but consumes nothing.
+ * @example await searchNodes(deps, { caller: { kind: "anonymous" }, credentialProblem: null }, { q: "delayed flight", vertical: "travel", limit: 5 }, now)
  */
-const K1 = 1.2;
-const FIELD_WEIGHTS = [3, 1.5, 0.6, 0.4, 0.3, 0.3];
-const FIELD_B = [0.3, 0.5, 0.75, 0.75, 0.75, 0.75];
-/** A scored node before its snippet is chosen; `layer` is the readable layer that matched best. */
-interface Hit {
-  doc: SearchDoc;
-  vertical: string;
-  score: number;
-  layer: number;
-}
-
-/** Deprecated nodes still match, below their replacements. */
-const DEPRECATED_FACTOR = 0.5;
-
-/**
- * @example await searchNodes(deps, { kind: "anonymous" }, { q: "delayed flight", vertical: "travel", limit: 5 }, now)
- */
-/** `count: false` (a HEAD) checks access as usual but consumes nothing. */
-export async function searchNodes(deps: AppDeps, caller: Caller, query: SearchQuery, now: number, { count = true }: { count?: boolean } = {}): Promise<SearchOutcome> {
+export async function searchNodes(deps: AppDeps, reader: Reader, query: SearchQuery, now: number, { count = true }: { count?: boolean } = {}): Promise<SearchOutcome> {
+  const { caller } = reader;
+  const problem = reader.credentialProblem ? toCredentialProblem(reader.credentialProblem) : null;
   const terms = _parseQuery(query.q);
+  const words = [...terms.words, ...terms.pairs.map((p) => p.term)];
   const limit = query.limit ?? SEARCH_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_MAX_LIMIT) {
     throw apiError("validation_failed", { detail: `"limit" must be from 1 to ${SEARCH_MAX_LIMIT}.`, errors: [{ pointer: "/query/limit", message: `must be from 1 to ${SEARCH_MAX_LIMIT}` }] });
@@ -77,7 +66,7 @@ export async function searchNodes(deps: AppDeps, caller: Caller, query: SearchQu
   let scope: ResolvedVertical[];
   if (query.vertical !== null) {
     const vertical = build.resolveVertical(query.vertical);
-    if (!vertical) throw apiError("vertical_unknown", { detail: `"${query.vertical.slice(0, 64)}" is not a vertical.` });
+    if (!vertical) throw unknownVertical(build, query.vertical);
     if (vertical.status === "live") resolveAccess({ caller, vertical, node: null });
     scope = vertical.status === "live" ? [vertical] : [];
   } else {
@@ -88,42 +77,49 @@ export async function searchNodes(deps: AppDeps, caller: Caller, query: SearchQu
   const meter = decideSearchMeter(caller, scope);
   const perUse = meter === "payment" && caller.kind === "payment" ? await authorizePerUse(deps, caller.token, now) : null;
 
-  // 2. Score each vertical from its posting lists only.
+  // 2. Score each vertical from its posting lists only, normalised by what the query could score at best.
+  const indexes = (await Promise.all(scope.map(async (vertical) => ({ vertical, index: await build.search(vertical.slug) })))).filter((v): v is { vertical: ResolvedVertical; index: LoadedSearchIndex } => v.index !== null);
+  const weights = wordWeights(terms, indexes.map((v) => v.index));
   const hits: Hit[] = [];
-  for (const vertical of scope) {
-    const index = await build.search(vertical.slug);
-    if (index) hits.push(..._scoreVertical(index, terms, _layerGate(caller, vertical)));
-  }
-  hits.sort((a, b) => b.score - a.score || (a.vertical < b.vertical ? -1 : a.vertical > b.vertical ? 1 : a.doc.id < b.doc.id ? -1 : 1));
+  for (const { vertical, index } of indexes) hits.push(...scoreVertical(index, terms, weights, _layerGate(caller, vertical)));
+  hits.sort((a, b) => b.rank - a.rank || (a.vertical < b.vertical ? -1 : a.vertical > b.vertical ? 1 : a.doc.id < b.doc.id ? -1 : 1));
   // Snippets only for what is returned: choosing one tokenizes a layer's sentences.
   const results: SearchResult[] = hits.slice(0, limit).map(({ doc, vertical, score, layer }) => ({
     id: doc.id,
     vertical,
     title: doc.title,
     summary: doc.summary,
-    score,
-    snippet: _snippet(doc.passages[layer]!, terms, doc.summary),
+    score: Math.round(score * 1000) / 1000,
+    snippet: _snippet(doc.passages[layer]!, words, doc.summary),
   }));
+  // Judged on the first result: a node further down that covers a common word of the query well
+  // ("security" in "security deposit return") does not make the answer good.
+  const match: SearchMatch = hits.length === 0 ? "none" : hits[0]!.score >= GOOD_MATCH_SCORE ? "good" : "poor";
 
   // 3. Meter once when gated layers were read (`decideSearchMeter`): the key's windows or one per-use charge; a HEAD consumes nothing.
   const headers = count ? await meterRead(deps, { decision: { view: "full", meter, credentialProblem: null }, caller, perUse }, now) : {};
-  return { body: { results }, headers, metered: meter !== "free" };
+  if (problem) return { body: { credential_problem: problem, match, results }, headers: { ...headers, ...credentialProblemHeaders(problem) }, metered: false };
+  return { body: { match, results }, headers, metered: meter !== "free" };
 }
 
 // --- Internal helpers ---
 
-function _parseQuery(q: string | null): string[] {
+function _parseQuery(q: string | null): QueryTerms {
   if (q === null || q.trim() === "") {
     throw apiError("validation_failed", { detail: `"q" is required: the words to search for.`, errors: [{ pointer: "/query/q", message: "required" }] });
   }
   if (q.length > SEARCH_MAX_QUERY) {
     throw apiError("validation_failed", { detail: `"q" is limited to ${SEARCH_MAX_QUERY} characters.`, errors: [{ pointer: "/query/q", message: `at most ${SEARCH_MAX_QUERY} characters` }] });
   }
-  const terms = [...new Set(tokenizeForSearch(q))];
-  if (terms.length === 0) {
+  const { words, pairs, pairWords } = searchTokens(q);
+  if (words.length === 0) {
     throw apiError("validation_failed", { detail: `"q" has no searchable words (too short or too common).`, errors: [{ pointer: "/query/q", message: "no searchable words" }] });
   }
-  return terms.slice(0, 32);
+  const seen = new Set<string>();
+  return {
+    words: [...new Set(words)].slice(0, 32),
+    pairs: pairs.map((term, i) => ({ term, words: pairWords[i]! })).filter((p) => !seen.has(p.term) && seen.add(p.term)).slice(0, 32),
+  };
 }
 
 function _canSeeIndex(caller: Caller, vertical: ResolvedVertical): boolean {
@@ -152,42 +148,6 @@ function _layerGate(caller: Caller, vertical: ResolvedVertical): (trial: boolean
     }
     return open;
   };
-}
-
-function _scoreVertical(index: LoadedSearchIndex, terms: readonly string[], unlocked: (trial: boolean) => boolean): Hit[] {
-  const scores = new Map<number, number>();
-  // Per doc, the weighted frequency of the query's terms in each layer: the snippet's layer is the highest.
-  const byLayer = new Map<number, number[]>();
-  const weighted = new Map<number, number>();
-  for (const term of terms) {
-    const entry = index.terms.get(term);
-    if (!entry) continue;
-    weighted.clear();
-    const p = entry.postings;
-    for (let i = 0; i < p.length; i += 3) {
-      const doc = p[i]!;
-      const field = p[i + 1]!;
-      const tf = p[i + 2]!;
-      const d = index.docs[doc]!;
-      const layer = SEARCH_FIELD_LAYER[field]!;
-      if (layer > 0 && !unlocked(d.trial)) continue;
-      const b = FIELD_B[field]!;
-      const w = (FIELD_WEIGHTS[field]! * tf) / (1 - b + (b * d.lengths[field]!) / (index.avg_lengths[field]! || 1));
-      weighted.set(doc, (weighted.get(doc) ?? 0) + w);
-      let layers = byLayer.get(doc);
-      if (!layers) byLayer.set(doc, (layers = SEARCH_LAYERS.map(() => 0)));
-      layers[layer]! += w;
-    }
-    for (const [doc, tf] of weighted) scores.set(doc, (scores.get(doc) ?? 0) + (entry.idf * tf * (K1 + 1)) / (tf + K1));
-  }
-  const out: Hit[] = [];
-  for (const [doc, raw] of scores) {
-    const d = index.docs[doc]!;
-    const score = raw * (d.status === "deprecated" ? DEPRECATED_FACTOR : 1);
-    const layers = byLayer.get(doc)!;
-    out.push({ doc: d, vertical: index.vertical, score: Math.round(score * 10_000) / 10_000, layer: layers.indexOf(Math.max(...layers)) });
-  }
-  return out;
 }
 
 /**

@@ -14,11 +14,25 @@ export interface SearchTokens {
   words: string[];
   /** Joined stems of adjacent words (no stopword or punctuation between them but a hyphen). */
   pairs: string[];
+  /** The two word stems each pair joins, in `pairs` order. */
+  pairWords: Array<readonly [string, string]>;
 }
 
-/** Words too common to rank on. */
+/**
+ * Words too common to rank on: function words, pronouns and the words questions are made of ("how
+ * do I …", "can we …", "what happens if …"), plus the stubs of contractions (`don't` → `don`).
+ * Not `us`, which names the United States as often as it is a pronoun.
+ */
 const STOPWORDS = new Set(
-  "a an and are as at be by can do does for from has have how i if in into is it its may must no not of on or so such than that the their then there these they this to under was what when where which who will with".split(" "),
+  (
+    "a about above after again against all also am an and any are as at be because been before being below between both but by can could " +
+    "did do does doing done during each else ever every few for from further get gets getting got had has have having he her here " +
+    "hers herself him himself his how i if in into is it its itself just me more most my myself no nor not of off on once only or other " +
+    "ought our ours ourselves out over own same shall she should so some such than that the their theirs them themselves then there " +
+    "these they this those through too under until up very was we were what whatever when where whether which while who whom whose why " +
+    "will with within would you your yours yourself yourselves anything something someone anyone really please " +
+    "don doesn didn isn aren wasn weren won wouldn shouldn couldn cannot ll ve re"
+  ).split(" "),
 );
 const WORD_RE = /[\p{L}\p{N}]+/gu;
 /** What may stand between two words that still make one term: spaces and hyphens only. */
@@ -27,12 +41,13 @@ const BRITISH_IZE_RE = /^([a-z]{3,})is(e|es|ed|ing|ation|ations)$/;
 
 /**
  * Words and joined pairs of a text.
- * @example searchTokens("Deep-fake labels") // { words: ["deep", "fake", "label"], pairs: ["deepfak", "fakelabel"] }
+ * @example searchTokens("Deep-fake labels") // { words: ["deep", "fake", "label"], pairs: ["deepfak", "fakelabel"], pairWords: [["deep", "fake"], ["fake", "label"]] }
  */
 export function searchTokens(text: string): SearchTokens {
   const folded = text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase();
   const words: string[] = [];
   const pairs: string[] = [];
+  const pairWords: Array<readonly [string, string]> = [];
   let previous: { stem: string; end: number } | null = null;
   for (const match of folded.matchAll(WORD_RE)) {
     const raw = match[0];
@@ -45,10 +60,13 @@ export function searchTokens(text: string): SearchTokens {
     words.push(stem);
     // The first word's stem, so "delayed passengers" and "delay passenger" join alike, while
     // "deep fakes" still stems to the word "deepfakes".
-    if (previous && JOINER_RE.test(folded.slice(previous.end, start))) pairs.push(_stem(previous.stem + raw));
+    if (previous && JOINER_RE.test(folded.slice(previous.end, start))) {
+      pairs.push(_stem(previous.stem + raw));
+      pairWords.push([previous.stem, stem]);
+    }
     previous = { stem, end: start + raw.length };
   }
-  return { words, pairs };
+  return { words, pairs, pairWords };
 }
 
 /**

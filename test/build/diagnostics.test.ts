@@ -106,3 +106,27 @@ describe("formatIssue / formatReport", () => {
     ]);
   });
 });
+
+describe("one pass (issue 27)", () => {
+  it("reports every problem of a run at once: a bad date does not hide a rule error, nor a schema error the rules", async () => {
+    const tmp = createTempDir();
+    const result = await buildContent({ contentDir: materializeFixture(tmp, "one-pass"), outDir: join(tmp, "dist"), rootDir: tmp, write: false });
+    expect(result.ok).toBe(false);
+    const found = result.issues.map((i) => [i.file, i.code, i.pointer ?? null]);
+    expect(found).toEqual(
+      expect.arrayContaining([
+        ["content/travel/trv-compensation.md", "date_invalid", "created"],
+        ["content/travel/trv-compensation.md", "rule_unknown_name", "rules[1].when.all[1]"],
+        ["content/travel/trv-care.md", "schema_invalid", "order"],
+        ["content/travel/trv-care.md", "rule_then_undeclared", "rules[0].then"],
+        ["content/travel/trv-claims.md", "link_dangling", "next_nodes[0]"],
+      ]),
+    );
+    // The date says its format, and the dangling link names the node meant.
+    expect(result.issues.find((i) => i.code === "date_invalid")!.message).toContain("write YYYY-MM-DD");
+    expect(result.issues.find((i) => i.code === "link_dangling")!.message).toContain("trv-compensation");
+    // A rejected node is not reported again as missing where others link to it.
+    expect(result.issues.filter((i) => i.code === "link_dangling")).toHaveLength(1);
+  });
+});
+

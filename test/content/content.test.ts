@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { IndexGraph, NodeResponse } from "../../runtime/schema/artifacts.ts";
 import type { Catalog } from "../../runtime/schema/catalog.ts";
 import { LAYER_NAMES } from "../../runtime/schema/catalog.ts";
+import type { SearchIndex } from "../../runtime/schema/search.ts";
 import { REPO_ROOT } from "../build/_fixtures.ts";
 
 const DATA_DIR = join(REPO_ROOT, "dist/data");
@@ -48,5 +49,20 @@ describe("real content", () => {
   it("every ai-compliance node is a trial node, and the catalogue resolves ethics to ai-compliance", () => {
     expect(read<IndexGraph>("verticals/ai-compliance/index.json").nodes.every((n) => n.trial)).toBe(true);
     expect(read<Catalog>("catalog.json").slugs.ethics).toBe("ai-compliance");
+  });
+
+  it("every node declares the questions it answers, and no snippet passage ends at an abbreviation (issue 27)", () => {
+    const catalog = read<Catalog>("catalog.json");
+    const broken: string[] = [];
+    for (const vertical of catalog.verticals.filter((v) => v.status === "live")) {
+      const index = read<SearchIndex>(`search/${vertical.slug}.json`);
+      const questions = index.fields.indexOf("questions");
+      for (const doc of index.docs) {
+        expect(doc.lengths[questions], `${vertical.slug}/${doc.id} has no questions:`).toBeGreaterThan(0);
+        for (const passage of doc.passages.flat()) if (/\b(?:Arts?|Nos?|paras?|Sec|v|vs|cf|e\.g|i\.e|U\.S\.C|C\.F\.R|U\.S)\.$/.test(passage)) broken.push(`${doc.id}: …${passage.slice(-50)}`);
+      }
+    }
+    // Two table cells of aic-timeline end with "first para." / "second para." by design.
+    expect(broken.filter((b) => !b.endsWith(" para."))).toEqual([]);
   });
 });

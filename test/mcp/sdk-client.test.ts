@@ -154,11 +154,14 @@ describe("tools/call: content under the REST access matrix", () => {
     expect(await hourlyUsage(svc, travelTrial)).toBe(before);
   });
 
-  it("an unknown key is an isError 401 on gated content, while free content and lists still work (issue 19.3)", async () => {
+  it("an unknown key is an isError 401 where there is no free view, while free content and lists still work (issues 19.3, 27)", async () => {
     const bad = await connect({ "x-service-key": "svc_live_00000000000000000000000000000000" });
-    const result = await bad.callTool({ name: "get_node", arguments: { vertical: "travel", node: "trv-m1" } });
+    const result = await bad.callTool({ name: "evaluate_rules", arguments: { vertical: "travel", node: "trv-m1", facts: {} } });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain("key_invalid");
+    const node = await bad.callTool({ name: "get_node", arguments: { vertical: "travel", node: "trv-m1" } });
+    expect(node.isError).toBeFalsy();
+    expect((node.structuredContent as any).credential_problem.code).toBe("key_invalid");
     const index = await bad.callTool({ name: "get_index", arguments: { vertical: "travel" } });
     expect(index.isError).toBeFalsy();
     expect((index.structuredContent as any).credential_problem.code).toBe("key_invalid");

@@ -1,8 +1,8 @@
 /**
  * GET /api/search and the `search` tool over a fixture with distinctive words placed in chosen
- * layers: ranking, vertical scoping, snippets only from unlocked layers, limit bounds, the quota
- * rule (free on the index layer, one retrieval when a key's gated layers are read), and the build's
- * per-layer index.
+ * layers: ranking (the same fields for every caller, issue 27), the normalised score and `match`,
+ * vertical scoping, snippets only from unlocked layers, limit bounds, the quota rule (free on the
+ * index layer, one retrieval when a key's gated layers may be quoted), and the build's per-field index.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -68,6 +68,10 @@ describe("ranking", () => {
     const [first, second] = res.body.results;
     expect(first).toEqual({ id: "trv-m2", vertical: "travel", title: "Baggage delay compensation", summary: expect.any(String), score: expect.any(Number), snippet: expect.any(String) });
     expect(first.score).toBeGreaterThan(second.score);
+    // Normalised: a one-word query its title holds is a good match; a passing mention in a summary is not.
+    expect(res.body.match).toBe("good");
+    expect(first.score).toBeLessThanOrEqual(1);
+    expect(second.score).toBeLessThan(first.score);
   });
 
   it("folds case, accents and plurals, and ranks on several words", async () => {
@@ -95,8 +99,18 @@ describe("ranking", () => {
     }
   });
 
-  it("answers an unmatched query with no results", async () => {
-    expect((await search("q=zeppelin")).body).toEqual({ results: [] });
+  it("answers an unmatched query with no results and match none", async () => {
+    expect((await search("q=zeppelin")).body).toEqual({ match: "none", results: [] });
+  });
+
+  it("says \"poor\" when the first result covers little of the query (issue 27)", async () => {
+    // "kangaroo" is in one layer only, "zeppelin" and "airship" nowhere: results, but no good answer.
+    const res = await search(`q=${encodeURIComponent("zeppelin airship kangaroo")}`);
+    expect(res.body.results.length).toBeGreaterThan(0);
+    expect(res.body.match).toBe("poor");
+    expect(res.body.results[0].score).toBeLessThan(0.22);
+    const tool = await rpc(svc, "tools/call", { name: "search", arguments: { q: "zeppelin airship kangaroo" } });
+    expect(tool.result.structuredContent.match).toBe("poor");
   });
 });
 
@@ -122,10 +136,16 @@ describe("scoping", () => {
 });
 
 describe("snippets and layers", () => {
-  it("anonymous callers search the index layer only (fully open verticals excepted)", async () => {
-    const res = await search("q=kangaroo");
-    expect(ids(res.body)).toEqual(["a2a-one"]);
-    expect(res.body.results[0].snippet).toBe("Hand the kangaroo task to the next agent with its context.");
+  it("ranks every caller on the same fields, and quotes only the layers the caller may read (issue 27)", async () => {
+    const anonymous = await search("q=kangaroo");
+    const member = await search("q=kangaroo", travelMember);
+    expect(ids(anonymous.body).sort()).toEqual(["a2a-one", "trv-m2", "trv-m6"]);
+    expect(ids(member.body)).toEqual(ids(anonymous.body));
+    expect(anonymous.body.results.find((r: { id: string }) => r.id === "a2a-one").snippet).toBe("Hand the kangaroo task to the next agent with its context.");
+    // A locked node is found by its layers but quoted from its summary only.
+    const m6 = anonymous.body.results.find((r: { id: string }) => r.id === "trv-m6");
+    expect(m6.snippet).not.toContain("Kangaroo");
+    expect(JSON.stringify(anonymous.body)).not.toContain("kangaroo clause");
   });
 
   it("a locked node's snippet never quotes a locked layer", async () => {
@@ -142,9 +162,12 @@ describe("snippets and layers", () => {
     expect(m2.snippet).toBe("The carrier pays for the kangaroo clause.");
   });
 
-  it("a trial key unlocks only its trial modules", async () => {
+  it("a trial key quotes only its trial modules", async () => {
     const res = await search("q=kangaroo&vertical=travel", travelTrial);
-    expect(ids(res.body)).toEqual(["trv-m2"]);
+    expect(ids(res.body).sort()).toEqual(["trv-m2", "trv-m6"]);
+    const snippets = Object.fromEntries(res.body.results.map((r: { id: string; snippet: string }) => [r.id, r.snippet]));
+    expect(snippets["trv-m2"]).toBe("The carrier pays for the kangaroo clause.");
+    expect(snippets["trv-m6"]).not.toContain("Kangaroo");
   });
 });
 
@@ -156,7 +179,7 @@ describe("words named like JavaScript internals", () => {
       for (const key of [undefined, allMember]) {
         const res = await search(`q=${encodeURIComponent(word)}`, key);
         expect(res.status, word).toBe(200);
-        expect(res.body, word).toEqual({ results: [] });
+        expect(res.body, word).toEqual({ match: "none", results: [] });
         expect((await search(`q=${encodeURIComponent(`baggage ${word}`)}&vertical=travel`, key)).body.results[0]?.id, word).toBe("trv-m2");
       }
       const vertical = await search(`q=baggage&vertical=${encodeURIComponent(word)}`);
@@ -170,7 +193,7 @@ describe("words named like JavaScript internals", () => {
       const tool = await rpc(svc, "tools/call", { name: "search", arguments: { q: word } }, { "x-service-key": allMember });
       expect(tool.error, word).toBeUndefined();
       expect(tool.result.isError, word).toBeFalsy();
-      expect(tool.result.structuredContent, word).toEqual({ results: [] });
+      expect(tool.result.structuredContent, word).toEqual({ match: "none", results: [] });
     }
   });
 });
@@ -225,16 +248,16 @@ describe("the search tool over MCP", () => {
 });
 
 describe("the build's index", () => {
-  it("is listed in the manifest, one per vertical, with postings per layer", async () => {
+  it("is listed in the manifest, one per vertical, with postings per field", async () => {
     const build = svc.service.deps.build.current;
     expect(Object.keys(build.manifest.files).filter((f) => f.startsWith("search/")).sort()).toEqual(
       Object.keys(build.manifest.verticals).map((v) => `search/${v}.json`).sort(),
     );
     const index = (await build.search("travel"))!;
-    expect(index.fields).toEqual(["title", "summary", "logic", "directive", "skill", "action"]);
+    expect(index.fields).toEqual(["title", "questions", "summary", "logic", "directive", "skill", "action"]);
     const m2 = index.docs.findIndex((d) => d.id === "trv-m2");
     const postings = index.terms.get("kangaroo")!.postings;
-    // [doc, field, tf] triples: the logic field (2) of trv-m2 holds the word once.
-    expect(postings.slice(0, 3)).toEqual([m2, 2, 1]);
+    // [doc, field, tf] triples: the logic field (3) of trv-m2 holds the word once.
+    expect(postings.slice(0, 3)).toEqual([m2, 3, 1]);
   });
 });

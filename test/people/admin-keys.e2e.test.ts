@@ -31,9 +31,10 @@ describe("admin key routes", () => {
     expect(revoked.status).toBe(200);
     expect(revoked.body).toMatchObject({ id: first!.id, status: "revoked", revoked_at: expect.any(String) });
 
+    // Refused at once: the node's free locked view with the key's problem (issue 27), never its layers.
     const after = await svc.request("/api/demo?vertical=travel&node=trv-m7", { headers: { "x-service-key": first!.key } });
-    expect(after.status).toBe(401);
-    expect(after.body.code).toBe("key_revoked");
+    expect([after.status, after.headers.get("credential-problem")]).toEqual([200, "key_revoked"]);
+    expect(after.body.node.locked_layers).toHaveLength(4);
     // The other key of the batch is untouched.
     expect((await svc.request("/api/demo?vertical=travel&node=trv-m7", { headers: { "x-service-key": second!.key } })).status).toBe(200);
 

@@ -75,7 +75,13 @@ describe("renderGraphSvg layout", () => {
         }));
         expect(rects.map((r) => r.id).sort()).toEqual(index.nodes.map((n) => n.id).sort());
         const edges = [...svg.matchAll(/<path class="edge[^"]*" data-from="([^"]+)" data-to="([^"]+)" d="([^"]+)"/g)];
-        expect(edges).toHaveLength(index.nodes.reduce((n, node) => n + node.next_nodes.filter((t) => t !== node.id).length, 0));
+        // Every edge is drawn forward (into a lower row) or counted on its box as a link back (issue 27).
+        const back = [...svg.matchAll(/data-node="([^"]+)" data-back="([^"]+)"/g)].flatMap((m) => m[2]!.split(" ").map((to) => [m[1]!, to]));
+        expect(edges.length + back.length).toBe(index.nodes.reduce((n, node) => n + node.next_nodes.filter((t) => t !== node.id).length, 0));
+        const top = new Map(rects.map((r) => [r.id, r.y]));
+        for (const [, from, to] of edges) expect(top.get(to!)!, `${from} -> ${to} drawn`).toBeGreaterThan(top.get(from!)!);
+        for (const [from, to] of back) expect(top.get(to!)!, `${from} -> ${to} counted`).toBeLessThanOrEqual(top.get(from!)!);
+        expect(svg).not.toContain("stroke-dasharray");
         for (const [, from, to, d] of edges) {
           const inside = samplePath(d!).find((p) => rects.some((r) => p.x > r.x + 0.5 && p.x < r.x + r.w - 0.5 && p.y > r.y + 0.5 && p.y < r.y + r.h - 0.5));
           expect(inside, `${from} -> ${to}`).toBeUndefined();

@@ -26,11 +26,11 @@ const cookieOf = (res: { headers: Headers }) => res.headers.get("set-cookie")!.s
 const usage = async () => (await svc.request("/api/keys", { headers: { "x-service-key": aicTrial } })).body.usage.total_trial as number;
 
 describe("the key form and its cookie", () => {
-  it("keeps a pasted key in an HttpOnly, SameSite=Strict cookie and redirects to a URL without it", async () => {
+  it("keeps a pasted key in an HttpOnly, SameSite=Strict cookie and redirects to the key page (which confirms it) without it in the URL", async () => {
     expect((await svc.request("/browse/key")).text).toMatch(/<form class="key" method="post" action="\/browse\/key">[\s\S]*type="password"/);
     const res = await postKey(aicTrial);
     expect(res.status).toBe(303);
-    expect(res.headers.get("location")).toBe("/browse");
+    expect(res.headers.get("location")).toBe("/browse/key?saved=1");
     const cookie = res.headers.get("set-cookie")!;
     expect(cookie).toMatch(/^vkr_key=svc_trial_\w+; Path=\/browse; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
     expect(cookie).not.toContain("Secure"); // plain http here; see the https case below
@@ -70,8 +70,10 @@ describe("the key form and its cookie", () => {
     const out = await svc.request("/browse/logout", { method: "POST", redirect: "manual", headers: { origin: svc.url } });
     expect(out.status).toBe(303);
     expect(out.headers.get("set-cookie")).toMatch(/^vkr_key=; Path=\/browse; HttpOnly; SameSite=Strict; Max-Age=0/);
+    // Issue 27: the free page, a notice, and the cookie cleared (no longer a 401 on a page that has a free view).
     const stale = await svc.request("/browse/ai-compliance/aic-start", { headers: { ...BROWSER, cookie: "vkr_key=svc_trial_revokedorgone0000000000" } });
-    expect(stale.status).toBe(401);
+    expect([stale.status, stale.headers.get("credential-problem")]).toEqual([200, "key_invalid"]);
+    expect(stale.text).toContain('<p class="notice" role="status">');
     expect(stale.headers.get("set-cookie")).toMatch(/Max-Age=0/);
   });
 });
@@ -99,6 +101,14 @@ describe("markdown twins, search and error pages", () => {
     expect(res.text).toMatch(/<option value="travel" selected>/);
     const xss = await svc.request(`/browse/search?q=${encodeURIComponent('"><script>alert(1)</script>')}`, { headers: BROWSER });
     expect(xss.text).not.toContain("<script>");
+  });
+
+  it("says on the page when no result answers the search well (issue 27)", async () => {
+    const poor = await svc.request(`/browse/search?q=${encodeURIComponent("fixture zeppelin airship blimp")}`, { headers: BROWSER });
+    expect(poor.text).toContain("No page answers this well");
+    expect(poor.text).toMatch(/<ol class="results">/);
+    const good = await svc.request("/browse/search?q=fixture+node", { headers: BROWSER });
+    expect(good.text).not.toContain("No page answers this well");
   });
 
   it("answers browsers with HTML error pages and everyone else with problem+json", async () => {

@@ -85,7 +85,10 @@ describe("the browse site", () => {
     expect((await svc.request("/browse/travel/trv-m2", { headers: { "x-service-key": travelTrial } })).text).toContain("Skill text of trv-m2");
     const paid = await svc.request("/browse/legal");
     expect(paid.status).toBe(402);
-    expect((await svc.request("/browse/travel/trv-m1", { headers: { "x-service-key": "svc_live_0000000000000000000000" } })).status).toBe(401);
+    // A bad key reads the free page with a warning (issue 27); the page is the locked one.
+    const bad = await svc.request("/browse/travel/trv-m1", { headers: { "x-service-key": "svc_live_0000000000000000000000" } });
+    expect([bad.status, bad.headers.get("credential-problem")]).toEqual([200, "key_invalid"]);
+    expect(bad.text).toContain('class="layer locked"');
     expect((await svc.request("/browse/travel/nope")).status).toBe(404);
     expect((await svc.request("/browse/no-such-vertical")).status).toBe(404);
   });

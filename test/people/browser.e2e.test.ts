@@ -152,8 +152,13 @@ describe("browse site in Chromium", () => {
 
         await tab.goto(`${svc.url}/browse/key`);
         await tab.fill("input#key", trial);
-        await Promise.all([tab.waitForURL(/\/browse$/), tab.click("form.key button")]);
+        await Promise.all([tab.waitForURL(/\/browse\/key\?saved=1$/), tab.click("form.key button")]);
         expect(tab.url()).not.toContain(trial);
+        // Issue 27: the form confirms the save and names the active key by its public id.
+        expect(await tab.locator("p.saved").textContent()).toContain("Key saved");
+        expect(await tab.locator("p.active code").textContent()).toMatch(/^[0-9a-f]{12}$/);
+        expect(await overflow()).toBeLessThanOrEqual(0);
+        await tab.screenshot({ path: join(ARTIFACTS, `key-saved-${width}.png`), fullPage: true });
         const cookies = await member.cookies(svc.url + "/browse");
         expect(cookies.find((c) => c.name === "vkr_key")).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/browse" });
         expect(await tab.evaluate(() => document.cookie)).toBe("");
@@ -224,4 +229,35 @@ describe("browse site in Chromium", () => {
     await tab.screenshot({ path: join(ARTIFACTS, "docs-1280.png") });
     await tab.close();
   }, 60_000);
+
+  // Issue 27: the API reference and the guides fit a phone: nothing scrolls sideways but a table or a code block in its own box.
+  for (const [device, width] of [["desktop", 1280], ["phone", 390]] as const) {
+    it(`/docs and the guides fit the screen, and every guide link opens (${device})`, async () => {
+      const tab = await context.newPage();
+      await tab.setViewportSize({ width, height: 900 });
+      const overflow = () => tab.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      try {
+        await tab.goto(`${svc.url}/docs`);
+        await tab.waitForSelector(".opblock-tag-section", { timeout: 20_000 });
+        await tab.locator("#operations-Knowledge-getDemo .opblock-summary").click();
+        await tab.waitForSelector("#operations-Knowledge-getDemo .parameters");
+        await tab.screenshot({ path: join(ARTIFACTS, `docs-${width}.png`), fullPage: true });
+        expect(await overflow(), "/docs scrolls sideways").toBeLessThanOrEqual(0);
+
+        await tab.goto(`${svc.url}/docs/guides`);
+        const links = [...new Set(await tab.locator("article.doc a[href^='/docs/']").evaluateAll((els) => els.map((e) => e.getAttribute("href")!)))];
+        expect(links.length).toBeGreaterThanOrEqual(8);
+        for (const href of links) {
+          const res = await tab.goto(`${svc.url}${href}`);
+          expect(res?.status(), href).toBe(200);
+          expect(await overflow(), `${href} scrolls sideways`).toBeLessThanOrEqual(0);
+        }
+        await tab.goto(`${svc.url}/docs/endpoints#abuse-limits`);
+        expect(await tab.locator("h2#abuse-limits").count()).toBe(1);
+        await tab.screenshot({ path: join(ARTIFACTS, `docs-endpoints-${width}.png`), fullPage: true });
+      } finally {
+        await tab.close();
+      }
+    }, 120_000);
+  }
 });

@@ -78,6 +78,7 @@ describe("the typed client", () => {
       browseSetKey: { ok: false, call: () => anon.POST("/browse/key", text) },
       browseLogout: { ok: false, call: () => anon.POST("/browse/logout", text) },
       browseSearch: { ok: true, call: () => member.GET("/browse/search", { params: { query: { q: "fixture", vertical: "travel" } }, ...text }) },
+      getGuide: { ok: true, call: () => anon.GET("/docs/{page}", { params: { path: { page: "configuration" } }, ...text }) },
       getLlmsTxt: { ok: true, call: () => anon.GET("/llms.txt", text) },
       getLlmsFullTxt: { ok: true, call: () => anon.GET("/llms-full.txt", text) },
       getWaitlist: { ok: true, call: () => anon.GET("/api/waitlist") },

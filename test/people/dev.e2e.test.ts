@@ -4,7 +4,7 @@
  * the previous build keeps serving.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync, type Dirent } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +15,8 @@ let proc: ChildProcess;
 let output = "";
 let url: string;
 let content: string;
+let out: string;
+let state: string;
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
   for (const deadline = Date.now() + ms; Date.now() < deadline; await new Promise((r) => setTimeout(r, 150))) {
@@ -28,10 +30,12 @@ const json = async (path: string, init?: RequestInit) => (await fetch(url + path
 
 beforeAll(async () => {
   content = writeFixtureContent();
+  out = mkdtempSync(join(tmpdir(), "vkr-dev-dist-"));
+  state = mkdtempSync(join(tmpdir(), "vkr-dev-state-"));
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
-  proc = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts", "--content", content, "--out", mkdtempSync(join(tmpdir(), "vkr-dev-dist-"))], {
-    env: { PATH: process.env.PATH ?? "", PORT: String(port), HOST: "127.0.0.1", DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-dev-state-")), LOG_LEVEL: "info" },
+  proc = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts", "--content", content, "--out", out], {
+    env: { PATH: process.env.PATH ?? "", PORT: String(port), HOST: "127.0.0.1", DATA_DIR: state, LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -48,6 +52,26 @@ afterAll(async () => {
 });
 
 describe("npm run dev", () => {
+  it("prints a local key that opens every vertical, kept in the dev store only (issue 27)", async () => {
+    const key = await until("the dev key", async () => /export KEY=(svc_live_\w+)/.exec(output)?.[1]);
+    // Gated nodes of every kind: a travel module outside the trial's five, real estate, a paid vertical without a free index.
+    for (const [vertical, node] of [["travel", "trv-m7"], ["real-estate", "re-two"], ["ai-compliance", "aic-second"], ["legal", "legal-one"]]) {
+      const res = await json(`/api/demo?vertical=${vertical}&node=${node}`, { headers: { "x-service-key": key } });
+      expect(res.node.locked_layers, `${vertical}/${node}`).toEqual([]);
+    }
+    const evaluated = await fetch(`${url}/api/evaluate`, { method: "POST", headers: { "x-service-key": key, "content-type": "application/json" }, body: JSON.stringify({ vertical: "travel", node: "trv-m1", facts: {} }) });
+    expect(evaluated.status).toBe(200);
+    expect((await json("/api/keys", { headers: { "x-service-key": key } })).label).toBe("dev");
+    // Kept beside the dev store, readable by its owner only; never written into the build.
+    const kept = join(state, "dev-key");
+    expect(readFileSync(kept, "utf8").trim()).toBe(key);
+    expect(statSync(kept).mode & 0o077).toBe(0);
+    const files = (readdirSync(out, { recursive: true, withFileTypes: true }) as Dirent[]).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+    expect(files.length).toBeGreaterThan(10);
+    expect(files.filter((f) => readFileSync(f, "utf8").includes(key))).toEqual([]);
+  });
+
+
   it("reloads the running server's graph and pages on save, keeping its state", async () => {
     const first = (await json("/readyz")).build_id as string;
     const trial = (await json("/api/trial", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ agent_id: "dev-suite", vertical: "travel" }) })).key as string;

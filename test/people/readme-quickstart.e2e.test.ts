@@ -1,24 +1,25 @@
 /**
- * Issue 10: the README's quickstart is runnable. The `sh` block under "Quickstart for agent
- * developers" is extracted from README.md and run by bash (curl + node only) against a started
- * server over the real content; the MCP connection lines and JSON config are checked too.
+ * Issue 10: the README's quickstarts are runnable. The REST quickstart and the buyer's block are
+ * taken from README.md by name (`<!-- block: … -->`) and run by bash (curl + node only) against a
+ * started server over the real content; the MCP connection lines and JSON config are checked, and
+ * the Inspector command is run.
  */
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readmeBlock } from "../helpers/markdown-docs.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";
 
-const README = readFileSync("README.md", "utf8");
 let svc: TestService;
 
-/** The fenced blocks of one `## ` section, by language. */
-function blocksOf(section: string, lang: string): string[] {
-  const start = README.indexOf(`\n## ${section}`);
-  expect(start, `README has no "## ${section}" section`).toBeGreaterThan(-1);
-  const end = README.indexOf("\n## ", start + 4);
-  const body = README.slice(start, end === -1 ? undefined : end);
-  return [...body.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g"))].map((m) => m[1]!);
+/** Runs a README block in bash against the started server. */
+function runBlock(script: string, env: Record<string, string> = {}) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+    execFile("bash", ["-c", `set -euo pipefail\n${script}`], { env: { PATH: process.env.PATH ?? "", BASE: svc.url, ...env }, timeout: 20_000 }, (error, out, err) =>
+      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: out, stderr: err }),
+    );
+  });
 }
 
 beforeAll(async () => {
@@ -27,26 +28,19 @@ beforeAll(async () => {
 afterAll(() => svc?.close());
 
 describe("README quickstart", () => {
-  const runQuickstart = (env: Record<string, string> = {}) => {
-    const [script] = blocksOf("Quickstart for agent developers", "sh");
-    expect(script).toMatch(/curl/);
-    return new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
-      execFile("bash", ["-c", `set -euo pipefail\n${script}`], { env: { PATH: process.env.PATH ?? "", BASE: svc.url, ...env }, timeout: 20_000 }, (error, out, err) =>
-        done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: out, stderr: err }),
-      );
-    });
-  };
+  const runQuickstart = (env: Record<string, string> = {}) => runBlock(readmeBlock("rest-quickstart"), env);
 
   it("runs the curl examples against a started server", async () => {
     const { code, stdout, stderr } = await runQuickstart();
     expect(code, stderr).toBe(0);
-    // 1. the key, 2. the index, 3. the lean node, 4. the evaluation, 5. the MCP tools.
+    // 1. the key, 2. the index, 3. the lean node, 4. the evaluation, 5. the MCP tools, 6. a search.
     expect(stdout).toMatch(/trial key: svc_trial_[0-9A-Za-z]{22}/);
     expect(stdout).toContain('"root":"aic-triage"');
     expect(stdout).toMatch(/"node":\{[^]*"id":"aic-triage"/);
     expect(stdout).toContain('"confidence_required":1');
     expect(stdout).toMatch(/"holds":\[[^\]]*"ai_act_regime_applies"/);
     expect(stdout).toMatch(/"tools":\[\{"name":/);
+    expect(stdout).toMatch(/"match":"good","results":\[\{"id":"aic-transparency-art50"/);
   });
 
   it("can be run again: a second trial for the same agent says what to do, and the first key carries on (issue 17, item 13)", async () => {
@@ -63,17 +57,10 @@ describe("README quickstart", () => {
     expect(withKey.stdout).toContain(`trial key: ${key}`);
   });
 
-  it("sets $KEY in \"Try it\" before using it", () => {
-    const start = README.indexOf("Try it:");
-    const block = README.slice(start, README.indexOf("```\n", README.indexOf("```sh", start) + 5));
-    expect(block.indexOf("KEY=$(")).toBeGreaterThan(-1);
-    expect(block.indexOf("KEY=$(")).toBeLessThan(block.indexOf("$KEY"));
-  });
-
   it("gives an MCP connection line and a JSON config with the key header for the same endpoint", async () => {
-    const [line] = blocksOf("Quickstart for agent developers", "text");
+    const line = readmeBlock("mcp-claude");
     expect(line).toMatch(/^claude mcp add --transport http vkr http:\/\/127\.0\.0\.1:8787\/mcp --header "X-Service-Key: svc_trial_…"/);
-    const [json] = blocksOf("Quickstart for agent developers", "json");
+    const json = readmeBlock("mcp-json");
     const config = JSON.parse(json!) as { mcpServers: Record<string, { url: string; headers: Record<string, string> }> };
     expect(config.mcpServers.vkr).toMatchObject({ url: "http://127.0.0.1:8787/mcp", headers: { "X-Service-Key": expect.stringMatching(/^svc_trial_/) } });
     // The endpoint those lines name answers MCP on this server.
@@ -82,9 +69,7 @@ describe("README quickstart", () => {
   });
 
   it("gives an MCP Inspector command that works as written (issue 17, item 13)", async () => {
-    const block = blocksOf("Quickstart for agent developers", "sh").find((b) => b.includes("inspector-cli"));
-    expect(block, "an Inspector block in the quickstart section").toBeDefined();
-    const lines = block!.split("\n");
+    const lines = readmeBlock("mcp-inspector").split("\n");
     expect(lines[0]).toBe("cd content");
     const list = lines.find((l) => l.includes("--method tools/list"))!.replace("http://127.0.0.1:8787", svc.url);
     const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
@@ -96,13 +81,21 @@ describe("README quickstart", () => {
     expect(JSON.parse(stdout).tools.map((t: { name: string }) => t.name)).toContain("get_node");
   }, 150_000);
 
-  it("documents /api/evaluate and the C++ toolchain better-sqlite3 may need", () => {
-    expect(README).toMatch(/^\| POST \| `\/api\/evaluate` \|/m);
-    expect(README).toMatch(/better-sqlite3[^]*C\+\+ toolchain/);
+  it("tells a buyer the prices and which payment methods this server accepts", async () => {
+    const { code, stdout, stderr } = await runBlock(readmeBlock("buyer"));
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/^cohort inaugural: \$19 per key and month$/m);
+    for (const method of ["card", "agent_network", "http402"]) expect(stdout).toContain(`${method}: not configured here`);
   });
 
-  it("documents every CLI command it names", () => {
-    const [cli] = blocksOf("Operators: the `vkr` CLI and metrics", "text");
+  it("documents /api/evaluate and the C++ toolchain better-sqlite3 may need (docs/)", () => {
+    expect(readFileSync("docs/endpoints.md", "utf8")).toMatch(/^\| POST \| `\/api\/evaluate` \|/m);
+    expect(readFileSync("README.md", "utf8")).toMatch(/better-sqlite3[^]*C\+\+ toolchain/);
+    expect(readFileSync("docs/configuration.md", "utf8")).toMatch(/better-sqlite3[^]*C\+\+ toolchain[^]*apt-get install -y python3 make g\+\+/);
+  });
+
+  it("documents every CLI command it names (docs/operations.md)", () => {
+    const cli = /```text\n([^]*?)```/.exec(readFileSync("docs/operations.md", "utf8"))![1]!;
     for (const command of ["serve", "build", "publish", "keys create", "keys list", "keys show", "keys revoke", "status"]) expect(cli).toContain(`vkr ${command}`);
   });
 });

@@ -1,50 +1,73 @@
 /**
- * Search relevance on the real content: the queries of search-relevance.json over real HTTP, as an
- * anonymous caller, an ai-compliance member and an all-verticals member. A key that unlocks more
- * layers reads more text, and must not rank worse for it.
+ * Search relevance on the real content: the keyword queries and the natural-language questions of
+ * search-relevance.json over real HTTP, as an anonymous caller, an ai-compliance member and an
+ * all-verticals member. Every caller is ranked on the same fields, so a key must neither help nor
+ * hurt a node's place. Questions nothing in the content answers must say so (`match` is not
+ * "good"), over REST and MCP. The figures are reported in docs/endpoints.md › Search.
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestService } from "../helpers/test-service.ts";
-import { issueKey, startMcpService } from "../mcp/_setup.ts";
+import { issueKey, rpc, startMcpService } from "../mcp/_setup.ts";
 
 interface RelevanceQuery {
   q: string;
   expected: string[];
 }
-const { queries } = JSON.parse(readFileSync(new URL("./search-relevance.json", import.meta.url), "utf8")) as { queries: RelevanceQuery[] };
+const set = JSON.parse(readFileSync(new URL("./search-relevance.json", import.meta.url), "utf8")) as {
+  queries: RelevanceQuery[];
+  questions: RelevanceQuery[];
+  held_out: RelevanceQuery[];
+  no_good_match: string[];
+};
 
-/** Floors the figures must stay above (measured figures are in README › Search). */
+/** Floors the figures must stay above, for every caller. */
 const MIN_MRR = 0.85;
-const MIN_SUCCESS_AT_3 = 0.9;
+const MIN_SUCCESS_AT_3 = 0.95;
+/**
+ * The held-out questions were written after the nodes' questions and never used to change them, so
+ * they measure how search does on questions nobody tuned for; their floor guards against regressions.
+ */
+const HELD_OUT_MIN_MRR = 0.65;
+const HELD_OUT_MIN_SUCCESS_AT_3 = 0.7;
 
 let svc: TestService;
 const callers: Record<string, string | undefined> = { anonymous: undefined, "ai-compliance member": undefined, "all-verticals member": undefined };
 
 beforeAll(async () => {
-  svc = await startMcpService("content");
+  // Hundreds of anonymous searches in a minute: above the per-client limit of free reads.
+  svc = await startMcpService("content", { ANON_RATE_PER_MINUTE: "100000" });
   callers["ai-compliance member"] = await issueKey(svc, "ai-compliance");
   callers["all-verticals member"] = await issueKey(svc, "all");
 }, 120_000);
 afterAll(() => svc?.close());
 
-async function topIds(q: string, key: string | undefined): Promise<string[]> {
-  const res = await svc.request(`/api/search?q=${encodeURIComponent(q)}&limit=10`, { headers: key ? { "x-service-key": key } : {} });
+async function searchFor(q: string, key: string | undefined, limit = 10) {
+  const res = await svc.request(`/api/search?q=${encodeURIComponent(q)}&limit=${limit}`, { headers: key ? { "x-service-key": key } : {} });
   expect(res.status, q).toBe(200);
-  return res.body.results.map((r: { id: string }) => r.id);
+  return res.body as { match?: string; results: Array<{ id: string; score: number }> };
 }
 
-/** MRR over the top 10 and success@3 of the whole set for one caller, with the misses for the failure message. */
-async function measure(key: string | undefined): Promise<{ mrr: number; successAt3: number; misses: string[] }> {
+/** The rank (1-based, 0 when not in the top 10) of the first expected node of each query, for one caller. */
+async function ranks(queries: RelevanceQuery[], key: string | undefined): Promise<Map<RelevanceQuery, { rank: number; top: string[] }>> {
+  const out = new Map<RelevanceQuery, { rank: number; top: string[] }>();
+  for (const query of queries) {
+    const ids = (await searchFor(query.q, key)).results.map((r) => r.id);
+    out.set(query, { rank: ids.findIndex((id) => query.expected.includes(id)) + 1, top: ids.slice(0, 3) });
+  }
+  return out;
+}
+
+/** MRR over the top 10 and success@3 of a set, with the misses for the failure message. */
+function measure(queries: RelevanceQuery[], ranked: Map<RelevanceQuery, { rank: number; top: string[] }>): { mrr: number; successAt3: number; misses: string[] } {
   let rr = 0;
   let top3 = 0;
   const misses: string[] = [];
-  for (const { q, expected } of queries) {
-    const ids = await topIds(q, key);
-    const rank = ids.findIndex((id) => expected.includes(id)) + 1;
+  for (const query of queries) {
+    const { rank, top } = ranked.get(query)!;
     if (rank > 0) rr += 1 / rank;
     if (rank > 0 && rank <= 3) top3 += 1;
-    else misses.push(`${q} → ${rank || "none"} (${ids.slice(0, 3).join(", ")})`);
+    else misses.push(`${query.q} → ${rank || "none"} (${top.join(", ")})`);
   }
   return { mrr: rr / queries.length, successAt3: top3 / queries.length, misses };
 }
@@ -59,22 +82,71 @@ describe("what people reported", () => {
 
   it("finds the deep fake duties however the word is written", async () => {
     for (const q of ["deepfake", "deepfakes", "deep fake", "deep-fake labelling"]) {
-      expect((await topIds(q, undefined))[0], q).toBe("aic-transparency-art50");
+      expect((await searchFor(q, undefined)).results[0]?.id, q).toBe("aic-transparency-art50");
+    }
+  });
+
+  it("answers the questions of issue 27 in the top 3, anonymously and with a key", async () => {
+    for (const key of Object.values(callers)) {
+      expect((await searchFor("do I need to tell users they are talking to an AI", key)).results.slice(0, 3).map((r) => r.id)).toContain("aic-transparency-art50");
+      const refund = (await searchFor("my flight was cancelled, can I get my money back", key)).results.slice(0, 3).map((r) => r.id);
+      expect(refund.some((id) => ["eu261-care-refund-reroute", "us-dot-refunds"].includes(id)), refund.join()).toBe(true);
     }
   });
 });
 
 describe("search relevance on the real content", () => {
-  it("has a set of at least 20 queries over the five verticals", () => {
-    expect(queries.length).toBeGreaterThanOrEqual(20);
+  it("has at least 20 keyword queries and 40 natural-language questions over the five verticals, and held-out questions", () => {
+    expect(set.queries.length).toBeGreaterThanOrEqual(20);
+    expect(set.questions.length).toBeGreaterThanOrEqual(40);
+    expect(set.held_out.length).toBeGreaterThanOrEqual(20);
   });
 
   for (const caller of Object.keys(callers)) {
     it(`ranks the expected nodes first for the ${caller}`, async () => {
-      const { mrr, successAt3, misses } = await measure(callers[caller]);
-      console.log(`search relevance (${caller}): MRR@10 ${mrr.toFixed(3)}, success@3 ${successAt3.toFixed(3)} over ${queries.length} queries${misses.length ? `; below top 3: ${misses.join("; ")}` : ""}`);
-      expect(mrr, misses.join("\n")).toBeGreaterThanOrEqual(MIN_MRR);
-      expect(successAt3, misses.join("\n")).toBeGreaterThanOrEqual(MIN_SUCCESS_AT_3);
+      // One search per query (a keyed search is a retrieval, so each is asked once).
+      const ranked = await ranks([...set.queries, ...set.questions, ...set.held_out], callers[caller]);
+      const keywords = measure(set.queries, ranked);
+      const questions = measure(set.questions, ranked);
+      const all = measure([...set.queries, ...set.questions], ranked);
+      const heldOut = measure(set.held_out, ranked);
+      const line = (name: string, m: { mrr: number; successAt3: number }, n: number) => `${name} (${n}): MRR@10 ${m.mrr.toFixed(3)}, success@3 ${m.successAt3.toFixed(3)}`;
+      console.log(
+        `search relevance (${caller}): ${line("keywords", keywords, set.queries.length)}; ${line("questions", questions, set.questions.length)}; ${line("all", all, set.queries.length + set.questions.length)}; ` +
+          `${line("held out", heldOut, set.held_out.length)}${all.misses.length ? `; below top 3: ${all.misses.join("; ")}` : ""}; held out below top 3: ${heldOut.misses.join("; ")}`,
+      );
+      for (const m of [keywords, questions, all]) {
+        expect(m.mrr, all.misses.join("\n")).toBeGreaterThanOrEqual(MIN_MRR);
+        expect(m.successAt3, all.misses.join("\n")).toBeGreaterThanOrEqual(MIN_SUCCESS_AT_3);
+      }
+      expect(heldOut.mrr, heldOut.misses.join("\n")).toBeGreaterThanOrEqual(HELD_OUT_MIN_MRR);
+      expect(heldOut.successAt3, heldOut.misses.join("\n")).toBeGreaterThanOrEqual(HELD_OUT_MIN_SUCCESS_AT_3);
     });
   }
+});
+
+describe("no good match (issue 27)", () => {
+  it("says so for questions nothing answers, over REST and MCP, anonymously and with a key", async () => {
+    for (const key of Object.values(callers)) {
+      for (const q of set.no_good_match) {
+        const body = await searchFor(q, key);
+        expect(body.match, `${q}: ${JSON.stringify(body.results.slice(0, 2))}`).not.toBe("good");
+        const tool = (await rpc(svc, "tools/call", { name: "search", arguments: { q } }, key ? { "x-service-key": key } : {})).result;
+        expect(tool.structuredContent.match, q).toBe(body.match);
+      }
+    }
+  });
+
+  it("calls a good answer good: the questions whose expected node comes first", async () => {
+    let good = 0;
+    let first = 0;
+    for (const { q, expected } of set.questions) {
+      const body = await searchFor(q, undefined, 1);
+      if (!expected.includes(body.results[0]?.id ?? "")) continue;
+      first += 1;
+      if (body.match === "good") good += 1;
+    }
+    console.log(`match "good" for ${good} of the ${first} questions answered first`);
+    expect(good / first).toBeGreaterThanOrEqual(0.95);
+  });
 });

@@ -4,11 +4,12 @@
  * build's report and one paragraph, without a stack trace, and serves the last good build.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
+import { readmeBlock } from "../helpers/markdown-docs.ts";
 
 /** A project as a person has it: the repo's code, its own content/ and dist/. */
 let project: string;
@@ -54,9 +55,21 @@ async function start(): Promise<{ buildId: string; output: string }> {
 const STACK_LINE_RE = /^\s+at .+[:(]\d+:\d+\)?$/m;
 
 describe("npm start (issue 17, item 3)", () => {
+  it("is the README's first command, and the second is what CI runs (issue 27)", () => {
+    const [start, test] = readmeBlock("two-commands").split("\n").map((line) => line.replace(/\s+#.*$/, ""));
+    expect([start, test]).toEqual(["npm ci && npm start", "npm ci && npm test"]);
+    // `npm start` is the script this suite runs (with PORT, as the README says), `npm test` the one .ci/run runs after npm ci.
+    const scripts = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.start).toBe("tsx scripts/start.ts");
+    expect(readFileSync(".ci/run", "utf8")).toMatch(/^npm ci\b.*\nnpm test$/m);
+  });
+
   it("builds a fresh project, then starts again without building content that did not change (only its file times did)", async () => {
     const first = await start();
     expect(first.output).toMatch(/built \d+ nodes/);
+    // Production start never creates or prints the dev key of `npm run dev` (issue 27).
+    expect(first.output).not.toMatch(/svc_live_|local key/);
+    expect(existsSync(join(project, "state", "dev-key"))).toBe(false);
     await new Promise<void>((r) => (process.kill(-running!.proc.pid!, "SIGTERM"), running!.proc.once("exit", () => r())));
     // A checkout, a save without edits or an edit and its revert: newer times, the same bytes.
     const later = new Date(Date.now() + 5_000);

@@ -3,7 +3,7 @@
  * (`get_node` / `get_index`): every caller kind (none, trial ai-compliance, trial travel, a
  * membership of each vertical with content, `all`, an invalid, a revoked and an expired key, a
  * per-use pay token) against every content kind (an index, a fully open node, a node the caller
- * unlocks, a gated node it does not). Each cell asserts the status, the layers served and the
+ * unlocks, a gated node it does not, and for refused keys a node with no free view). Each cell asserts the status, the layers served and the
  * metering: the key's usage (GET /api/keys) or the token's charges before and after.
  *
  * The spec's words: "The index layer is always free"; the fully open verticals need "no key, no
@@ -34,6 +34,8 @@ interface CallerKind {
 
 const INDEX: Target = { vertical: "travel", node: null };
 const OPEN: Target = { vertical: "a2a-handoff", node: "a2a-one" };
+/** A node of a paid vertical whose index is not free: no free view at all. */
+const PAID: Target = { vertical: "legal", node: "legal-one" };
 
 let svc: TestService;
 let network: AgentNetworkStandIn;
@@ -82,7 +84,9 @@ describe.each(CALLERS)("caller: $name", (caller) => {
     ["index", INDEX, "index"],
     ["fully open node", OPEN, "full"],
     ["covered node", caller.covered, "full"],
-    ["uncovered node", caller.uncovered, caller.kind === "refused" ? 401 : "locked"],
+    // Issue 27: a refused key reads the free view where there is one (with the warning), and keeps its 401 where there is none.
+    ["uncovered node", caller.uncovered, "locked"],
+    ["node with no free view", caller.kind === "refused" ? PAID : null, 401],
   ] as Array<[string, Target | null, Expected]>).filter((cell): cell is [string, Target, Expected] => cell[1] !== null);
 
   it.each(cells)("%s", async (_content, target, expected) => {

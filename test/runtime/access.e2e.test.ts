@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
+import { rpc } from "../mcp/_setup.ts";
 
 let svc: TestService;
 let travelTrial: string;
@@ -103,19 +104,35 @@ describe("membership keys", () => {
   });
 });
 
-describe("bad credentials are 401 on gated content, never anonymous", () => {
+describe("bad credentials are never anonymous: the free view with the warning, or 401 where there is none (issue 27)", () => {
   it.each([
     ["malformed", "svc_live_short"],
     ["unknown", "svc_live_" + "A".repeat(22)],
     ["garbage", "hello"],
   ])("%s key", async (_name, key) => {
     const res = await demo("vertical=travel&node=trv-m1", key);
-    expect(res.status).toBe(401);
-    expect(res.body.code).toBe("key_invalid");
+    expect([res.status, res.headers.get("credential-problem")]).toEqual([200, "key_invalid"]);
+    expect(res.body.node.locked_layers).toHaveLength(4);
+    const paid = await demo("vertical=legal&node=legal-one", key);
+    expect([paid.status, paid.body.code]).toEqual([401, "key_invalid"]);
   });
-  it("a bad ?key= is also 401", async () => {
+  it("a bad ?key= too", async () => {
     const res = await svc.request("/api/demo?vertical=travel&node=trv-m1&key=svc_trial_nope");
-    expect(res.status).toBe(401);
+    expect([res.status, res.headers.get("credential-problem")]).toEqual([200, "key_invalid"]);
+    expect((await svc.request("/api/demo?vertical=legal&node=legal-one&key=svc_trial_nope")).status).toBe(401);
+  });
+});
+
+describe("did you mean (issue 27)", () => {
+  it("names the closest vertical or node of a mistyped one, REST and MCP", async () => {
+    const vertical = await demo("vertical=travle");
+    expect([vertical.status, vertical.body.detail]).toEqual([400, '"travle" is not a vertical. Did you mean "travel"?']);
+    const node = await demo("vertical=travel&node=trv-m7x");
+    expect([node.status, node.body.detail]).toEqual([404, 'No node "trv-m7x" in travel. Did you mean "trv-m7"?']);
+    expect((await demo("vertical=travel&node=completely-unrelated-name")).body.detail).toBe('No node "completely-unrelated-name" in travel.');
+    const tool = (await rpc(svc, "tools/call", { name: "get_node", arguments: { vertical: "travel", node: "trv-m7x" } })).result;
+    expect(tool.isError).toBe(true);
+    expect(tool.content[0].text).toContain('Did you mean "trv-m7"?');
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * Issue 19.3: an invalid, revoked or expired key loses no free content. The decision: on free
- * content (an index, a fully open vertical) the key is ignored and the free view is served with a
- * warning, the `Credential-Problem` header and a `credential_problem` member; gated content keeps
- * the 401. Over real HTTP, REST and MCP, for both kinds of free content.
+ * content (an index, a fully open vertical, and since issue 27 the free locked view of a gated node
+ * of an index-free vertical) the key is ignored and the free view is served with a warning, the
+ * `Credential-Problem` header and a `credential_problem` member; content with no free view (a paid
+ * vertical without a free index, rules to evaluate) keeps the 401. Over real HTTP, REST and MCP.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
@@ -55,14 +56,18 @@ describe.each(CODES)("an %s key", (kind, code) => {
     expect(result.structuredContent.credential_problem.code).toBe(code);
   });
 
-  it("on gated content: 401 with the key's problem, REST and MCP, while the index of the same vertical is served", async () => {
+  it("on a gated node of an index-free vertical: its free locked view with the warning (issue 27); 401 where there is no free view, REST and MCP", async () => {
     const res = await svc.request("/api/demo?vertical=travel&node=trv-m1", { headers: { "x-service-key": keys[kind]! } });
-    expect(res.status).toBe(401);
-    expect(res.body.code).toBe(code);
-    const result = (await rpc(svc, "tools/call", { name: "get_node", arguments: { vertical: "travel", node: "trv-m1" } }, { "x-service-key": keys[kind]! })).result;
+    expect([res.status, res.headers.get("credential-problem")]).toEqual([200, code]);
+    expect(res.body.node.locked_layers).toHaveLength(4);
+    const paid = await svc.request("/api/demo?vertical=legal&node=legal-one", { headers: { "x-service-key": keys[kind]! } });
+    expect([paid.status, paid.body.code]).toEqual([401, code]);
+    const result = (await rpc(svc, "tools/call", { name: "get_node", arguments: { vertical: "legal", node: "legal-one" } }, { "x-service-key": keys[kind]! })).result;
     expect(result.isError).toBe(true);
     expect(result.content[0].text).toContain(code);
-    expect((await svc.request("/api/demo?vertical=travel", { headers: { "x-service-key": keys[kind]! } })).status).toBe(200);
+    const rules = (await rpc(svc, "tools/call", { name: "evaluate_rules", arguments: { vertical: "travel", node: "trv-m1", facts: {} } }, { "x-service-key": keys[kind]! })).result;
+    expect(rules.isError).toBe(true);
+    expect(rules.content[0].text).toContain(code);
   });
 });
 

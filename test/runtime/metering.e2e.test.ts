@@ -68,7 +68,7 @@ describe("trial keys", () => {
     expect(last.body.code).toBe("trial_exhausted");
   });
 
-  it("expire after 24 hours with 401 key_expired, and verify says so", async () => {
+  it("expire after 24 hours: key_expired (401 on rules, the free view with the warning on a node), and verify says so", async () => {
     svc = await startTestService(dist);
     const trial = await svc.request("/api/trial", { method: "POST", json: { agent_id: "expiring-agent" } });
     expect(trial.status).toBe(200);
@@ -77,8 +77,10 @@ describe("trial keys", () => {
     expect((await get(svc, trial.body.key, "vertical=ai-compliance&node=aic-start")).status).toBe(200);
     svc.clock.advance(24 * 3600 * 1000);
     const expired = await get(svc, trial.body.key, "vertical=ai-compliance&node=aic-start");
-    expect(expired.status).toBe(401);
-    expect(expired.body.code).toBe("key_expired");
+    expect([expired.status, expired.headers.get("credential-problem")]).toEqual([200, "key_expired"]);
+    expect(expired.body.node.locked_layers).toHaveLength(4);
+    const rules = await svc.request("/api/evaluate", { method: "POST", headers: { "x-service-key": trial.body.key }, json: { vertical: "ai-compliance", node: "aic-start", facts: {} } });
+    expect([rules.status, rules.body.code]).toEqual([401, "key_expired"]);
     const verify = await svc.request("/api/verify", { headers: { "x-service-key": trial.body.key } });
     expect(verify.body).toMatchObject({ valid: false, reason: "expired" });
   });
