@@ -7,7 +7,7 @@ import { buildContentTo } from "../helpers/build-fixture.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 
 function run(cmd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => execFile(cmd, args, { timeout: 30_000 }, (error, stdout, stderr) => done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr })));
+  return new Promise((done) => execFile(cmd, args, { timeout: 90_000 }, (error, stdout, stderr) => done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr })));
 }
 
 describe("npm run new", () => {
@@ -30,7 +30,7 @@ describe("npm run new", () => {
     expect(node.node.layers.logic.rules).toHaveLength(1);
     expect(Object.keys(node.node.layers).sort()).toEqual(["action", "directive", "logic", "skill"]);
     expect(existsSync(join(dist, "browse/travel/nodes/trv-scaffolded.html"))).toBe(true);
-  });
+  }, 120_000);
 
   it("links from --from, and refuses an existing node or a bad id", async () => {
     const content = writeFixtureContent();
@@ -42,5 +42,6 @@ describe("npm run new", () => {
     expect(again.stderr).toContain("already exists");
     expect((await run("npm", ["run", "-s", "new", "--", "real-estate", "Bad_Id", "--content", content])).code).toBe(2);
     expect((await run("npm", ["run", "-s", "new", "--", "no-such-vertical", "x-one", "--content", content])).code).toBe(1);
-  });
+    // Four npm runs and a build: on a loaded CI machine this passed the default 30 s.
+  }, 180_000);
 });

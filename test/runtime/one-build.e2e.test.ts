@@ -47,6 +47,10 @@ describe("one build per server (issue 17, item 1)", () => {
     // Add a node after the running server loaded its build, and build again into the same dist.
     writeFixtureContent(content, { extraNodes: { travel: [{ id: "trv-m8", order: 8, next: [] }] } });
     buildContentTo(content, dist);
+    // The synchronous build blocked this process for longer than the server's keep-alive
+    // timeout: let fetch see the sockets the server closed meanwhile before reusing one,
+    // or a request can go out on a closed socket and fail with ECONNRESET.
+    await new Promise((r) => setTimeout(r, 100));
 
     const seen = new Set<string>();
     for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
