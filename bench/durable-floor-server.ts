@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { planWindows, type PlannedWindow } from "../runtime/metering/quota.ts";
 import type { Limits } from "../runtime/schema/catalog.ts";
 import type { KeyRecord } from "../runtime/schema/keys.ts";
+import { hashKey, keyIdOf } from "../runtime/keys/key-secret.ts";
 import { createSqliteBackend } from "../runtime/storage/sqlite-backend.ts";
 
 const body = readFileSync(process.argv[2]!);
@@ -24,16 +25,19 @@ const limits: Limits = {
   referral_credit_usd_micros: 0, referrals_per_cycle: 0, demand_signals_to_activate: 1, refund_window_days: 0, refund_max_retrievals: 0,
 };
 // The service keeps each key's windows for the hour; so does this, keyed by the presented string.
+// The record id is the service's (the first 12 hex digits of the key's SHA-256), so each key's
+// counters land in the row the service writes, at the same place in the table: numbered ids put
+// keys issued one after another into neighbouring rows, and a batch of them then wrote a handful
+// of pages where the service, whose ids are spread over the whole table, writes one page per key.
 const HOUR = 3_600_000;
 const plans = new Map<string, { hourStart: number; windows: PlannedWindow[] }>();
-let ids = 0;
 
 function windowsOf(key: string, now: number): PlannedWindow[] {
   const hourStart = Math.floor(now / HOUR) * HOUR;
   const hit = plans.get(key);
   if (hit !== undefined && hit.hourStart === hourStart) return hit.windows;
   const record: KeyRecord = {
-    id: (ids++).toString(16).padStart(12, "0"), hash: "", type: "membership", vertical: "travel", cohort: "inaugural", plan: "standard",
+    id: keyIdOf(hashKey(key)), hash: "", type: "membership", vertical: "travel", cohort: "inaugural", plan: "standard",
     label: null, agent_id: null, account: null, permanent: false, status: "active", source: "admin",
     created_at: new Date(now).toISOString(), expires_at: null, revoked_at: null,
   };

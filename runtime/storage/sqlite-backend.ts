@@ -51,6 +51,12 @@ export interface SqliteBackendOptions {
 export function createSqliteBackend(options: SqliteBackendOptions): StateBackend {
   const file = options.dataDir === ":memory:" ? ":memory:" : _prepareFile(options.dataDir);
   const db = new Database(file);
+  // Before WAL, so a new file takes it (an existing file keeps its own size): a metered request
+  // with a key of its own rewrites that key's counter row, and each such row sits on a page of its
+  // own in a batch, so every commit copies one whole page per key into the WAL, and the checkpoint
+  // copies it again. Counter rows are ~150 bytes, so 1 KiB pages write a quarter of the bytes per
+  // key that the 4 KiB default did (test/store/sqlite-write-per-key.test.ts).
+  db.pragma(`page_size = ${PAGE_SIZE}`);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("busy_timeout = 5000");
@@ -158,6 +164,9 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
 }
 
 // --- Internal helpers ---
+
+/** Page size of a new state file (see the pragma above). */
+export const PAGE_SIZE = 1024;
 
 /** A counter is forgotten this long after it expired (its count is 0 from its expiry on anyway). */
 const FORGET_AFTER_MS = 86_400_000;
