@@ -21,7 +21,8 @@ import { definePlugin, type H3Event } from "h3";
 import { FastResponse } from "srvx";
 import type { AppDeps } from "../deps.ts";
 import { isApiError } from "../errors.ts";
-import { readCredentials, resolveCaller, type Caller } from "../access/credentials.ts";
+import type { Caller } from "../access/credentials.ts";
+import { requestCaller } from "../access/request-caller.ts";
 import { readRawText } from "../http/body.ts";
 import { acceptsDeflate } from "../http/deflate-splice.ts";
 import { requestContext } from "../http/context.ts";
@@ -134,16 +135,9 @@ function _createResultCache(maxEntries: number): McpShared["results"] {
 function _context(event: H3Event, shared: McpShared): McpContext {
   const ctx = requestContext(event);
   const { deps } = shared;
-  const credentials = readCredentials(event.req.headers, ctx.url, { allowQueryKey: false });
+  const slot = requestCaller(event, deps);
   const now = deps.clock.now();
-  let caller: Promise<Caller> | undefined;
-  const resolve = () => {
-    caller ??= resolveCaller(credentials, deps.keys, now).then((c) => {
-      if (c.kind === "key") ctx.keyId = c.record.id;
-      return c;
-    });
-    return caller;
-  };
+  const resolve = () => slot.caller();
   // Fields listed, not spread: spreading `shared` took about 7% of a tools/call in profiles.
   return {
     deps,
@@ -153,7 +147,7 @@ function _context(event: H3Event, shared: McpShared): McpContext {
     now,
     requestId: ctx.requestId,
     client: () => clientAddress(event, deps.config.trustProxy),
-    presentedKey: credentials.key,
+    presentedKey: slot.credentials().key,
     caller: resolve,
     callerOrAnonymous: () => resolve().catch((error: unknown): Caller => {
       if (isApiError(error)) return { kind: "anonymous" };

@@ -71,7 +71,7 @@ export default definePlugin<AppDeps>((app, deps) => {
   app.get(
     "/browse",
     html(async (event) => {
-      const reader = await readPageReader(deps, event, deps.clock.now());
+      const reader = await readPageReader(deps, event);
       return warnedPage(event, "index.html", reader, _problem(reader), KEYED);
     }),
   );
@@ -92,7 +92,7 @@ export default definePlugin<AppDeps>((app, deps) => {
   app.get(
     "/browse/key",
     html(async (event) => {
-      const reader = await readPageReader(deps, event, deps.clock.now());
+      const reader = await readPageReader(deps, event);
       const saved = requestContext(event).url.searchParams.get("saved") === "1" && reader.caller.kind === "key";
       const active = reader.caller.kind === "key" ? _activeKey(reader.caller.record) : "";
       const fill = (text: string) => fillTemplate(text, { active, saved: saved ? '<p class="saved" role="status">Key saved. Pages, search and node pages now show what it unlocks: <a href="/browse">browse the verticals</a>.</p>' : "" }, ACTIVE_RAW, true);
@@ -128,7 +128,7 @@ export default definePlugin<AppDeps>((app, deps) => {
       const vertical = readSingleParam(ctx.url.searchParams, "vertical") || null;
       const now = deps.clock.now();
       // Limited per client by the page limit in front of every /browse page (metering/page-limit.ts).
-      const reader = await readPageReader(deps, event, now);
+      const reader = await readPageReader(deps, event);
       const problem = _problem(reader);
       const notice = problem ? credentialNoticeHtml(problem, reader.fromCookie) : "";
       let filled = fillSearchPage(template, { q, vertical, notice }, null);
@@ -178,7 +178,7 @@ async function _resolve(deps: AppDeps, event: H3Event) {
   const vertical = build.resolveVertical(slug);
   if (!vertical || !build.manifest.verticals[vertical.slug]) throw apiError("not_found", { detail: `No vertical with content named "${slug.slice(0, 64)}".` });
   const now = deps.clock.now();
-  const reader = await readPageReader(deps, event, now);
+  const reader = await readPageReader(deps, event);
   await withCookieRefusal(deps, event, reader, () => resolveAccess({ caller: reader.caller, credentialProblem: reader.credentialProblem, vertical, node: null }));
   return { vertical, reader, now };
 }

@@ -9,7 +9,8 @@ import { clientAddress } from "../http/client-address.ts";
 import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
-import { readCredentials, resolveReader, type Caller } from "../access/credentials.ts";
+import type { Caller } from "../access/credentials.ts";
+import { requestCaller } from "../access/request-caller.ts";
 import { planArtifact, planRead } from "../access/plan-read.ts";
 import { credentialProblemHeaders, withCredentialProblem } from "../access/credential-problem.ts";
 import { meterRead } from "../metering/meter-read.ts";
@@ -46,8 +47,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     }
 
     const now = deps.clock.now();
-    const reader = await resolveReader(readCredentials(event.req.headers, ctx.url, { allowQueryKey: true }), deps.keys, now);
-    if (reader.caller.kind === "key") ctx.keyId = reader.caller.record.id;
+    const reader = await requestCaller(event, deps).reader({ allowQueryKey: true });
     const assertFreeRead = () => anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
     const plan = await planRead(deps, { build, vertical, nodeId, reader, assertFreeRead }, now);
     const { caller, decision } = plan;
