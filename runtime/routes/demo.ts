@@ -1,6 +1,6 @@
 /**
- * GET /api/demo: the root index or a node of a vertical. Resolves the caller, plans the read with
- * `planRead` (shared with MCP: the view, who pays, the free-read limit, the pay token), answers 304
+ * GET /api/demo: the root index or a node of a vertical. Plans the read with `planRead` (the read
+ * session every content path shares: the view, who pays, the free-read limit, the pay token), answers 304
  * for a matching ETag (not metered), meters what the decision says (`meterRead`), and sends the
  * prebuilt bytes of the chosen variant. `layers=` narrows a node to the named layers (derived once
  * per artifact and selection, then served from a small LRU).
@@ -11,7 +11,7 @@ import type { AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import type { Caller } from "../access/credentials.ts";
 import { requestCaller } from "../access/request-caller.ts";
-import { planArtifact, planRead } from "../access/plan-read.ts";
+import { findNode, planArtifact, planRead } from "../access/read-session.ts";
 import { credentialProblemHeaders, withCredentialProblem } from "../access/credential-problem.ts";
 import { meterRead } from "../metering/meter-read.ts";
 import { isHeadRequest } from "../http/head.ts";
@@ -48,8 +48,8 @@ export default definePlugin<AppDeps>((app, deps) => {
 
     const now = deps.clock.now();
     const reader = await requestCaller(event, deps).reader({ allowQueryKey: true });
-    const assertFreeRead = () => anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
-    const plan = await planRead(deps, { build, vertical, nodeId, reader, assertFreeRead }, now);
+    const freeRead = () => anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
+    const plan = await planRead(deps, { build, vertical, meta: findNode(build, vertical, nodeId), reader, freeRead }, now);
     const { caller, decision } = plan;
     const problem = decision.credentialProblem;
     if (vertical.status !== "live") {
