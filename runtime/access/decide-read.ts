@@ -20,7 +20,7 @@
  * request throw the refusal at their boundary (`orRefuse`).
  *
  * Spec, "What the service does" rule 1: "The index layer is always free", so free content is
- * never metered and never refused for quota, whoever asks; only gated layers count (issue 19).
+ * never metered and never refused for quota, whoever asks; only gated layers count.
  * A vertical whose index is not free (a paid vertical with content, no free index) has no free
  * view: 402 without credentials, 403 for a key that does not unlock it.
  */

@@ -3,8 +3,8 @@
  *
  * Durability: WAL with `synchronous=NORMAL`. A committed transaction is in the WAL file before the
  * call returns, so it survives `kill -9` of the process; only an OS crash or power loss can lose
- * the last transactions (`synchronous=FULL` closes that too at ~20x the cost per write, see
- * shared/reference/storage-measurements.md). unstorage's fs driver is not used: it writes in
+ * the last transactions (`synchronous=FULL` closes that too at many times the cost per write).
+ * unstorage's fs driver is not used: it writes in
  * place without rename or fsync, so a crash can leave a truncated record.
  *
  * Atomicity: better-sqlite3 is synchronous and each primitive runs in one `BEGIN IMMEDIATE`
@@ -19,14 +19,12 @@
  * once, with its final values, before the commit. The copy is trusted only while
  * `PRAGMA data_version` (read under the batch's write lock) says no other connection committed
  * since; otherwise it is dropped and rows are read again, so processes sharing the file (the CLI,
- * a second server) stay exact. Measured under wrk (one key, 64 connections): the batch went from
- * 13% of busy CPU (three selects and three upserts per request) to about 3%.
+ * a second server) stay exact (what it saved: docs/performance.md, "Figures behind design choices").
  *
- * Counter rows: the windows of one key (hour, day, month: `q:{tag}:<owner>:<window>`) are packed
- * into ONE row per owner (see counter-rows.ts), so a request with a key of its own writes one row,
- * not three. With many keys each request writes its own counters, and those upserts were most of
- * a batch: store alone, batches of 64 with a different key each, 7.4 -> 4.9 µs per request at 256
- * keys and 30.4 -> 16.6 µs at 10,000.
+ * Counter rows: the windows of one key (hour, day, month), which name their row
+ * (`CounterWindow.row`, metering/windows.ts), are packed into ONE row per owner (see
+ * counter-rows.ts), so a request with a key of its own writes one row, not three: with many keys
+ * each request writes its own counters, and those upserts were most of a batch.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
