@@ -29,8 +29,6 @@ import { requestContext } from "../http/context.ts";
 import { parseQualityList } from "../http/quality-list.ts";
 import { baseHeaders, CREDENTIAL_VARY } from "../http/headers.ts";
 import { sendBytes, sendJson } from "../http/respond.ts";
-import { createAnonymousLimiter } from "../metering/anonymous-limit.ts";
-import { createLayerSelector } from "../layers/select-layers.ts";
 import type { McpContext, McpShared } from "./context.ts";
 import { createHostGuard } from "./host-guard.ts";
 import { readMessage, RPC, rpcErrorBody, RpcError, toResponseBody, type EncodedJson } from "./jsonrpc.ts";
@@ -45,8 +43,8 @@ export default definePlugin<AppDeps>((app, deps) => {
   const guard = createHostGuard(deps.config);
   const shared: McpShared = {
     deps,
-    selector: createLayerSelector({ maxEntries: 256 }),
-    anonymous: createAnonymousLimiter(deps.config.anonymousPerMinute),
+    selector: deps.shared.layers,
+    anonymous: deps.shared.freeReads.mcp,
     results: _createResultCache(RESULT_CACHE_ENTRIES),
   };
 

@@ -19,17 +19,13 @@ import { CREDENTIAL_VARY, matchesEtag } from "../http/headers.ts";
 import { sendBytes, sendJson } from "../http/respond.ts";
 import { requestContext } from "../http/context.ts";
 import { readBooleanParam, readSingleParam } from "../http/query.ts";
-import { createLayerSelector, parseLayerSelection } from "../layers/select-layers.ts";
+import { parseLayerSelection } from "../layers/select-layers.ts";
 import { describePlaceholder } from "./vertical-placeholder.ts";
-import { createAnonymousLimiter } from "../metering/anonymous-limit.ts";
 import { unknownVertical } from "../access/unknown-names.ts";
 
-/** Selections kept: 15 per node variant at most, so this covers the hot set of a large vertical. */
-const LAYER_CACHE_ENTRIES = 512;
-
 export default definePlugin<AppDeps>((app, deps) => {
-  const selector = createLayerSelector({ maxEntries: LAYER_CACHE_ENTRIES });
-  const anonymous = createAnonymousLimiter(deps.config.anonymousPerMinute);
+  const selector = deps.shared.layers;
+  const anonymous = deps.shared.freeReads.demo;
   app.get("/api/demo", async (event) => {
     const ctx = requestContext(event);
     const params = ctx.url.searchParams;

@@ -12,11 +12,10 @@ import { CREDENTIAL_VARY } from "../http/headers.ts";
 import { readIntegerParam, readSingleParam } from "../http/query.ts";
 import { sendJson } from "../http/respond.ts";
 import { apiError } from "../errors.ts";
-import { createAnonymousLimiter } from "../metering/anonymous-limit.ts";
 import { searchNodes } from "../search/search-nodes.ts";
 
 export default definePlugin<AppDeps>((app, deps) => {
-  const anonymous = createAnonymousLimiter(deps.config.anonymousPerMinute);
+  const anonymous = deps.shared.freeReads.search;
   app.get("/api/search", async (event) => {
     const ctx = requestContext(event);
     const params = ctx.url.searchParams;
