@@ -1,6 +1,6 @@
 /**
  * Content issues: every stage adds `ContentIssue`s to one collector and the build fails once at the
- * end, so an author sees every problem of a run together (principle 8 of ARCHITECTURE.md).
+ * end, so an author sees every problem of a run together.
  */
 
 /** Stable identifiers of every problem the build can report; tests have one fixture per code. */

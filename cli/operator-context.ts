@@ -3,7 +3,7 @@
  * / `--dist-dir`), the build in `dist/`, and the same state store and key store the server opens.
  */
 import { resolveRuntimeConfig, type RuntimeConfig } from "../runtime/config.ts";
-import { limitsInForce } from "../runtime/deps.ts";
+import { createBuildRef } from "../runtime/releases/build-ref.ts";
 import type { Limits } from "../runtime/schema/catalog.ts";
 import { loadArtifacts, type Artifacts } from "../runtime/storage/artifacts.ts";
 import type { StateBackend } from "../runtime/storage/backend.ts";
@@ -45,13 +45,14 @@ export async function openOperatorContext(config: RuntimeConfig): Promise<Operat
   const build = await loadArtifacts(config.distDir);
   const backend = await openBackend(config);
   const keys = createKeysStore(backend, { cacheMs: 0 });
+  const buildRef = createBuildRef(build, config.retrievalLimits);
   return {
     config,
     build,
     backend,
     keys,
-    purchaseDeps: { backend, keys, build: { current: build }, config, logger: createLogger(config.logLevel === "silent" ? "silent" : "warn", (line) => process.stderr.write(`${line}\n`)) },
-    limits: limitsInForce({ build: { current: build }, config }),
+    purchaseDeps: { backend, keys, build: buildRef, config, logger: createLogger(config.logLevel === "silent" ? "silent" : "warn", (line) => process.stderr.write(`${line}\n`)) },
+    limits: buildRef.limits,
     now: Date.now,
     close: () => backend.close(),
   };

@@ -3,14 +3,10 @@
  * of the runtime receives a typed, frozen `RuntimeConfig`.
  */
 import { resolve } from "node:path";
+import { OVERRIDABLE_LIMITS } from "./metering/windows.ts";
 
-export interface RetrievalLimitOverrides {
-  per_key_monthly?: number;
-  volume_monthly_5_keys?: number;
-  hourly_rate_limit?: number;
-  daily_standard?: number;
-  daily_scale?: number;
-}
+/** Sizes of the quota windows RETRIEVAL_LIMITS may override (the table in metering/windows.ts says which). */
+export type RetrievalLimitOverrides = Partial<Record<(typeof OVERRIDABLE_LIMITS)[number], number>>;
 
 export interface RuntimeConfig {
   port: number;
@@ -127,8 +123,6 @@ export type ReleaseStoreConfig = { kind: "dir"; dir: string } | { kind: "redis";
 
 export class ConfigError extends Error {}
 
-const LIMIT_FIELDS = ["per_key_monthly", "volume_monthly_5_keys", "hourly_rate_limit", "daily_standard", "daily_scale"] as const;
-
 /**
  * @example resolveRuntimeConfig(process.env)
  */
@@ -228,9 +222,9 @@ function _limits(raw: string | undefined): RetrievalLimitOverrides {
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new ConfigError("RETRIEVAL_LIMITS must be a JSON object");
   const out: RetrievalLimitOverrides = {};
   for (const [field, value] of Object.entries(parsed)) {
-    if (!(LIMIT_FIELDS as readonly string[]).includes(field)) throw new ConfigError(`RETRIEVAL_LIMITS: unknown field "${field}" (allowed: ${LIMIT_FIELDS.join(", ")})`);
+    if (!(OVERRIDABLE_LIMITS as readonly string[]).includes(field)) throw new ConfigError(`RETRIEVAL_LIMITS: unknown field "${field}" (allowed: ${OVERRIDABLE_LIMITS.join(", ")})`);
     if (!Number.isInteger(value) || (value as number) < 1) throw new ConfigError(`RETRIEVAL_LIMITS.${field} must be a positive integer`);
-    out[field as (typeof LIMIT_FIELDS)[number]] = value as number;
+    out[field as (typeof OVERRIDABLE_LIMITS)[number]] = value as number;
   }
   return out;
 }

@@ -1,8 +1,8 @@
 /**
  * Everything a route may use, injected once into `createApp`: tests hand in a manual clock, a
- * throwaway store and fake payment providers; the server hands in the real ones.
+ * throwaway store and fake payment providers; the server hands in the real ones. Built in one
+ * expression and frozen (`start.ts`): nothing is added to it after the app exists.
  */
-import type { Artifacts } from "./storage/artifacts.ts";
 import type { StateBackend } from "./storage/backend.ts";
 import type { KeysStore } from "./storage/keys-store.ts";
 import type { Clock } from "./clock.ts";
@@ -12,40 +12,33 @@ import type { Limits } from "./schema/catalog.ts";
 import type { PaymentProviders } from "./payments/providers/create-providers.ts";
 import type { Metrics } from "./metrics/create-metrics.ts";
 import type { ChargeBatcher } from "./payments/charge-batcher.ts";
+import type { BuildRef } from "./releases/build-ref.ts";
+import type { ListenAddress } from "./http/listen-address.ts";
+import type { SharedServices } from "./shared-services.ts";
 
-/** The build in service; swapped atomically when a new release is loaded. */
-export interface BuildRef {
-  current: Artifacts;
-}
+export type { BuildRef } from "./releases/build-ref.ts";
 
 export interface AppDeps {
-  config: RuntimeConfig;
-  clock: Clock;
-  build: BuildRef;
-  backend: StateBackend;
-  keys: KeysStore;
-  logger: Logger;
+  readonly config: RuntimeConfig;
+  readonly clock: Clock;
+  /** The build in service and the limits in force for it; swapped whole when a new release is loaded. */
+  readonly build: BuildRef;
+  readonly backend: StateBackend;
+  readonly keys: KeysStore;
+  readonly logger: Logger;
   /** Checkout and per-use payment providers; a null member is an unconfigured method. */
-  payments: PaymentProviders;
+  readonly payments: PaymentProviders;
   /** Prometheus registry and recorders of this app (GET /metrics); absent, nothing is recorded. */
-  metrics?: Metrics;
+  readonly metrics?: Metrics;
   /** Per-use charges summed per token and sent every PER_USE_CHARGE_BATCH_MS; absent, each is sent at once. */
-  perUseCharges?: ChargeBatcher;
-  /** Where the server listens, once it does (PORT=0 picks the port at start). */
-  listening?: { url: string };
+  readonly perUseCharges?: ChargeBatcher;
+  /** Where the server listens (PORT=0 picks the port at start): what `publicBaseUrl()` falls back to. */
+  readonly address: ListenAddress;
+  /** Services the routes share, created once per app (free-read limits, the layer selection cache). */
+  readonly shared: SharedServices;
 }
 
-/** The catalogue's limits with the configured overrides applied (what /api/status reports). */
-export function limitsInForce(deps: Pick<AppDeps, "build" | "config">): Limits {
-  const base = deps.build.current.catalog.limits;
-  let perConfig = _limitsCache.get(base);
-  if (!perConfig) _limitsCache.set(base, (perConfig = new WeakMap()));
-  let merged = perConfig.get(deps.config);
-  if (!merged) perConfig.set(deps.config, (merged = { ...base, ...deps.config.retrievalLimits }));
-  return merged;
+/** The limits in force (`BuildRef.limits`): kept as a function for the call sites that take a part of the deps. */
+export function limitsInForce(deps: Pick<AppDeps, "build">): Limits {
+  return deps.build.limits;
 }
-
-// --- Internal helpers ---
-
-// Keyed by the catalogue object, so a new build gets fresh limits without any invalidation step.
-const _limitsCache = new WeakMap<Limits, WeakMap<RuntimeConfig, Limits>>();

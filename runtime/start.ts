@@ -21,6 +21,9 @@ import { createReleaseStore } from "./releases/release-store.ts";
 import { startReleaseWatcher } from "./releases/watch-releases.ts";
 import { watchDist } from "./releases/watch-dist.ts";
 import { startReconciler } from "./payments/reconcile.ts";
+import { createBuildRef } from "./releases/build-ref.ts";
+import { createListenAddress } from "./http/listen-address.ts";
+import { createSharedServices } from "./shared-services.ts";
 
 export interface StartOptions {
   clock?: Clock;
@@ -43,22 +46,36 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
   const clock = options.clock ?? systemClock;
   const artifacts = await loadArtifacts(config.distDir, { cacheBytes: config.artifactCacheBytes });
   const backend = options.backend ?? (await openBackend(config, { onCheckpointError: (message) => logger.error("state store checkpoint failed; retried", { reason: message }) }));
-  const deps: AppDeps = { config, clock, logger, backend, build: { current: artifacts }, keys: createKeysStore(backend, { now: () => clock.now() }), payments: options.payments ?? createPaymentProviders(config.payments) };
-  deps.metrics = createMetrics({ build: deps.build, backend });
-  if (config.payments.perUseChargeBatchMs > 0 && deps.payments.agentNetwork) {
-    deps.perUseCharges = createChargeBatcher({
-      network: deps.payments.agentNetwork,
-      backend,
-      logger,
-      intervalMs: config.payments.perUseChargeBatchMs,
-      maxBatchMicros: config.payments.perUseChargeBatchMaxMicros,
-      // An injected provider without configuration (tests) seals with a per-process secret.
-      sealingSecret: config.payments.agentNetwork?.apiKey ?? randomUUID(),
-      now: () => clock.now(),
-    });
-    // What a crashed instance reserved and never charged goes out now, not at the next sweep.
-    void deps.perUseCharges.reconcile();
-  }
+  const build = createBuildRef(artifacts, config.retrievalLimits);
+  const payments = options.payments ?? createPaymentProviders(config.payments);
+  const perUseCharges =
+    config.payments.perUseChargeBatchMs > 0 && payments.agentNetwork
+      ? createChargeBatcher({
+          network: payments.agentNetwork,
+          backend,
+          logger,
+          intervalMs: config.payments.perUseChargeBatchMs,
+          maxBatchMicros: config.payments.perUseChargeBatchMaxMicros,
+          // An injected provider without configuration (tests) seals with a per-process secret.
+          sealingSecret: config.payments.agentNetwork?.apiKey ?? randomUUID(),
+          now: () => clock.now(),
+        })
+      : undefined;
+  const deps: AppDeps = Object.freeze({
+    config,
+    clock,
+    logger,
+    backend,
+    build,
+    keys: createKeysStore(backend, { now: () => clock.now() }),
+    payments,
+    metrics: createMetrics({ build, backend }),
+    perUseCharges,
+    address: createListenAddress(config),
+    shared: createSharedServices(config),
+  });
+  // What a crashed instance reserved and never charged goes out now, not at the next sweep.
+  if (perUseCharges) void perUseCharges.reconcile();
   if (!config.adminKey) logger.warn("ADMIN_KEY is not set: POST /api/keys answers 403 for any bearer");
   if (!config.publicBaseUrl && (deps.payments.card || deps.payments.x402)) {
     logger.warn("PUBLIC_BASE_URL is not set: Stripe's success URL and x402's resource use the listening address; set it when clients reach this server through another name");
@@ -91,7 +108,7 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
   const address = server.node?.server?.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-  deps.listening = { url };
+  deps.address.bind(url);
   // Purchases a crash left open are finished or undone without waiting for their buyers to retry.
   const stopReconciler = config.payments.reconcileIntervalMs > 0 ? startReconciler(deps, config.payments.reconcileIntervalMs) : null;
   logger.info("listening", { url, build_id: deps.build.current.buildId, store: backend.kind });

@@ -1,6 +1,6 @@
 /**
  * ajv over TypeBox schemas: collects every error and turns ajv's output into field paths and
- * readable messages. Build-only: the runtime never ships ajv (ARCHITECTURE.md, boundaries test).
+ * readable messages. Build-only: the runtime never ships ajv (docs/architecture.md, test/contract/boundaries.test.ts).
  */
 import { Ajv, type ErrorObject } from "ajv";
 import addFormatsModule from "ajv-formats";

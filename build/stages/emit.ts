@@ -1,6 +1,6 @@
 /**
- * Stage 7, emit: every artifact the runtime may serve, precomputed (ARCHITECTURE.md: "the build
- * emits, the runtime reads"). Each artifact is checked against its `runtime/schema` shape before
+ * Stage 7, emit: every artifact the runtime may serve, precomputed (docs/architecture.md: "build
+ * emits, runtime reads"). Each artifact is checked against its `runtime/schema` shape before
  * it reaches the sink; a failure is a build bug, reported as `artifact_invalid`.
  */
 import { LAYER_NAMES } from "../../runtime/schema/catalog.ts";
@@ -108,7 +108,7 @@ export function emitVertical(graph: VerticalGraph, ctx: EmitContext): number[] {
       status: n.frontmatter.status,
       version: n.version,
       layer_tokens: tokens.get(n.id)!,
-      // Bytes of the unlocked full and lean node responses, so an agent can choose (issue 19.7).
+      // Bytes of the unlocked full and lean node responses, so an agent can choose.
       full_bytes: sizes.get(n.id)!.full,
       lean_bytes: sizes.get(n.id)!.lean,
     })),

@@ -3,8 +3,8 @@
  * the file's bytes, hence cacheable by digest across builds.
  *
  * The YAML engine is js-yaml with its CORE schema: dates stay strings (the default schema would
- * turn `2026-11-01` into a Date), and it is ~9× faster than the `yaml` package on frontmatter,
- * which matters at 10,000 nodes. `yaml` is still used where positions are needed (`locate.ts`).
+ * turn `2026-11-01` into a Date), and it is much faster than the `yaml` package on frontmatter
+ * (docs/performance.md), which matters at 10,000 nodes. `yaml` is still used where positions are needed (`locate.ts`).
  */
 import matter from "gray-matter";
 import jsYaml from "js-yaml";

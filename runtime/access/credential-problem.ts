@@ -1,5 +1,5 @@
 /**
- * The warning on a free view served although the presented key was refused (issue 19.3): the
+ * The warning on a free view served although the presented key was refused: the
  * problem code in a `Credential-Problem` header and the problem in a `credential_problem` field,
  * so an agent notices its key is bad even though the free content it asked for still arrives.
  */

@@ -15,8 +15,12 @@
  * content with no free view keeps the key's 401: a node of a vertical whose index is not free, and
  * whatever needs the full layers (rules to evaluate, `refuseLocked` there).
  *
+ * The refusals are values (`ReadRefusal`), not exceptions: the paths that only ask "may this
+ * caller see it?" (search scoping, resource listings) read the union, and the ones that answer a
+ * request throw the refusal at their boundary (`orRefuse`).
+ *
  * Spec, "What the service does" rule 1: "The index layer is always free", so free content is
- * never metered and never refused for quota, whoever asks; only gated layers count (issue 19).
+ * never metered and never refused for quota, whoever asks; only gated layers count.
  * A vertical whose index is not free (a paid vertical with content, no free index) has no free
  * view: 402 without credentials, 403 for a key that does not unlock it.
  */
@@ -38,6 +42,14 @@ export interface ReadDecision {
   credentialProblem: CredentialProblem | null;
 }
 
+/** The read is refused: the problem to answer with (401 for the key itself, 402, or 403). */
+export interface ReadRefusal {
+  view: "refused";
+  refusal: ApiError;
+}
+
+export type ReadVerdict = ReadDecision | ReadRefusal;
+
 export interface ReadInput {
   caller: Caller;
   /** The 401 of a presented key that was refused (`resolveReader`); the caller is then anonymous. */
@@ -52,7 +64,7 @@ export interface ReadInput {
 /**
  * @example decideRead({ caller, vertical: travel, node: { trial: false }, limits }) // { view: "locked", meter: "free", … } for a travel trial key
  */
-export function decideRead(input: ReadInput): ReadDecision {
+export function decideRead(input: ReadInput): ReadVerdict {
   const { caller, vertical, node } = input;
   if (_isFree(vertical, node)) {
     return { view: "full", meter: "free", credentialProblem: input.credentialProblem ? toCredentialProblem(input.credentialProblem) : null };
@@ -60,12 +72,24 @@ export function decideRead(input: ReadInput): ReadDecision {
   if (input.credentialProblem) {
     // The free locked view where there is one, with the warning; otherwise the key's own 401.
     if (vertical.index_free && node !== null) return { view: "locked", meter: "free", credentialProblem: toCredentialProblem(input.credentialProblem) };
-    throw input.credentialProblem;
+    return { view: "refused", refusal: input.credentialProblem };
   }
   if (caller.kind === "payment") return { view: "full", meter: node === null ? "free" : "payment", credentialProblem: null };
   if (caller.kind === "key" && keyUnlocks(caller.record, vertical, node)) return { view: "full", meter: "key", credentialProblem: null };
   if (vertical.index_free && node !== null) return { view: "locked", meter: "free", credentialProblem: null };
-  throw refuseLocked(input);
+  return { view: "refused", refusal: refuseLocked(input) };
+}
+
+/** The decision, or its refusal thrown: for a path that answers the request with it. */
+export function orRefuse(verdict: ReadVerdict): ReadDecision {
+  if (verdict.view === "refused") throw verdict.refusal;
+  return verdict;
+}
+
+/** The view the caller would get, or null when refused: for paths that only scope or list (no metering verdict needed). */
+export function viewOf(input: ReadInput): ReadView | null {
+  const verdict = decideRead(input);
+  return verdict.view === "refused" ? null : verdict.view;
 }
 
 /**

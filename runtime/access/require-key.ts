@@ -6,22 +6,22 @@
  */
 import type { H3Event } from "h3";
 import { apiError } from "../errors.ts";
-import { requestContext } from "../http/context.ts";
+import { requestCaller } from "./request-caller.ts";
 import type { KeyRecord } from "../schema/keys.ts";
-import type { KeysStore } from "../storage/keys-store.ts";
-import { readCredentials, resolveKey } from "./credentials.ts";
+import type { AppDeps } from "../deps.ts";
 
 export interface PresentedKey {
   key: string;
   record: KeyRecord;
 }
 
-export async function requireKey(event: H3Event, deps: { keys: KeysStore }, options: { now: number; membership: boolean; detail?: string }): Promise<PresentedKey> {
-  const ctx = requestContext(event);
-  const { key } = readCredentials(event.req.headers, ctx.url, { allowQueryKey: false });
+export async function requireKey(event: H3Event, deps: Pick<AppDeps, "keys" | "clock">, options: { now: number; membership: boolean; detail?: string }): Promise<PresentedKey> {
+  const slot = requestCaller(event, deps);
+  const { key } = slot.credentials();
   if (key === null || key === "") throw apiError("key_missing");
-  const record = await resolveKey(key, deps.keys, options.now);
-  ctx.keyId = record.id;
+  const caller = await slot.caller();
+  if (caller.kind !== "key") throw apiError("key_missing");
+  const record = caller.record;
   if (options.membership && record.type !== "membership") throw apiError("key_kind_not_allowed", options.detail ? { detail: options.detail } : {});
   return { key, record };
 }

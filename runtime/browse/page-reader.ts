@@ -10,11 +10,11 @@
  */
 import type { H3Event } from "h3";
 import type { AppDeps } from "../deps.ts";
-import { isCredentialRefusal, readCredentials, resolveCaller, toReader, type Reader } from "../access/credentials.ts";
+import { isCredentialRefusal, type PresentedCredentials, type Reader } from "../access/credentials.ts";
+import { requestCaller, type CallerOptions } from "../access/request-caller.ts";
 import { credentialProblemHeaders } from "../access/credential-problem.ts";
 import { apiError, type ApiError } from "../errors.ts";
 import { escapeHtml } from "../http/escape-html.ts";
-import { requestContext } from "../http/context.ts";
 import type { CredentialProblem } from "../schema/unlock.ts";
 import { isSecureSite, keyCookieHeader, readKeyCookie } from "./key-cookie.ts";
 
@@ -23,14 +23,11 @@ export interface PageReader extends Reader {
   fromCookie: boolean;
 }
 
-export async function readPageReader(deps: AppDeps, event: H3Event, now: number): Promise<PageReader> {
-  const ctx = requestContext(event);
-  const credentials = readCredentials(event.req.headers, ctx.url, { allowQueryKey: false });
-  const fromCookie = credentials.key === null && !credentials.payToken ? readKeyCookie(event.req.headers) : null;
-  if (fromCookie !== null) credentials.key = fromCookie;
-  const reader = await toReader(resolveCaller(credentials, deps.keys, now));
-  if (reader.caller.kind === "key") ctx.keyId = reader.caller.record.id;
-  return { ...reader, fromCookie: fromCookie !== null };
+export async function readPageReader(deps: AppDeps, event: H3Event): Promise<PageReader> {
+  const slot = requestCaller(event, deps);
+  const reader = await slot.reader(_withCookie(event));
+  const header = slot.credentials();
+  return { ...reader, fromCookie: header.key === null && !header.payToken && readKeyCookie(event.req.headers) !== null };
 }
 
 /** What a page read with a refused key adds: the warning header, and the cookie cleared when it held the key. */
@@ -63,6 +60,17 @@ export function credentialNoticeMarkdown(problem: CredentialProblem, fromCookie:
 }
 
 // --- Internal helpers ---
+
+/** The pages' credentials: the headers', else the key cookie when the headers carry neither a key nor a pay token. */
+function _withCookie(event: H3Event): CallerOptions {
+  return {
+    fallback: (presented) => {
+      if (presented.key !== null || presented.payToken) return presented;
+      const cookie = readKeyCookie(event.req.headers);
+      return cookie === null ? presented : { ...presented, key: cookie };
+    },
+  };
+}
 
 function _whose(fromCookie: boolean): string {
   return fromCookie ? "the key this browser kept no longer works, so it was removed." : "the key sent with this request was not used.";

@@ -1,5 +1,5 @@
 /**
- * The change feed for one caller, shared by `GET /v1/delta` and (later) the MCP `get_changes`
+ * The change feed for one caller, shared by `GET /v1/delta` and the MCP `get_changes`
  * tool: membership check, vertical scope, `since`, cursor and limit, then one page, metered as one
  * retrieval for the key.
  */

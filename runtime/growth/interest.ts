@@ -3,7 +3,7 @@
  *
  * - A signal names a catalogue vertical whose status is not `live`, or any other well-formed slug
  *   (lowercase kebab-case, at most 64 characters): demand signals exist to discover verticals
- *   nobody listed yet (issue 19.6). Live verticals and their aliases → 400. A slug not in the
+ *   nobody listed yet. Live verticals and their aliases → 400. A slug not in the
  *   catalogue is "proposed": registered once, ranked with the others; at most
  *   PROPOSED_VERTICALS_MAX distinct ones are kept, so the summary stays bounded.
  * - Signals are deduplicated per (agent, vertical): the agent is agent_id, or the contact email

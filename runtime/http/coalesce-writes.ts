@@ -4,11 +4,8 @@
  *
  * Metered answers already wait for the quota batch, which commits in the check phase; free
  * answers (an anonymous index, a locked node, a 304) were written from inside the read callback,
- * one write between two reads, and cost the server half as much again per request. Measured
- * under wrk (64 connections, server pinned to one core), anonymous travel index, 22 KiB: 43–48 µs
- * of server CPU per request (user 27–31, system 18–21) written at once, 26–29 µs (user 16–19,
- * system 9–10) written in the check phase, with 1.7x the requests per second; the metered node
- * stays at 30–31 µs. A response that already crossed a turn (it waited for the store, a file,
+ * one write between two reads, and cost the server half as much again per request (measured in
+ * docs/performance.md, "Figures behind design choices"). A response that already crossed a turn (it waited for the store, a file,
  * the network) goes out at once.
  */
 import type { H3 } from "h3";

@@ -6,9 +6,6 @@
  */
 import type { AppDeps } from "../deps.ts";
 
-export function publicBaseUrl(deps: Pick<AppDeps, "config" | "listening">): string {
-  if (deps.config.publicBaseUrl) return deps.config.publicBaseUrl;
-  if (deps.listening?.url) return deps.listening.url;
-  const host = deps.config.host.includes(":") ? `[${deps.config.host}]` : deps.config.host;
-  return `http://${host}:${deps.config.port}`;
+export function publicBaseUrl(deps: Pick<AppDeps, "config" | "address">): string {
+  return deps.config.publicBaseUrl ?? deps.address.url;
 }

@@ -6,16 +6,18 @@ import type { Limits } from "../schema/catalog.ts";
 import type { KeyRecord } from "../schema/keys.ts";
 import type { KeyDetails } from "../schema/responses.ts";
 import type { StateBackend } from "../storage/backend.ts";
-import { overageOf, planWindows } from "../metering/quota.ts";
+import { overageOf, planWindows, slotIndex, type PlannedWindow } from "../metering/quota.ts";
+import type { WindowSlot } from "../metering/windows.ts";
 import { formatUsd } from "../money.ts";
 import { createCreditsStore } from "../storage/credits-store.ts";
 
 export async function describeKey(backend: StateBackend, limits: Limits, record: KeyRecord, now: number): Promise<KeyDetails> {
   const windows = planWindows(record, limits, now);
-  const counts = await backend.readCounters(windows.map((w) => w.key), now);
-  const count = (name: string) => counts[windows.findIndex((w) => w.name === name)] ?? 0;
-  const find = (name: string) => windows.find((w) => w.name === name);
-  const monthly = find("pool") ?? find("month");
+  const counts = await backend.readCounters(windows.map((w) => w.key), now, windows.map((w) => w.row));
+  // Each window is reported in its slot of the view (windows.ts); the pooled month wins over the key's own.
+  const count = (slot: WindowSlot) => counts[slotIndex(windows, slot)] ?? 0;
+  const find = (slot: WindowSlot): PlannedWindow | undefined => windows[slotIndex(windows, slot)];
+  const monthly = find("month");
   const trial = find("trial");
   const overage = overageOf(windows, counts);
   const expired = record.expires_at !== null && Date.parse(record.expires_at) <= now;
@@ -32,7 +34,7 @@ export async function describeKey(backend: StateBackend, limits: Limits, record:
     usage: {
       hour: count("hour"),
       day: count("day"),
-      month: monthly ? counts[windows.indexOf(monthly)]! : 0,
+      month: count("month"),
       ...(trial ? { total_trial: count("trial") } : {}),
       overage_calls: overage,
       overage_usd_micros: overage * limits.overage_per_call_usd_micros,
@@ -41,7 +43,7 @@ export async function describeKey(backend: StateBackend, limits: Limits, record:
       hourly_limit: find("hour")!.quota,
       daily_limit: find("day")!.quota,
       monthly_allowance: monthly ? monthly.quota : null,
-      monthly_pooled: monthly?.name === "pool",
+      monthly_pooled: monthly?.pooled ?? false,
       trial_calls: trial ? trial.quota : null,
       remaining: remainingOf(windows, counts),
       resets: { hour: iso(find("hour")!.resetAt)!, day: iso(find("day")!.resetAt)!, month: iso(monthly?.resetAt) },
@@ -51,12 +53,12 @@ export async function describeKey(backend: StateBackend, limits: Limits, record:
   };
 }
 
-export function remainingOf(windows: ReturnType<typeof planWindows>, counts: number[]) {
-  const left = (name: string) => {
-    const i = windows.findIndex((w) => w.name === name);
+export function remainingOf(windows: PlannedWindow[], counts: number[]) {
+  const left = (slot: WindowSlot) => {
+    const i = slotIndex(windows, slot);
     return i === -1 ? null : Math.max(0, windows[i]!.quota - counts[i]!);
   };
-  return { hour: left("hour") ?? 0, day: left("day") ?? 0, month: left("pool") ?? left("month"), trial: left("trial") };
+  return { hour: left("hour") ?? 0, day: left("day") ?? 0, month: left("month"), trial: left("trial") };
 }
 
 /** The credit ledger of the key's account (a trial key's agent, or the key itself without either). */

@@ -25,7 +25,7 @@ export async function verifyKey(deps: AppDeps, key: string, now: number): Promis
     const record = await resolveKey(key, deps.keys, now);
     const limits = limitsInForce(deps);
     const windows = planWindows(record, limits, now);
-    const counts = await deps.backend.readCounters(windows.map((w) => w.key), now);
+    const counts = await deps.backend.readCounters(windows.map((w) => w.key), now, windows.map((w) => w.row));
     const verticals = deps.build.current.catalog.verticals.filter((v) => v.status === "live" && keyCoversVertical(record, v)).map((v) => v.slug);
     return {
       record,

@@ -8,7 +8,7 @@ import { limitsInForce } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import { toReader } from "../access/credentials.ts";
 import { credentialProblemHeaders, withCredentialProblem } from "../access/credential-problem.ts";
-import { planArtifact, planRead } from "../access/plan-read.ts";
+import { findNode, planArtifact, planRead } from "../access/read-session.ts";
 import { meterRead } from "../metering/meter-read.ts";
 import { parseLayerSelection } from "../layers/select-layers.ts";
 import type { LayerName } from "../schema/catalog.ts";
@@ -42,8 +42,9 @@ export async function readContent(ctx: McpContext, request: ContentRequest): Pro
   if (layers && request.node === null) throw apiError("validation_failed", { detail: `"layers" applies to a node; an index carries no layers.` });
 
   const reader = await toReader(ctx.caller());
-  const plan = await planRead(ctx.deps, { build, vertical, nodeId: request.node, reader, assertFreeRead: () => ctx.anonymous.assert(ctx.client(), ctx.now) }, ctx.now);
-  const { decision, meta } = plan;
+  const meta = findNode(build, vertical, request.node);
+  const plan = await planRead(ctx.deps, { build, vertical, meta, reader, freeRead: () => ctx.anonymous.assert(ctx.client(), ctx.now) }, ctx.now);
+  const { decision } = plan;
   const problem = decision.credentialProblem;
   Object.assign(ctx.headers, credentialProblemHeaders(problem));
   if (vertical.status !== "live") {

@@ -1,7 +1,7 @@
 /**
  * POST /mcp: MCP Streamable HTTP, stateless, JSON responses only (a small dispatcher on the
- * protocol's types rather than the SDK transport: about 5x the throughput, and no zod or ajv in
- * the server bundle). Checks run in this order, each with its own status:
+ * protocol's types rather than the SDK transport: several times the throughput, measured in
+ * docs/performance.md, and no zod or ajv in the server bundle). Checks run in this order, each with its own status:
  *
  * 1. Host / Origin allow-list (DNS rebinding) → 403
  * 2. Content-Type must be application/json → 415
@@ -21,15 +21,14 @@ import { definePlugin, type H3Event } from "h3";
 import { FastResponse } from "srvx";
 import type { AppDeps } from "../deps.ts";
 import { isApiError } from "../errors.ts";
-import { readCredentials, resolveCaller, type Caller } from "../access/credentials.ts";
+import type { Caller } from "../access/credentials.ts";
+import { requestCaller } from "../access/request-caller.ts";
 import { readRawText } from "../http/body.ts";
 import { acceptsDeflate } from "../http/deflate-splice.ts";
 import { requestContext } from "../http/context.ts";
 import { parseQualityList } from "../http/quality-list.ts";
 import { baseHeaders, CREDENTIAL_VARY } from "../http/headers.ts";
 import { sendBytes, sendJson } from "../http/respond.ts";
-import { createAnonymousLimiter } from "../metering/anonymous-limit.ts";
-import { createLayerSelector } from "../layers/select-layers.ts";
 import type { McpContext, McpShared } from "./context.ts";
 import { createHostGuard } from "./host-guard.ts";
 import { readMessage, RPC, rpcErrorBody, RpcError, toResponseBody, type EncodedJson } from "./jsonrpc.ts";
@@ -44,8 +43,8 @@ export default definePlugin<AppDeps>((app, deps) => {
   const guard = createHostGuard(deps.config);
   const shared: McpShared = {
     deps,
-    selector: createLayerSelector({ maxEntries: 256 }),
-    anonymous: createAnonymousLimiter(deps.config.anonymousPerMinute),
+    selector: deps.shared.layers,
+    anonymous: deps.shared.freeReads.mcp,
     results: _createResultCache(RESULT_CACHE_ENTRIES),
   };
 
@@ -134,16 +133,9 @@ function _createResultCache(maxEntries: number): McpShared["results"] {
 function _context(event: H3Event, shared: McpShared): McpContext {
   const ctx = requestContext(event);
   const { deps } = shared;
-  const credentials = readCredentials(event.req.headers, ctx.url, { allowQueryKey: false });
+  const slot = requestCaller(event, deps);
   const now = deps.clock.now();
-  let caller: Promise<Caller> | undefined;
-  const resolve = () => {
-    caller ??= resolveCaller(credentials, deps.keys, now).then((c) => {
-      if (c.kind === "key") ctx.keyId = c.record.id;
-      return c;
-    });
-    return caller;
-  };
+  const resolve = () => slot.caller();
   // Fields listed, not spread: spreading `shared` took about 7% of a tools/call in profiles.
   return {
     deps,
@@ -153,7 +145,7 @@ function _context(event: H3Event, shared: McpShared): McpContext {
     now,
     requestId: ctx.requestId,
     client: () => clientAddress(event, deps.config.trustProxy),
-    presentedKey: credentials.key,
+    presentedKey: slot.credentials().key,
     caller: resolve,
     callerOrAnonymous: () => resolve().catch((error: unknown): Caller => {
       if (isApiError(error)) return { kind: "anonymous" };

@@ -8,7 +8,7 @@
  */
 import { isApiError, type ApiError } from "../errors.ts";
 import { problemBody } from "../http/problem.ts";
-import { resolveAccess } from "../access/resolve-access.ts";
+import { viewOf } from "../access/decide-read.ts";
 import type { Caller } from "../access/credentials.ts";
 import type { Artifacts } from "../storage/artifacts.ts";
 import { WRAPPER_FIELDS } from "../schema/artifacts.ts";
@@ -40,7 +40,7 @@ export const RESOURCE_TEMPLATES = [
 export async function listResources(build: Artifacts, caller: Caller): Promise<ResourceEntry[]> {
   const out: ResourceEntry[] = [ABOUT_ENTRY];
   for (const vertical of build.catalog.verticals) {
-    if (vertical.status !== "live" || !_canSee(caller, vertical)) continue;
+    if (vertical.status !== "live" || viewOf({ caller, vertical, node: null }) === null) continue;
     out.push({ uri: `vkr://${vertical.slug}`, name: `${vertical.slug}-index`, title: `${vertical.title}: index`, description: `Root index of ${vertical.title}`, mimeType: MIME });
     // Titles and summaries come from the search index, which holds the index layer already parsed.
     const docs = new Map((await build.search(vertical.slug))?.docs.map((d) => [d.id, d]));
@@ -97,15 +97,6 @@ function _parseUri(uri: string): { vertical: string; node: string | null } | nul
   const parts = uri.slice("vkr://".length).replace(/\/$/, "").split("/");
   if (parts.length > 2 || !parts.every((p) => SEGMENT_RE.test(p))) return null;
   return { vertical: parts[0]!, node: parts[1] ?? null };
-}
-
-function _canSee(caller: Caller, vertical: Parameters<typeof resolveAccess>[0]["vertical"]): boolean {
-  try {
-    resolveAccess({ caller, vertical, node: null });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function _accessError(ctx: McpContext, error: ApiError): RpcError {

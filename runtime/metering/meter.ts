@@ -2,15 +2,17 @@
  * Metering of a key: plans the windows, then one atomic check-and-increment across all of them.
  * A denied request consumes nothing; an admitted one returns the RateLimit headers to send.
  *
- * A key's plan (window keys, limits, policy string) only changes at an hour boundary or when its
- * record or the limits change, so it is kept per key and reused: planning on every request was
- * about 3% of a metered request's CPU, mostly garbage.
+ * A key's plan (window keys, limits, policy string) only changes when one of its windows ends
+ * (the earliest reset of the table in windows.ts, a minute for a one-minute window) or when its
+ * record or the limits change, so it is kept per key and reused for that span
+ * (docs/performance.md has what planning on every request cost).
  */
 import { apiError } from "../errors.ts";
 import type { Limits } from "../schema/catalog.ts";
 import type { KeyRecord } from "../schema/keys.ts";
 import type { StateBackend } from "../storage/backend.ts";
-import { planWindows, secondsUntil, type PlannedWindow } from "./quota.ts";
+import { planSpan, planWindows, secondsUntil, type PlannedWindow } from "./quota.ts";
+import { QUOTA_WINDOWS, type QuotaWindowSpec } from "./windows.ts";
 import { rateLimitPolicy, rateLimitValue, tightestWindow } from "./rate-limit-headers.ts";
 
 const WINDOW_WORDS: Record<string, string> = { hour: "hourly", day: "daily" };
@@ -19,8 +21,9 @@ export interface MeterOutcome {
   headers: Record<string, string>;
 }
 
-export async function meterKey(backend: StateBackend, limits: Limits, record: KeyRecord, now: number): Promise<MeterOutcome> {
-  const { windows, policy } = _plan(record, limits, now);
+/** `table`: the windows to meter (tests meter other tables; the service meters `QUOTA_WINDOWS`). */
+export async function meterKey(backend: StateBackend, limits: Limits, record: KeyRecord, now: number, table: readonly QuotaWindowSpec[] = QUOTA_WINDOWS): Promise<MeterOutcome> {
+  const { windows, policy } = _plan(record, limits, now, table);
   let result;
   try {
     result = await backend.consume(windows, 1, now);
@@ -49,23 +52,24 @@ export async function meterKey(backend: StateBackend, limits: Limits, record: Ke
 interface CachedPlan {
   record: KeyRecord;
   limits: Limits;
-  hourStart: number;
+  table: readonly QuotaWindowSpec[];
+  /** The span of time the plan's windows hold for (`planSpan`). */
+  from: number;
+  until: number;
   windows: PlannedWindow[];
   policy: string;
 }
 
-const HOUR = 3_600_000;
 const PLANS_MAX = 50_000;
 const plans = new Map<string, CachedPlan>();
 
-function _plan(record: KeyRecord, limits: Limits, now: number): CachedPlan {
-  const hourStart = Math.floor(now / HOUR) * HOUR;
+function _plan(record: KeyRecord, limits: Limits, now: number, table: readonly QuotaWindowSpec[]): CachedPlan {
   const hit = plans.get(record.id);
   // Record objects are replaced when the key changes (the keys store re-reads them), so identity
-  // is a sound test; day and month boundaries fall on hour boundaries.
-  if (hit !== undefined && hit.record === record && hit.limits === limits && hit.hourStart === hourStart) return hit;
-  const windows = planWindows(record, limits, now);
-  const plan = { record, limits, hourStart, windows, policy: rateLimitPolicy(windows, limits) };
+  // is a sound test; time is checked against the plan's own windows, never a fixed hour.
+  if (hit !== undefined && hit.record === record && hit.limits === limits && hit.table === table && now >= hit.from && now < hit.until) return hit;
+  const windows = planWindows(record, limits, now, table);
+  const plan = { record, limits, table, ...planSpan(windows), windows, policy: rateLimitPolicy(windows, limits) };
   // A trial key without an end date ends a day after first use, a time that moves with `now`.
   if (record.type === "trial" && !record.expires_at) return plan;
   if (plans.size >= PLANS_MAX) plans.clear();

@@ -10,7 +10,6 @@ import type { AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import { clientAddress } from "../http/client-address.ts";
 import { sendBytes } from "../http/respond.ts";
-import { createAnonymousLimiter } from "./anonymous-limit.ts";
 
 /** The paths the limit covers; one matcher, so a page counts once however many patterns fit it. */
 export function isLimitedPage(pathname: string): boolean {
@@ -18,8 +17,8 @@ export function isLimitedPage(pathname: string): boolean {
 }
 
 /** Registers the limit in front of the page routes (before them, so a refused page is never read). */
-export function usePageLimit(app: H3, deps: Pick<AppDeps, "clock" | "config">): void {
-  const limiter = createAnonymousLimiter(deps.config.anonymousPerMinute);
+export function usePageLimit(app: H3, deps: Pick<AppDeps, "clock" | "config" | "shared">): void {
+  const limiter = deps.shared.freeReads.pages;
   const guard = (event: H3Event) => {
     const wait = limiter.hit(clientAddress(event, deps.config.trustProxy), deps.clock.now());
     if (wait === 0) return undefined;

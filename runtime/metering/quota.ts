@@ -1,5 +1,6 @@
 /**
- * Pure window maths for per-key quotas (fixed calendar windows in UTC, injected time).
+ * Pure window maths for per-key quotas (fixed windows in UTC, injected time), over the table of
+ * windows in windows.ts:
  *
  * - hour and day windows deny (429) when full; the day limit is `daily_scale` on the volume plan;
  * - a trial key also has a lifetime window of `trial_calls` (500) that ends with the key;
@@ -11,61 +12,67 @@
 import type { CounterWindow } from "../storage/backend.ts";
 import type { KeyRecord } from "../schema/keys.ts";
 import type { Limits } from "../schema/catalog.ts";
-
-export type WindowName = "hour" | "day" | "month" | "pool" | "trial";
+import { DAY_MS, QUOTA_WINDOWS, windowLimit, type QuotaWindowSpec, type WindowLength, type WindowSlot } from "./windows.ts";
 
 export interface PlannedWindow extends CounterWindow {
-  name: WindowName;
+  name: string;
+  /** The row the counter shares with its owner's other windows (windows.ts). */
+  row: string;
   /** Enforced windows deny; the others only count. */
   enforced: boolean;
   /** The quota shown to callers (the limit, or the allowance before overage). */
   quota: number;
+  /** Epoch ms the window began, or null when it has no start that moves (a key's lifetime). */
+  startedAt: number | null;
   /** Epoch ms of the next reset, or null when the window never resets. */
   resetAt: number | null;
   /** Window length in seconds for RateLimit-Policy `w`, when it has one. */
   seconds: number | null;
+  /** Where the key view reports it. */
+  slot: WindowSlot;
+  /** The counter is shared by the account's keys. */
+  pooled: boolean;
 }
 
-const HOUR = 3_600_000;
-const DAY = 86_400_000;
-
-export function planWindows(record: KeyRecord, limits: Limits, now: number): PlannedWindow[] {
+export function planWindows(record: KeyRecord, limits: Limits, now: number, table: readonly QuotaWindowSpec[] = QUOTA_WINDOWS): PlannedWindow[] {
   // A shared hash tag keeps all counters of one account (or key) in one Redis Cluster slot.
   const tag = `{${record.account ? "a:" + _hex(record.account) : "k:" + record.id}}`;
-  const d = new Date(now);
-  const hourStart = Math.floor(now / HOUR) * HOUR;
-  const dayStart = Math.floor(now / DAY) * DAY;
-  const monthStart = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
-  const monthEnd = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
-  const dailyLimit = record.plan === "volume" ? limits.daily_scale : limits.daily_standard;
-
-  const windows: PlannedWindow[] = [
-    _w("hour", `q:${tag}:${record.id}:h:${hourStart / HOUR}`, limits.hourly_rate_limit, hourStart + HOUR, 3600, true),
-    _w("day", `q:${tag}:${record.id}:d:${dayStart / DAY}`, dailyLimit, dayStart + DAY, 86400, true),
-  ];
-  if (record.type === "trial") {
-    const end = record.expires_at ? Date.parse(record.expires_at) : now + DAY;
-    windows.push({ ..._w("trial", `q:${tag}:${record.id}:t`, limits.trial_calls, end, null, true), resetAt: null });
-    return windows;
-  }
-  const monthKey = record.permanent ? "life" : String(monthStart);
-  const monthExpiry = record.permanent ? Number.MAX_SAFE_INTEGER : monthEnd + 40 * DAY;
-  windows.push({
-    ..._w("month", `q:${tag}:${record.id}:m:${monthKey}`, limits.per_key_monthly, monthExpiry, null, false),
-    resetAt: record.permanent ? null : monthEnd,
-  });
-  if (record.plan === "volume" && record.account) {
+  const windows: PlannedWindow[] = [];
+  for (const spec of table) {
+    if (!spec.appliesTo(record)) continue;
+    const row = `q:${tag}:${spec.owner === "pool" ? "pool" : record.id}`;
+    const quota = windowLimit(spec, record, limits);
+    const span = _span(spec.length, record, now);
     windows.push({
-      ..._w("pool", `q:${tag}:pool:m:${monthKey}`, limits.volume_monthly_5_keys, monthExpiry, null, false),
-      resetAt: record.permanent ? null : monthEnd,
+      name: spec.name,
+      key: `${row}:${spec.letter}${span.suffix}`,
+      row,
+      limit: spec.enforced ? quota : Number.POSITIVE_INFINITY,
+      expiresAt: span.expiresAt,
+      quota,
+      startedAt: span.startedAt,
+      resetAt: span.resetAt,
+      seconds: span.seconds,
+      enforced: spec.enforced,
+      slot: spec.slot,
+      pooled: spec.owner === "pool",
     });
   }
   return windows;
 }
 
+/** The window the key view reports in `slot` (the pooled allowance over the key's own month), or -1. */
+export function slotIndex(windows: readonly PlannedWindow[], slot: WindowSlot): number {
+  let found = -1;
+  windows.forEach((w, i) => {
+    if (w.slot === slot) found = i;
+  });
+  return found;
+}
+
 /** Calls beyond the monthly allowance, billed as overage. */
 export function overageOf(windows: PlannedWindow[], counts: number[]): number {
-  const i = windows.findIndex((w) => w.name === (windows.some((x) => x.name === "pool") ? "pool" : "month"));
+  const i = slotIndex(windows, "month");
   if (i === -1) return 0;
   return Math.max(0, counts[i]! - windows[i]!.quota);
 }
@@ -75,10 +82,46 @@ export function secondsUntil(resetAt: number | null, now: number): number | null
   return resetAt === null ? null : Math.max(1, Math.ceil((resetAt - now) / 1000));
 }
 
+/**
+ * The span of `now` a plan of these windows holds for: from the latest window start to the
+ * earliest reset. Outside it at least one window is another counter, so the plan must be made again.
+ */
+export function planSpan(windows: readonly PlannedWindow[]): { from: number; until: number } {
+  let from = Number.NEGATIVE_INFINITY;
+  let until = Number.POSITIVE_INFINITY;
+  for (const w of windows) {
+    if (w.startedAt !== null && w.startedAt > from) from = w.startedAt;
+    if (w.resetAt !== null && w.resetAt < until) until = w.resetAt;
+  }
+  return { from, until };
+}
+
 // --- Internal helpers ---
 
-function _w(name: WindowName, key: string, quota: number, resetAt: number, seconds: number | null, enforced: boolean): PlannedWindow {
-  return { name, key, limit: enforced ? quota : Number.POSITIVE_INFINITY, expiresAt: resetAt, quota, resetAt, seconds, enforced };
+interface Span {
+  suffix: string;
+  startedAt: number | null;
+  resetAt: number | null;
+  expiresAt: number;
+  seconds: number | null;
+}
+
+function _span(length: WindowLength, record: KeyRecord, now: number): Span {
+  if (length.kind === "fixed") {
+    const n = Math.floor(now / length.ms);
+    const start = n * length.ms;
+    return { suffix: `:${n}`, startedAt: start, resetAt: start + length.ms, expiresAt: start + length.ms, seconds: length.ms / 1000 };
+  }
+  if (length.kind === "key-lifetime") {
+    // A trial key without an end date ends a day after first use.
+    const end = record.expires_at ? Date.parse(record.expires_at) : now + DAY_MS;
+    return { suffix: "", startedAt: null, resetAt: null, expiresAt: end, seconds: null };
+  }
+  if (record.permanent) return { suffix: ":life", startedAt: null, resetAt: null, expiresAt: Number.MAX_SAFE_INTEGER, seconds: null };
+  const d = new Date(now);
+  const monthStart = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  const monthEnd = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  return { suffix: `:${monthStart}`, startedAt: monthStart, resetAt: monthEnd, expiresAt: monthEnd + 40 * DAY_MS, seconds: null };
 }
 
 function _hex(value: string): string {

@@ -9,7 +9,7 @@ import { secondsUntil } from "./quota.ts";
 const policyCache = new WeakMap<object, Map<string, string>>();
 
 export function rateLimitPolicy(windows: PlannedWindow[], cacheScope: object): string {
-  const signature = windows.map((w) => `${w.name}:${w.quota}`).join(",");
+  const signature = windows.map((w) => `${w.name}:${w.quota}:${w.seconds}`).join(",");
   let scoped = policyCache.get(cacheScope);
   if (!scoped) policyCache.set(cacheScope, (scoped = new Map()));
   let value = scoped.get(signature);

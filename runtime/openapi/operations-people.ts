@@ -1,5 +1,5 @@
 /**
- * Operations for the people around the service (issue 10): operators (admin key listing and
+ * Operations for the people around the service: operators (admin key listing and
  * revocation, metrics), content readers (the browse site, llms.txt) and agent developers (the root
  * description). Decisions the spec leaves open are recorded in each `description`.
  */

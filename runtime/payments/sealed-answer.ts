@@ -1,6 +1,6 @@
 /**
  * Saved checkout answers at rest. A replayed 201 must hand back the keys it issued, yet the store
- * keeps keys only as hashes (issue 9). So a saved answer is sealed with AES-256-GCM under a key
+ * keeps keys only as hashes (storage/keys-store.ts). So a saved answer is sealed with AES-256-GCM under a key
  * derived (HKDF-SHA256) from the secret the client presents to get it back (its Idempotency-Key
  * and payment credential, or the x402 payment signature), which the store never holds: it holds
  * only a SHA-256 digest of it as the lookup id (`digestOf`, a different derivation). A dump of the

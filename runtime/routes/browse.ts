@@ -12,8 +12,8 @@ import { definePlugin, getRouterParam, type H3Event } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { apiError, isApiError } from "../errors.ts";
 import { resolveKey } from "../access/credentials.ts";
-import { describeKeyScope, toCredentialProblem } from "../access/decide-read.ts";
-import { resolveAccess, resolveContentAccess } from "../access/resolve-access.ts";
+import { decideRead, describeKeyScope, orRefuse, toCredentialProblem } from "../access/decide-read.ts";
+import { planRead } from "../access/read-session.ts";
 import { createBrowseSite, type BrowseSite } from "../browse/read-site.ts";
 import { describeService, prefersJson } from "../browse/describe-service.ts";
 import { fillErrorPage, fillSearchPage, fillTemplate } from "../browse/fill-template.ts";
@@ -71,7 +71,7 @@ export default definePlugin<AppDeps>((app, deps) => {
   app.get(
     "/browse",
     html(async (event) => {
-      const reader = await readPageReader(deps, event, deps.clock.now());
+      const reader = await readPageReader(deps, event);
       return warnedPage(event, "index.html", reader, _problem(reader), KEYED);
     }),
   );
@@ -92,7 +92,7 @@ export default definePlugin<AppDeps>((app, deps) => {
   app.get(
     "/browse/key",
     html(async (event) => {
-      const reader = await readPageReader(deps, event, deps.clock.now());
+      const reader = await readPageReader(deps, event);
       const saved = requestContext(event).url.searchParams.get("saved") === "1" && reader.caller.kind === "key";
       const active = reader.caller.kind === "key" ? _activeKey(reader.caller.record) : "";
       const fill = (text: string) => fillTemplate(text, { active, saved: saved ? '<p class="saved" role="status">Key saved. Pages, search and node pages now show what it unlocks: <a href="/browse">browse the verticals</a>.</p>' : "" }, ACTIVE_RAW, true);
@@ -128,7 +128,7 @@ export default definePlugin<AppDeps>((app, deps) => {
       const vertical = readSingleParam(ctx.url.searchParams, "vertical") || null;
       const now = deps.clock.now();
       // Limited per client by the page limit in front of every /browse page (metering/page-limit.ts).
-      const reader = await readPageReader(deps, event, now);
+      const reader = await readPageReader(deps, event);
       const problem = _problem(reader);
       const notice = problem ? credentialNoticeHtml(problem, reader.fromCookie) : "";
       let filled = fillSearchPage(template, { q, vertical, notice }, null);
@@ -155,15 +155,17 @@ export default definePlugin<AppDeps>((app, deps) => {
     "/browse/:vertical/:node",
     html(async (event) => {
       const { vertical, reader, now } = await _resolve(deps, event);
-      const { caller } = reader;
+      const build = deps.build.current;
       const [, nodeId = "", markdown] = NODE_RE.exec(getRouterParam(event, "node") ?? "") ?? [];
-      const meta = deps.build.current.nodeMeta(vertical.slug, nodeId);
-      if (!meta) throw unknownNode(deps.build.current, vertical.slug, nodeId);
-      const decision = await withCookieRefusal(deps, event, reader, () => resolveContentAccess({ caller, credentialProblem: reader.credentialProblem, vertical, node: meta }));
+      const meta = build.nodeMeta(vertical.slug, nodeId);
+      if (!meta) throw unknownNode(build, vertical.slug, nodeId);
+      // Free pages are bounded by the page limit in front of every /browse page, and a pay token is refused, not charged.
+      const plan = await withCookieRefusal(deps, event, reader, () => planRead(deps, { build, vertical, meta, reader, perUseAccepted: false, unlockHint: false }, now));
+      const { decision } = plan;
       const headers: Record<string, string> = { ...KEYED };
       // A page of gated layers read with a key is a retrieval like GET /api/demo, so the site is no
-      // way around a quota; free pages (open verticals, locked views) cost nothing (issue 19.2).
-      if (!isHeadRequest(event)) Object.assign(headers, await meterRead(deps, { decision, caller, perUse: null }, now));
+      // way around a quota; free pages (open verticals, locked views) cost nothing.
+      if (!isHeadRequest(event)) Object.assign(headers, await meterRead(deps, plan, now));
       return warnedPage(event, `${vertical.slug}/nodes/${meta.id}${decision.view === "full" ? "" : ".locked"}${markdown ? ".md" : ".html"}`, reader, decision.credentialProblem, headers);
     }),
   );
@@ -178,8 +180,8 @@ async function _resolve(deps: AppDeps, event: H3Event) {
   const vertical = build.resolveVertical(slug);
   if (!vertical || !build.manifest.verticals[vertical.slug]) throw apiError("not_found", { detail: `No vertical with content named "${slug.slice(0, 64)}".` });
   const now = deps.clock.now();
-  const reader = await readPageReader(deps, event, now);
-  await withCookieRefusal(deps, event, reader, () => resolveAccess({ caller: reader.caller, credentialProblem: reader.credentialProblem, vertical, node: null }));
+  const reader = await readPageReader(deps, event);
+  await withCookieRefusal(deps, event, reader, () => orRefuse(decideRead({ caller: reader.caller, credentialProblem: reader.credentialProblem, vertical, node: null })));
   return { vertical, reader, now };
 }
 

@@ -4,7 +4,7 @@
  */
 import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
-import { readCredentials, resolveCaller } from "../access/credentials.ts";
+import { requestCaller } from "../access/request-caller.ts";
 import { readDelta, requireMembershipKey } from "../delta/read-delta.ts";
 import { requestContext } from "../http/context.ts";
 import { isHeadRequest } from "../http/head.ts";
@@ -17,8 +17,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     const ctx = requestContext(event);
     const params = ctx.url.searchParams;
     const now = deps.clock.now();
-    const caller = await resolveCaller(readCredentials(event.req.headers, ctx.url, { allowQueryKey: false }), deps.keys, now);
-    if (caller.kind === "key") ctx.keyId = caller.record.id;
+    const caller = await requestCaller(event, deps).caller();
     const record = requireMembershipKey(caller);
 
     const query = {

@@ -1,6 +1,6 @@
 /**
- * GET /api/demo: the root index or a node of a vertical. Resolves the caller, plans the read with
- * `planRead` (shared with MCP: the view, who pays, the free-read limit, the pay token), answers 304
+ * GET /api/demo: the root index or a node of a vertical. Plans the read with `planRead` (the read
+ * session every content path shares: the view, who pays, the free-read limit, the pay token), answers 304
  * for a matching ETag (not metered), meters what the decision says (`meterRead`), and sends the
  * prebuilt bytes of the chosen variant. `layers=` narrows a node to the named layers (derived once
  * per artifact and selection, then served from a small LRU).
@@ -9,8 +9,9 @@ import { clientAddress } from "../http/client-address.ts";
 import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
-import { readCredentials, resolveReader, type Caller } from "../access/credentials.ts";
-import { planArtifact, planRead } from "../access/plan-read.ts";
+import type { Caller } from "../access/credentials.ts";
+import { requestCaller } from "../access/request-caller.ts";
+import { findNode, planArtifact, planRead } from "../access/read-session.ts";
 import { credentialProblemHeaders, withCredentialProblem } from "../access/credential-problem.ts";
 import { meterRead } from "../metering/meter-read.ts";
 import { isHeadRequest } from "../http/head.ts";
@@ -18,17 +19,13 @@ import { CREDENTIAL_VARY, matchesEtag } from "../http/headers.ts";
 import { sendBytes, sendJson } from "../http/respond.ts";
 import { requestContext } from "../http/context.ts";
 import { readBooleanParam, readSingleParam } from "../http/query.ts";
-import { createLayerSelector, parseLayerSelection } from "../layers/select-layers.ts";
+import { parseLayerSelection } from "../layers/select-layers.ts";
 import { describePlaceholder } from "./vertical-placeholder.ts";
-import { createAnonymousLimiter } from "../metering/anonymous-limit.ts";
 import { unknownVertical } from "../access/unknown-names.ts";
 
-/** Selections kept: 15 per node variant at most, so this covers the hot set of a large vertical. */
-const LAYER_CACHE_ENTRIES = 512;
-
 export default definePlugin<AppDeps>((app, deps) => {
-  const selector = createLayerSelector({ maxEntries: LAYER_CACHE_ENTRIES });
-  const anonymous = createAnonymousLimiter(deps.config.anonymousPerMinute);
+  const selector = deps.shared.layers;
+  const anonymous = deps.shared.freeReads.demo;
   app.get("/api/demo", async (event) => {
     const ctx = requestContext(event);
     const params = ctx.url.searchParams;
@@ -46,10 +43,9 @@ export default definePlugin<AppDeps>((app, deps) => {
     }
 
     const now = deps.clock.now();
-    const reader = await resolveReader(readCredentials(event.req.headers, ctx.url, { allowQueryKey: true }), deps.keys, now);
-    if (reader.caller.kind === "key") ctx.keyId = reader.caller.record.id;
-    const assertFreeRead = () => anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
-    const plan = await planRead(deps, { build, vertical, nodeId, reader, assertFreeRead }, now);
+    const reader = await requestCaller(event, deps).reader({ allowQueryKey: true });
+    const freeRead = () => anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
+    const plan = await planRead(deps, { build, vertical, meta: findNode(build, vertical, nodeId), reader, freeRead }, now);
     const { caller, decision } = plan;
     const problem = decision.credentialProblem;
     if (vertical.status !== "live") {

@@ -1,9 +1,8 @@
 /** POST /api/evaluate: validates the body, resolves the caller and hands over to `evaluateNode`. */
 import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
-import { readCredentials, resolveCaller } from "../access/credentials.ts";
+import { requestCaller } from "../access/request-caller.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
-import { requestContext } from "../http/context.ts";
 import { CREDENTIAL_VARY } from "../http/headers.ts";
 import { sendJson } from "../http/respond.ts";
 import { evaluateNode } from "../rules/evaluate-node.ts";
@@ -13,11 +12,9 @@ const validator = compileValidator(EvaluateRequestSchema);
 
 export default definePlugin<AppDeps>((app, deps) => {
   app.post("/api/evaluate", async (event) => {
-    const ctx = requestContext(event);
     const request = await readJsonBody(event, validator, deps.config.maxBodyBytes);
     const now = deps.clock.now();
-    const caller = await resolveCaller(readCredentials(event.req.headers, ctx.url, { allowQueryKey: false }), deps.keys, now);
-    if (caller.kind === "key") ctx.keyId = caller.record.id;
+    const caller = await requestCaller(event, deps).caller();
     const { body, headers } = await evaluateNode(deps, caller, request, now);
     return sendJson(event, 200, body, { ...headers, vary: CREDENTIAL_VARY });
   });

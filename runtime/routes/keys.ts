@@ -8,6 +8,7 @@ import { limitsInForce } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import { guardAdmin } from "../access/admin.ts";
 import { readCredentials } from "../access/credentials.ts";
+import { noteKey } from "../access/request-caller.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { requestContext } from "../http/context.ts";
 import { sendJson } from "../http/respond.ts";
@@ -27,7 +28,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     if (key === null || key === "") throw apiError("key_missing");
     const record = parseKeyString(key) ? await deps.keys.get(hashKey(key)) : null;
     if (!record) throw apiError("key_not_found");
-    ctx.keyId = record.id;
+    noteKey(event, record);
     const details = await describeKey(deps.backend, limitsInForce(deps), record, deps.clock.now());
     return sendJson(event, 200, { ...details, credits: await describeCredits(deps.backend, record) });
   });

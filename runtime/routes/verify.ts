@@ -7,6 +7,7 @@ import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import { readCredentials } from "../access/credentials.ts";
+import { noteKey } from "../access/request-caller.ts";
 import { requestContext } from "../http/context.ts";
 import { sendJson } from "../http/respond.ts";
 import { verifyKey } from "../keys/verify-key.ts";
@@ -17,7 +18,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     const { key } = readCredentials(event.req.headers, ctx.url, { allowQueryKey: false });
     if (key === null || key === "") throw apiError("key_missing");
     const { body, record } = await verifyKey(deps, key, deps.clock.now());
-    if (record) ctx.keyId = record.id;
+    if (record) noteKey(event, record);
     return sendJson(event, 200, body);
   });
 });

@@ -1,16 +1,15 @@
 /**
- * Rule evaluation for one caller, shared by `POST /api/evaluate` and (later) the MCP
- * `evaluate_rules` tool: the node's logic layer must be unlocked under the same decision as
- * `GET /api/demo`, the facts must be ones the node declares, and an answer over gated layers
- * counts as one retrieval for the key that unlocked them, or one per-use charge for a pay token.
+ * Rule evaluation for one caller, shared by `POST /api/evaluate` and the MCP `evaluate_rules`
+ * tool: a read session (`planRead` with `need: "full"`, so the node's logic layer must be
+ * unlocked under the same decision as `GET /api/demo`), the facts must be ones the node declares,
+ * and an answer over gated layers counts as one retrieval for the key that unlocked them, or one
+ * per-use charge for a pay token. A refused key is the key's 401 here (rules have no free view).
  */
 import type { AppDeps } from "../deps.ts";
-import { limitsInForce } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import type { Caller } from "../access/credentials.ts";
-import { decideRead, refuseLocked } from "../access/decide-read.ts";
+import { planRead } from "../access/read-session.ts";
 import { meterRead } from "../metering/meter-read.ts";
-import { authorizePerUse } from "../payments/per-use.ts";
 import type { EvaluateRequest } from "../schema/requests.ts";
 import type { Evaluation } from "../schema/rules.ts";
 import { evaluateRules } from "./evaluate.ts";
@@ -39,11 +38,8 @@ export async function evaluateNode(deps: AppDeps, caller: Caller, request: Evalu
   if (!meta) throw unknownNode(build, vertical.slug, request.node);
 
   // 1. Access: the decision of GET /api/demo; rules need the logic layer, so a locked view is refused.
-  const input = { caller, vertical, node: meta, limits: limitsInForce(deps) };
-  const decision = decideRead(input);
-  if (decision.view === "locked") throw refuseLocked(input);
-  // A pay token is verified before anything of the node is revealed, and charged after the answer.
-  const perUse = decision.meter === "payment" && caller.kind === "payment" ? await authorizePerUse(deps, caller.token, now) : null;
+  //    A pay token is verified before anything of the node is revealed, and charged after the answer.
+  const plan = await planRead(deps, { build, vertical, meta, reader: { caller, credentialProblem: null }, need: "full" }, now);
 
   // 2. Facts: only names the node declares (listing them is safe now that the layer is unlocked).
   const logic = await build.logic(vertical.slug, meta.id);
@@ -61,7 +57,7 @@ export async function evaluateNode(deps: AppDeps, caller: Caller, request: Evalu
 
   // 3. Evaluate, then meter as decided (gated layers only): a refused request consumes nothing.
   const evaluation = evaluateRules(ruleSet, request.facts);
-  const headers = await meterRead(deps, { decision, caller, perUse }, now);
+  const headers = await meterRead(deps, plan, now);
   return { body: { vertical: vertical.slug, node: meta.id, version: meta.version, ...evaluation }, headers };
 }
 

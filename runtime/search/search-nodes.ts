@@ -11,14 +11,12 @@
  * token); then it counts as one retrieval for that key, or one per-use charge.
  */
 import type { AppDeps } from "../deps.ts";
-import { apiError, isApiError } from "../errors.ts";
+import { apiError } from "../errors.ts";
 import type { Caller, Reader } from "../access/credentials.ts";
-import { toCredentialProblem } from "../access/decide-read.ts";
+import { decideRead, orRefuse, toCredentialProblem, viewOf } from "../access/decide-read.ts";
 import { credentialProblemHeaders } from "../access/credential-problem.ts";
-import { resolveAccess } from "../access/resolve-access.ts";
-import { decideSearchMeter } from "../access/decide-read.ts";
+import { planSearch } from "../access/read-session.ts";
 import { meterRead } from "../metering/meter-read.ts";
-import { authorizePerUse } from "../payments/per-use.ts";
 import type { ResolvedVertical } from "../schema/catalog.ts";
 import { GOOD_MATCH_SCORE, type SearchMatch, type SearchResponse, type SearchResult } from "../schema/search.ts";
 import { searchTokens, tokenizeForSearch } from "./tokenize.ts";
@@ -67,15 +65,14 @@ export async function searchNodes(deps: AppDeps, reader: Reader, query: SearchQu
   if (query.vertical !== null) {
     const vertical = build.resolveVertical(query.vertical);
     if (!vertical) throw unknownVertical(build, query.vertical);
-    if (vertical.status === "live") resolveAccess({ caller, vertical, node: null });
+    if (vertical.status === "live") orRefuse(decideRead({ caller, vertical, node: null }));
     scope = vertical.status === "live" ? [vertical] : [];
   } else {
-    scope = build.catalog.verticals.filter((v) => v.status === "live" && _canSeeIndex(caller, v));
+    scope = build.catalog.verticals.filter((v) => v.status === "live" && viewOf({ caller, vertical: v, node: null }) !== null);
   }
 
-  // A pay token that would read gated layers is verified before anything is scored.
-  const meter = decideSearchMeter(caller, scope);
-  const perUse = meter === "payment" && caller.kind === "payment" ? await authorizePerUse(deps, caller.token, now) : null;
+  // The read session: a pay token that would read gated layers is verified before anything is scored.
+  const session = await planSearch(deps, caller, scope, now);
 
   // 2. Score each vertical from its posting lists only, normalised by what the query could score at best.
   const indexes = (await Promise.all(scope.map(async (vertical) => ({ vertical, index: await build.search(vertical.slug) })))).filter((v): v is { vertical: ResolvedVertical; index: LoadedSearchIndex } => v.index !== null);
@@ -97,9 +94,9 @@ export async function searchNodes(deps: AppDeps, reader: Reader, query: SearchQu
   const match: SearchMatch = hits.length === 0 ? "none" : hits[0]!.score >= GOOD_MATCH_SCORE ? "good" : "poor";
 
   // 3. Meter once when gated layers were read (`decideSearchMeter`): the key's windows or one per-use charge; a HEAD consumes nothing.
-  const headers = count ? await meterRead(deps, { decision: { view: "full", meter, credentialProblem: null }, caller, perUse }, now) : {};
+  const headers = count ? await meterRead(deps, session, now) : {};
   if (problem) return { body: { credential_problem: problem, match, results }, headers: { ...headers, ...credentialProblemHeaders(problem) }, metered: false };
-  return { body: { match, results }, headers, metered: meter !== "free" };
+  return { body: { match, results }, headers, metered: session.meter !== "free" };
 }
 
 // --- Internal helpers ---
@@ -122,28 +119,13 @@ function _parseQuery(q: string | null): QueryTerms {
   };
 }
 
-function _canSeeIndex(caller: Caller, vertical: ResolvedVertical): boolean {
-  try {
-    resolveAccess({ caller, vertical, node: null });
-    return true;
-  } catch (error) {
-    if (isApiError(error)) return false;
-    throw error;
-  }
-}
-
 /** Per node: may the caller read all layers (true) or only the index layer (false)? Two cases per vertical, so cached by trial flag. */
 function _layerGate(caller: Caller, vertical: ResolvedVertical): (trial: boolean) => boolean {
   const memo = new Map<boolean, boolean>();
   return (trial) => {
     let open = memo.get(trial);
     if (open === undefined) {
-      try {
-        open = resolveAccess({ caller, vertical, node: { trial } }) === "full";
-      } catch (error) {
-        if (!isApiError(error)) throw error;
-        open = false;
-      }
+      open = viewOf({ caller, vertical, node: { trial } }) === "full";
       memo.set(trial, open);
     }
     return open;

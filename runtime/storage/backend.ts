@@ -12,6 +12,12 @@ export interface CounterWindow {
   limit: number;
   /** Epoch ms when the window's counter may be forgotten. */
   expiresAt: number;
+  /**
+   * The row the counter is stored in with its owner's other counters (a prefix of `key`: the quota
+   * windows of one key, metering/windows.ts), so the embedded store writes one row for them all;
+   * absent, a row of its own. Stores without rows ignore it.
+   */
+  row?: string;
 }
 
 export interface ConsumeResult {
@@ -33,7 +39,8 @@ export interface StateBackend {
   readonly records: Storage;
   /** Checks every window, then increments all of them, or none: a denied request consumes nothing. */
   consume(windows: CounterWindow[], cost: number, now: number): Promise<ConsumeResult>;
-  readCounters(keys: string[], now: number): Promise<number[]>;
+  /** `rows[i]`: the row of `keys[i]` when it shares one (as `CounterWindow.row`); absent, its own. */
+  readCounters(keys: string[], now: number, rows?: ReadonlyArray<string | undefined>): Promise<number[]>;
   /** First writer wins; an expired entry counts as absent. */
   insertOnce(key: string, value: string, expiresAt: number | null, now: number): Promise<InsertOnceResult>;
   /**

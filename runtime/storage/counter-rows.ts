@@ -1,8 +1,8 @@
 /**
- * How the SQLite store packs counters into rows. A quota counter's key is
- * `q:{<tag>}:<owner>:<window…>` (metering/quota.ts): every window of one owner (a key, or an
- * account's pool) shares the row `q:{<tag>}:<owner>`, so a metered request writes one row instead
- * of one per window. Every other counter is a row of its own.
+ * How the SQLite store packs counters into rows. A counter names its row itself
+ * (`CounterWindow.row`, a prefix of its key): every quota window of one owner (a key, or an
+ * account's pool) shares the row `q:{<tag>}:<owner>` (metering/windows.ts), so a metered request
+ * writes one row instead of one per window. A counter without a row is a row of its own.
  *
  * A row's cells are stored as JSON `[[suffix, n, expiresAt], …]`, the suffix being the counter key
  * without the row's name. Arrays, not an object: suffixes come from keys that may hold request data,
@@ -14,8 +14,12 @@ export interface Cell {
   expiresAt: number;
 }
 
-/** The row a counter is stored in. */
-export function rowOf(key: string): string {
+/**
+ * The row of a counter written by the one-row-per-counter layout, which kept no row names: the
+ * quota keys of that time (`q:{<tag>}:<owner>:<window…>`) are grouped by their shape. Only the
+ * layout upgrade reads it; live counters declare their row.
+ */
+export function legacyRowOf(key: string): string {
   if (!key.startsWith("q:{")) return key;
   const tagEnd = key.indexOf("}:", 3);
   if (tagEnd === -1) return key;

@@ -1,6 +1,7 @@
 /**
  * Key records: stored by hash under `keys:<hash>`, with a per-account index so the volume plan can
- * be decided (the 5-key cap itself is an atomic counter, see `issue-keys.ts`).
+ * be decided (the cap of `keys_per_account` itself is held by insert-once slots, see
+ * `accounts/account-slots.ts`).
  *
  * Resolved keys are cached in-process by revision, because key lookup sits on every metered
  * request: every change through this store (issuance, revocation, plan change, by any instance

@@ -3,8 +3,8 @@
  *
  * Durability: WAL with `synchronous=NORMAL`. A committed transaction is in the WAL file before the
  * call returns, so it survives `kill -9` of the process; only an OS crash or power loss can lose
- * the last transactions (`synchronous=FULL` closes that too at ~20x the cost per write, see
- * shared/reference/storage-measurements.md). unstorage's fs driver is not used: it writes in
+ * the last transactions (`synchronous=FULL` closes that too at many times the cost per write).
+ * unstorage's fs driver is not used: it writes in
  * place without rename or fsync, so a crash can leave a truncated record.
  *
  * Atomicity: better-sqlite3 is synchronous and each primitive runs in one `BEGIN IMMEDIATE`
@@ -19,21 +19,19 @@
  * once, with its final values, before the commit. The copy is trusted only while
  * `PRAGMA data_version` (read under the batch's write lock) says no other connection committed
  * since; otherwise it is dropped and rows are read again, so processes sharing the file (the CLI,
- * a second server) stay exact. Measured under wrk (one key, 64 connections): the batch went from
- * 13% of busy CPU (three selects and three upserts per request) to about 3%.
+ * a second server) stay exact (what it saved: docs/performance.md, "Figures behind design choices").
  *
- * Counter rows: the windows of one key (hour, day, month: `q:{tag}:<owner>:<window>`) are packed
- * into ONE row per owner (see counter-rows.ts), so a request with a key of its own writes one row,
- * not three. With many keys each request writes its own counters, and those upserts were most of
- * a batch: store alone, batches of 64 with a different key each, 7.4 -> 4.9 µs per request at 256
- * keys and 30.4 -> 16.6 µs at 10,000.
+ * Counter rows: the windows of one key (hour, day, month), which name their row
+ * (`CounterWindow.row`, metering/windows.ts), are packed into ONE row per owner (see
+ * counter-rows.ts), so a request with a key of its own writes one row, not three: with many keys
+ * each request writes its own counters, and those upserts were most of a batch.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { createStorage, defineDriver } from "unstorage";
 import type { ConsumeResult, CounterWindow, InsertOnceResult, StateBackend } from "./backend.ts";
-import { decodeCells, encodeCells, rowOf, type Cell } from "./counter-rows.ts";
+import { decodeCells, encodeCells, legacyRowOf, type Cell } from "./counter-rows.ts";
 import { startCheckpointer } from "./sqlite-checkpointer.ts";
 
 export interface SqliteBackendOptions {
@@ -143,10 +141,10 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
     kind: "sqlite",
     records: createStorage({ driver: _sqliteKvDriver(db) }),
     consume: (windows, cost, now) => groupCommit.submit({ windows, cost, now }),
-    readCounters: async (keys, now) => {
+    readCounters: async (keys, now, rowNames) => {
       const rows = new Map<string, Map<string, Cell>>(); // a key's windows share a row: read it once
-      return keys.map((k) => {
-        const c = _cellsOf(rows, k, readRow).cells.get(k);
+      return keys.map((k, i) => {
+        const c = _cellsOf(rows, k, rowNames?.[i], readRow).cells.get(k);
         return c !== undefined && c.expiresAt > now ? c.n : 0;
       });
     },
@@ -174,9 +172,9 @@ const FORGET_AFTER_MS = 86_400_000;
 /** Drop the copy beyond this many rows (one per active key, a few cells each). */
 const COUNTER_ROWS_MAX = 100_000;
 
-/** The row holding counter `key` and its cells, taken from `rows` or read into it (`load`) once. */
-function _cellsOf(rows: Map<string, Map<string, Cell>>, key: string, load: (row: string) => Map<string, Cell>): { row: string; cells: Map<string, Cell> } {
-  const row = rowOf(key);
+/** The row holding counter `key` (its declared row, else its own) and its cells, taken from `rows` or read into it (`load`) once. */
+function _cellsOf(rows: Map<string, Map<string, Cell>>, key: string, declared: string | undefined, load: (row: string) => Map<string, Cell>): { row: string; cells: Map<string, Cell> } {
+  const row = declared !== undefined && key.startsWith(declared) ? declared : key;
   let cells = rows.get(row);
   if (cells === undefined) rows.set(row, (cells = load(row)));
   return { row, cells };
@@ -187,8 +185,8 @@ function _createCounterCache(readRow: (row: string) => Map<string, Cell>) {
   const rows = new Map<string, Map<string, Cell>>();
   const touched = new Map<string, Map<string, Cell>>();
   let version = Number.NaN;
-  const current = (key: string): { row: string; cells: Map<string, Cell>; cell: Cell } => {
-    const { row, cells } = _cellsOf(rows, key, readRow);
+  const current = (key: string, declared: string | undefined): { row: string; cells: Map<string, Cell>; cell: Cell } => {
+    const { row, cells } = _cellsOf(rows, key, declared, readRow);
     let cell = cells.get(key);
     if (cell === undefined) {
       cell = { n: 0, expiresAt: 0 };
@@ -204,7 +202,7 @@ function _createCounterCache(readRow: (row: string) => Map<string, Cell>) {
       touched.clear();
     },
     consume(windows: CounterWindow[], cost: number, now: number): ConsumeResult {
-      const found = windows.map((w) => current(w.key));
+      const found = windows.map((w) => current(w.key, w.row));
       const counts = found.map(({ cell }) => (cell.expiresAt > now ? cell.n : 0));
       const deniedIndex = windows.findIndex((w, i) => counts[i]! + cost > w.limit);
       if (deniedIndex !== -1) return { admitted: false, counts, deniedIndex };
@@ -281,7 +279,8 @@ function _upgrade(db: Database.Database): void {
     if (old === undefined) return;
     const byRow = new Map<string, Map<string, Cell>>();
     for (const r of db.prepare("select key, n, expires_at from counters").iterate() as IterableIterator<{ key: string; n: number; expires_at: number }>) {
-      _cellsOf(byRow, r.key, () => new Map()).cells.set(r.key, { n: r.n, expiresAt: r.expires_at });
+      // The old layout kept no row names: the quota keys of that time are grouped by their known shape.
+      _cellsOf(byRow, r.key, legacyRowOf(r.key), () => new Map()).cells.set(r.key, { n: r.n, expiresAt: r.expires_at });
     }
     const put = db.prepare("insert into counter_rows (row, cells, expires_at) values (?, ?, ?)");
     for (const [row, cells] of byRow) {

@@ -4,9 +4,8 @@
  * SQLite's automatic checkpoint runs inside whichever commit crosses 1,000 WAL pages and, with
  * `synchronous=NORMAL`, fsyncs the WAL and the database file there: on the event loop, in the
  * middle of a quota batch. With many keys a batch dirties a page per key, so that happened every
- * ~15 batches and each one held every waiting request for the fsyncs (measured here, 10,000 keys,
- * batches of 64: batch p99 12.3 ms and max 32 ms with automatic checkpoints, 4.8 ms and 13.5 ms
- * without; 21.6 → 13.6 µs of store time per request). So the server's connection turns them off
+ * ~15 batches and each one held every waiting request for the fsyncs (docs/performance.md,
+ * "Figures behind design choices"). So the server's connection turns them off
  * and this worker runs PASSIVE checkpoints on its own connection: they never block a writer, and
  * a writer restarts the WAL from its start once a checkpoint has copied all of it, which keeps the
  * file bounded. Durability is unchanged: a commit is in the WAL before it returns, and a

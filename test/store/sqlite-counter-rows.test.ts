@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { rowOf } from "../../runtime/storage/counter-rows.ts";
+import { legacyRowOf } from "../../runtime/storage/counter-rows.ts";
 import { createSqliteBackend, STATE_LAYOUT } from "../../runtime/storage/sqlite-backend.ts";
 
 const NOW = Date.UTC(2026, 10, 26, 12);
@@ -16,21 +16,22 @@ const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
 function windows(id: string, now: number) {
+  const row = `q:{k:${id}}:${id}`;
   return [
-    { key: `q:{k:${id}}:${id}:h:${Math.floor(now / HOUR)}`, limit: 100, expiresAt: Math.floor(now / HOUR) * HOUR + HOUR },
-    { key: `q:{k:${id}}:${id}:d:${Math.floor(now / DAY)}`, limit: 1000, expiresAt: Math.floor(now / DAY) * DAY + DAY },
-    { key: `q:{k:${id}}:${id}:m:life`, limit: Number.POSITIVE_INFINITY, expiresAt: Number.MAX_SAFE_INTEGER },
+    { key: `${row}:h:${Math.floor(now / HOUR)}`, row, limit: 100, expiresAt: Math.floor(now / HOUR) * HOUR + HOUR },
+    { key: `${row}:d:${Math.floor(now / DAY)}`, row, limit: 1000, expiresAt: Math.floor(now / DAY) * DAY + DAY },
+    { key: `${row}:m:life`, row, limit: Number.POSITIVE_INFINITY, expiresAt: Number.MAX_SAFE_INTEGER },
   ];
 }
 
 describe("SQLite counter rows", () => {
-  it("names one row per owner for quota windows, and a row per key for every other counter", () => {
-    expect(rowOf("q:{k:abc}:abc:h:123")).toBe("q:{k:abc}:abc");
-    expect(rowOf("q:{k:abc}:abc:t")).toBe("q:{k:abc}:abc");
-    expect(rowOf("q:{a:6869}:pool:m:life")).toBe("q:{a:6869}:pool");
-    expect(rowOf("payledger:jti-1")).toBe("payledger:jti-1");
-    expect(rowOf("q:{broken")).toBe("q:{broken");
-    expect(rowOf("q:{k:abc}:abc")).toBe("q:{k:abc}:abc");
+  it("groups the keys of the one-row-per-counter layout by owner for quota windows, a row per key for every other counter", () => {
+    expect(legacyRowOf("q:{k:abc}:abc:h:123")).toBe("q:{k:abc}:abc");
+    expect(legacyRowOf("q:{k:abc}:abc:t")).toBe("q:{k:abc}:abc");
+    expect(legacyRowOf("q:{a:6869}:pool:m:life")).toBe("q:{a:6869}:pool");
+    expect(legacyRowOf("payledger:jti-1")).toBe("payledger:jti-1");
+    expect(legacyRowOf("q:{broken")).toBe("q:{broken");
+    expect(legacyRowOf("q:{k:abc}:abc")).toBe("q:{k:abc}:abc");
   });
 
   it("writes the windows of one key as one row, and forgets windows a day after they expired", async () => {
@@ -48,7 +49,8 @@ describe("SQLite counter rows", () => {
       expect((await backend.consume(windows("abc", later), 1, later)).counts).toEqual([1, 1, 4]);
       const cells = JSON.parse(peek.prepare("select cells from counter_rows").pluck().get() as string) as Array<[string, number, number]>;
       expect(cells.map(([suffix]) => suffix).sort()).toEqual([`:d:${Math.floor(later / DAY)}`, `:h:${Math.floor(later / HOUR)}`, ":m:life"].sort());
-      expect(await backend.readCounters(windows("abc", NOW).map((w) => w.key), NOW)).toEqual([0, 0, 4]);
+      const old = windows("abc", NOW);
+      expect(await backend.readCounters(old.map((w) => w.key), NOW, old.map((w) => w.row))).toEqual([0, 0, 4]);
     } finally {
       peek.close();
       await backend.close();
@@ -96,6 +98,19 @@ describe("SQLite counter rows", () => {
     expect(after.pragma("user_version", { simple: true })).toBe(STATE_LAYOUT + 1);
     expect(JSON.parse(after.prepare("select cells from counter_rows").pluck().get() as string)).toHaveLength(3);
     after.close();
+  });
+
+  it("keeps a counter without a declared row in a row of its own, whatever its key looks like", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "vkr-rows-"));
+    const backend = createSqliteBackend({ dataDir });
+    const peek = new Database(join(dataDir, "state.sqlite"), { readonly: true });
+    try {
+      await backend.consume(windows("abc", NOW).map(({ row: _row, ...w }) => w), 1, NOW);
+      expect((peek.prepare("select row from counter_rows").pluck().all() as string[]).sort()).toEqual(windows("abc", NOW).map((w) => w.key).sort());
+    } finally {
+      peek.close();
+      await backend.close();
+    }
   });
 
   it("keeps counters whose names come from request data apart, __proto__ and constructor included", async () => {

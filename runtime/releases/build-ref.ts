@@ -1,0 +1,39 @@
+/**
+ * The build in service, swapped whole when a new release is loaded (watch-dist.ts,
+ * watch-releases.ts), with what follows from it and the deployment: the retrieval limits in force,
+ * the catalogue's with RETRIEVAL_LIMITS applied, worked out once per build rather than per request.
+ */
+import type { RetrievalLimitOverrides } from "../config.ts";
+import type { Limits } from "../schema/catalog.ts";
+import type { Artifacts } from "../storage/artifacts.ts";
+
+export interface BuildRef {
+  current: Artifacts;
+  /** The limits in force for `current`: the catalogue's, with the configured overrides applied (what /api/status reports). */
+  readonly limits: Limits;
+}
+
+export function createBuildRef(initial: Artifacts, overrides: RetrievalLimitOverrides): BuildRef {
+  let current = initial;
+  let limits = _apply(initial, overrides);
+  return {
+    get current() {
+      return current;
+    },
+    set current(next: Artifacts) {
+      // Worked out before the swap, so no request sees the new build with the old limits.
+      const nextLimits = _apply(next, overrides);
+      current = next;
+      limits = nextLimits;
+    },
+    get limits() {
+      return limits;
+    },
+  };
+}
+
+// --- Internal helpers ---
+
+function _apply(build: Artifacts, overrides: RetrievalLimitOverrides): Limits {
+  return Object.freeze({ ...build.catalog.limits, ...overrides });
+}
