@@ -35,6 +35,8 @@ import adminPayments from "./routes/admin-payments.ts";
 import trial from "./routes/trial.ts";
 import verify from "./routes/verify.ts";
 import waitlist from "./routes/waitlist.ts";
+import jwks from "./routes/jwks.ts";
+import { createAnswerSigner } from "./signing/answer-signer.ts";
 
 export type { AppDeps } from "./deps.ts";
 
@@ -46,10 +48,11 @@ export function createApp(deps: AppDeps): H3 {
     onError: (error, event) => _toProblem(deps, error, event),
   });
 
+  deps.signer ??= createAnswerSigner(deps.config.signing);
   useCoalescedWrites(app);
   usePageLimit(app, deps);
   app.options("/**", (event) => sendBytes(event, 204, null, { ...preflightHeaders(requestContext(event).requestId), "content-type": "text/plain" }));
-  for (const plugin of [status, demo, evaluate, delta, trial, keys, verify, health, docs, adminKeys, metrics, browse, waitlist, interest, telemetry, referral, search, mcp, checkout, checkoutSuccess, adminPayments]) app.register(plugin(deps));
+  for (const plugin of [status, demo, evaluate, delta, trial, keys, verify, health, docs, adminKeys, metrics, browse, waitlist, interest, telemetry, referral, search, mcp, checkout, checkoutSuccess, adminPayments, jwks]) app.register(plugin(deps));
   return app;
 }
 

@@ -12,6 +12,7 @@ import type { Limits } from "./schema/catalog.ts";
 import type { PaymentProviders } from "./payments/providers/create-providers.ts";
 import type { Metrics } from "./metrics/create-metrics.ts";
 import type { ChargeBatcher } from "./payments/charge-batcher.ts";
+import type { AnswerSigner } from "./signing/answer-signer.ts";
 
 /** The build in service; swapped atomically when a new release is loaded. */
 export interface BuildRef {
@@ -31,6 +32,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** Per-use charges summed per token and sent every PER_USE_CHARGE_BATCH_MS; absent, each is sent at once. */
   perUseCharges?: ChargeBatcher;
+  /** Signs dynamic answers and lists the published keys; createApp makes one from `config.signing` when absent. */
+  signer?: AnswerSigner;
   /** Where the server listens, once it does (PORT=0 picks the port at start). */
   listening?: { url: string };
 }

@@ -44,7 +44,7 @@ export default definePlugin<AppDeps>((app, deps) => {
   const guard = createHostGuard(deps.config);
   const shared: McpShared = {
     deps,
-    selector: createLayerSelector({ maxEntries: 256 }),
+    selector: createLayerSelector({ maxEntries: 256, sign: (bytes, identity) => deps.signer!.sign(bytes, identity) }),
     anonymous: createAnonymousLimiter(deps.config.anonymousPerMinute),
     results: _createResultCache(RESULT_CACHE_ENTRIES),
   };

@@ -5,7 +5,7 @@ import { readCredentials, resolveCaller } from "../access/credentials.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { requestContext } from "../http/context.ts";
 import { CREDENTIAL_VARY } from "../http/headers.ts";
-import { sendJson } from "../http/respond.ts";
+import { sendSignedJson } from "../signing/send-signed.ts";
 import { evaluateNode } from "../rules/evaluate-node.ts";
 import { EvaluateRequestSchema } from "../schema/requests.ts";
 
@@ -18,7 +18,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     const now = deps.clock.now();
     const caller = await resolveCaller(readCredentials(event.req.headers, ctx.url, { allowQueryKey: false }), deps.keys, now);
     if (caller.kind === "key") ctx.keyId = caller.record.id;
-    const { body, headers } = await evaluateNode(deps, caller, request, now);
-    return sendJson(event, 200, body, { ...headers, vary: CREDENTIAL_VARY });
+    const { body, headers, identity } = await evaluateNode(deps, caller, request, now);
+    return sendSignedJson(event, deps, body, identity, now, { ...headers, vary: CREDENTIAL_VARY });
   });
 });
