@@ -175,7 +175,7 @@ export function resolveRuntimeConfig(env: Record<string, string | undefined>): R
     mcpAllowedHosts: _list(env.MCP_ALLOWED_HOSTS, (v) => v.toLowerCase()),
     mcpAllowedOrigins: _list(env.MCP_ALLOWED_ORIGINS, (v) => _origin(v, "MCP_ALLOWED_ORIGINS")),
     failpoint: env.VKR_FAILPOINT ? env.VKR_FAILPOINT : undefined,
-    signing: _signing(env.SIGNING_KEY, env.SIGNING_PREVIOUS_KEYS),
+    signing: resolveSigning(env),
   });
 }
 
@@ -319,7 +319,13 @@ function _httpUrl(env: Record<string, string | undefined>, name: string): URL | 
   return url;
 }
 
-function _signing(key: string | undefined, previous: string | undefined): RuntimeConfig["signing"] {
+/**
+ * SIGNING_KEY and SIGNING_PREVIOUS_KEYS, as the runtime reads them; the publisher reads them the
+ * same way to know which keys the deployment publishes.
+ */
+export function resolveSigning(env: Record<string, string | undefined>): RuntimeConfig["signing"] {
+  const key = env.SIGNING_KEY;
+  const previous = env.SIGNING_PREVIOUS_KEYS;
   const parse = <T>(name: string, run: () => T): T => {
     try {
       return run();
