@@ -187,6 +187,23 @@ describe("dynamic answers (signed at run time)", () => {
   });
 });
 
+describe("more dynamic answers", () => {
+  it("a delta page verifies, its query covered by the input digest", async () => {
+    const res = await get("/v1/delta?vertical=travel&limit=2", { "x-service-key": member });
+    expect(res.status).toBe(200);
+    expect(await independentlyVerify(res, jwks)).toBe(true);
+    expect(identityOf(res)).toMatchObject({ vertical: "travel", view: "delta", input: createHash("sha256").update(canonicalize({ vertical: "travel", since: null, cursor: null, limit: 2 })).digest("base64") });
+  });
+
+  it("a free answer warned about a refused key (its bytes are not the build's) is signed when sent", async () => {
+    const res = await get("/api/demo?vertical=travel", { "x-service-key": "svc_live_notakeyatall000000000000000" });
+    expect(res.status).toBe(200);
+    expect(Buffer.from(res.body).toString("utf8")).toContain("credential_problem");
+    expect(await independentlyVerify(res, jwks)).toBe(true);
+    expect(identityOf(res)).toMatchObject({ vertical: "travel", view: "index" });
+  });
+});
+
 describe("MCP answers (official SDK client): the same digest and signature in _meta", () => {
   let client: Client;
   beforeAll(async () => {
@@ -223,6 +240,33 @@ describe("MCP answers (official SDK client): the same digest and signature in _m
     const answer = mcpSaved(await client.callTool({ name: "search", arguments: { q: "fixture" } }));
     expect(await independentlyVerify(answer, jwks)).toBe(true);
     expect(identityOf(answer)).toMatchObject({ vertical: "*", view: "search" });
+  });
+});
+
+describe("a development build served without SIGNING_KEY", () => {
+  it("publishes the build's development key and the server's own, and both kinds of answer verify", { timeout: 180_000 }, async () => {
+    const devDist = buildWith({ SIGNING_KEY: "" });
+    const manifest = JSON.parse(readFileSync(join(devDist, "data", "manifest.json"), "utf8"));
+    expect(manifest.signing.dev).toBe(true);
+    const dev = await startTestService(devDist);
+    try {
+      expect(dev.logs.some((l) => l.includes("SIGNING_KEY is not set"))).toBe(true);
+      const keys = (await dev.request("/.well-known/jwks.json")).body as KeySet;
+      expect(keys.keys).toHaveLength(2);
+      expect(keys.keys.map((k) => k.kid)).toContain(manifest.signing.kid);
+      const fetchSaved = async (path: string) => {
+        const res = await fetch(dev.url + path);
+        return { headers: headerRecord(res.headers), body: new Uint8Array(await res.arrayBuffer()) };
+      };
+      const index = await fetchSaved("/api/demo?vertical=travel");
+      expect(index.headers["signature-input"]).toContain(`keyid="${manifest.signing.kid}"`);
+      expect(await independentlyVerify(index, keys)).toBe(true);
+      const search = await fetchSaved("/api/search?q=fixture");
+      expect(search.headers["signature-input"]).not.toContain(`keyid="${manifest.signing.kid}"`);
+      expect(await independentlyVerify(search, keys)).toBe(true);
+    } finally {
+      await dev.close();
+    }
   });
 });
 
