@@ -138,6 +138,29 @@ describe("static answers (signed by the build)", () => {
     saved.set("full", full);
   });
 
+  it("serving them signs nothing: static reads, repeated, make no signature at run time (a layer selection is signed once)", async () => {
+    const signer = svc.service.deps.signer!;
+    const sign = signer.sign;
+    let calls = 0;
+    (signer as { sign: typeof sign }).sign = (...args) => (calls++, sign(...args));
+    try {
+      const key = { "x-service-key": member };
+      await get("/api/demo?vertical=travel&node=trv-m1&layers=directive", key);
+      expect(calls).toBe(1);
+      calls = 0;
+      for (let i = 0; i < 5; i++) {
+        for (const path of ["/api/demo?vertical=travel&node=trv-m1", "/api/demo?vertical=travel&node=trv-m1&lean=true", "/api/demo?vertical=travel", "/api/demo?vertical=travel&node=trv-m6", "/api/demo?vertical=travel&node=trv-m1&layers=directive"]) {
+          expect((await get(path, path.includes("trv-m6") ? {} : key)).headers.signature).toBeDefined();
+        }
+      }
+      expect(calls).toBe(0);
+      await post("/api/evaluate", { vertical: "travel", node: "trv-m1", facts: {} }, key);
+      expect(calls).toBe(1);
+    } finally {
+      (signer as { sign: typeof sign }).sign = sign;
+    }
+  });
+
   it("a free locked view of a gated node verifies too", async () => {
     const locked = await get("/api/demo?vertical=travel&node=trv-m6");
     expect(locked.status).toBe(200);
