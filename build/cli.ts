@@ -3,6 +3,7 @@
  * any fatal issue; `--release` also refuses authoring placeholders) or watches `content/` and
  * rebuilds on change, reporting problems without exiting.
  */
+import { signingKeyFromEnv } from "./signing-key.ts";
 import { parseArgs } from "node:util";
 import { buildOnce } from "./build-once.ts";
 import { createBuildCache, formatReport, type BuildConfig, type BuildResult } from "./index.ts";
@@ -31,6 +32,12 @@ const options: BuildConfig = {
   // A build to publish: TODO placeholders and example.org sources are errors, not warnings.
   ...(values.release ? { release: true } : {}),
 };
+try {
+  Object.assign(options, signingKeyFromEnv(process.env, values.release === true));
+} catch (error) {
+  console.error(`build refused: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
 
 if (values.watch) {
   watchContent({ ...options, cache: createBuildCache() }, (result) => {

@@ -26,6 +26,11 @@ export interface BuildConfig {
    * errors instead of warnings. Default false (a dev build).
    */
   release?: boolean;
+  /**
+   * The private key (JWK or PKCS#8 PEM text) that signs the served files; the CLI passes
+   * SIGNING_KEY. Absent: a development key (build/signing-key.ts), which publishing refuses.
+   */
+  signingKey?: string;
   /** The build's clock, read only by lints (never by output). Default: now. */
   now?: Date;
   /** The date review dates are checked against (`YYYY-MM-DD`). Default: today (UTC) when resolved. */
@@ -41,6 +46,7 @@ export interface ResolvedBuildConfig {
   write: boolean;
   cache: BuildCache | undefined;
   release: boolean;
+  signingKey: string | undefined;
   now: Date;
   today: string;
 }
@@ -66,6 +72,7 @@ export function resolveBuildConfig(config: BuildConfig = {}): ResolvedBuildConfi
     write: config.write ?? true,
     cache: config.cache,
     release: config.release ?? false,
+    signingKey: config.signingKey,
     now: config.now ?? new Date(),
     today: config.today ?? new Date().toISOString().slice(0, 10),
   };

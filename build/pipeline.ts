@@ -29,6 +29,7 @@ import { emitVertical, type ArtifactSink } from "./stages/emit.ts";
 import { emitCatalog } from "./stages/emit-catalog.ts";
 import { emitSearchIndexes } from "./stages/search-index.ts";
 import { emitManifest, MANIFEST_FILE } from "./stages/manifest.ts";
+import { resolveBuildSigningKey } from "./signing-key.ts";
 
 export interface BuildStats {
   nodes: number;
@@ -107,14 +108,15 @@ export async function runPipeline(config: ResolvedBuildConfig): Promise<BuildRes
     const ratios = graphs.flatMap((g) => emitVertical(g, ctx));
     emitCatalog(graphs, changelog, ctx);
     emitSearchIndexes(graphs, ctx);
-    const manifest = emitManifest({ apiVersion: catalog.apiVersion, graphs, files: digests, ratios }, ctx);
+    const signing = resolveBuildSigningKey(config);
+    const manifest = emitManifest({ apiVersion: catalog.apiVersion, graphs, files: digests, ratios, signing }, ctx);
     if (diagnostics.hasFatal()) {
       staged?.abort();
       return { ok: false, issues: sortIssues(diagnostics.issues), stats: stats(manifest.lean_ratio), changed: false };
     }
 
     // 8. Publish atomically; drop cache entries this build did not use.
-    const published = staged?.commit(manifest.build_id);
+    const published = staged?.commit(manifest.build_id, signing.key.kid);
     if (cache) {
       const used = [...parsed, ...indexes].map((p) => p.parsed.digest);
       pruneBuildCache(cache, { parsed: new Set(used), versions: new Set(nodes.map((n) => n.version)), emitted: emittedKeys });

@@ -6,7 +6,7 @@
  * leave a moment with no `data` at all). Nothing is touched until the new build is complete,
  * so a failed build leaves the previous one intact. An unchanged build id publishes nothing.
  */
-import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { sha256 } from "./digest.ts";
 
@@ -32,8 +32,11 @@ export interface StagedOutput {
    * the same path: a one-node rebuild then writes a handful of files, not 40,000.
    */
   reuse(path: string, digest: string): boolean;
-  /** Publishes the staged build as `<outDir>/data`; `changed` is false when it was already live. */
-  commit(buildId: string): { changed: boolean; dir: string };
+  /**
+   * Publishes the staged build as `<outDir>/data`; `changed` is false when it was already live.
+   * `signingKid` is the key the staged manifest is signed with (see `_moveUnlessExists`).
+   */
+  commit(buildId: string, signingKid?: string): { changed: boolean; dir: string };
   /** Removes the staged folder; the published build stays as it was. */
   abort(): void;
 }
@@ -76,9 +79,9 @@ export function createStagedOutput(outDir: string, previous?: PreviousOutput): S
         return false;
       }
     },
-    commit(buildId) {
+    commit(buildId, signingKid) {
       const final = join(buildsDir, buildId);
-      _moveUnlessExists(dir, final);
+      _moveUnlessExists(dir, final, signingKid);
       const dataDir = join(outDir, "data");
       const target = relative(outDir, final);
       const previous = _linkTarget(dataDir);
@@ -94,6 +97,14 @@ export function createStagedOutput(outDir: string, previous?: PreviousOutput): S
 }
 
 // --- Internal helpers ---
+
+function _signingKid(buildDir: string): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(join(buildDir, "manifest.json"), "utf8")) as { signing?: { kid?: string } }).signing?.kid;
+  } catch {
+    return undefined;
+  }
+}
 
 function _linkTarget(dataDir: string): string | undefined {
   try {
@@ -113,10 +124,21 @@ function _publish(outDir: string, dataDir: string, target: string): void {
   renameSync(link, dataDir);
 }
 
-/** The same build id means the same bytes: if another build already published it, keep that one. */
-function _moveUnlessExists(dir: string, final: string): void {
+/**
+ * The same build id means the same bytes: if another build already published it, keep that one,
+ * unless it was signed by another key (a development build of the same content, then built with
+ * the release key): its manifest is replaced, so the release never carries the development key's
+ * signatures. The files are the same bytes, so a server reading the folder sees no difference.
+ */
+function _moveUnlessExists(dir: string, final: string, signingKid?: string): void {
   try {
     if (!existsSync(final)) return renameSync(dir, final);
+    if (signingKid !== undefined && _signingKid(final) !== signingKid) {
+      const manifest = join(final, "manifest.json");
+      const swap = `${manifest}.${process.pid}.tmp`;
+      writeFileSync(swap, readFileSync(join(dir, "manifest.json")));
+      renameSync(swap, manifest);
+    }
   } catch (error) {
     if (!existsSync(final)) throw error;
   }

@@ -20,6 +20,7 @@ const main = defineCommand({
     keys: () => import("./commands/keys.ts").then((m) => m.default),
     payments: () => import("./commands/payments.ts").then((m) => m.default),
     status: () => import("./commands/status.ts").then((m) => m.default),
+    "verify-answer": () => import("./commands/verify-answer.ts").then((m) => m.default),
   },
 });
 

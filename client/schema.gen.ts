@@ -719,7 +719,7 @@ export interface paths {
          *
          *     Stateless: no `Mcp-Session-Id` is issued and one that is sent is ignored; every POST carries one JSON-RPC message and is answered with one `application/json` object (never SSE). get_node and get_index results are sent with `Content-Encoding: deflate` when `Accept-Encoding` admits it (Node's fetch and httpx send it by default; `Vary: Accept-Encoding`): the answer carries the node twice, as text and as `structuredContent`, and compresses about 6:1 (34 KiB to 6 KiB for a typical node). Notifications and client responses get 202 with no body. GET and DELETE /mcp answer 405 (`Allow: POST`).
          *
-         *     Methods: initialize, ping, tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/read, resources/templates/list. Tools: list_verticals, get_index, get_node (lean, layers), search, evaluate_rules, get_changes, verify_key, each with an inputSchema taken from the REST request schemas and an outputSchema; results carry `structuredContent` and the same JSON as text. get_node and get_index are lean by default (knowledge only; `lean: false` adds the wrapper fields REST sends). Prompts: triage_ai_system, check_passenger_rights, explore_vertical. Resources: `vkr://about` (the wrapper fields, once), `vkr://<vertical>` (root index) and `vkr://<vertical>/<node>`.
+         *     Methods: initialize, ping, tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/read, resources/templates/list. Tools: list_verticals, get_index, get_node (lean, layers), search, evaluate_rules, get_changes, verify_key, each with an inputSchema taken from the REST request schemas and an outputSchema; results carry `structuredContent` and the same JSON as text; knowledge results (get_node, get_index, search, evaluate_rules, get_changes, and resources/read contents) carry in `_meta` the `content-digest` (of the text block), `knowledge-identity`, `signature-input` and `signature` a REST answer has as headers (see GET /.well-known/jwks.json). get_node and get_index are lean by default (knowledge only; `lean: false` adds the wrapper fields REST sends). Prompts: triage_ai_system, check_passenger_rights, explore_vertical. Resources: `vkr://about` (the wrapper fields, once), `vkr://<vertical>` (root index) and `vkr://<vertical>/<node>`.
          *
          *     Credentials as on REST: `X-Service-Key`, `Authorization: Bearer svc_…` (for clients that only send bearer tokens) or `pay-network-pay-id`, re-read on every POST. initialize, ping and the list methods need none. tools/call and resources/read go through the same access matrix, quota and RateLimit headers as GET /api/demo, POST /api/evaluate, GET /v1/delta and GET /api/search (the same functions).
          *
@@ -874,6 +874,26 @@ export interface paths {
          * @description Admin bearer. Records the operator's note on a final purchase and drops it from `attention`. The same as `vkr payments ack`.
          */
         post: operations["acknowledgePayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public keys of signed answers (JWK Set)
+         * @description The Ed25519 keys answers are signed with: the current key, keys kept after a rotation (SIGNING_PREVIOUS_KEYS) so answers saved before it still verify, and a development build's own key. Every knowledge answer (GET /api/demo, POST /api/evaluate, GET /api/search, GET /v1/delta; MCP results in `_meta`) carries `Content-Digest: sha-256=:…:` and `Knowledge-Identity: vertical="…", node="…", version="…", view="…", build="…"` (plus `layers`, and `input`: the sha-256 of the RFC 8785 JSON of the facts or query of a dynamic answer), signed per RFC 9421: `Signature-Input: vkr=("content-digest" "knowledge-identity");keyid="<kid>";alg="ed25519";tag="vkr-answer"` (with `created` on dynamic answers). The signature covers header fields only, so a saved response verifies offline with this key set (`vkr verify-answer`, or the client's `verifyAnswer`).
+         */
+        get: operations["getSigningKeys"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1128,6 +1148,10 @@ export interface operations {
                     "Pay-Network-Charged"?: string;
                     "Pay-Network-Remaining"?: string;
                     "Credential-Problem"?: string;
+                    "Content-Digest"?: string;
+                    "Knowledge-Identity"?: string;
+                    "Signature-Input"?: string;
+                    Signature?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1558,6 +1582,10 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     "Pay-Network-Charged"?: string;
                     "Pay-Network-Remaining"?: string;
+                    "Content-Digest"?: string;
+                    "Knowledge-Identity"?: string;
+                    "Signature-Input"?: string;
+                    Signature?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1713,6 +1741,10 @@ export interface operations {
                     Link?: string;
                     RateLimit?: string;
                     "RateLimit-Policy"?: string;
+                    "Content-Digest"?: string;
+                    "Knowledge-Identity"?: string;
+                    "Signature-Input"?: string;
+                    Signature?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3674,6 +3706,10 @@ export interface operations {
                     "Pay-Network-Charged"?: string;
                     "Pay-Network-Remaining"?: string;
                     "Credential-Problem"?: string;
+                    "Content-Digest"?: string;
+                    "Knowledge-Identity"?: string;
+                    "Signature-Input"?: string;
+                    Signature?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4707,6 +4743,49 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSigningKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The JWK Set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jwk-set+json": {
+                        keys: {
+                            /** @constant */
+                            kty: "OKP";
+                            /** @constant */
+                            crv: "Ed25519";
+                            x: string;
+                            /** @description RFC 7638 thumbprint of the key; the `keyid` of Signature-Input */
+                            kid: string;
+                            /** @constant */
+                            use: "sig";
+                            /** @constant */
+                            alg: "EdDSA";
+                        }[];
+                    };
                 };
             };
             /** @description Any other error */

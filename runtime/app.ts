@@ -36,6 +36,7 @@ import adminPayments from "./routes/admin-payments.ts";
 import trial from "./routes/trial.ts";
 import verify from "./routes/verify.ts";
 import waitlist from "./routes/waitlist.ts";
+import jwks from "./routes/jwks.ts";
 
 export type { AppDeps } from "./deps.ts";
 
@@ -51,7 +52,7 @@ export function createApp(deps: AppDeps): H3 {
   useRequestCaller(app, deps);
   usePageLimit(app, deps);
   app.options("/**", (event) => sendBytes(event, 204, null, { ...preflightHeaders(requestContext(event).requestId), "content-type": "text/plain" }));
-  for (const plugin of [status, demo, evaluate, delta, trial, keys, verify, health, docs, adminKeys, metrics, browse, waitlist, interest, telemetry, referral, search, mcp, checkout, checkoutSuccess, adminPayments]) app.register(plugin(deps));
+  for (const plugin of [status, demo, evaluate, delta, trial, keys, verify, health, docs, adminKeys, metrics, browse, waitlist, interest, telemetry, referral, search, mcp, checkout, checkoutSuccess, adminPayments, jwks]) app.register(plugin(deps));
   return app;
 }
 

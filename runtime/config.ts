@@ -4,6 +4,8 @@
  */
 import { resolve } from "node:path";
 import { OVERRIDABLE_LIMITS } from "./metering/windows.ts";
+import type { SigningKey } from "./signing/answer-signature.ts";
+import { parsePublicKeys, parseSigningKey, type PublicSigningJwk } from "./signing/signing-keys.ts";
 
 /** Sizes of the quota windows RETRIEVAL_LIMITS may override (the table in metering/windows.ts says which). */
 export type RetrievalLimitOverrides = Partial<Record<(typeof OVERRIDABLE_LIMITS)[number], number>>;
@@ -83,6 +85,13 @@ export interface RuntimeConfig {
   mcpAllowedOrigins: readonly string[];
   /** VKR_FAILPOINT: test-only; the process kills itself (SIGKILL) at this named point (runtime/failpoint.ts). */
   failpoint: string | undefined;
+  /**
+   * SIGNING_KEY: the Ed25519 private key (JWK or PKCS#8 PEM) that signs dynamic answers and whose
+   * public key /.well-known/jwks.json publishes; null: an ephemeral key made at start (development).
+   * SIGNING_PREVIOUS_KEYS: earlier public keys kept published, so answers signed before a rotation
+   * still verify.
+   */
+  signing: { key: SigningKey | null; previous: readonly PublicSigningJwk[] };
 }
 
 export interface PaymentsConfig {
@@ -160,6 +169,7 @@ export function resolveRuntimeConfig(env: Record<string, string | undefined>): R
     mcpAllowedHosts: _list(env.MCP_ALLOWED_HOSTS, (v) => v.toLowerCase()),
     mcpAllowedOrigins: _list(env.MCP_ALLOWED_ORIGINS, (v) => _origin(v, "MCP_ALLOWED_ORIGINS")),
     failpoint: env.VKR_FAILPOINT ? env.VKR_FAILPOINT : undefined,
+    signing: resolveSigning(env),
   });
 }
 
@@ -301,4 +311,24 @@ function _httpUrl(env: Record<string, string | undefined>, name: string): URL | 
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") throw new ConfigError(`${name} must be an http(s) URL, got "${raw.slice(0, 100)}"`);
   return url;
+}
+
+/**
+ * SIGNING_KEY and SIGNING_PREVIOUS_KEYS, as the runtime reads them; the publisher reads them the
+ * same way to know which keys the deployment publishes.
+ */
+export function resolveSigning(env: Record<string, string | undefined>): RuntimeConfig["signing"] {
+  const key = env.SIGNING_KEY;
+  const previous = env.SIGNING_PREVIOUS_KEYS;
+  const parse = <T>(name: string, run: () => T): T => {
+    try {
+      return run();
+    } catch (error) {
+      throw new ConfigError(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  return {
+    key: key?.trim() ? parse("SIGNING_KEY", () => parseSigningKey(key)) : null,
+    previous: previous?.trim() ? parse("SIGNING_PREVIOUS_KEYS", () => parsePublicKeys(previous)) : [],
+  };
 }

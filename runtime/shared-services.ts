@@ -1,12 +1,13 @@
 /**
  * Services the routes share, created once per app and injected with the other dependencies rather
- * than made inside each route: the per-client limits of free reads and the cache of layer
- * selections. Each surface keeps its own free-read count (GET /api/demo, GET /api/search, POST
+ * than made inside each route: the per-client limits of free reads, the signer of answers and the
+ * cache of layer selections (signed once when derived). Each surface keeps its own free-read count (GET /api/demo, GET /api/search, POST
  * /mcp, the pages), as each has its own `ANON_RATE_PER_MINUTE` allowance per client.
  */
 import type { RuntimeConfig } from "./config.ts";
 import { createLayerSelector, type LayerSelector } from "./layers/select-layers.ts";
 import { createAnonymousLimiter, type AnonymousLimiter } from "./metering/anonymous-limit.ts";
+import { createAnswerSigner, type AnswerSigner } from "./signing/answer-signer.ts";
 
 export interface SharedServices {
   readonly freeReads: {
@@ -17,15 +18,19 @@ export interface SharedServices {
   };
   /** Node artifacts narrowed to `layers=`, shared by GET /api/demo and MCP get_node. */
   readonly layers: LayerSelector;
+  /** Signs dynamic answers and lists the published keys (`config.signing`; a key made at start without SIGNING_KEY). */
+  readonly signer: AnswerSigner;
 }
 
 /** Selections kept: 15 per node variant at most, so this covers the hot set of a large vertical. */
 const LAYER_CACHE_ENTRIES = 512;
 
-export function createSharedServices(config: Pick<RuntimeConfig, "anonymousPerMinute">): SharedServices {
+export function createSharedServices(config: Pick<RuntimeConfig, "anonymousPerMinute" | "signing">): SharedServices {
   const limiter = () => createAnonymousLimiter(config.anonymousPerMinute);
+  const signer = createAnswerSigner(config.signing);
   return Object.freeze({
     freeReads: Object.freeze({ demo: limiter(), search: limiter(), mcp: limiter(), pages: limiter() }),
-    layers: createLayerSelector({ maxEntries: LAYER_CACHE_ENTRIES }),
+    layers: createLayerSelector({ maxEntries: LAYER_CACHE_ENTRIES, sign: (bytes, identity) => signer.sign(bytes, identity) }),
+    signer,
   });
 }

@@ -76,6 +76,7 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
   });
   // What a crashed instance reserved and never charged goes out now, not at the next sweep.
   if (perUseCharges) void perUseCharges.reconcile();
+  if (!config.signing.key) logger.warn("SIGNING_KEY is not set: dynamic answers are signed with a key made at start (development); set it so signatures outlive this process");
   if (!config.adminKey) logger.warn("ADMIN_KEY is not set: POST /api/keys answers 403 for any bearer");
   if (!config.publicBaseUrl && (deps.payments.card || deps.payments.x402)) {
     logger.warn("PUBLIC_BASE_URL is not set: Stripe's success URL and x402's resource use the listening address; set it when clients reach this server through another name");

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { Storage } from "unstorage";
 import { readInputStamp } from "../build/input-stamp.ts";
 import type { ReleaseStoreConfig } from "../runtime/config.ts";
+import { resolveSigning } from "../runtime/config.ts";
 import { computeBuildId } from "../runtime/releases/load-release.ts";
 import { RELEASE_POINTER_KEY, readReleasePointer, releaseFileKey, releaseManifestKey, type ReleasePointer } from "../runtime/releases/release-store.ts";
 import type { Manifest } from "../runtime/schema/artifacts.ts";
@@ -31,16 +32,24 @@ export interface UploadResult {
  * sources or draft nodes, which a `--release` build refuses or leaves out. The build's stamp says
  * how `dist/` was built; `allowDevBuild` is for a staging store that wants drafts.
  */
-export async function assertReleaseBuild(distDir: string, options: { allowDevBuild?: boolean } = {}): Promise<void> {
-  if (options.allowDevBuild) return;
-  const manifest = JSON.parse(await readFile(join(distDir, "data", "manifest.json"), "utf8")) as Pick<Manifest, "build_id">;
+export async function assertReleaseBuild(distDir: string, options: { allowDevBuild?: boolean; publishedKids?: ReadonlySet<string> } = {}): Promise<void> {
+  const manifest = JSON.parse(await readFile(join(distDir, "data", "manifest.json"), "utf8")) as Pick<Manifest, "build_id" | "signing">;
   const stamp = readInputStamp(distDir);
-  if (stamp?.release && stamp.build_id === manifest.build_id) return;
+  if (options.allowDevBuild || (stamp?.release && stamp.build_id === manifest.build_id)) return _assertSignedByPublishedKey(distDir, manifest, options);
   const why = !stamp ? "it has no build stamp (input-stamp.json)" : stamp.build_id !== manifest.build_id ? `its stamp names build ${stamp.build_id}, not ${manifest.build_id}` : "it was built without --release";
   throw new Error(
     `${distDir} is not a release build: ${why}. A development build may carry TODO placeholders, example.org sources and draft nodes. ` +
       "Build it with `vkr build --release` (or `npm run build:release`), or pass --allow-dev-build to publish it anyway.",
   );
+}
+
+/**
+ * The keys a deployment publishes at /.well-known/jwks.json, read from the environment as the
+ * runtime reads it (SIGNING_KEY, SIGNING_PREVIOUS_KEYS).
+ */
+export function publishedSigningKids(env: Record<string, string | undefined>): Set<string> {
+  const signing = resolveSigning(env);
+  return new Set([...(signing.key ? [signing.key.kid] : []), ...signing.previous.map((k) => k.kid)]);
 }
 
 export async function uploadRelease(store: Storage, distDir: string): Promise<UploadResult> {
@@ -99,4 +108,25 @@ async function _writePointer(store: Storage, config: ReleaseStoreConfig, pointer
   const temp = `${target}.${process.pid}.tmp`;
   await writeFile(temp, JSON.stringify(pointer));
   await rename(temp, target);
+}
+
+/**
+ * A release's answers must verify against the deployment's published keys: a build signed by a
+ * key the deployment does not publish is refused, and so is a development key's unless
+ * --allow-dev-build (the runtime then publishes that build's key with it).
+ */
+function _assertSignedByPublishedKey(distDir: string, manifest: Pick<Manifest, "signing">, options: { allowDevBuild?: boolean; publishedKids?: ReadonlySet<string> }): void {
+  const signing = manifest.signing;
+  if (!signing) throw new Error(`${distDir} is not signed (its manifest has no signatures); rebuild it with this version`);
+  if (signing.dev) {
+    if (options.allowDevBuild) return;
+    throw new Error(`${distDir} is signed with a development key (${signing.kid}): build the release with SIGNING_KEY set to the deployment's key`);
+  }
+  const published = options.publishedKids ?? new Set<string>();
+  if (!published.has(signing.kid)) {
+    throw new Error(
+      `${distDir} is signed by key ${signing.kid}, which this deployment does not publish (${published.size ? [...published].join(", ") : "no key: SIGNING_KEY is not set here"}); ` +
+        "publish with the deployment's SIGNING_KEY (and SIGNING_PREVIOUS_KEYS) in the environment, or rebuild with its key",
+    );
+  }
 }

@@ -11,7 +11,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { resolveReleaseStore } from "../runtime/config.ts";
 import { createReleaseStore } from "../runtime/releases/release-store.ts";
-import { activateRelease, assertReleaseBuild, rollbackRelease, uploadRelease } from "./publish-release.ts";
+import { activateRelease, assertReleaseBuild, publishedSigningKids, rollbackRelease, uploadRelease } from "./publish-release.ts";
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { dist: { type: "string", default: "dist" }, rollback: { type: "boolean", default: false }, "allow-dev-build": { type: "boolean", default: false } } });
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
       process.stdout.write(`rolled back: current release is ${pointer.build_id} in ${where}\n`);
       return;
     }
-    await assertReleaseBuild(resolve(values.dist), { allowDevBuild: values["allow-dev-build"] });
+    await assertReleaseBuild(resolve(values.dist), { allowDevBuild: values["allow-dev-build"], publishedKids: publishedSigningKids(process.env) });
     const upload = await uploadRelease(store, resolve(values.dist));
     process.stdout.write(`${upload.uploaded ? "uploaded" : "already present:"} release ${upload.buildId} (${upload.files} files) to ${where}\n`);
     const pointer = await activateRelease(store, config, upload.buildId);

@@ -7,6 +7,8 @@ import { compileSchema } from "../schema/validator.ts";
 import { shortDigest } from "../digest.ts";
 import type { VerticalGraph } from "./link.ts";
 import { emitArtifact, type EmitContext } from "./emit.ts";
+import { signArtifacts } from "./sign.ts";
+import type { BuildSigningKey } from "../signing-key.ts";
 
 export const MANIFEST_FILE = "manifest.json";
 const checkManifest = compileSchema(ManifestSchema);
@@ -18,6 +20,8 @@ export interface ManifestInput {
   files: ReadonlyMap<string, string>;
   /** Lean/full size ratio of every node. */
   ratios: readonly number[];
+  /** The key the served files are signed with, once the build id is known. */
+  signing: BuildSigningKey;
 }
 
 /** Builds, checks and emits the manifest; returns it. */
@@ -42,6 +46,7 @@ export function emitManifest(input: ManifestInput, ctx: Pick<EmitContext, "diagn
     files,
     lean_ratio: input.ratios.length ? Math.round((input.ratios.reduce((a, b) => a + b, 0) / input.ratios.length) * 10_000) / 10_000 : 0,
   };
+  manifest.signing = signArtifacts(manifest, input.signing);
   emitArtifact(MANIFEST_FILE, manifest, checkManifest, ctx);
   return manifest;
 }

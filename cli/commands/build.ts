@@ -6,6 +6,7 @@
 import { defineCommand } from "citty";
 import { buildOnce } from "../../build/build-once.ts";
 import { resolveBuildConfig } from "../../build/config.ts";
+import { signingKeyFromEnv } from "../../build/signing-key.ts";
 import { EXIT } from "../exit-codes.ts";
 import { printResult, runOperation } from "../output.ts";
 import { runScript } from "../run-script.ts";
@@ -30,7 +31,7 @@ export default defineCommand({
       return;
     }
     await runOperation(true, async () => {
-      const { result, browsePages } = await buildOnce(options);
+      const { result, browsePages } = await buildOnce({ ...options, ...signingKeyFromEnv(process.env, args.release) });
       printResult(true, { ok: result.ok, build_id: result.buildId ?? null, changed: result.changed, stats: result.stats, issues: result.issues, browse_pages: browsePages ?? 0 }, () => "");
       return result.ok ? EXIT.ok : EXIT.failure;
     });

@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import { resolveReleaseStore } from "../../runtime/config.ts";
 import { createReleaseStore } from "../../runtime/releases/release-store.ts";
-import { activateRelease, assertReleaseBuild, rollbackRelease, uploadRelease } from "../../scripts/publish-release.ts";
+import { activateRelease, assertReleaseBuild, publishedSigningKids, rollbackRelease, uploadRelease } from "../../scripts/publish-release.ts";
 import { printResult, runOperation } from "../output.ts";
 
 export default defineCommand({
@@ -29,7 +29,7 @@ export default defineCommand({
           printResult(args.json, { rolled_back: true, current: pointer.build_id, history: pointer.history }, () => `rolled back: current release is ${pointer.build_id}`);
           return;
         }
-        await assertReleaseBuild(resolve(args.dist), { allowDevBuild: args["allow-dev-build"] });
+        await assertReleaseBuild(resolve(args.dist), { allowDevBuild: args["allow-dev-build"], publishedKids: publishedSigningKids(process.env) });
         const upload = await uploadRelease(store, resolve(args.dist));
         const pointer = await activateRelease(store, config, upload.buildId);
         printResult(args.json, { build_id: upload.buildId, uploaded: upload.uploaded, files: upload.files, current: pointer.build_id, previous: pointer.history[0] ?? null }, () =>

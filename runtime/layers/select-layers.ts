@@ -7,6 +7,7 @@
 import { apiError } from "../errors.ts";
 import { LAYER_NAMES, type LayerName } from "../schema/catalog.ts";
 import type { Artifact } from "../storage/artifacts.ts";
+import type { KnowledgeIdentity, SignatureHeaders } from "../signing/answer-signature.ts";
 
 export interface LayerSelector {
   /** The artifact with only `layers` kept and `node.selected_layers` set; cached by digest. */
@@ -30,8 +31,11 @@ export function parseLayerSelection(value: string): LayerName[] {
   return LAYER_NAMES.filter((name) => names.includes(name));
 }
 
-/** @example const selector = createLayerSelector({ maxEntries: 256 }) */
-export function createLayerSelector(options: { maxEntries: number }): LayerSelector {
+/**
+ * `sign` signs each selection once, when it is derived (it is cached with it).
+ * @example const selector = createLayerSelector({ maxEntries: 256, sign: (bytes, identity) => signer.sign(bytes, identity) })
+ */
+export function createLayerSelector(options: { maxEntries: number; sign: (bytes: Uint8Array, identity: KnowledgeIdentity) => SignatureHeaders }): LayerSelector {
   // Map iteration order is insertion order: re-inserting on a hit makes the first key the coldest.
   const cache = new Map<string, Artifact>();
   return {
@@ -43,7 +47,7 @@ export function createLayerSelector(options: { maxEntries: number }): LayerSelec
         cache.set(key, hit);
         return hit;
       }
-      const selected = _select(artifact, layers);
+      const selected = _select(artifact, layers, options.sign);
       cache.set(key, selected);
       if (cache.size > options.maxEntries) cache.delete(cache.keys().next().value!);
       return selected;
@@ -53,7 +57,7 @@ export function createLayerSelector(options: { maxEntries: number }): LayerSelec
 
 // --- Internal helpers ---
 
-function _select(artifact: Artifact, layers: readonly LayerName[]): Artifact {
+function _select(artifact: Artifact, layers: readonly LayerName[], sign: (bytes: Uint8Array, identity: KnowledgeIdentity) => SignatureHeaders): Artifact {
   const body = JSON.parse(Buffer.from(artifact.bytes).toString("utf8")) as { node: { layers: Record<string, unknown>; selected_layers?: LayerName[] } };
   const kept: Record<string, unknown> = Object.create(null);
   for (const name of layers) if (Object.hasOwn(body.node.layers, name)) kept[name] = body.node.layers[name];
@@ -61,5 +65,7 @@ function _select(artifact: Artifact, layers: readonly LayerName[]): Artifact {
   body.node.selected_layers = [...layers];
   // A distinct strong ETag per selection: same digest, suffixed by the selection (no commas,
   // which would split an If-None-Match list).
-  return { bytes: new TextEncoder().encode(JSON.stringify(body)), etag: `${artifact.etag.slice(0, -1)}.${layers.join("+")}"` };
+  const bytes = new TextEncoder().encode(JSON.stringify(body));
+  const identity = artifact.identity ? { ...artifact.identity, layers: layers.join("+") } : null;
+  return { bytes, etag: `${artifact.etag.slice(0, -1)}.${layers.join("+")}"`, identity, signature: identity ? sign(bytes, identity) : null };
 }

@@ -17,6 +17,7 @@ import type { McpContext } from "./context.ts";
 import { prependJsonMember } from "../http/json-member.ts";
 import { toUnlockHint } from "../schema/unlock.ts";
 import { unknownVertical } from "../access/unknown-names.ts";
+import type { KnowledgeIdentity, SignatureHeaders } from "../signing/answer-signature.ts";
 
 export interface ContentRequest {
   vertical: string;
@@ -32,6 +33,10 @@ export interface ContentAnswer {
   bytes: Uint8Array;
   /** The artifact's ETag (its digest, plus the layer selection): a key for caches of derived forms. Null for a placeholder. */
   etag: string | null;
+  /** What the bytes are; null for a placeholder (no knowledge to vouch for). */
+  identity: KnowledgeIdentity | null;
+  /** The signature of exactly these bytes when one exists already (the build's, a cached selection's); null: sign before sending. */
+  signature: SignatureHeaders | null;
 }
 
 export async function readContent(ctx: McpContext, request: ContentRequest): Promise<ContentAnswer> {
@@ -49,7 +54,7 @@ export async function readContent(ctx: McpContext, request: ContentRequest): Pro
   Object.assign(ctx.headers, credentialProblemHeaders(problem));
   if (vertical.status !== "live") {
     const placeholder = await describePlaceholder(ctx.deps, vertical);
-    return { bytes: new TextEncoder().encode(JSON.stringify(problem ? { credential_problem: problem, ...placeholder } : placeholder)), etag: null };
+    return { bytes: new TextEncoder().encode(JSON.stringify(problem ? { credential_problem: problem, ...placeholder } : placeholder)), etag: null, identity: null, signature: null };
   }
 
   // "unless-locked" (get_node's default): knowledge only, but a locked view keeps the machine-readable
@@ -59,10 +64,11 @@ export async function readContent(ctx: McpContext, request: ContentRequest): Pro
   if (layers) artifact = ctx.selector.select(artifact, layers);
   if (request.lean === "unless-locked" && decision.view === "locked" && meta) {
     // Its own tag: encoded answers are cached by tag, and an explicit lean: true has no hint.
-    artifact = { bytes: prependJsonMember(artifact.bytes, "unlock", toUnlockHint(vertical, meta, limitsInForce(ctx.deps))), etag: `${artifact.etag}+unlock` };
+    // Other bytes than the build's: signed when first encoded (methods.ts caches that by ETag).
+    artifact = { bytes: prependJsonMember(artifact.bytes, "unlock", toUnlockHint(vertical, meta, limitsInForce(ctx.deps))), etag: `${artifact.etag}+unlock`, identity: artifact.identity, signature: null };
   }
   // A warned answer is not the artifact: no ETag, so no cached encoding of it is reused.
-  if (problem) return { bytes: withCredentialProblem(artifact.bytes, problem), etag: null };
+  if (problem) return { bytes: withCredentialProblem(artifact.bytes, problem), etag: null, identity: artifact.identity, signature: null };
   Object.assign(ctx.headers, await meterRead(ctx.deps, plan, ctx.now));
-  return { bytes: artifact.bytes, etag: artifact.etag };
+  return { bytes: artifact.bytes, etag: artifact.etag, identity: artifact.identity, signature: artifact.signature };
 }

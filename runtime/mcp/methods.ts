@@ -10,6 +10,7 @@ import { EncodedJson, RawJson, RPC, RpcError, toJsonText } from "./jsonrpc.ts";
 import { PROMPTS, PROMPTS_BY_NAME, readPromptArguments } from "./prompts.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
 import { TOOLS, TOOLS_BY_NAME } from "./tools.ts";
+import type { ContentAnswer } from "./content.ts";
 
 /** Versions a client may negotiate, newest first; the first is offered to any other request. */
 export const NEGOTIABLE_VERSIONS = ["2025-11-25", "2025-06-18"] as const;
@@ -54,8 +55,11 @@ export const METHODS: Readonly<Record<string, Handler>> = {
     try {
       const output = await tool.run(ctx, tool.validator.parse(raw));
       observe("ok");
-      if ("json" in output) return _artifactResult(ctx, output);
-      return { content: [{ type: "text", text: JSON.stringify(output.structured) }], structuredContent: output.structured };
+      if ("bytes" in output) return _artifactResult(ctx, output);
+      const text = JSON.stringify(output.structured);
+      // The same digest and signature a REST answer carries as headers, over the text block's bytes.
+      const meta = output.identity ? { _meta: ctx.deps.shared.signer.sign(text, output.identity, ctx.now) } : {};
+      return { content: [{ type: "text", text }], structuredContent: output.structured, ...meta };
     } catch (error) {
       observe("error");
       if (!isApiError(error)) throw error;
@@ -91,11 +95,15 @@ export const METHODS: Readonly<Record<string, Handler>> = {
  * A prebuilt artifact as a tool result, encoded once per artifact (by ETag) and then served as
  * bytes: the text block and `structuredContent` are the artifact itself, never parsed.
  */
-function _artifactResult(ctx: McpContext, output: { json: Uint8Array; etag: string | null }): EncodedJson {
+function _artifactResult(ctx: McpContext, output: ContentAnswer): EncodedJson {
   const cached = output.etag === null ? undefined : ctx.results.get(output.etag);
   if (cached) return cached;
-  const text = Buffer.from(output.json).toString("utf8");
-  const encoded = new EncodedJson(new TextEncoder().encode(toJsonText({ content: [{ type: "text", text }], structuredContent: new RawJson(text) })));
+  const text = Buffer.from(output.bytes).toString("utf8");
+  // `_meta` carries the headers a REST answer has: the build's signature when the bytes are the
+  // build's, else one made now (once per ETag, as the encoding is cached; per call for a warned answer).
+  const signature = output.signature ?? (output.identity ? ctx.deps.shared.signer.sign(output.bytes, output.identity, output.etag === null ? ctx.now : undefined) : null);
+  const result = { content: [{ type: "text", text }], structuredContent: new RawJson(text), ...(signature ? { _meta: signature } : {}) };
+  const encoded = new EncodedJson(new TextEncoder().encode(toJsonText(result)));
   if (output.etag !== null) ctx.results.set(output.etag, encoded);
   return encoded;
 }

@@ -60,7 +60,8 @@ export async function readResource(ctx: McpContext, uri: string) {
   if (!target) throw new RpcError(RPC.resourceNotFound, "Resource not found", { uri });
   try {
     const answer = await readContent(ctx, { vertical: target.vertical, node: target.node });
-    return { contents: [{ uri, mimeType: MIME, text: Buffer.from(answer.bytes).toString("utf8") }] };
+    const signature = answer.signature ?? (answer.identity ? ctx.deps.shared.signer.sign(answer.bytes, answer.identity, ctx.now) : null);
+    return { contents: [{ uri, mimeType: MIME, text: Buffer.from(answer.bytes).toString("utf8"), ...(signature ? { _meta: signature } : {}) }] };
   } catch (error) {
     if (!isApiError(error)) throw error;
     if (error.code === "vertical_unknown" || error.code === "node_not_found") throw new RpcError(RPC.resourceNotFound, "Resource not found", { uri });

@@ -29,14 +29,17 @@ import {
 } from "../schema/requests.ts";
 import { DeltaResponseSchema, EvaluateResponseSchema, VerifyResponseSchema, VerticalPlaceholderSchema } from "../schema/responses.ts";
 import { SearchResponseSchema } from "../schema/search.ts";
-import { readContent } from "./content.ts";
+import { readContent, type ContentAnswer } from "./content.ts";
+import type { KnowledgeIdentity } from "../signing/answer-signature.ts";
+import { deltaIdentity, searchIdentity } from "../signing/answer-identity.ts";
 import type { McpContext } from "./context.ts";
 
 /**
- * What a tool produced: an object, or JSON text it already has (a prebuilt artifact), which is
- * used as both the text block and `structuredContent` without being parsed and re-serialised.
+ * What a tool produced: an object (with what it is, when it is knowledge to sign), or JSON text it
+ * already has (a prebuilt artifact), which is used as both the text block and `structuredContent`
+ * without being parsed and re-serialised.
  */
-export type ToolOutput = { structured: Record<string, unknown> } | { json: Uint8Array; etag: string | null };
+export type ToolOutput = { structured: Record<string, unknown>; identity?: KnowledgeIdentity } | ContentAnswer;
 
 export interface ToolDefinition {
   name: string;
@@ -67,7 +70,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     input: GetIndexRequestSchema,
     output: _objectOf([IndexGraphSchema, LeanIndexGraphSchema, VerticalPlaceholderSchema]),
     // Knowledge only unless asked: the wrapper text is the same on every answer (vkr://about has it once).
-    run: async (ctx, args: Static<typeof GetIndexRequestSchema>) => _content(await readContent(ctx, { vertical: args.vertical, node: null, lean: args.lean ?? true })),
+    run: (ctx, args: Static<typeof GetIndexRequestSchema>) => readContent(ctx, { vertical: args.vertical, node: null, lean: args.lean ?? true }),
   }),
   _tool({
     name: "get_node",
@@ -76,8 +79,8 @@ export const TOOLS: readonly ToolDefinition[] = [
       "One knowledge node with its four layers (logic with compiled rules, directive, skill, action), sources and next_nodes: the node and next_nodes only by default when you can read its layers (the notes REST adds are in the vkr://about resource; lean: false includes them); `layers` returns only the named layers. A caller who cannot read the layers (no key, or a key that does not unlock this node) gets the free view as REST sends it: the index layer, locked_layers naming the rest and `unlock` saying what would open them (lean: true drops the hint). Same decision and metering as GET /api/demo: one retrieval per call only when a key unlocks gated layers; fully open verticals and free views cost nothing.",
     input: GetNodeRequestSchema,
     output: _objectOf([NodeResponseSchema, LeanNodeResponseSchema, VerticalPlaceholderSchema]),
-    run: async (ctx, args: Static<typeof GetNodeRequestSchema>) =>
-      _content(await readContent(ctx, { vertical: args.vertical, node: args.node, lean: args.lean ?? "unless-locked", layers: args.layers })),
+    run: (ctx, args: Static<typeof GetNodeRequestSchema>) =>
+      readContent(ctx, { vertical: args.vertical, node: args.node, lean: args.lean ?? "unless-locked", layers: args.layers }),
   }),
   _tool({
     name: "search",
@@ -89,9 +92,11 @@ export const TOOLS: readonly ToolDefinition[] = [
     run: async (ctx, args: Static<typeof SearchRequestSchema>) => {
       const reader = await toReader(ctx.caller());
       if (reader.caller.kind === "anonymous") ctx.anonymous.assert(ctx.client(), ctx.now);
-      const outcome = await searchNodes(ctx.deps, reader, { q: args.q, vertical: args.vertical ?? null, limit: args.limit ?? null }, ctx.now);
+      const query = { q: args.q, vertical: args.vertical ?? null, limit: args.limit ?? null };
+      const build = ctx.deps.build.current;
+      const outcome = await searchNodes(ctx.deps, reader, query, ctx.now);
       Object.assign(ctx.headers, outcome.headers);
-      return { structured: outcome.body };
+      return { structured: outcome.body, identity: searchIdentity(build, query) };
     },
   }),
   _tool({
@@ -102,9 +107,9 @@ export const TOOLS: readonly ToolDefinition[] = [
     input: EvaluateRequestSchema,
     output: EvaluateResponseSchema,
     run: async (ctx, args: Static<typeof EvaluateRequestSchema>) => {
-      const { body, headers } = await evaluateNode(ctx.deps, await ctx.caller(), args, ctx.now);
+      const { body, headers, identity } = await evaluateNode(ctx.deps, await ctx.caller(), args, ctx.now);
       Object.assign(ctx.headers, headers);
-      return { structured: body as unknown as Record<string, unknown> };
+      return { structured: body as unknown as Record<string, unknown>, identity };
     },
   }),
   _tool({
@@ -117,9 +122,10 @@ export const TOOLS: readonly ToolDefinition[] = [
     run: async (ctx, args: Static<typeof DeltaRequestSchema>) => {
       const record = requireMembershipKey(await ctx.caller());
       const query = { vertical: args.vertical ?? null, since: args.since ?? null, cursor: args.cursor ?? null, limit: args.limit ?? null };
+      const build = ctx.deps.build.current;
       const { body, headers } = await readDelta(ctx.deps, record, query, ctx.now);
       Object.assign(ctx.headers, headers);
-      return { structured: body as unknown as Record<string, unknown> };
+      return { structured: body as unknown as Record<string, unknown>, identity: deltaIdentity(build, query) };
     },
   }),
   _tool({
@@ -186,6 +192,3 @@ function _plain(schema: unknown): Record<string, unknown> {
   return Object.keys(defs).length ? { ...root, $defs: defs } : root;
 }
 
-function _content(answer: { bytes: Uint8Array; etag: string | null }): ToolOutput {
-  return { json: answer.bytes, etag: answer.etag };
-}

@@ -20,6 +20,7 @@ import { PEOPLE_OPERATIONS } from "./operations-people.ts";
 import { GROWTH_OPERATIONS } from "./operations-growth.ts";
 import { PAYMENT_OPERATIONS } from "./operations-payments.ts";
 import { MCP_OPERATIONS } from "./operations-mcp.ts";
+import { SIGNATURE_HEADERS, SIGNING_OPERATIONS } from "./operations-signing.ts";
 
 export interface OperationParam {
   name: string;
@@ -81,7 +82,7 @@ const CORE_OPERATIONS: Operation[] = [
       200: {
         description: "A node (full or lean), an index graph (full or lean), or a placeholder for a vertical without content",
         schema: Type.Union([NodeResponseSchema, LeanNodeResponseSchema, IndexGraphSchema, LeanIndexGraphSchema, VerticalPlaceholderSchema]),
-        headers: ["ETag", ...RATE_HEADERS, "Pay-Network-Charged", "Pay-Network-Remaining", "Credential-Problem"],
+        headers: ["ETag", ...RATE_HEADERS, "Pay-Network-Charged", "Pay-Network-Remaining", "Credential-Problem", ...SIGNATURE_HEADERS],
       },
       304: { description: "Not modified" },
       400: { description: "Missing or unknown vertical, bad parameter" },
@@ -111,7 +112,7 @@ const CORE_OPERATIONS: Operation[] = [
     security: ["none", "serviceKey", "payToken"],
     body: EvaluateRequestSchema,
     responses: {
-      200: { description: "The evaluation", schema: EvaluateResponseSchema, headers: [...RATE_HEADERS, "Pay-Network-Charged", "Pay-Network-Remaining"] },
+      200: { description: "The evaluation", schema: EvaluateResponseSchema, headers: [...RATE_HEADERS, "Pay-Network-Charged", "Pay-Network-Remaining", ...SIGNATURE_HEADERS] },
       400: { description: "Invalid body, non-boolean or unknown fact, unknown vertical" },
       401: { description: "Malformed, unknown, revoked or expired key" },
       402: { description: "The logic layer is locked for a caller without credentials, or a per-use token that is invalid, expired, kya-only or used up" },
@@ -143,7 +144,7 @@ const CORE_OPERATIONS: Operation[] = [
       { name: "cursor", in: "query", schema: Type.String(), description: "next_cursor of a previous page" },
     ],
     responses: {
-      200: { description: "One page of delta entries", schema: DeltaResponseSchema, headers: ["Link", ...RATE_HEADERS] },
+      200: { description: "One page of delta entries", schema: DeltaResponseSchema, headers: ["Link", ...RATE_HEADERS, ...SIGNATURE_HEADERS] },
       400: { description: "Invalid since, limit, cursor or unknown vertical" },
       401: { description: "No membership key (missing, trial, malformed, unknown, revoked or expired)" },
       403: { description: "The key does not read this vertical" },
@@ -206,4 +207,4 @@ const CORE_OPERATIONS: Operation[] = [
 ];
 
 /** Every published operation; each area's list is spread in here. */
-export const OPERATIONS: Operation[] = [...CORE_OPERATIONS, ...PEOPLE_OPERATIONS, ...GROWTH_OPERATIONS, ...MCP_OPERATIONS, ...PAYMENT_OPERATIONS];
+export const OPERATIONS: Operation[] = [...CORE_OPERATIONS, ...PEOPLE_OPERATIONS, ...GROWTH_OPERATIONS, ...MCP_OPERATIONS, ...PAYMENT_OPERATIONS, ...SIGNING_OPERATIONS];

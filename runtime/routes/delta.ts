@@ -10,7 +10,8 @@ import { requestContext } from "../http/context.ts";
 import { isHeadRequest } from "../http/head.ts";
 import { CREDENTIAL_VARY } from "../http/headers.ts";
 import { readIntegerParam, readSingleParam } from "../http/query.ts";
-import { sendJson } from "../http/respond.ts";
+import { sendSignedJson } from "../signing/send-signed.ts";
+import { deltaIdentity } from "../signing/answer-identity.ts";
 
 export default definePlugin<AppDeps>((app, deps) => {
   app.get("/v1/delta", async (event) => {
@@ -26,10 +27,14 @@ export default definePlugin<AppDeps>((app, deps) => {
       cursor: readSingleParam(params, "cursor"),
       limit: readIntegerParam(params, "limit"),
     };
+    // The build readDelta reads (first thing, before any await), so the identity names it.
+    const build = deps.build.current;
     const { body, headers } = await readDelta(deps, record, query, now, { count: !isHeadRequest(event) });
+    // After the call: the vertical, if any, is known to resolve in that build.
+    const identity = deltaIdentity(build, query);
     const out: Record<string, string> = { ...headers, "cache-control": "private, no-store", vary: CREDENTIAL_VARY };
     if (body.has_more && body.next_cursor) out.link = `<${_nextUrl(deps, params, body.next_cursor)}>; rel="next"`;
-    return sendJson(event, 200, body, out);
+    return sendSignedJson(event, deps, body, identity, now, out);
   });
 });
 

@@ -56,8 +56,13 @@ export default definePlugin<AppDeps>((app, deps) => {
     let artifact = await planArtifact(plan, lean);
     if (layers) artifact = selector.select(artifact, layers);
     // The warned answer is not the artifact, so it carries no ETag and is not cached.
-    if (problem) return sendBytes(event, 200, withCredentialProblem(artifact.bytes, problem), { "cache-control": "no-store", vary: CREDENTIAL_VARY, ...credentialProblemHeaders(problem) });
-    const headers: Record<string, string> = { etag: artifact.etag, ..._cacheHeaders(caller, vertical.fully_open) };
+    if (problem) {
+      // Rare (a refused key on free content), so signed here rather than precomputed.
+      const warned = withCredentialProblem(artifact.bytes, problem);
+      const signature = artifact.identity ? deps.shared.signer.sign(warned, artifact.identity, now) : {};
+      return sendBytes(event, 200, warned, { "cache-control": "no-store", vary: CREDENTIAL_VARY, ...credentialProblemHeaders(problem), ...signature });
+    }
+    const headers: Record<string, string> = { etag: artifact.etag, ..._cacheHeaders(caller, vertical.fully_open), ...artifact.signature };
     if (matchesEtag(event.req.headers.get("if-none-match"), artifact.etag)) return sendBytes(event, 304, null, headers);
     if (isHeadRequest(event)) return sendBytes(event, 200, null, { ...headers, "content-length": String(artifact.bytes.byteLength) });
     Object.assign(headers, await meterRead(deps, plan, now));

@@ -10,7 +10,8 @@ import { requestContext } from "../http/context.ts";
 import { isHeadRequest } from "../http/head.ts";
 import { CREDENTIAL_VARY } from "../http/headers.ts";
 import { readIntegerParam, readSingleParam } from "../http/query.ts";
-import { sendJson } from "../http/respond.ts";
+import { sendSignedJson } from "../signing/send-signed.ts";
+import { searchIdentity } from "../signing/answer-identity.ts";
 import { apiError } from "../errors.ts";
 import { searchNodes } from "../search/search-nodes.ts";
 
@@ -24,7 +25,11 @@ export default definePlugin<AppDeps>((app, deps) => {
     const reader = await requestCaller(event, deps).reader();
     if (reader.caller.kind === "anonymous") anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
     const query = { q: readSingleParam(params, "q"), vertical: readSingleParam(params, "vertical"), limit: readIntegerParam(params, "limit") };
+    // The build searchNodes reads (first thing, before any await), so the identity names it.
+    const build = deps.build.current;
     const { body, headers } = await searchNodes(deps, reader, query, now, { count: !isHeadRequest(event) });
-    return sendJson(event, 200, body, { ...headers, "cache-control": "private, no-store", vary: CREDENTIAL_VARY });
+    // After the call: the vertical, if any, is known to resolve in that build.
+    const identity = searchIdentity(build, query);
+    return sendSignedJson(event, deps, body, identity, now, { ...headers, "cache-control": "private, no-store", vary: CREDENTIAL_VARY });
   });
 });

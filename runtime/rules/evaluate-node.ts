@@ -5,6 +5,8 @@
  * and an answer over gated layers counts as one retrieval for the key that unlocked them, or one
  * per-use charge for a pay token. A refused key is the key's 401 here (rules have no free view).
  */
+import { evaluationIdentity } from "../signing/answer-identity.ts";
+import type { KnowledgeIdentity } from "../signing/answer-signature.ts";
 import type { AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import type { Caller } from "../access/credentials.ts";
@@ -25,6 +27,8 @@ export interface NodeEvaluationResult {
   body: NodeEvaluation;
   /** RateLimit headers when a key was metered, else empty. */
   headers: Record<string, string>;
+  /** What the answer is, for its signature: the node, its version and a digest of the facts given. */
+  identity: KnowledgeIdentity;
 }
 
 /**
@@ -58,7 +62,7 @@ export async function evaluateNode(deps: AppDeps, caller: Caller, request: Evalu
   // 3. Evaluate, then meter as decided (gated layers only): a refused request consumes nothing.
   const evaluation = evaluateRules(ruleSet, request.facts);
   const headers = await meterRead(deps, plan, now);
-  return { body: { vertical: vertical.slug, node: meta.id, version: meta.version, ...evaluation }, headers };
+  return { body: { vertical: vertical.slug, node: meta.id, version: meta.version, ...evaluation }, headers, identity: evaluationIdentity(build, meta, request.facts) };
 }
 
 // --- Internal helpers ---

@@ -154,6 +154,23 @@ export const ManifestNodeSchema = Type.Object({
   review_by: Type.Optional(Type.String()),
 });
 
+/**
+ * The build's signatures of its served files (runtime/signing/): Ed25519 over each file's
+ * Content-Digest and Knowledge-Identity, made once at build time. Not part of `files`, so the
+ * build id stays a function of the content alone.
+ */
+export const ManifestSigningSchema = Type.Object({
+  kid: Type.String(),
+  alg: Type.Literal("ed25519"),
+  /** Signed with a development key (no SIGNING_KEY): never a release. */
+  dev: Type.Boolean(),
+  /** The public JWK of `kid`, so a development build's key can be published with it. */
+  public_key: Type.Object({ kty: Type.Literal("OKP"), crv: Type.Literal("Ed25519"), x: Type.String(), kid: Type.String(), use: Type.Literal("sig"), alg: Type.Literal("EdDSA") }),
+  /** base64 signature of each signed file, by path relative to `dist/data`. */
+  signatures: Type.Record(Type.String(), Type.String()),
+});
+export type ManifestSigning = Static<typeof ManifestSigningSchema>;
+
 export const ManifestSchema = Type.Object({
   build_id: Type.String(),
   api_version: Type.String(),
@@ -164,5 +181,6 @@ export const ManifestSchema = Type.Object({
   /** sha256 of every file under dist/data except this manifest, keyed by relative path. */
   files: Type.Record(Type.String(), Type.String()),
   lean_ratio: Type.Number(),
+  signing: Type.Optional(ManifestSigningSchema),
 });
 export type Manifest = Static<typeof ManifestSchema>;

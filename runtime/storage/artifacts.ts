@@ -12,12 +12,18 @@ import type { Catalog, ResolvedVertical } from "../schema/catalog.ts";
 import type { ChangelogEntry, LogicLayer, Manifest } from "../schema/artifacts.ts";
 import type { StatusStatic } from "../schema/status.ts";
 import { readSearchIndex, type LoadedSearchIndex } from "../search/search-index.ts";
+import { assembleHeaders, contentDigestFromHex, formatIdentity, type KnowledgeIdentity, type SignatureHeaders } from "../signing/answer-signature.ts";
+import { identityOfFile } from "../signing/file-identity.ts";
 
 export type NodeVariant = "full" | "lean" | "locked" | "locked.lean";
 
 export interface Artifact {
   bytes: Uint8Array;
   etag: string;
+  /** What the bytes are (runtime/signing/); null for a file that is not an answer. */
+  identity: KnowledgeIdentity | null;
+  /** The build's signature headers for these bytes; null when the build signed none (an unsigned build). */
+  signature: SignatureHeaders | null;
 }
 
 export interface NodeMeta {
@@ -103,7 +109,10 @@ export async function readArtifacts(readBytes: (rel: string) => Promise<Uint8Arr
     bytes.get(rel) ??
     bytes.add(
       rel,
-      readBytes(rel).then((b) => ({ bytes: new Uint8Array(b.buffer, b.byteOffset, b.byteLength), etag: `"${(manifest.files[rel] ?? "").slice(0, 32)}"` })),
+      readBytes(rel).then((b) => {
+        const identity = identityOfFile(rel, manifest);
+        return { bytes: new Uint8Array(b.buffer, b.byteOffset, b.byteLength), etag: `"${(manifest.files[rel] ?? "").slice(0, 32)}"`, identity, signature: _buildSignature(manifest, rel, identity) };
+      }),
     );
 
   return {
@@ -145,6 +154,14 @@ export async function readArtifacts(readBytes: (rel: string) => Promise<Uint8Arr
 }
 
 // --- Internal helpers ---
+
+/** The headers of the build's signature of a file, assembled once when the file is first read. */
+function _buildSignature(manifest: Manifest, rel: string, identity: KnowledgeIdentity | null): SignatureHeaders | null {
+  const signing = manifest.signing;
+  const signature = signing && Object.hasOwn(signing.signatures, rel) ? signing.signatures[rel]! : null;
+  if (!signing || !identity || signature === null || !Object.hasOwn(manifest.files, rel)) return null;
+  return assembleHeaders(signing.kid, contentDigestFromHex(manifest.files[rel]!), formatIdentity(identity), signature);
+}
 
 /** Parsed logic layers kept for rule evaluation; small objects, so a count bound is enough. */
 const LOGIC_CACHE_ENTRIES = 20_000;

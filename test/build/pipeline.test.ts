@@ -8,6 +8,7 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildContent, createBuildCache } from "../../build/index.ts";
 import { createTempDir, materializeFixture, REPO_ROOT } from "./_fixtures.ts";
+import { exportPrivateJwk, generateSigningKey } from "../../runtime/signing/signing-keys.ts";
 
 describe("pipeline", () => {
   it("emits the documented dist/data layout", async () => {
@@ -38,11 +39,13 @@ describe("pipeline", () => {
     expect(files).toHaveLength(10 + 6 * 4);
   });
 
-  it("is deterministic: two builds of the same content are byte-identical", async () => {
+  it("is deterministic: two builds of the same content with the same signing key are byte-identical", async () => {
     const a = createTempDir();
     const b = createTempDir();
-    const first = await buildContent({ contentDir: materializeFixture(a), outDir: join(a, "dist"), rootDir: a });
-    const second = await buildContent({ contentDir: materializeFixture(b), outDir: join(b, "dist"), rootDir: b });
+    // Ed25519 signatures are deterministic; a development key is made per output folder, so the key is given here.
+    const signingKey = exportPrivateJwk(generateSigningKey());
+    const first = await buildContent({ contentDir: materializeFixture(a), outDir: join(a, "dist"), rootDir: a, signingKey });
+    const second = await buildContent({ contentDir: materializeFixture(b), outDir: join(b, "dist"), rootDir: b, signingKey });
     expect(second.buildId).toBe(first.buildId);
     const files = _listFiles(join(a, "dist", "data"));
     expect(_listFiles(join(b, "dist", "data"))).toEqual(files);

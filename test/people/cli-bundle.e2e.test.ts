@@ -28,7 +28,7 @@ function vkr(args: string[]): Promise<{ code: number; stdout: string; stderr: st
 beforeAll(() => {
   mkdirSync(".tmp", { recursive: true });
   clone = mkdtempSync(join(resolve(".tmp"), "clone-"));
-  for (const name of ["build", "cli", "runtime", "scripts", "docs", "node_modules", "package.json", "package-lock.json", "README.md"]) symlinkSync(resolve(name), join(clone, name));
+  for (const name of ["build", "cli", "client", "runtime", "scripts", "docs", "node_modules", "package.json", "package-lock.json", "README.md"]) symlinkSync(resolve(name), join(clone, name));
   mkdirSync(join(clone, "bin"));
   copyFileSync(resolve("bin/vkr.mjs"), join(clone, "bin", "vkr.mjs"));
 });

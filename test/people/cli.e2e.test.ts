@@ -3,6 +3,7 @@
  * child process, real clock): create a key, list it by label, revoke it, and see the server refuse it.
  */
 import { execFile, spawn } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +13,10 @@ import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { peopleFixtureDist } from "./_fixture.ts";
 
 const BIN = join(process.cwd(), "bin", "vkr.mjs");
+const releaseKeyPair = generateKeyPairSync("ed25519");
+const RELEASE_KEY = releaseKeyPair.privateKey.export({ format: "pem", type: "pkcs8" }).toString();
+const RELEASE_PUBLIC_KEY = releaseKeyPair.publicKey.export({ format: "pem", type: "spki" }).toString();
+const OTHER_KEY = generateKeyPairSync("ed25519").privateKey.export({ format: "pem", type: "pkcs8" }).toString();
 let server: ChildServer;
 let dist: string;
 let dataDir: string;
@@ -130,20 +135,30 @@ describe("vkr serve, build, publish", { timeout: 240_000 }, () => {
     expect(refused.stderr).toContain("is not a release build: it was built without --release");
     expect(refused.stderr).toContain("vkr build --release");
     expect(readdirSync(releases)).toEqual([]);
-    // The release build refuses the placeholder source; with real sources it builds and publishes.
-    expect((await vkr(["build", "--release", "--content", content, "--out", out])).code).toBe(1);
+    // A release build needs the signing key (issue 30), and refuses the placeholder source; with
+    // real sources it builds and publishes, signed by the key the deployment publishes.
+    const unkeyed = await vkr(["build", "--release", "--content", content, "--out", out]);
+    expect(unkeyed.code).toBe(1);
+    expect(unkeyed.stderr).toContain("a release build needs SIGNING_KEY");
+    expect((await vkr(["build", "--release", "--content", content, "--out", out], { SIGNING_KEY: RELEASE_KEY })).code).toBe(1);
     for (const file of readdirSync(content, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".md"))) {
       const path = join(content, file);
       writeFileSync(path, readFileSync(path, "utf8").replaceAll("https://example.org/fixture", "https://eur-lex.europa.eu/eli/reg/2004/261/oj"));
     }
-    const releaseBuild = await vkr(["build", "--release", "--content", content, "--out", out]);
+    const releaseBuild = await vkr(["build", "--release", "--content", content, "--out", out], { SIGNING_KEY: RELEASE_KEY });
     expect(releaseBuild.code, releaseBuild.stderr + releaseBuild.stdout).toBe(0);
-    const published = await vkr(["publish", "--dist", out, "--json"], { RELEASE_DIR: releases });
+    // A deployment that does not publish the release's key refuses it; nothing is uploaded.
+    const otherKey = await vkr(["publish", "--dist", out], { RELEASE_DIR: releases, SIGNING_KEY: OTHER_KEY });
+    expect(otherKey.code).toBe(1);
+    expect(otherKey.stderr).toContain("which this deployment does not publish");
+    expect(readdirSync(releases)).toEqual([]);
+    // After a rotation the old key is still published (SIGNING_PREVIOUS_KEYS), so the release is accepted.
+    const published = await vkr(["publish", "--dist", out, "--json"], { RELEASE_DIR: releases, SIGNING_KEY: OTHER_KEY, SIGNING_PREVIOUS_KEYS: RELEASE_PUBLIC_KEY });
     expect(published.code, published.stderr + published.stdout).toBe(0);
     const release = JSON.parse(published.stdout);
     expect(release).toMatchObject({ build_id: expect.stringMatching(/^[0-9a-f]+$/), uploaded: true });
     expect(release.current).toBe(release.build_id);
-    expect((await vkr(["publish", "--dist", out], { RELEASE_DIR: releases })).stdout).toContain("already present");
+    expect((await vkr(["publish", "--dist", out], { RELEASE_DIR: releases, SIGNING_KEY: RELEASE_KEY })).stdout).toContain("already present");
 
     writeFileSync(join(content, "travel", "trv-m2.md"), readFileSync(join(content, "travel", "trv-m2.md"), "utf8").replace("next_nodes: [trv-m3]", "next_nodes: [trv-nowhere]"));
     const broken = await vkr(["build", "--content", content, "--out", out]);

@@ -65,6 +65,7 @@ describe("the typed client", () => {
       issueKeys: { ok: true, call: () => admin.POST("/api/keys", { body: { vertical: "all", permanent: true, label: "client-suite-permanent" } }) },
       verifyKey: { ok: true, call: () => trial.GET("/api/verify") },
       health: { ok: true, call: () => anon.GET("/healthz") },
+      getSigningKeys: { ok: true, call: () => anon.GET("/.well-known/jwks.json") },
       ready: { ok: true, call: () => anon.GET("/readyz") },
       listKeys: { ok: true, call: () => admin.GET("/api/admin/keys", { params: { query: { label: "client-suite" } } }) },
       revokeKey: { ok: true, call: () => admin.POST("/api/admin/keys/revoke", { body: { id: spareKey!.id } }) },

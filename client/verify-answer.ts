@@ -1,0 +1,165 @@
+/**
+ * Checking a saved answer later, with no server: every answer carries `Content-Digest` (sha-256 of
+ * the body) and an RFC 9421 signature (Ed25519) over that digest and `Knowledge-Identity` (which
+ * vertical, node, version, view and build it is). Give the saved response and the service's JWK
+ * Set (`/.well-known/jwks.json`, saved alongside or fetched later; rotated keys stay in it).
+ * WebCrypto only, so it runs in Node 20+, browsers and edge runtimes.
+ * @example
+ *   const saved = await readFile("answer.http");              // curl -si …/api/demo?… > answer.http
+ *   const jwks = await fetchSigningKeys("https://knowledge.example");
+ *   const result = await verifyAnswer(saved, jwks);           // { ok: true, identity: { node, version, build, … } }
+ */
+
+/** A JWK Set as /.well-known/jwks.json serves it. */
+export interface AnswerKeySet {
+  keys: Array<{ kty: string; crv: string; x: string; kid: string; [member: string]: unknown }>;
+}
+
+/** What a signed answer says it is (`Knowledge-Identity`). */
+export interface AnswerIdentity {
+  vertical: string;
+  node?: string;
+  version?: string;
+  view: string;
+  layers?: string;
+  /** base64 sha-256 of the RFC 8785 JSON of the facts or query a dynamic answer was computed from. */
+  input?: string;
+  build: string;
+}
+
+export type AnswerVerification =
+  | { ok: true; identity: AnswerIdentity; kid: string; /** When a dynamic answer was signed; absent for the build's own signature. */ created?: Date }
+  | { ok: false; reason: string; identity?: AnswerIdentity; kid?: string };
+
+/** The parts of a saved answer that are checked: its body bytes and its signature headers (lowercase names). */
+export interface SavedAnswer {
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+
+/**
+ * Verifies a saved answer: a raw HTTP response (`curl -si`), an MCP tool result or JSON-RPC
+ * response (signature in `_meta`), or `{ headers, body }`.
+ */
+export async function verifyAnswer(saved: string | Uint8Array | SavedAnswer, keys: AnswerKeySet): Promise<AnswerVerification> {
+  let answer: SavedAnswer;
+  try {
+    answer = typeof saved === "object" && !(saved instanceof Uint8Array) ? saved : parseSavedAnswer(saved);
+  } catch (error) {
+    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+  }
+  const h = answer.headers;
+  const digest = h["content-digest"];
+  const identityText = h["knowledge-identity"];
+  const input = h["signature-input"];
+  const signatureHeader = h["signature"];
+  if (!digest || !identityText || !input || !signatureHeader) return { ok: false, reason: "not a signed answer: Content-Digest, Knowledge-Identity, Signature-Input and Signature are all needed" };
+  const identity = parseIdentity(identityText);
+  if (!identity) return { ok: false, reason: `Knowledge-Identity does not parse: ${identityText.slice(0, 200)}` };
+
+  const member = /^\s*([a-z*][a-z0-9_.*-]*)=(.*)$/.exec(input);
+  if (!member) return { ok: false, reason: "Signature-Input does not parse", identity };
+  const [, label, params] = member as unknown as [string, string, string];
+  const components = /^\(([^)]*)\)/.exec(params)?.[1]?.split(" ").filter(Boolean) ?? [];
+  if (components.join(" ") !== '"content-digest" "knowledge-identity"') return { ok: false, reason: `the signature must cover content-digest and knowledge-identity; it covers ${components.join(" ") || "nothing"}`, identity };
+  const kid = /;keyid="([^"\\]*)"/.exec(params)?.[1];
+  if (!kid) return { ok: false, reason: "the signature names no keyid", identity };
+  const sig = new RegExp(`(?:^|,)\\s*${label.replace(/[.*]/g, "\\$&")}=:([A-Za-z0-9+/=]*):`).exec(signatureHeader)?.[1];
+  if (!sig) return { ok: false, reason: `Signature has no member ${label}`, identity, kid };
+  const jwk = keys.keys.find((k) => k.kid === kid);
+  if (!jwk) return { ok: false, reason: `key ${kid} is not in the key set: not signed by this service, or the key set is not the service's`, identity, kid };
+
+  const expected = `sha-256=:${_base64(new Uint8Array(await crypto.subtle.digest("SHA-256", _buffer(answer.body))))}:`;
+  if (digest.trim() !== expected) return { ok: false, reason: "the body does not match Content-Digest: the answer was changed after it was signed", identity, kid };
+  const base = `"content-digest": ${digest.trim()}\n"knowledge-identity": ${identityText.trim()}\n"@signature-params": ${params.trim()}`;
+  const key = await crypto.subtle.importKey("jwk", { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, { name: "Ed25519" }, false, ["verify"]);
+  const valid = await crypto.subtle.verify({ name: "Ed25519" }, key, _buffer(_unbase64(sig)), _buffer(new TextEncoder().encode(base)));
+  if (!valid) return { ok: false, reason: "the signature does not verify: the identity or the digest was changed after signing", identity, kid };
+  const created = /;created=(\d+)/.exec(params)?.[1];
+  return { ok: true, identity, kid, ...(created ? { created: new Date(Number(created) * 1000) } : {}) };
+}
+
+/** The service's published keys. */
+export async function fetchSigningKeys(baseUrl: string, fetchImpl: typeof fetch = fetch): Promise<AnswerKeySet> {
+  const res = await fetchImpl(`${baseUrl.replace(/\/+$/, "")}/.well-known/jwks.json`);
+  if (!res.ok) throw new Error(`GET /.well-known/jwks.json answered ${res.status}`);
+  return (await res.json()) as AnswerKeySet;
+}
+
+/**
+ * A saved answer's body and signature headers: a raw HTTP response (status line, headers, blank
+ * line, body, as `curl -si` writes it), or JSON: an MCP tool result, a JSON-RPC response holding
+ * one, or a resources/read content item (signature in `_meta`, body = the text block).
+ */
+export function parseSavedAnswer(saved: string | Uint8Array): SavedAnswer {
+  const bytes = typeof saved === "string" ? new TextEncoder().encode(saved) : saved;
+  const text = new TextDecoder().decode(bytes);
+  if (/^HTTP\/[\d.]+ \d{3}/.test(text)) return _parseHttp(bytes);
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error("neither a raw HTTP response (curl -si) nor JSON (an MCP result)");
+  }
+  const result = json?.result ?? json;
+  const item = Array.isArray(result?.contents) ? result.contents[0] : result;
+  const meta = item?._meta ?? result?._meta;
+  const body = typeof item?.text === "string" ? item.text : Array.isArray(item?.content) ? item.content.find((c: any) => c?.type === "text")?.text : undefined;
+  if (!meta || typeof body !== "string") throw new Error("JSON without an MCP text block and its _meta signature");
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(meta)) if (typeof value === "string") headers[name.toLowerCase()] = value;
+  return { headers, body: new TextEncoder().encode(body) };
+}
+
+/** `vertical="travel", node="trv-a", …` → its members; null when it is not our dictionary. */
+export function parseIdentity(text: string): AnswerIdentity | null {
+  const out: Record<string, string> = {};
+  const re = /\s*([a-z][a-z0-9_.-]*)=(?:"((?:[^"\\]|\\.)*)"|:([A-Za-z0-9+/=]*):)\s*(?:,|$)/y;
+  let at = 0;
+  while (at < text.length) {
+    re.lastIndex = at;
+    const m = re.exec(text);
+    if (!m) return null;
+    out[m[1]!] = m[2] !== undefined ? m[2].replace(/\\(.)/g, "$1") : m[3]!;
+    at = re.lastIndex;
+  }
+  if (!out.vertical || !out.view || !out.build) return null;
+  return out as unknown as AnswerIdentity;
+}
+
+// --- Internal helpers ---
+
+function _parseHttp(bytes: Uint8Array): SavedAnswer {
+  // The header block ends at the first empty line (CRLF CRLF, or LF LF from an editor).
+  let end = -1;
+  let skip = 0;
+  for (let i = 0; i < bytes.length - 1; i++) {
+    if (bytes[i] === 10 && bytes[i + 1] === 10) [end, skip] = [i, 2];
+    else if (bytes[i] === 13 && bytes[i + 1] === 10 && bytes[i + 2] === 13 && bytes[i + 3] === 10) [end, skip] = [i, 4];
+    if (end !== -1) break;
+  }
+  if (end === -1) throw new Error("raw HTTP response without a blank line before its body");
+  const headers: Record<string, string> = {};
+  for (const line of new TextDecoder().decode(bytes.subarray(0, end)).split(/\r?\n/).slice(1)) {
+    const colon = line.indexOf(":");
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return { headers, body: bytes.subarray(end + skip) };
+}
+
+function _buffer(bytes: Uint8Array): ArrayBuffer {
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+}
+
+function _base64(bytes: Uint8Array): string {
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s);
+}
+
+function _unbase64(text: string): Uint8Array {
+  const s = atob(text);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}
