@@ -121,6 +121,8 @@ export interface PaymentsConfig {
   perUseChargeBatchMaxMicros: number;
   /** RECONCILE_INTERVAL_MS: how often each instance resolves purchases a crash left open (and once at start); 0 turns the timer off. */
   reconcileIntervalMs: number;
+  /** CARD_PENDING_PER_CLIENT: unpaid card checkouts (open Stripe sessions) one client address may hold at a time. */
+  cardPendingPerClient: number;
 }
 
 export type ReleaseStoreConfig = { kind: "dir"; dir: string } | { kind: "redis"; url: string; prefix: string };
@@ -278,6 +280,7 @@ function _payments(env: Record<string, string | undefined>): PaymentsConfig {
     perUseChargeBatchMs: _int(env, "PER_USE_CHARGE_BATCH_MS", 1000, 0, 60_000),
     perUseChargeBatchMaxMicros: _int(env, "PER_USE_CHARGE_BATCH_MAX_USD_MICROS", 100_000, 1, 1_000_000_000),
     reconcileIntervalMs: _int(env, "RECONCILE_INTERVAL_MS", 60_000, 0, 86_400_000),
+    cardPendingPerClient: _int(env, "CARD_PENDING_PER_CLIENT", 5, 1, 1000),
   };
 }
 
