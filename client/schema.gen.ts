@@ -809,7 +809,7 @@ export interface paths {
          * Card checkout: the page Stripe returns the buyer to; shows the keys once
          * @description Stripe's default success and cancel URL here (STRIPE_SUCCESS_URL / STRIPE_CANCEL_URL override them). HTML for browsers, JSON with `Accept: application/json`; never cached.
          *
-         *     If our webhook has not fulfilled the session yet, the page asks Stripe for the session and, when it is paid, issues the keys exactly as the webhook would. The keys are then shown **once** (`status: keys`): the first view drops the only stored copy, sealed under a secret that lives in the server's environment, so any later view answers `already_shown` (and says where they were mailed, when mail is configured). `awaiting_payment` while Stripe has not confirmed (the HTML page reloads itself); `not_completed` for an expired, failed or refunded purchase; 404 `unknown` for a session that is not ours.
+         *     If our webhook has not fulfilled the session yet, the page asks Stripe for the session and, when it is paid, issues the keys exactly as the webhook would. The keys are then shown **once** (`status: keys`): the first view drops the only stored copy, sealed under a secret that lives in the server's environment, so any later view answers `already_shown` (and says where they were mailed, when mail is configured). `awaiting_payment` while Stripe has not confirmed (the HTML page reloads itself); `processing` while another worker (or the lease of one that crashed) is issuing a paid purchase's keys (it reloads too; any purchase not final is resumed here, and its keys mailed once whichever path issued them); `not_completed` for an expired, failed or refunded purchase; 404 `unknown` for a session that is not ours.
          */
         get: operations["cardSuccess"];
         put?: never;
@@ -4201,7 +4201,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body (quantity outside 1–5, card without contact, unknown method or vertical) or malformed x402 payment */
+            /** @description Invalid body (quantity outside 1–5, card without contact, unknown method or vertical, an agent_id or contact with control or invisible format characters) or malformed x402 payment */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4249,8 +4249,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request */
+            /** @description Idempotency-Key reused with a different request (keys are scoped to the caller: the account proven by X-Service-Key, else agent_id, else contact) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: this client address already holds CARD_PENDING_PER_CLIENT unpaid card checkouts */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4378,6 +4387,10 @@ export interface operations {
                         expires_at: string | null;
                     } | {
                         /** @constant */
+                        status: "processing";
+                        purchase_id: string;
+                    } | {
+                        /** @constant */
                         status: "keys";
                         purchase_id: string;
                         keys: {
@@ -4457,6 +4470,10 @@ export interface operations {
                         status: "awaiting_payment";
                         purchase_id: string;
                         expires_at: string | null;
+                    } | {
+                        /** @constant */
+                        status: "processing";
+                        purchase_id: string;
                     } | {
                         /** @constant */
                         status: "keys";

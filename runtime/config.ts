@@ -126,6 +126,8 @@ export interface PaymentsConfig {
   perUseChargeBatchMaxMicros: number;
   /** RECONCILE_INTERVAL_MS: how often each instance resolves purchases a crash left open (and once at start); 0 turns the timer off. */
   reconcileIntervalMs: number;
+  /** CARD_PENDING_PER_CLIENT: unpaid card checkouts (open Stripe sessions) one client address may hold at a time. */
+  cardPendingPerClient: number;
 }
 
 export type ReleaseStoreConfig = { kind: "dir"; dir: string } | { kind: "redis"; url: string; prefix: string };
@@ -136,9 +138,10 @@ export class ConfigError extends Error {}
  * @example resolveRuntimeConfig(process.env)
  */
 export function resolveRuntimeConfig(env: Record<string, string | undefined>): RuntimeConfig {
+  refusePartialGroups(env);
   const logLevel = (env.LOG_LEVEL ?? "info") as RuntimeConfig["logLevel"];
   if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be debug, info, warn, error or silent, got "${logLevel}"`);
-  return Object.freeze({
+  return _deepFreeze({
     port: _int(env, "PORT", 8787, 0, 65535),
     host: env.HOST ?? "127.0.0.1",
     dataDir: resolve(env.DATA_DIR ?? "./data"),
@@ -174,6 +177,39 @@ export function resolveRuntimeConfig(env: Record<string, string | undefined>): R
 }
 
 /**
+ * Settings that only work together. `required` lists what the feature needs, each entry a list of
+ * alternatives (any one will do); `optional` what only makes sense with it. Setting any of them
+ * without all the required ones is a mistake (a method the operator meant to offer would be
+ * silently off), so start-up refuses it and names what is missing. A new setting of a feature is
+ * one more name in its row.
+ */
+export const CONFIG_GROUPS: ReadonlyArray<{ feature: string; required: readonly (readonly string[])[]; optional: readonly string[] }> = [
+  { feature: "card payments (Stripe)", required: [["STRIPE_SECRET_KEY"], ["STRIPE_WEBHOOK_SECRET"]], optional: ["STRIPE_API_BASE", "STRIPE_SUCCESS_URL", "STRIPE_CANCEL_URL"] },
+  {
+    feature: "agent_network payments (KYAPay)",
+    required: [["PAY_NETWORK_JWKS_URL", "PAY_NETWORK_JWKS"], ["PAY_NETWORK_ISSUER"], ["PAY_NETWORK_SELLER_ID"], ["PAY_NETWORK_SERVICE_ID"], ["PAY_NETWORK_API_URL"], ["PAY_NETWORK_API_KEY"]],
+    optional: ["PAY_NETWORK_ENVIRONMENTS"],
+  },
+  { feature: "x402 payments", required: [["X402_FACILITATOR_URL"], ["X402_PAY_TO"], ["X402_NETWORK"], ["X402_ASSET"]], optional: [] },
+  { feature: "key mail by SMTP", required: [["SMTP_URL"]], optional: ["SMTP_FROM"] },
+  { feature: "key mail by relay", required: [["KEY_DELIVERY_URL"]], optional: ["KEY_DELIVERY_TOKEN"] },
+  { feature: "Redis", required: [["REDIS_URL", "RELEASE_REDIS_URL"]], optional: ["REDIS_PREFIX"] },
+];
+
+/** Throws a ConfigError naming every feature that is configured only in part, and what it lacks. */
+export function refusePartialGroups(env: Record<string, string | undefined>): void {
+  const isSet = (name: string) => env[name] !== undefined && env[name] !== "";
+  const problems: string[] = [];
+  for (const group of CONFIG_GROUPS) {
+    const given = [...group.required.flat(), ...group.optional].filter(isSet);
+    if (given.length === 0) continue;
+    const missing = group.required.filter((alternatives) => !alternatives.some(isSet)).map((alternatives) => alternatives.join(" or "));
+    if (missing.length > 0) problems.push(`${group.feature} is configured only in part: ${given.join(", ")} ${given.length === 1 ? "is" : "are"} set, but ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} missing`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems.join("; "));
+}
+
+/**
  * The release store named by the environment (RELEASE_REDIS_URL, else RELEASE_DIR, else
  * REDIS_URL), or null. Shared by the runtime and the publisher so both always agree.
  */
@@ -186,6 +222,15 @@ export function resolveReleaseStore(env: Record<string, string | undefined>): Re
 }
 
 // --- Internal helpers ---
+
+/** Freezes the config and everything in it (URLs included), so no part of the runtime can change it. */
+function _deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) _deepFreeze(inner);
+  }
+  return value;
+}
 
 function _redisPrefix(raw: string | undefined): string {
   const prefix = raw === undefined || raw === "" ? "vkr:" : raw;
@@ -282,6 +327,7 @@ function _payments(env: Record<string, string | undefined>): PaymentsConfig {
     perUseChargeBatchMs: _int(env, "PER_USE_CHARGE_BATCH_MS", 1000, 0, 60_000),
     perUseChargeBatchMaxMicros: _int(env, "PER_USE_CHARGE_BATCH_MAX_USD_MICROS", 100_000, 1, 1_000_000_000),
     reconcileIntervalMs: _int(env, "RECONCILE_INTERVAL_MS", 60_000, 0, 86_400_000),
+    cardPendingPerClient: _int(env, "CARD_PENDING_PER_CLIENT", 5, 1, 1000),
   };
 }
 

@@ -9,9 +9,13 @@
  * creating right now, is refused 403 `account_proof_required` before any payment. A key that is
  * malformed, unknown, revoked or expired is 401 as everywhere; a trial key, or the key of another
  * account, proves nothing (403).
+ *
+ * With a key, the key names the account: `contact` is then only where the keys are mailed, and an
+ * `agent_id`, when sent, must name the same account. Names are compared folded (`identifier.ts`).
  */
 import { randomBytes } from "node:crypto";
 import { resolveKey } from "../access/credentials.ts";
+import { foldIdentifier } from "./identifier.ts";
 import { apiError } from "../errors.ts";
 import type { KeyRecord } from "../schema/keys.ts";
 import type { KeysStore } from "../storage/keys-store.ts";
@@ -32,9 +36,9 @@ export interface PurchaseAccountInput {
 }
 
 export async function resolvePurchaseAccount(keys: KeysStore, input: PurchaseAccountInput, now: number): Promise<PurchaseAccount> {
-  const named = (input.agentId ?? input.contact)?.toLowerCase() ?? null;
   if (input.presentedKey === null || input.presentedKey === "") {
-    return { account: named ?? `acct_${randomBytes(12).toString("hex")}`, create: true, proof: null };
+    const named = input.agentId ?? input.contact;
+    return { account: named === undefined ? `acct_${randomBytes(12).toString("hex")}` : foldIdentifier(named), create: true, proof: null };
   }
   const record = await resolveKey(input.presentedKey, keys, now);
   if (record.type !== "membership" || record.account === null) {
@@ -42,8 +46,8 @@ export async function resolvePurchaseAccount(keys: KeysStore, input: PurchaseAcc
       detail: record.type === "trial" ? "A trial key does not prove ownership of an account; send a membership key of the account." : "This key belongs to no account; send a membership key of the account you buy for, or send none to create a new account.",
     });
   }
-  if (named !== null && named !== record.account) {
-    throw apiError("account_proof_required", { detail: "The key in X-Service-Key belongs to another account than the agent_id (or contact) of this purchase." });
+  if (input.agentId !== undefined && foldIdentifier(input.agentId) !== foldIdentifier(record.account)) {
+    throw apiError("account_proof_required", { detail: "The key in X-Service-Key belongs to another account than the agent_id of this purchase." });
   }
   return { account: record.account, create: false, proof: record };
 }

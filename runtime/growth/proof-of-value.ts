@@ -8,6 +8,7 @@
  * The body's `trial_key` must be a trial key issued here and not revoked; it may have expired, so
  * a trial can be evaluated after its 24 hours through a membership key.
  */
+import { foldIdentifier } from "../accounts/identifier.ts";
 import type { Static } from "@sinclair/typebox";
 import type { PresentedKey } from "../access/require-key.ts";
 import type { AppDeps } from "../deps.ts";
@@ -130,8 +131,8 @@ async function _resolveTrialKey(deps: AppDeps, trialKey: string): Promise<KeyRec
 
 function _assertMayReport(caller: PresentedKey, trialKey: string, trial: KeyRecord): void {
   if (caller.record.type === "trial" && caller.record.hash === trial.hash) return;
-  const agent = trial.agent_id?.toLowerCase();
-  if (caller.record.type === "membership" && agent && (caller.record.agent_id?.toLowerCase() === agent || caller.record.account?.toLowerCase() === agent)) return;
+  const agent = trial.agent_id ? foldIdentifier(trial.agent_id) : undefined;
+  if (caller.record.type === "membership" && agent && ((caller.record.agent_id && foldIdentifier(caller.record.agent_id)) === agent || (caller.record.account && foldIdentifier(caller.record.account)) === agent)) return;
   throw apiError("key_mismatch", {
     detail: caller.record.type === "trial" ? "trial_key must be the trial key sent in X-Service-Key." : "This membership key belongs to another agent than the trial key.",
     errors: [{ pointer: "/trial_key", message: trialKey === "" ? "required" : "not the caller's trial key" }],

@@ -13,6 +13,7 @@
  * purchase's retries and reconciliation can run it again safely.
  * The billing cycle is the UTC calendar month in which the referral qualifies.
  */
+import { foldIdentifier, readIdentifier } from "../accounts/identifier.ts";
 import { randomUUID } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
 import type { PresentedKey } from "../access/require-key.ts";
@@ -33,8 +34,8 @@ export async function logReferral(deps: AppDeps, caller: PresentedKey, body: Ref
     throw apiError("key_mismatch", { detail: "referring_key must be the key sent in X-Service-Key.", errors: [{ pointer: "/referring_key", message: "not the caller's key" }] });
   }
   const account = referrerAccountOf(caller.record);
-  const referred = body.referred_agent_id.toLowerCase();
-  if (referred === caller.record.agent_id?.toLowerCase() || referred === account) {
+  const referred = readIdentifier(body.referred_agent_id, "/referred_agent_id");
+  if (referred === (caller.record.agent_id === null ? null : foldIdentifier(caller.record.agent_id)) || referred === account) {
     throw apiError("self_referral", { errors: [{ pointer: "/referred_agent_id", message: "is the caller's own agent" }] });
   }
   if ((await deps.keys.listByAccount(referred)).some((k) => k.type === "membership")) {
@@ -66,7 +67,7 @@ export async function logReferral(deps: AppDeps, caller: PresentedKey, body: Ref
  * counted and credited to the referrer. Safe to call any number of times.
  */
 export async function qualifyReferral(deps: Pick<AppDeps, "backend" | "build" | "config" | "logger">, buyer: { agentId: string | null; account: string; purchaseId: string }, now: number): Promise<void> {
-  for (const name of new Set([buyer.agentId?.toLowerCase(), buyer.account.toLowerCase()])) {
+  for (const name of new Set([buyer.agentId === null ? null : foldIdentifier(buyer.agentId), foldIdentifier(buyer.account)])) {
     if (!name) continue;
     const pointer = await deps.backend.insertOnce(`referral:agent:${_hex(name)}`, "none", null, now);
     // Nobody referred this agent: the probe we just wrote keeps later referrals of a member out.
@@ -79,7 +80,7 @@ export async function qualifyReferral(deps: Pick<AppDeps, "backend" | "build" | 
 
 /** The ledger account a key's referrals are credited to: its account, else its agent (trial keys). */
 export function referrerAccountOf(record: KeyRecord): string {
-  return (record.account ?? record.agent_id ?? `key:${record.id}`).toLowerCase();
+  return foldIdentifier(record.account ?? record.agent_id ?? `key:${record.id}`);
 }
 
 // --- Internal helpers ---

@@ -8,6 +8,7 @@
  *   leave at most an orphan key nobody holds, never an agent locked out of its trial. A claim
  *   whose key does not exist (left by an older version) is taken over.
  */
+import { foldIdentifier } from "../accounts/identifier.ts";
 import { randomUUID } from "node:crypto";
 import type { CohortName } from "../schema/catalog.ts";
 import type { KeyRecord } from "../schema/keys.ts";
@@ -40,7 +41,8 @@ export async function issueAdminKeys(deps: PurchaseDeps, input: AdminIssueInput,
   const holder = randomUUID();
   await leasePurchase(deps, id, holder, now, "purchase_in_progress");
   try {
-    const account = (input.agentId ?? input.contact)?.toLowerCase() ?? null;
+    const named = input.agentId ?? input.contact;
+    const account = named === undefined ? null : foldIdentifier(named);
     const { record, keys } = await reservePurchase(
       deps,
       { id, method: "admin", vertical: input.vertical, quantity: input.quantity, cohort: input.cohort, account, createAccount: false, agentId: input.agentId ?? null, contact: input.contact ?? null, label: input.label ?? null, permanent: input.permanent ?? false, secret: null, resumable: false },

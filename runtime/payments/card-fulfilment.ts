@@ -7,7 +7,9 @@
  * - `checkout.session.async_payment_failed` and `checkout.session.expired`: the reservation goes back;
  * - `invoice.created` for a renewal: credits are applied (`card-credits.ts`).
  * The success page calls `fulfilCardSession` too, after asking Stripe itself, so the buyer never
- * waits on a late webhook. Both go through the purchase's lease and durable record.
+ * waits on a late webhook. Both go through the purchase's lease and durable record. Whichever
+ * path issues the keys (webhook, redelivery, success page, reconciliation), `mailKeysOnce` mails
+ * them once: an insert-once step taken right before the SMTP call, as for the charge.
  */
 import { randomUUID } from "node:crypto";
 import type { AppDeps } from "../deps.ts";
@@ -18,6 +20,7 @@ import { applyInvoiceCredit } from "./card-credits.ts";
 import type { CardSessionState } from "./providers/card.ts";
 import { limitsInForce } from "../deps.ts";
 import { reserveSlots } from "../accounts/account-slots.ts";
+import { freePendingPlace } from "./card-pending.ts";
 import { completePurchase, releasePurchase } from "./purchase-flow.ts";
 import { openKeys } from "./purchase-keys.ts";
 import { leasePurchase } from "./purchase-lease.ts";
@@ -57,7 +60,11 @@ export async function fulfilCardSession(deps: CardDeps, session: CardSessionStat
     deps.logger.warn("stripe event for an unknown checkout", { session_id: session.id });
     return "unknown_checkout";
   }
-  if (found.state === "issued") return "duplicate";
+  if (found.state === "issued") {
+    // Issued by a worker that died before its mail: the redelivery sends it (once).
+    await mailKeysOnce(deps, found, now);
+    return "duplicate";
+  }
   const holder = randomUUID();
   const store = createPurchaseStore(deps.backend);
   // Held by a racing delivery or the success page: non-2xx, so Stripe delivers again later.
@@ -72,24 +79,39 @@ export async function fulfilCardSession(deps: CardDeps, session: CardSessionStat
 /** `fulfilCardSession` for a caller that already holds the purchase's lease (reconciliation). */
 export async function fulfilHeldCardPurchase(deps: CardDeps, record: PurchaseRecord, session: CardSessionState, now: number): Promise<WebhookOutcome> {
   const store = createPurchaseStore(deps.backend);
-  if (record.state === "issued") return "duplicate";
+  if (record.state === "issued") {
+    await mailKeysOnce(deps, record, now);
+    return "duplicate";
+  }
   if (record.state === "released" || record.state === "refund_due") {
     // Paid after its reservation was given back (a payment that landed as the session expired):
     // the keys if the account still has room, else a refund for the operator.
-    const again = await _reserveAgain(deps, record, now);
+    const again = await _takeSlots(deps, record, now);
     if (!again) {
-      await store.save(record, "refund_due", now, "paid after the reservation was released; the account is full");
+      await store.save(record, "refund_due", now, record.account_pending ? "paid after the reservation was released; the account name was taken meanwhile" : "paid after the reservation was released; the account is full");
       deps.logger.error("purchase needs a refund", { purchase_id: record.id, method: "card", amount_usd_micros: record.amount_usd_micros, session_id: session.id });
       return "refund_due";
     }
     record = again;
   }
+  if (record.state !== "charged" && record.account_pending) {
+    // A new account comes into being with its payment: whoever paid first owns the name.
+    const owned = await _takeSlots(deps, record, now);
+    if (!owned) {
+      await store.save(record, "refund_due", now, "paid, but another buyer's payment created this account first");
+      deps.logger.error("purchase needs a refund", { purchase_id: record.id, method: "card", amount_usd_micros: record.amount_usd_micros, session_id: session.id });
+      await freePendingPlace(deps, record.pending_place, record.id);
+      return "refund_due";
+    }
+    record = owned;
+  }
   if (record.state !== "charged") {
     record = await store.save({ ...record, payment: { reference: session.reference ?? session.id, charged_usd_micros: record.amount_usd_micros, unconfirmed: null } }, "charged", now);
     failpoint(deps.config, "purchase:charged");
+    await freePendingPlace(deps, record.pending_place, record.id);
   }
   record = await completePurchase(deps, record, now);
-  await _mail(deps, record, now);
+  await mailKeysOnce(deps, record, now);
   return "fulfilled";
 }
 
@@ -105,10 +127,12 @@ async function _purchaseOf(deps: CardDeps, session: CardSessionState): Promise<P
   return record?.method === "card" ? record : null;
 }
 
-async function _reserveAgain(deps: CardDeps, record: PurchaseRecord, now: number): Promise<PurchaseRecord | null> {
+/** The account's slots for a paid purchase that holds none (new account, or released); null: no room, or the name is taken. */
+async function _takeSlots(deps: CardDeps, record: PurchaseRecord, now: number): Promise<PurchaseRecord | null> {
   if (record.account === null) return record;
-  const slots = await reserveSlots(deps.backend, { account: record.account, quantity: record.quantity, cap: limitsInForce(deps).keys_per_account, holder: record.id, create: false, now });
-  return slots.ok ? { ...record, positions: slots.positions } : null;
+  const create = record.account_pending === true;
+  const slots = await reserveSlots(deps.backend, { account: record.account, quantity: record.quantity, cap: limitsInForce(deps).keys_per_account, holder: record.id, create, now });
+  return slots.ok ? { ...record, positions: slots.positions, ...(create ? { account_pending: false } : {}) } : null;
 }
 
 async function _release(deps: CardDeps, session: CardSessionState, reason: string, now: number): Promise<WebhookOutcome> {
@@ -120,7 +144,10 @@ async function _release(deps: CardDeps, session: CardSessionState, reason: strin
     await leasePurchase(deps, record.id, holder, now, "purchase_in_progress");
     try {
       const current = (await store.get(record.id))!;
-      if (current.state === "awaiting_payment" || current.state === "reserved") await releasePurchase(deps, current, reason, now);
+      if (current.state === "awaiting_payment" || current.state === "reserved") {
+        await releasePurchase(deps, current, reason, now);
+        await freePendingPlace(deps, current.pending_place, current.id);
+      }
     } finally {
       await store.unlease(record.id, holder);
     }
@@ -128,17 +155,27 @@ async function _release(deps: CardDeps, session: CardSessionState, reason: strin
   return "payment_failed";
 }
 
-/** Best effort: the success page shows the keys anyway; a failed mail is logged with key ids only. */
-async function _mail(deps: CardDeps, record: PurchaseRecord, now: number): Promise<void> {
-  const card = deps.payments.card!;
-  if (!card.delivery || !record.contact) return;
+/**
+ * Mails an issued card purchase's keys when mail is configured, at most once whatever path calls
+ * it: the `mail` step is taken right before the send. A send that fails gives the step back, so
+ * the next path (the success page before it shows the keys, a redelivery) tries again; a crash
+ * during the SMTP conversation itself leaves it taken (the page still shows the keys once).
+ * Best effort: a failure is logged with key ids only.
+ */
+export async function mailKeysOnce(deps: CardDeps, record: PurchaseRecord, now: number): Promise<void> {
+  const card = deps.payments.card;
+  if (!card?.delivery || !record.contact || record.method !== "card" || record.state !== "issued") return;
   const keys = openKeys(record, card.sealSecret);
   if (!keys) return;
+  const mark = `${now}:${randomUUID()}`;
+  if (!(await createPurchaseStore(deps.backend).takeStep(record.id, "mail", mark, now)).taken) return;
   try {
     await card.delivery.deliver({ to: record.contact, checkoutId: record.id, vertical: record.vertical, keys });
     deps.logger.info("keys mailed", { purchase_id: record.id, key_ids: record.key_ids });
   } catch (error) {
     deps.logger.error("key delivery failed", { purchase_id: record.id, key_ids: record.key_ids, reason: (error as Error).message });
-    await createPurchaseStore(deps.backend).save(record, "issued", now, "key mail failed");
+    const store = createPurchaseStore(deps.backend);
+    await store.untakeStep(record.id, "mail", mark);
+    await store.save(record, "issued", now, "key mail failed");
   }
 }

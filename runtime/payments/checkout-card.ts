@@ -6,7 +6,12 @@
  *
  * No key is active yet: the purchase waits in `awaiting_payment` until Stripe's signed webhook, or
  * the success page confirming with Stripe itself, reports the session paid (`card-fulfilment.ts`).
- * The session expires after CARD_SESSION_MINUTES; an unpaid one then gives its slots back.
+ * The session expires after an hour; an unpaid one then gives its slots back.
+ *
+ * An unpaid checkout holds as little as it can: one of its client's CARD_PENDING_PER_CLIENT places
+ * (`card-pending.ts`, taken first), and, when it would create a new account, not even the account:
+ * the name is taken only once the payment completes, so whoever pays first owns it (a card payment
+ * that completes after someone else took the name is `refund_due`, never keys in their account).
  */
 import type { AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
@@ -14,7 +19,8 @@ import type { PurchaseAccount } from "../accounts/purchase-account.ts";
 import { describeQuote, type CheckoutOrder } from "./checkout-order.ts";
 import { claimPurchase, idempotencyKeyReused, type SavedResponse } from "./idempotency.ts";
 import type { CardLineItem } from "./providers/card.ts";
-import { newPurchaseId, releasePurchase, reservePurchase } from "./purchase-flow.ts";
+import { freePendingPlace, holdPendingPlace } from "./card-pending.ts";
+import { accountProofRequired, newPurchaseId, releasePurchase, reservePurchase } from "./purchase-flow.ts";
 import { finishClaimed } from "./purchase-lease.ts";
 import { failpoint } from "../failpoint.ts";
 import { createPurchaseStore, type PurchaseRecord } from "./purchase-store.ts";
@@ -26,6 +32,8 @@ export interface CardCheckout {
   idempotencyKey: string | null;
   fingerprint: string;
   baseUrl: string;
+  /** The client address, for the pending-checkout limit. */
+  client: string;
 }
 
 export async function checkoutWithCard(deps: AppDeps, order: CheckoutOrder, account: PurchaseAccount, input: CardCheckout, now: number): Promise<SavedResponse> {
@@ -40,15 +48,23 @@ export async function checkoutWithCard(deps: AppDeps, order: CheckoutOrder, acco
     // A retry of a purchase that already has its session gets the same session again.
     if (record?.card) return _answer(deps, record, true);
     if (record && record.state !== "reserved") throw apiError("payment_failed", { detail: `This purchase ended (${record.state}); start a new checkout.` });
+    const expiresAt = now + CARD_SESSION_MS;
     if (!record) {
-      ({ record } = await reservePurchase(
-        deps,
-        { id, method: "card", vertical: order.vertical, quantity: order.quantity, cohort: order.cohort, account: account.account, createAccount: account.create, agentId: order.agentId ?? null, contact: order.contact!, secret: card.sealSecret, resumable: true, payer: { contact: order.contact! } },
-        now,
-      ));
+      // The client's limit first, atomically; given back if this checkout goes no further.
+      const place = await holdPendingPlace(deps, input.client, id, expiresAt, now);
+      try {
+        if (account.create && (await deps.keys.listByAccount(account.account)).some((k) => k.type === "membership")) throw accountProofRequired(account.account);
+        ({ record } = await reservePurchase(
+          deps,
+          { id, method: "card", vertical: order.vertical, quantity: order.quantity, cohort: order.cohort, account: account.account, createAccount: account.create, deferAccount: account.create, pendingPlace: place, agentId: order.agentId ?? null, contact: order.contact!, secret: card.sealSecret, resumable: true, payer: { contact: order.contact! } },
+          now,
+        ));
+      } catch (error) {
+        await freePendingPlace(deps, place, id);
+        throw error;
+      }
     }
     const config = deps.config.payments.stripe;
-    const expiresAt = now + CARD_SESSION_MS;
     let session;
     try {
       session = await card.stripe.createSession(
@@ -67,6 +83,7 @@ export async function checkoutWithCard(deps: AppDeps, order: CheckoutOrder, acco
     } catch (error) {
       // No session URL reached the buyer, so nothing can be paid: the reservation goes back.
       await releasePurchase(deps, record, "the Stripe session could not be created", now);
+      await freePendingPlace(deps, record.pending_place, id);
       throw error;
     }
     failpoint(deps.config, "card:session-created");

@@ -4,6 +4,7 @@
  * the purchase reserves its account slots (`purchase-flow.ts`); `quoteOrder` only previews it.
  */
 import { createHash } from "node:crypto";
+import { readIdentifier } from "../accounts/identifier.ts";
 import type { AppDeps } from "../deps.ts";
 import { limitsInForce } from "../deps.ts";
 import { apiError } from "../errors.ts";
@@ -36,7 +37,11 @@ export async function resolveCheckoutOrder(deps: AppDeps, request: CheckoutReque
   if (vertical.fully_open || !(vertical.paid || vertical.included_with_membership)) {
     throw apiError("vertical_not_allowed", { detail: `${vertical.slug} is free to use; memberships are sold for paid verticals and ai-compliance.`, errors: [{ pointer: "/vertical", message: "not sold" }] });
   }
-  return { vertical: vertical.slug, quantity: request.quantity ?? 1, cohort: await readActiveCohort(deps.backend), agentId: request.agent_id, contact: request.contact };
+  // agent_id is kept folded (it names the account, the referral, the keys' agent); contact only
+  // checked, since it is also the address the keys are mailed to.
+  const agentId = request.agent_id === undefined ? undefined : readIdentifier(request.agent_id, "/agent_id");
+  if (request.contact !== undefined) readIdentifier(request.contact, "/contact");
+  return { vertical: vertical.slug, quantity: request.quantity ?? 1, cohort: await readActiveCohort(deps.backend), agentId, contact: request.contact };
 }
 
 /**

@@ -10,9 +10,13 @@
  * - A purchase that ended without charging (refused, released) frees its claim, so the client can
  *   fix the payment and retry under the same key.
  * - Claims last 24 hours; the store holds only digests of the key and of the request.
+ * - An Idempotency-Key belongs to its caller, as Stripe scopes keys to an account
+ *   (`scopeIdempotencyKey`): two buyers who happen to pick the same key never meet.
  */
 import type { AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
+import { foldIdentifier } from "../accounts/identifier.ts";
+import type { PurchaseAccount } from "../accounts/purchase-account.ts";
 import { digestOf } from "./checkout-order.ts";
 import { newPurchaseId } from "./purchase-flow.ts";
 
@@ -43,6 +47,16 @@ export function readIdempotencyKey(headers: Headers): string | null {
     throw apiError("validation_failed", { detail: "Idempotency-Key must be 1 to 255 printable ASCII characters.", errors: [{ pointer: "/header/Idempotency-Key", message: "1-255 printable ASCII characters" }] });
   }
   return key;
+}
+
+/**
+ * The Idempotency-Key within its caller's namespace: the account proven by the key in
+ * X-Service-Key, else the agent_id, else the contact (both folded), else the namespace of callers
+ * who name nobody.
+ */
+export function scopeIdempotencyKey(key: string, caller: { account: PurchaseAccount; agentId: string | undefined; contact: string | undefined }): string {
+  const owner = caller.account.proof ? `account:${caller.account.account}` : caller.agentId !== undefined ? `agent:${foldIdentifier(caller.agentId)}` : caller.contact !== undefined ? `contact:${foldIdentifier(caller.contact)}` : "anonymous";
+  return `${owner}\u0000${key}`;
 }
 
 /**

@@ -47,6 +47,10 @@ export interface PurchaseRequest {
   secret: string | null;
   resumable: boolean;
   payer?: Record<string, string>;
+  /** Creates the account only at payment (card): priced as a new account, no slot taken now. */
+  deferAccount?: boolean;
+  /** The client's pending-checkout place held (card). */
+  pendingPlace?: string | null;
 }
 
 export interface Reserved {
@@ -98,6 +102,8 @@ export async function reservePurchase(deps: PurchaseDeps, request: PurchaseReque
       sealed_keys: null,
       payment: { reference: null, charged_usd_micros: null, unconfirmed: null },
       card: null,
+      ...(request.deferAccount ? { account_pending: true } : {}),
+      ...(request.pendingPlace ? { pending_place: request.pendingPlace } : {}),
       payer: request.payer ?? {},
       history: [],
       created_at: at,
@@ -110,7 +116,10 @@ export async function reservePurchase(deps: PurchaseDeps, request: PurchaseReque
   // 2. The account's slots: the cap and the graduated price tier, atomically.
   const limits = limitsInForce(deps);
   let positions: number[] = [];
-  if (request.account !== null) {
+  if (request.account !== null && request.deferAccount && request.createAccount) {
+    // A new account's slots are 1..n; they are taken when the payment completes.
+    positions = Array.from({ length: request.quantity }, (_, i) => i + 1);
+  } else if (request.account !== null) {
     const cap = limits.keys_per_account;
     const slots = await reserveSlots(deps.backend, { account: request.account, quantity: request.quantity, cap, holder: request.id, create: request.createAccount, now });
     if (!slots.ok) {

@@ -15,7 +15,8 @@
  * - `pstep:<id>:<step>`, insert-once markers for steps that must happen at most once whatever
  *   retries and racing resumers do. The `charge` step is taken either by the one charge attempt
  *   (`attempted`) or by a release that fences charging off for good (`fenced`); whoever comes
- *   second learns which it was. The `release` step gives the slots back once.
+ *   second learns which it was. The `release` step gives the slots back once; the `mail` step
+ *   sends a card purchase's keys once, whichever path issued them.
  */
 import type { CohortName } from "../schema/catalog.ts";
 import type { StateBackend } from "../storage/backend.ts";
@@ -51,6 +52,13 @@ export interface PurchaseRecord {
   sealed_keys: SealedAnswer | null;
   payment: { reference: string | null; charged_usd_micros: number | null; unconfirmed: string | null };
   card: { session_id: string; url: string; expires_at: number | null } | null;
+  /**
+   * Card, new account: its slots (and so the account itself) are taken only once the payment
+   * completes, so an unpaid checkout never holds a name (`card-fulfilment.ts`).
+   */
+  account_pending?: boolean;
+  /** Card: the client's pending-checkout place this purchase holds until paid (`card-pending.ts`). */
+  pending_place?: string | null;
   /** Payer identifiers worth showing an operator (token jti/sub, x402 payer), never a credential. */
   payer: Record<string, string>;
   history: Array<{ state: PurchaseState; at: string; note?: string }>;
@@ -74,7 +82,9 @@ export interface PurchaseStore {
    * Takes a step once per purchase: `taken` the first time, and otherwise the value the first
    * taker wrote (`mark`), so a later one knows whether a charge was attempted or fenced off.
    */
-  takeStep(id: string, step: "charge" | "release", mark: string, now: number): Promise<{ taken: boolean; mark: string }>;
+  takeStep(id: string, step: "charge" | "release" | "mail", mark: string, now: number): Promise<{ taken: boolean; mark: string }>;
+  /** Gives a step back, only if `mark` still holds it (a send that definitely failed). */
+  untakeStep(id: string, step: "mail", mark: string): Promise<void>;
   /** The purchase a card session belongs to. */
   bySession(sessionId: string): Promise<PurchaseRecord | null>;
   indexSession(sessionId: string, id: string): Promise<void>;
@@ -120,6 +130,9 @@ export function createPurchaseStore(backend: StateBackend): PurchaseStore {
     async takeStep(id, step, mark, now) {
       const result = await backend.insertOnce(`pstep:${id}:${step}`, mark, null, now);
       return { taken: result.created, mark: result.value };
+    },
+    async untakeStep(id, step, mark) {
+      await backend.removeOnce(`pstep:${id}:${step}`, mark);
     },
     async bySession(sessionId) {
       const id = await records.getItem<string>(`card-session:${Buffer.from(sessionId).toString("hex")}`);

@@ -16,7 +16,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { AppDeps } from "../deps.ts";
-import { fulfilHeldCardPurchase } from "./card-fulfilment.ts";
+import { fulfilHeldCardPurchase, mailKeysOnce } from "./card-fulfilment.ts";
 import { completePurchase, purchaseLeaseMs, releasePurchase, resolveUnknownCharge, type PurchaseDeps } from "./purchase-flow.ts";
 import { createPurchaseStore, FINAL_STATES, type PurchaseRecord } from "./purchase-store.ts";
 
@@ -127,14 +127,21 @@ async function _resolve(deps: ReconcileDeps, record: PurchaseRecord, now: number
     case "charging": {
       if (!record.resumable) return { record: await releasePurchase(deps, record, "reconciled: charge outcome unknown and the buyer cannot come back for the keys", now, { state: "refund_due" }), action: "refund due (charge outcome unknown)" };
       const charged = await resolveUnknownCharge(deps, record, "reconciled: charge outcome unknown", now);
-      return { record: await completePurchase(deps, charged, now), action: "keys issued (charge unconfirmed: resolved in the buyer's favour)" };
+      return { record: await _issue(deps, charged, now), action: "keys issued (charge unconfirmed: resolved in the buyer's favour)" };
     }
     case "charged":
       if (!record.resumable) return { record: await releasePurchase(deps, record, "reconciled: charged, but the buyer cannot come back for the keys", now, { state: "refund_due" }), action: "refund due (charged, keys undeliverable)" };
-      return { record: await completePurchase(deps, record, now), action: "keys issued" };
+      return { record: await _issue(deps, record, now), action: "keys issued" };
     default:
       return { record, action: "final" };
   }
+}
+
+/** Issues the keys; a card purchase's are also mailed (once), as its webhook would have. */
+async function _issue(deps: ReconcileDeps, record: PurchaseRecord, now: number): Promise<PurchaseRecord> {
+  const issued = await completePurchase(deps, record, now);
+  await mailKeysOnce(deps, issued, now);
+  return issued;
 }
 
 async function _attention(store: ReturnType<typeof createPurchaseStore>): Promise<ReconcileEntry[]> {

@@ -8,7 +8,7 @@ import { escapeHtml } from "../http/escape-html.ts";
 
 export function renderCardSuccess(view: CardSuccessView): string {
   const body = _body(view);
-  const refresh = view.status === "awaiting_payment" ? `<meta http-equiv="refresh" content="3">` : "";
+  const refresh = view.status === "awaiting_payment" || view.status === "processing" ? `<meta http-equiv="refresh" content="3">` : "";
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${refresh}
 <meta name="referrer" content="no-referrer"><title>${escapeHtml(body.title)}</title>
@@ -37,6 +37,8 @@ function _body(view: CardSuccessView): { title: string; html: string } {
       };
     case "awaiting_payment":
       return { title: "Waiting for the payment", html: `<p>Stripe has not confirmed the payment yet. This page reloads by itself; your keys appear here once it is confirmed.</p>` };
+    case "processing":
+      return { title: "Issuing your keys", html: `<p>Stripe confirmed the payment and your keys are being issued. This page reloads by itself; they appear here in a moment.</p>` };
     case "not_completed":
       return { title: "Purchase not completed", html: `<p>Purchase <code>${escapeHtml(view.purchase_id)}</code> did not complete (${escapeHtml(view.state)}). Nothing was issued${view.state === "refund_due" ? "; the payment is recorded for a refund" : ""}.</p>` };
     default:

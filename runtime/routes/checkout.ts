@@ -8,6 +8,7 @@ import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { readCredentials } from "../access/credentials.ts";
 import { resolvePurchaseAccount } from "../accounts/purchase-account.ts";
+import { clientAddress } from "../http/client-address.ts";
 import { compileValidator, readJsonBody, readRawText } from "../http/body.ts";
 import { requestContext } from "../http/context.ts";
 import { publicBaseUrl } from "../http/public-base.ts";
@@ -18,7 +19,7 @@ import { describeCheckout } from "../payments/checkout-info.ts";
 import { checkoutWithX402 } from "../payments/checkout-http402.ts";
 import { digestOf, resolveCheckoutOrder } from "../payments/checkout-order.ts";
 import { handleCardWebhook } from "../payments/card-fulfilment.ts";
-import { readIdempotencyKey } from "../payments/idempotency.ts";
+import { readIdempotencyKey, scopeIdempotencyKey } from "../payments/idempotency.ts";
 import { CheckoutRequestSchema } from "../schema/payments.ts";
 
 const validator = compileValidator(CheckoutRequestSchema);
@@ -33,19 +34,20 @@ export default definePlugin<AppDeps>((app, deps) => {
     const request = await readJsonBody(event, validator, deps.config.maxBodyBytes);
     ctx.paymentMethod = request.payment_method;
     const now = deps.clock.now();
-    const idempotencyKey = readIdempotencyKey(headers);
+    const rawIdempotencyKey = readIdempotencyKey(headers);
     // `skyfire-pay-id` is the network's own name for the header: an alias, easy to drop.
     const payToken = headers.get("pay-network-pay-id") ?? headers.get("skyfire-pay-id");
     const { key } = readCredentials(headers, ctx.url, { allowQueryKey: false });
     const order = await resolveCheckoutOrder(deps, request);
-    const account = await resolvePurchaseAccount(deps.keys, { agentId: request.agent_id, contact: request.contact, presentedKey: key }, now);
+    const account = await resolvePurchaseAccount(deps.keys, { agentId: order.agentId, contact: order.contact, presentedKey: key }, now);
     if (account.proof) ctx.keyId = account.proof.id;
+    const idempotencyKey = rawIdempotencyKey && scopeIdempotencyKey(rawIdempotencyKey, { account, agentId: order.agentId, contact: order.contact });
     // A retry is "the same request" only with the same body and the same credentials.
     const fingerprint = digestOf(JSON.stringify(request, Object.keys(request).sort()), payToken ?? "", headers.get("x-payment") ?? "", headers.get("payment-signature") ?? "", key ?? "");
     const base = publicBaseUrl(deps);
     const response =
       request.payment_method === "card"
-        ? await checkoutWithCard(deps, order, account, { idempotencyKey, fingerprint, baseUrl: base }, now)
+        ? await checkoutWithCard(deps, order, account, { idempotencyKey, fingerprint, baseUrl: base, client: clientAddress(event, deps.config.trustProxy) }, now)
         : request.payment_method === "agent_network"
           ? await checkoutWithAgentNetwork(deps, order, account, { payToken, idempotencyKey, fingerprint }, now)
           : await checkoutWithX402(deps, order, account, { headers, resourceUrl: `${base}/api/checkout` }, now);

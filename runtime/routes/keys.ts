@@ -2,6 +2,7 @@
  * GET /api/keys: the presented key's own record with usage and quota (never anyone else's).
  * POST /api/keys: admin issuance of membership keys (1–5, optionally permanent and labelled).
  */
+import { readIdentifier } from "../accounts/identifier.ts";
 import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { limitsInForce } from "../deps.ts";
@@ -43,7 +44,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     const now = deps.clock.now();
     const issued = await issueAdminKeys(
       deps,
-      { vertical, quantity: body.quantity ?? 1, cohort: await readActiveCohort(deps.backend), agentId: body.agent_id, contact: body.contact, label: body.label, permanent: body.permanent ?? false },
+      { vertical, quantity: body.quantity ?? 1, cohort: await readActiveCohort(deps.backend), agentId: body.agent_id === undefined ? undefined : readIdentifier(body.agent_id, "/agent_id"), contact: body.contact === undefined ? undefined : _checkedContact(body.contact), label: body.label, permanent: body.permanent ?? false },
       now,
     );
     const keys = await Promise.all(issued.map(async (i) => ({ key: i.key, ...(await describeKey(deps.backend, limits, i.record, now)) })));
@@ -51,3 +52,11 @@ export default definePlugin<AppDeps>((app, deps) => {
     return sendJson(event, 201, { keys });
   });
 });
+
+// --- Internal helpers ---
+
+/** A contact is refused like an agent_id when it hides characters, but kept as typed for delivery. */
+function _checkedContact(contact: string): string {
+  readIdentifier(contact, "/contact");
+  return contact;
+}

@@ -2,6 +2,7 @@
  * POST /api/trial: one active trial per agent and vertical (409 while it lasts), and a per-client
  * limit on trial creation so a farm of agent ids from one address cannot mint keys endlessly.
  */
+import { readIdentifier } from "../accounts/identifier.ts";
 import { clientAddress } from "../http/client-address.ts";
 import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
@@ -26,6 +27,8 @@ export default definePlugin<AppDeps>((app, deps) => {
         errors: [{ pointer: "/vertical", message: "must be ai-compliance or travel" }],
       });
     }
+    // Refused before the per-client limit is consumed; one trial per agent as people read its name.
+    const agentId = readIdentifier(body.agent_id, "/agent_id");
     const limits = limitsInForce(deps);
     const now = deps.clock.now();
     const expiresAt = now + limits.trial_hours * 3_600_000;
@@ -39,7 +42,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     if (!perClient.admitted) {
       throw apiError("rate_limited", { detail: "Too many trial keys from this client in the last hour.", headers: { "retry-after": String(3600 - Math.floor((now / 1000) % 3600)) } });
     }
-    const issued = await issueTrialKey(deps, { vertical: vertical.slug, agentId: body.agent_id, cohort: await readActiveCohort(deps.backend), expiresAt }, now);
+    const issued = await issueTrialKey(deps, { vertical: vertical.slug, agentId, cohort: await readActiveCohort(deps.backend), expiresAt }, now);
     if (!issued) throw apiError("trial_exists", { detail: "This agent already holds an active trial key for this vertical; it is shown only once, at creation." });
     const key = issued.key;
     const base = deps.config.publicBaseUrl ?? "";

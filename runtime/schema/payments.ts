@@ -106,6 +106,7 @@ export const CheckoutKeysSchema = Type.Object({
 export const CardSuccessSchema = Type.Union([
   Type.Object({ status: Type.Literal("unknown") }),
   Type.Object({ status: Type.Literal("awaiting_payment"), purchase_id: Type.String(), expires_at: Nullable(Type.String()) }),
+  Type.Object({ status: Type.Literal("processing"), purchase_id: Type.String() }),
   Type.Object({ status: Type.Literal("keys"), purchase_id: Type.String(), keys: Type.Array(IssuedKeySchema), mailed_to: Nullable(Type.String()) }),
   Type.Object({ status: Type.Literal("already_shown"), purchase_id: Type.String(), mailed_to: Nullable(Type.String()) }),
   Type.Object({ status: Type.Literal("not_completed"), purchase_id: Type.String(), state: Type.String() }),

@@ -15,7 +15,8 @@ let svc: TestService;
 beforeAll(async () => {
   stripe = await startStripe();
   relay = await startMailRelay();
-  svc = await startPaymentsService(stripeEnv(stripe, relay.url));
+  // Every test opens sessions from one address and leaves some unpaid; the per-client limit has its own suite (card-buyers).
+  svc = await startPaymentsService({ ...stripeEnv(stripe, relay.url), CARD_PENDING_PER_CLIENT: "1000" });
 });
 afterAll(async () => {
   await svc?.close();

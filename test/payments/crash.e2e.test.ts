@@ -6,10 +6,14 @@
  * the buyer ends with exactly the keys paid for, each token or authorization is charged at most
  * once, and after reconciliation nothing is left in a non-final state. Interrupted charges whose
  * outcome cannot be known are resolved in the buyer's favour and listed for the operator.
+ * Card keys go by mail too (SMTP_URL, to a real SMTP listener this suite starts): exactly one mail
+ * per purchase whichever path issued the keys (success page, webhook, redelivery, reconciliation).
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { simpleParser } from "mailparser";
+import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import { startChildServer, type ChildServer } from "../helpers/child-server.ts";
@@ -27,12 +31,28 @@ let network: AgentNetworkStandIn;
 let facilitator: FacilitatorStandIn;
 let stripe: StripeStandIn;
 let dist: string;
+let smtp: SMTPServer;
+let smtpPort = 0;
+const mails: Array<{ to: string; keys: string[] }> = [];
 beforeAll(async () => {
   [network, facilitator, stripe] = await Promise.all([startAgentNetwork(), startFacilitator(), startStripe()]);
   dist = buildContentTo(writeFixtureContent());
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    onData(stream, session, done) {
+      void simpleParser(stream).then((parsed) => {
+        mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(","), keys: (parsed.text ?? "").match(/svc_live_[0-9A-Za-z]{22}/g) ?? [] });
+        done();
+      }, done);
+    },
+  });
+  await new Promise<void>((ok) => smtp.listen(0, "127.0.0.1", ok));
+  smtpPort = (smtp.server.address() as { port: number }).port;
 });
 afterAll(async () => {
   await Promise.all([network?.close(), facilitator?.close(), stripe?.close()]);
+  await new Promise<void>((ok) => (smtp ? smtp.close(ok) : ok()));
 });
 
 describe("kill -9 at each boundary, then a retry with the same Idempotency-Key: agent_network", { timeout: 120_000 }, () => {
@@ -127,6 +147,54 @@ describe("kill -9 in a card purchase: at checkout (retry) and in fulfilment (Str
       expect(page.body.keys).toHaveLength(2);
       expect((await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" })).body.status).toBe("already_shown");
       await _expectSettled(server, { keys: page.body.keys.map((k: { key: string }) => k.key), attention: null });
+      _expectMailedOnce(contact, page.body.keys);
+    } finally {
+      await server.kill();
+    }
+  });
+
+  it.each(["purchase:charged", "purchase:issuing", "purchase:issued"])("success page, %s: after the restart the page resumes it and shows the keys once; one mail", async (point) => {
+    const contact = `page-${point.replace(":", "-")}@example.com`;
+    const body = { vertical: "travel", payment_method: "card", contact, quantity: 2 };
+    let sessionId = "";
+    const server = await _crashThenRestart(point, async (url) => {
+      const session = await _post(url, "/api/checkout", body);
+      expect(session.status).toBe(303);
+      sessionId = session.body.session_id;
+      // Paid at Stripe, no webhook yet: the success page confirms it and fulfils, and dies there.
+      stripe.pay(sessionId);
+      return _get(url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" });
+    });
+    try {
+      const page = await _untilShown(server, sessionId);
+      expect(page.body.status).toBe("keys");
+      expect(page.body.keys).toHaveLength(2);
+      expect(page.body.mailed_to).toBe(contact);
+      expect((await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" })).body.status).toBe("already_shown");
+      // Stripe's webhook arrives late and changes nothing.
+      expect((await _webhook(server.url, stripe.event("checkout.session.completed", stripe.pay(sessionId)))).body.outcome).toBe("duplicate");
+      await _expectSettled(server, { keys: page.body.keys.map((k: { key: string }) => k.key), attention: null });
+      _expectMailedOnce(contact, page.body.keys);
+    } finally {
+      await server.kill();
+    }
+  });
+
+  it.each(["purchase:charged", "purchase:issuing"])("webhook, %s, and no redelivery: reconciliation issues the keys and mails them once; the page shows them", async (point) => {
+    const contact = `reconciled-${point.replace(":", "-")}@example.com`;
+    const body = { vertical: "travel", payment_method: "card", contact };
+    let sessionId = "";
+    const server = await _crashThenRestart(point, async (url) => {
+      const session = await _post(url, "/api/checkout", body);
+      sessionId = session.body.session_id;
+      return _webhook(url, stripe.event("checkout.session.completed", stripe.pay(sessionId)));
+    });
+    try {
+      const report = await _reconcileWhenFree(server);
+      expect(report.resolved).toEqual([expect.objectContaining({ method: "card", state: "issued" })]);
+      const page = await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" });
+      expect(page.body.status).toBe("keys");
+      _expectMailedOnce(contact, page.body.keys);
     } finally {
       await server.kill();
     }
@@ -199,7 +267,26 @@ function _env(dataDir: string): Record<string, string> {
     ...agentNetworkEnv(network),
     ...x402Env(facilitator),
     ...stripeEnv(stripe),
+    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    SMTP_FROM: "keys@vkr.test",
   };
+}
+
+/** The success page while another worker (the dead one's lease) still holds the purchase. */
+async function _untilShown(server: ChildServer, sessionId: string): Promise<Reply> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const page = await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" });
+    if (page.body?.status !== "processing" || Date.now() > deadline) return page;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+/** Exactly one mail to `contact`, carrying exactly the keys shown. */
+function _expectMailedOnce(contact: string, shown: Array<{ key: string }>): void {
+  const to = mails.filter((m) => m.to === contact);
+  expect(to).toHaveLength(1);
+  expect([...to[0]!.keys].sort()).toEqual(shown.map((k) => k.key).sort());
 }
 
 /** Starts a server that dies at `point` during `act`, then the same state served again. */
