@@ -32,7 +32,7 @@ export interface ReadRequest {
   nodeId: string | null;
   reader: Reader;
   /** Throws when the client is over its limit of free reads. */
-  assertFreeRead: () => void;
+  assertFreeRead: () => void | Promise<void>;
 }
 
 export async function planRead(deps: AppDeps, request: ReadRequest, now: number): Promise<ReadPlan> {
@@ -41,7 +41,7 @@ export async function planRead(deps: AppDeps, request: ReadRequest, now: number)
   const meta = vertical.status !== "live" || nodeId === null ? null : build.nodeMeta(vertical.slug, nodeId);
   if (vertical.status === "live" && nodeId !== null && !meta) throw unknownNode(build, vertical.slug, nodeId);
   const decision = decideRead({ caller, credentialProblem, vertical, node: meta, limits: limitsInForce(deps) });
-  if (decision.meter === "free") request.assertFreeRead();
+  if (decision.meter === "free") await request.assertFreeRead();
   // Only a node of a live vertical is ever metered "payment", so a placeholder never verifies a token.
   const perUse = decision.meter === "payment" && caller.kind === "payment" ? await authorizePerUse(deps, caller.token, now) : null;
   return { build, vertical, meta, caller, decision, perUse };

@@ -45,7 +45,7 @@ export default definePlugin<AppDeps>((app, deps) => {
   const shared: McpShared = {
     deps,
     selector: createLayerSelector({ maxEntries: 256 }),
-    anonymous: createAnonymousLimiter(deps.config.anonymousPerMinute),
+    anonymous: createAnonymousLimiter(deps.config.anonymousPerMinute, { backend: deps.backend, name: "mcp" }),
     results: _createResultCache(RESULT_CACHE_ENTRIES),
   };
 

@@ -88,7 +88,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: SearchResponseSchema,
     run: async (ctx, args: Static<typeof SearchRequestSchema>) => {
       const reader = await toReader(ctx.caller());
-      if (reader.caller.kind === "anonymous") ctx.anonymous.assert(ctx.client(), ctx.now);
+      if (reader.caller.kind === "anonymous") await ctx.anonymous.assert(ctx.client(), ctx.now);
       const outcome = await searchNodes(ctx.deps, reader, { q: args.q, vertical: args.vertical ?? null, limit: args.limit ?? null }, ctx.now);
       Object.assign(ctx.headers, outcome.headers);
       return { structured: outcome.body };

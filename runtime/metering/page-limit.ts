@@ -18,10 +18,10 @@ export function isLimitedPage(pathname: string): boolean {
 }
 
 /** Registers the limit in front of the page routes (before them, so a refused page is never read). */
-export function usePageLimit(app: H3, deps: Pick<AppDeps, "clock" | "config">): void {
-  const limiter = createAnonymousLimiter(deps.config.anonymousPerMinute);
-  const guard = (event: H3Event) => {
-    const wait = limiter.hit(clientAddress(event, deps.config.trustProxy), deps.clock.now());
+export function usePageLimit(app: H3, deps: Pick<AppDeps, "clock" | "config" | "backend">): void {
+  const limiter = createAnonymousLimiter(deps.config.anonymousPerMinute, { backend: deps.backend, name: "pages" });
+  const guard = async (event: H3Event) => {
+    const wait = await limiter.hit(clientAddress(event, deps.config.trustProxy), deps.clock.now());
     if (wait === 0) return undefined;
     const headers = { "retry-after": String(wait) };
     if (event.url.pathname.endsWith(".txt")) {

@@ -28,7 +28,7 @@ const LAYER_CACHE_ENTRIES = 512;
 
 export default definePlugin<AppDeps>((app, deps) => {
   const selector = createLayerSelector({ maxEntries: LAYER_CACHE_ENTRIES });
-  const anonymous = createAnonymousLimiter(deps.config.anonymousPerMinute);
+  const anonymous = createAnonymousLimiter(deps.config.anonymousPerMinute, { backend: deps.backend, name: "demo" });
   app.get("/api/demo", async (event) => {
     const ctx = requestContext(event);
     const params = ctx.url.searchParams;

@@ -16,7 +16,7 @@ import { createAnonymousLimiter } from "../metering/anonymous-limit.ts";
 import { searchNodes } from "../search/search-nodes.ts";
 
 export default definePlugin<AppDeps>((app, deps) => {
-  const anonymous = createAnonymousLimiter(deps.config.anonymousPerMinute);
+  const anonymous = createAnonymousLimiter(deps.config.anonymousPerMinute, { backend: deps.backend, name: "search" });
   app.get("/api/search", async (event) => {
     const ctx = requestContext(event);
     const params = ctx.url.searchParams;
@@ -24,7 +24,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     // A refused key searches as a caller without one (warned in the answer), so the anonymous limit applies to it too.
     const reader = await resolveReader(readCredentials(event.req.headers, ctx.url, { allowQueryKey: false }), deps.keys, now);
     if (reader.caller.kind === "key") ctx.keyId = reader.caller.record.id;
-    if (reader.caller.kind === "anonymous") anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
+    if (reader.caller.kind === "anonymous") await anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
     const query = { q: readSingleParam(params, "q"), vertical: readSingleParam(params, "vertical"), limit: readIntegerParam(params, "limit") };
     const { body, headers } = await searchNodes(deps, reader, query, now, { count: !isHeadRequest(event) });
     return sendJson(event, 200, body, { ...headers, "cache-control": "private, no-store", vary: CREDENTIAL_VARY });
