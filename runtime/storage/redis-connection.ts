@@ -184,8 +184,9 @@ function _driverOptions(target: RedisTarget, options: RedisConnectionOptions): R
       sentinels: target.sentinels,
       name: target.name,
       sentinelRetryStrategy: (times: number) => Math.min(100 * times, 1000),
-      // Learn of a promotion from the sentinels at once instead of at the next failed command.
-      failoverDetector: true,
+      // No `failoverDetector`: with it, an instance under load stayed disconnected after the
+      // promotion (test/cluster/failover.e2e.test.ts); a failed command's reconnect asks the
+      // sentinels for the primary anyway.
       // A demoted primary refuses writes with READONLY, and had not run them: reconnect (through
       // the sentinels, to the new primary) and send the command again.
       reconnectOnError: (error: Error) => (error.message.startsWith("READONLY") ? 2 : false),
