@@ -7,7 +7,7 @@
  * atomic counter, consumed first like a quota: behind a balancer N instances would otherwise give a
  * client N times the limit.
  */
-import { apiError } from "../errors.ts";
+import { apiError, isApiError } from "../errors.ts";
 import type { StateBackend } from "../storage/backend.ts";
 
 export interface AnonymousLimiter {
@@ -60,12 +60,23 @@ function _localCount(perMinute: number): (client: string, now: number) => Promis
   };
 }
 
+/**
+ * While the store is unreachable the count falls back to this instance's memory: free reads need
+ * no state and keep being served in an outage (each instance then limits on its own).
+ */
 function _sharedCount(perMinute: number, { backend, name }: SharedLimitOptions): (client: string, now: number) => Promise<number> {
+  const fallback = _localCount(perMinute);
   return async (client, now) => {
     const minute = Math.floor(now / 60_000);
     // `rate:` marks a limit's counter (not replica-confirmed, see storage/redis-backend.ts).
     const window = { key: `rate:${name}:{${Buffer.from(client, "utf8").toString("hex")}}:${minute}`, limit: perMinute, expiresAt: (minute + 1) * 60_000 };
-    const result = await backend.consume([window], 1, now);
+    let result;
+    try {
+      result = await backend.consume([window], 1, now);
+    } catch (error) {
+      if (isApiError(error) && error.code === "store_unavailable") return fallback(client, now);
+      throw error;
+    }
     return result.admitted ? 0 : _waitSeconds(minute, now);
   };
 }
