@@ -18,6 +18,7 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import { freePort } from "../test/helpers/child-server.ts";
 import { deletePrefix, uniquePrefix } from "../test/cluster/_cluster.ts";
+import { startRedisCluster } from "../test/helpers/redis-topology.ts";
 import { agentNetworkEnv, startAgentNetwork } from "../test/payments/stand-ins/agent-network.ts";
 import { Redis } from "ioredis";
 import { HAS_TASKSET, HAS_WRK, issueKey, issueKeys, requestCycleScript, rotationScript, runWrk, type CycleRequest } from "./load-tools.ts";
@@ -118,12 +119,27 @@ async function main(): Promise<void> {
     ANON_RATE_PER_MINUTE: String(1e9),
     RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
   }, `http://127.0.0.1:${redisPort}/healthz`);
+  // The same on a Redis Cluster of three primaries and three replicas (its own, on free ports).
+  const redisCluster = await startRedisCluster();
+  const clusterPort = await freePort();
+  const clusterSvc = await _spawn(["dist/server/index.mjs"], {
+    PORT: String(clusterPort),
+    DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-bench-")),
+    REDIS_URL: redisCluster.url,
+    REDIS_PREFIX: redisPrefix,
+    ADMIN_KEY: ADMIN,
+    LOG_LEVEL: "warn",
+    ANON_RATE_PER_MINUTE: String(1e9),
+    RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
+  }, `http://127.0.0.1:${clusterPort}/healthz`);
   let shapes: ChildProcess | undefined;
   try {
     const svcUrl = `http://127.0.0.1:${svcPort}`;
     const redisSvcUrl = `http://127.0.0.1:${redisPort}`;
     const travelKey = { vertical: "travel", label: "bench" };
     const redisKey = await issueKey(redisSvcUrl, ADMIN, travelKey);
+    const clusterSvcUrl = `http://127.0.0.1:${clusterPort}`;
+    const clusterKey = await issueKey(clusterSvcUrl, ADMIN, travelKey);
     const key = await issueKey(svcUrl, ADMIN, travelKey);
     // Many agents at once: every request a different key, so no two share counters in a batch.
     const manyKeys = await Promise.all(Array.from({ length: 256 }, () => issueKey(svcUrl, ADMIN, travelKey)));
@@ -146,6 +162,7 @@ async function main(): Promise<void> {
       { name: "per-use pay token, default (charge 20–50 ms)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "pay-network-pay-id": payToken } },
       { name: "per-use pay token, each charge awaited (PER_USE_CHARGE_BATCH_MS=0)", pid: batchedSvc.pid!, url: `http://127.0.0.1:${batchedPort}/api/demo?vertical=travel&node=${node}`, headers: { "pay-network-pay-id": batchedToken } },
       { name: "metered full node (membership key, Redis store)", pid: redisSvc.pid!, url: `${redisSvcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": redisKey }, redisUrl },
+      { name: "metered full node (membership key, Redis Cluster store)", pid: clusterSvc.pid!, url: `${clusterSvcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": clusterKey }, redisUrl: redisCluster.url },
       { name: SVC_MCP, pid: svc.pid!, url: `${svcUrl}/mcp`, headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) },
       // What the SDK's fetch (and Python's httpx) send by default: the answer comes deflated.
       { name: "MCP get_node, Accept-Encoding: gzip, deflate (as fetch sends)", pid: svc.pid!, url: `${svcUrl}/mcp`, headers: { ...MCP_HEADERS, "x-service-key": key, "accept-encoding": "gzip, deflate" }, body: _getNodeCall(node) },
@@ -188,6 +205,8 @@ async function main(): Promise<void> {
     batchedSvc.kill("SIGTERM");
     svc.kill("SIGTERM");
     redisSvc.kill("SIGTERM");
+    clusterSvc.kill("SIGTERM");
+    await redisCluster.stop();
     await network.close();
     await deletePrefix(redisUrl, redisPrefix).catch(() => {});
     ownRedis?.proc.kill("SIGTERM");
@@ -271,14 +290,24 @@ async function _startRedis(): Promise<{ url: string; proc: ChildProcess } | null
 }
 
 /** Commands the Redis server has processed so far (all clients; the bench's own Redis has only ours). */
+/** Commands Redis processed (inside scripts too), INFO's own calls left out; on a cluster the sum over its primaries. */
 async function _redisCommands(url: string): Promise<number> {
-  const client = new Redis(url, { maxRetriesPerRequest: 1 });
-  try {
-    const info = await client.info("stats");
-    return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? Number.NaN);
-  } finally {
-    client.disconnect();
+  const cluster = /^redis\+cluster:\/\/(.+)$/.exec(url);
+  const nodes = cluster ? cluster[1]!.split(",").map((hp) => `redis://${hp}`) : [url];
+  let total = 0;
+  for (const node of nodes) {
+    const client = new Redis(node, { maxRetriesPerRequest: 1 });
+    try {
+      if (cluster && ((await client.role()) as unknown[])[0] !== "master") continue;
+      const info = await client.info("all");
+      const processed = Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? Number.NaN);
+      const infoCalls = Number(/cmdstat_info:calls=(\d+)/.exec(info)?.[1] ?? 0);
+      total += processed - infoCalls;
+    } finally {
+      client.disconnect();
+    }
   }
+  return total;
 }
 
 /** MCP answers tool failures with 200 + isError, which autocannon would count as success: check one call first. */
@@ -309,8 +338,7 @@ async function _load(s: Scenario, seconds: number): Promise<Result> {
   const cpuBefore = _cpuTicks(s.pid);
   const r = HAS_WRK ? await _wrk(s, seconds) : await _autocannon(s, seconds);
   const cpuAfter = _cpuTicks(s.pid);
-  // The INFO call that took the first reading counts itself once.
-  const redisCmds = s.redisUrl && r.requests > 0 ? ((await _redisCommands(s.redisUrl)) - redisBefore - 1) / r.requests : Number.NaN;
+  const redisCmds = s.redisUrl && r.requests > 0 ? ((await _redisCommands(s.redisUrl)) - redisBefore) / r.requests : Number.NaN;
   const cpuUs = r.requests > 0 ? (((cpuAfter - cpuBefore) / CLOCK_TICKS) * 1e6) / r.requests : Number.NaN;
   return { rps: r.rps, p50: r.p50, p99: r.p99, errors: r.errors, cpuUs, redisCmds, bytes: r.requests > 0 ? r.bytes / r.requests : Number.NaN };
 }

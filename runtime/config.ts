@@ -57,10 +57,18 @@ export interface RuntimeConfig {
    */
   cursorSecret: string | undefined;
   /**
-   * REDIS_URL: shared state on Redis for several instances (see storage/redis-backend.ts); unset
-   * keeps the embedded SQLite store in DATA_DIR.
+   * Shared state on Redis for several instances (see storage/redis-backend.ts), as one locator
+   * (storage/redis-connection.ts): REDIS_URL (one node, or a `redis+cluster://` /
+   * `redis+sentinel://` URL), else REDIS_CLUSTER_NODES, else REDIS_SENTINELS with
+   * REDIS_SENTINEL_NAME (REDIS_PASSWORD for the data nodes of either). Unset keeps the embedded
+   * SQLite store in DATA_DIR.
    */
   redisUrl: string | undefined;
+  /**
+   * REDIS_WAIT_REPLICAS (default 1) replicas must confirm each write of the money path within
+   * REDIS_WAIT_TIMEOUT_MS (default 1000) when the primary has replicas online; 0 turns it off.
+   */
+  redisWait: { replicas: number; timeoutMs: number };
   /** REDIS_PREFIX: namespace of every Redis key of this deployment (default `vkr:`). */
   redisPrefix: string;
   /**
@@ -163,7 +171,8 @@ export function resolveRuntimeConfig(env: Record<string, string | undefined>): R
     headersTimeoutMs: _int(env, "HEADERS_TIMEOUT_MS", 10_000, 100, 600_000),
     requestTimeoutMs: _int(env, "REQUEST_TIMEOUT_MS", 30_000, 100, 600_000),
     cursorSecret: _cursorSecret(env.CURSOR_SECRET),
-    redisUrl: env.REDIS_URL ? env.REDIS_URL : undefined,
+    redisUrl: redisLocator(env),
+    redisWait: { replicas: _int(env, "REDIS_WAIT_REPLICAS", 1, 0, 16), timeoutMs: _int(env, "REDIS_WAIT_TIMEOUT_MS", 1000, 10, 60_000) },
     redisPrefix: _redisPrefix(env.REDIS_PREFIX),
     releaseStore: resolveReleaseStore(env),
     releasePollMs: _int(env, "RELEASE_POLL_MS", 2000, 50, 3_600_000),
@@ -217,8 +226,28 @@ export function resolveReleaseStore(env: Record<string, string | undefined>): Re
   const prefix = `${_redisPrefix(env.REDIS_PREFIX)}rel:`;
   if (env.RELEASE_REDIS_URL) return { kind: "redis", url: env.RELEASE_REDIS_URL, prefix };
   if (env.RELEASE_DIR) return { kind: "dir", dir: resolve(env.RELEASE_DIR) };
-  if (env.REDIS_URL) return { kind: "redis", url: env.REDIS_URL, prefix };
+  const shared = redisLocator(env);
+  if (shared) return { kind: "redis", url: shared, prefix };
   return null;
+}
+
+/** The Redis the state store uses, as one locator string, or undefined for SQLite. */
+export function redisLocator(env: Record<string, string | undefined>): string | undefined {
+  const named = (["REDIS_URL", "REDIS_CLUSTER_NODES", "REDIS_SENTINELS"] as const).filter((name) => env[name]);
+  if (named.length > 1) throw new ConfigError(`set one of REDIS_URL, REDIS_CLUSTER_NODES and REDIS_SENTINELS, not ${named.join(" and ")}`);
+  if (env.REDIS_URL) return env.REDIS_URL;
+  const auth = env.REDIS_PASSWORD ? `:${encodeURIComponent(env.REDIS_PASSWORD)}@` : "";
+  const nodes = (raw: string, name: string) => {
+    const list = _list(raw, (v) => v);
+    for (const node of list) if (!/^[^\s,/@]+:\d{1,5}$/.test(node)) throw new ConfigError(`${name} must be host:port,host:port…, got "${node}"`);
+    return list.join(",");
+  };
+  if (env.REDIS_CLUSTER_NODES) return `redis+cluster://${auth}${nodes(env.REDIS_CLUSTER_NODES, "REDIS_CLUSTER_NODES")}`;
+  if (env.REDIS_SENTINELS) {
+    if (!env.REDIS_SENTINEL_NAME) throw new ConfigError("REDIS_SENTINELS needs REDIS_SENTINEL_NAME, the name the sentinels monitor the primary under");
+    return `redis+sentinel://${auth}${nodes(env.REDIS_SENTINELS, "REDIS_SENTINELS")}/${encodeURIComponent(env.REDIS_SENTINEL_NAME)}`;
+  }
+  return undefined;
 }
 
 // --- Internal helpers ---

@@ -6,7 +6,7 @@
  */
 import type { RuntimeConfig } from "./config.ts";
 import { createLayerSelector, type LayerSelector } from "./layers/select-layers.ts";
-import { createAnonymousLimiter, type AnonymousLimiter } from "./metering/anonymous-limit.ts";
+import { createAnonymousLimiter, type AnonymousLimiter, type SharedLimitOptions } from "./metering/anonymous-limit.ts";
 import { createAnswerSigner, type AnswerSigner } from "./signing/answer-signer.ts";
 
 export interface SharedServices {
@@ -25,11 +25,12 @@ export interface SharedServices {
 /** Selections kept: 15 per node variant at most, so this covers the hot set of a large vertical. */
 const LAYER_CACHE_ENTRIES = 512;
 
-export function createSharedServices(config: Pick<RuntimeConfig, "anonymousPerMinute" | "signing">): SharedServices {
-  const limiter = () => createAnonymousLimiter(config.anonymousPerMinute);
+export function createSharedServices(config: Pick<RuntimeConfig, "anonymousPerMinute" | "signing">, backend: SharedLimitOptions["backend"]): SharedServices {
+  // On Redis each surface's count is shared by every instance, named by the surface.
+  const limiter = (name: string) => createAnonymousLimiter(config.anonymousPerMinute, { backend, name });
   const signer = createAnswerSigner(config.signing);
   return Object.freeze({
-    freeReads: Object.freeze({ demo: limiter(), search: limiter(), mcp: limiter(), pages: limiter() }),
+    freeReads: Object.freeze({ demo: limiter("demo"), search: limiter("search"), mcp: limiter("mcp"), pages: limiter("pages") }),
     layers: createLayerSelector({ maxEntries: LAYER_CACHE_ENTRIES, sign: (bytes, identity) => signer.sign(bytes, identity) }),
     signer,
   });

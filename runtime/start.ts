@@ -72,7 +72,7 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
     metrics: createMetrics({ build, backend }),
     perUseCharges,
     address: createListenAddress(config),
-    shared: createSharedServices(config),
+    shared: createSharedServices(config, backend),
   });
   // What a crashed instance reserved and never charged goes out now, not at the next sweep.
   if (perUseCharges) void perUseCharges.reconcile();

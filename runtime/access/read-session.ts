@@ -44,7 +44,7 @@ export interface ReadRequest {
   meta: NodeMeta | null;
   reader: Reader;
   /** Counts one free read against the route's per-client limit (throws 429); absent where the route bounds free reads itself. */
-  freeRead?: () => void;
+  freeRead?: () => void | Promise<void>;
   /** "full": a locked view is refused (rules need the logic layer). */
   need?: "any" | "full";
   /** False on the pages, which charge no pay token: a token on a gated node is refused rather than served unpaid. */
@@ -94,8 +94,8 @@ export function planArtifact(plan: ReadPlan, lean: boolean): Promise<Artifact> {
 
 // --- Internal helpers ---
 
-async function _begin(deps: AppDeps, caller: Caller, meter: ReadMeter, freeRead: (() => void) | undefined, now: number): Promise<ReadSession> {
-  if (meter === "free") freeRead?.();
+async function _begin(deps: AppDeps, caller: Caller, meter: ReadMeter, freeRead: (() => void | Promise<void>) | undefined, now: number): Promise<ReadSession> {
+  if (meter === "free") await freeRead?.();
   // Only a node of a live vertical (or a gated search) is ever metered "payment", so a placeholder never verifies a token.
   const perUse = meter === "payment" && caller.kind === "payment" ? await authorizePerUse(deps, caller.token, now) : null;
   return { caller, meter, perUse };

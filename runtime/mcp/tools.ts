@@ -91,7 +91,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: SearchResponseSchema,
     run: async (ctx, args: Static<typeof SearchRequestSchema>) => {
       const reader = await toReader(ctx.caller());
-      if (reader.caller.kind === "anonymous") ctx.anonymous.assert(ctx.client(), ctx.now);
+      if (reader.caller.kind === "anonymous") await ctx.anonymous.assert(ctx.client(), ctx.now);
       const query = { q: args.q, vertical: args.vertical ?? null, limit: args.limit ?? null };
       const build = ctx.deps.build.current;
       const outcome = await searchNodes(ctx.deps, reader, query, ctx.now);

@@ -19,8 +19,8 @@ export function isLimitedPage(pathname: string): boolean {
 /** Registers the limit in front of the page routes (before them, so a refused page is never read). */
 export function usePageLimit(app: H3, deps: Pick<AppDeps, "clock" | "config" | "shared">): void {
   const limiter = deps.shared.freeReads.pages;
-  const guard = (event: H3Event) => {
-    const wait = limiter.hit(clientAddress(event, deps.config.trustProxy), deps.clock.now());
+  const guard = async (event: H3Event) => {
+    const wait = await limiter.hit(clientAddress(event, deps.config.trustProxy), deps.clock.now());
     if (wait === 0) return undefined;
     const headers = { "retry-after": String(wait) };
     if (event.url.pathname.endsWith(".txt")) {

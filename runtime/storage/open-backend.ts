@@ -1,5 +1,6 @@
 /**
- * Opens the state store a config names: Redis when REDIS_URL is set, else SQLite in DATA_DIR.
+ * Opens the state store a config names: Redis when one is configured (a node, a cluster or a
+ * sentinel set; see config.ts), else SQLite in DATA_DIR.
  * The server and the operator CLI both open it through here, so `vkr keys …` always acts on the
  * store the running service uses.
  */
@@ -13,8 +14,8 @@ export interface OpenBackendOptions {
   onCheckpointError?: (message: string) => void;
 }
 
-export async function openBackend(config: Pick<RuntimeConfig, "redisUrl" | "redisPrefix" | "dataDir">, options: OpenBackendOptions = {}): Promise<StateBackend> {
+export async function openBackend(config: Pick<RuntimeConfig, "redisUrl" | "redisPrefix" | "dataDir"> & Partial<Pick<RuntimeConfig, "redisWait">>, options: OpenBackendOptions = {}): Promise<StateBackend> {
   return config.redisUrl
-    ? createRedisBackend({ url: config.redisUrl, prefix: config.redisPrefix })
+    ? createRedisBackend({ url: config.redisUrl, prefix: config.redisPrefix, wait: config.redisWait })
     : createSqliteBackend({ dataDir: config.dataDir, onCheckpointError: options.onCheckpointError });
 }

@@ -18,11 +18,15 @@
  *   failure surfaces as the catalogue's 503 `store_unavailable`. ioredis reconnects on its own.
  */
 import { createStorage, type Storage } from "unstorage";
+import calculateSlot from "cluster-key-slot";
+import { Cluster } from "ioredis";
 import { connectRedisDriver } from "./redis-connection.ts";
+import type { DurableWriteOptions } from "./redis-durable.ts";
 import { apiError } from "../errors.ts";
 import type { ConsumeResult, CounterWindow, InsertOnceResult, StateBackend } from "./backend.ts";
 
 export interface RedisBackendOptions {
+  /** A locator (see redis-connection.ts): one node, a cluster or a sentinel set. */
   url: string;
   /** Namespace of every key this backend touches, e.g. `vkr:`; must not contain `{`. */
   prefix: string;
@@ -30,10 +34,20 @@ export interface RedisBackendOptions {
   commandTimeoutMs?: number;
   /** Longest wait for the first connection before startup fails. */
   connectTimeoutMs?: number;
+  /** Replica confirmation of the writes that must survive a failover (see redis-durable.ts); default 1 replica, 1000 ms. */
+  wait?: DurableWriteOptions;
 }
 
 /** Logical expiry + this = when Redis may drop the key. */
 const GC_SLACK_MS = 86_400_000;
+
+/**
+ * Counters of limits, not of money: their writes are not confirmed by a replica (a failover may
+ * forget the last moments of them, which lets a client through a little more; see
+ * docs/operations.md). Every other write (records, insert-once entries, positions, ledgers, key
+ * and account counters) is.
+ */
+const ASYNC_COUNTER_PREFIXES = ["q:", "rate:", "trialrate:", "adminfail:", "adminwrong:", "interest-anon:", "interest-new:"];
 
 /**
  * Connects (waiting for the first ready connection) and returns the backend.
@@ -41,20 +55,40 @@ const GC_SLACK_MS = 86_400_000;
  */
 export async function createRedisBackend(options: RedisBackendOptions): Promise<StateBackend> {
   if (options.prefix.includes("{")) throw new Error("[redis-backend] the key prefix must not contain '{'");
-  const { driver, client } = await connectRedisDriver({
+  const connection = await connectRedisDriver({
     url: options.url,
     base: `${options.prefix}r`,
     commandTimeoutMs: options.commandTimeoutMs ?? 2000,
     connectTimeoutMs: options.connectTimeoutMs ?? 5000,
     label: "redis-backend",
+    durable: options.wait ?? { replicas: 1, timeoutMs: 1000 },
   });
-  for (const [name, lua] of Object.entries(SCRIPTS)) client.defineCommand(name, { lua });
+  const { driver, client } = connection;
+  const durable = connection.durable!;
+  for (const [name, lua] of Object.entries(SCRIPTS)) {
+    client.defineCommand(name, { lua });
+    durable.client.defineCommand(name, { lua });
+  }
   const run = client as unknown as ScriptCommands;
+  const clustered = client instanceof Cluster;
 
   const p = options.prefix;
-  const counterKey = (key: string) => `${p}c:${key}`;
+  // On a cluster a counter key without a hash tag is placed by its last segment (the id our key
+  // builders end with: a token's ledger and its batch counters share it); one node keeps its names.
+  const counterKey = clustered ? (key: string) => `${p}c:${_slotted(key)}` : (key: string) => `${p}c:${key}`;
   const onceKey = (key: string) => `${p}o:${key}`;
   const listKeys = (list: string) => [`${p}l:{${list}}:seq`, `${p}l:{${list}}:pos`] as const;
+  /** A multi-key script whose keys span slots is a bug in a key builder: refuse it by name. */
+  const oneSlot = clustered
+    ? (keys: readonly string[]) => {
+        if (keys.length > 1 && new Set(keys.map(calculateSlot)).size > 1) throw new Error(`[redis-backend] keys of one script span Redis Cluster slots: ${keys.join(", ")}`);
+      }
+    : () => {};
+  const durableScript = async <T>(name: keyof ScriptCommands, keys: string[], args: string[]): Promise<T> => {
+    oneSlot(keys);
+    const [reply] = await durable.write(keys[0]!, (pipe) => void (pipe as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!(keys.length, ...keys, ...args));
+    return reply as T;
+  };
 
   return {
     kind: "redis",
@@ -64,33 +98,42 @@ export async function createRedisBackend(options: RedisBackendOptions): Promise<
         if (windows.length === 0) return { admitted: true, counts: [], deniedIndex: -1 };
         const args = [String(cost), String(now)];
         for (const w of windows) args.push(Number.isFinite(w.limit) ? String(w.limit) : "inf", String(w.expiresAt), _gcAt(w.expiresAt));
-        const [admitted, denied, ...counts] = await run.vkrConsume(windows.length, ...windows.map((w) => counterKey(w.key)), ...args);
+        const keys = windows.map((w) => counterKey(w.key));
+        let reply: number[];
+        if (windows.every((w) => _isAsyncCounter(w.key))) {
+          oneSlot(keys);
+          reply = await run.vkrConsume(keys.length, ...keys, ...args);
+        } else {
+          reply = await durableScript<number[]>("vkrConsume", keys, args);
+        }
+        const [admitted, denied, ...counts] = reply;
         return { admitted: admitted === 1, counts: counts.map(Number), deniedIndex: denied ?? -1 };
       }),
     readCounters: (keys, now) =>
       _guard(async () => {
         if (keys.length === 0) return [];
-        const pipeline = client.pipeline();
-        for (const key of keys) pipeline.hmget(counterKey(key), "n", "e");
-        const replies = (await pipeline.exec()) ?? [];
-        return replies.map(([error, value]: [Error | null, unknown]) => {
-          if (error) throw error;
-          const [n, e] = value as [string | null, string | null];
-          return n !== null && Number(e) > now ? Number(n) : 0;
-        });
+        // Separate commands, not one pipeline: a cluster pipelines only keys of one slot, and
+        // auto-pipelining still sends the commands of one node in one write.
+        const replies = await Promise.all(keys.map((key) => client.hmget(counterKey(key), "n", "e")));
+        return replies.map(([n, e]) => (n !== null && Number(e) > now ? Number(n) : 0));
       }),
     insertOnce: (key, value, expiresAt, now) =>
       _guard(async (): Promise<InsertOnceResult> => {
         const expiry = expiresAt === null ? "" : String(expiresAt);
         const gc = expiresAt === null ? "" : _gcAt(expiresAt);
-        const [created, stored] = await run.vkrInsertOnce(1, onceKey(key), value, expiry, gc, String(now));
+        const [created, stored] = await durableScript<[number, string]>("vkrInsertOnce", [onceKey(key)], [value, expiry, gc, String(now)]);
         return { created: created === 1, value: stored };
       }),
     removeOnce: (key, ifValue) =>
-      _guard(async () => (ifValue === undefined ? await client.unlink(onceKey(key)) : await run.vkrRemoveOnceIf(1, onceKey(key), ifValue)) > 0),
+      _guard(async () => {
+        const k = onceKey(key);
+        if (ifValue !== undefined) return (await durableScript<number>("vkrRemoveOnceIf", [k], [ifValue])) > 0;
+        const [removed] = await durable.write(k, (pipe) => void pipe.unlink(k));
+        return (removed as number) > 0;
+      }),
     claimPosition: (list, member) =>
       _guard(async () => {
-        const [position, created] = await run.vkrClaimPosition(2, ...listKeys(list), member);
+        const [position, created] = await durableScript<[number, number]>("vkrClaimPosition", [...listKeys(list)], [member]);
         return { position, created: created === 1 };
       }),
     countList: (list) => _guard(async () => Number((await client.get(listKeys(list)[0])) ?? 0)),
@@ -102,8 +145,12 @@ export async function createRedisBackend(options: RedisBackendOptions): Promise<
       }
     },
     close: async () => {
-      if (client.status === "ready") await client.quit().catch(() => client.disconnect());
-      else client.disconnect();
+      await Promise.all(
+        [client, durable.client].map(async (c) => {
+          if (c.status === "ready") await c.quit().catch(() => c.disconnect());
+          else c.disconnect();
+        }),
+      );
     },
   };
 }
@@ -192,7 +239,17 @@ return {position, 1}
 `,
 } as const;
 
-/** The URL without its password, for messages. */
+function _isAsyncCounter(key: string): boolean {
+  return ASYNC_COUNTER_PREFIXES.some((prefix) => key.startsWith(prefix));
+}
+
+/** `a:b:c` → `a:b:{c}`; a key with a tag keeps it. */
+function _slotted(key: string): string {
+  if (key.includes("{")) return key;
+  const cut = key.lastIndexOf(":") + 1;
+  return `${key.slice(0, cut)}{${key.slice(cut)}}`;
+}
+
 function _gcAt(expiresAt: number): string {
   // Redis collects on its real clock while validity follows the injected one; an injected clock
   // behind real time (a test's, a replay's) must not have its live entries collected at once.

@@ -3,7 +3,8 @@
  * (one node added, one updated) is published to the shared release store; no request fails, both
  * instances serve it within the poll interval and /v1/delta shows exactly the two new entries.
  * Rollback goes back to the previous release; a corrupted release is refused while the build in
- * service keeps serving.
+ * service keeps serving. The same on one Redis and on a real Redis Cluster (three primaries, three
+ * replicas) started by this file.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,13 +17,12 @@ import type { ChildServer } from "../helpers/child-server.ts";
 import { writeFixtureContent, type FixtureOptions } from "../helpers/fixture-content.ts";
 import { CLUSTER_ADMIN_KEY, deletePrefix, getJson, postJson, SHARED_REDIS_URL, startInstances, uniquePrefix } from "./_cluster.ts";
 import { runPublish } from "./_publish.ts";
+import { startRedisCluster, type RedisTopology } from "../helpers/redis-topology.ts";
 
 const POLL_MS = 200;
 /** Poll interval plus the time to fetch and verify a small release on a loaded test machine. */
 const SWAP_BOUND_MS = POLL_MS + 2500;
 const CHANGED_AT = "2026-11-21T08:00:00Z";
-const prefix = uniquePrefix();
-const storeEnv = { REDIS_URL: SHARED_REDIS_URL, REDIS_PREFIX: prefix };
 
 const V2: FixtureOptions = {
   extraNodes: { travel: [{ id: "trv-m8", order: 8, next: [] }] },
@@ -32,81 +32,91 @@ const V3: FixtureOptions = { ...V2, extraNodes: { travel: [{ id: "trv-m8", order
 
 const buildIdOf = (dist: string) => (JSON.parse(readFileSync(join(dist, "data", "manifest.json"), "utf8")) as { build_id: string }).build_id;
 
-let dists: { v1: string; v2: string; v3: string };
-let instances: ChildServer[] = [];
-let member: string;
-let load: { stop(): Promise<{ ok: number; failures: string[] }> };
+for (const topology of ["one Redis", "a Redis Cluster"] as const) {
+  const prefix = uniquePrefix();
+  let cluster: RedisTopology | null = null;
+  let storeEnv: Record<string, string> = { REDIS_URL: SHARED_REDIS_URL, REDIS_PREFIX: prefix };
+  let dists: { v1: string; v2: string; v3: string };
+  let instances: ChildServer[] = [];
+  let member: string;
+  let load: { stop(): Promise<{ ok: number; failures: string[] }> };
 
-beforeAll(async () => {
-  dists = { v1: buildContentTo(writeFixtureContent()), v2: buildContentTo(writeFixtureContent(undefined, V2)), v3: buildContentTo(writeFixtureContent(undefined, V3)) };
-  expect((await runPublish(["--dist", dists.v1], storeEnv)).code).toBe(0);
-  instances = await startInstances(2, {
-    ...storeEnv,
-    DIST_DIR: dists.v1,
-    RELEASE_POLL_MS: String(POLL_MS),
-    LOG_LEVEL: "info",
-    RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, per_key_monthly: 1e9 }),
-  });
-  member = (await postJson(`${instances[0]!.url}/api/keys`, { vertical: "all" }, { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` })).body.keys[0].key;
-  load = startLoad(instances, member);
-});
-
-afterAll(async () => {
-  await Promise.all(instances.map((i) => i.kill("SIGTERM")));
-  await deletePrefix(SHARED_REDIS_URL, prefix);
-});
-
-describe("publishing under load", () => {
-  it("instances start on the current release", async () => {
-    for (const instance of instances) expect((await getJson(`${instance.url}/readyz`)).body.build_id).toBe(buildIdOf(dists.v1));
-  });
-
-  it("a new build reaches both instances within the poll bound, and the change feed shows exactly its two entries", async () => {
-    const published = await runPublish(["--dist", dists.v2], storeEnv);
-    expect(published.output).toContain(`current release is ${buildIdOf(dists.v2)}`);
-    const elapsed = await Promise.all(instances.map((i) => waitForBuild(i, buildIdOf(dists.v2))));
-    for (const ms of elapsed) expect(ms).toBeLessThan(SWAP_BOUND_MS);
-    for (const instance of instances) {
-      const added = await getJson(`${instance.url}/api/demo?vertical=travel&node=trv-m8`, { "x-service-key": member });
-      expect(added.status).toBe(200);
-      const feed = await getJson(`${instance.url}/v1/delta?since=2026-11-15T00:00:00Z`, { "x-service-key": member });
-      expect(feed.status).toBe(200);
-      expect(feed.body.entries.map((e: { node_id: string; change: string }) => `${e.change} ${e.node_id}`).sort()).toEqual(["added trv-m8", "updated trv-m2"]);
+  beforeAll(async () => {
+    if (topology === "a Redis Cluster") {
+      cluster = await startRedisCluster();
+      storeEnv = { REDIS_URL: cluster.url, REDIS_PREFIX: prefix };
     }
-  });
+    dists = { v1: buildContentTo(writeFixtureContent()), v2: buildContentTo(writeFixtureContent(undefined, V2)), v3: buildContentTo(writeFixtureContent(undefined, V3)) };
+    expect((await runPublish(["--dist", dists.v1], storeEnv)).code).toBe(0);
+    instances = await startInstances(2, {
+      ...storeEnv,
+      DIST_DIR: dists.v1,
+      RELEASE_POLL_MS: String(POLL_MS),
+      LOG_LEVEL: "info",
+      RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, per_key_monthly: 1e9 }),
+    });
+    member = (await postJson(`${instances[0]!.url}/api/keys`, { vertical: "all" }, { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` })).body.keys[0].key;
+    load = startLoad(instances, member);
+  }, 120_000);
 
-  it("rollback points every instance back to the previous release", async () => {
-    const rolledBack = await runPublish(["--rollback"], storeEnv);
-    expect(rolledBack.output).toContain(`current release is ${buildIdOf(dists.v1)}`);
-    await Promise.all(instances.map((i) => waitForBuild(i, buildIdOf(dists.v1))));
-    for (const instance of instances) expect((await getJson(`${instance.url}/api/demo?vertical=travel&node=trv-m8`, { "x-service-key": member })).status).toBe(404);
-  });
+  afterAll(async () => {
+    await Promise.all(instances.map((i) => i.kill("SIGTERM")));
+    if (cluster) await cluster.stop();
+    else await deletePrefix(SHARED_REDIS_URL, prefix);
+  }, 60_000);
 
-  it("a corrupted release is refused and logged; the build in service keeps serving", async () => {
-    const store = await createReleaseStore(resolveReleaseStore(storeEnv)!);
-    try {
-      const upload = await uploadRelease(store, dists.v3);
-      const rel = "verticals/travel/nodes/trv-m9.json";
-      const tampered = Buffer.from(readFileSync(join(dists.v3, "data", rel), "utf8").replace("trv-m9", "trv-mX"));
-      await store.setItemRaw(releaseFileKey(upload.buildId, rel), tampered);
-      await activateRelease(store, resolveReleaseStore(storeEnv)!, upload.buildId);
-    } finally {
-      await store.dispose();
-    }
-    await waitFor(() => instances.every((i) => i.output().includes("release refused")), SWAP_BOUND_MS);
-    await new Promise((r) => setTimeout(r, 3 * POLL_MS));
-    for (const instance of instances) {
-      expect((await getJson(`${instance.url}/readyz`)).body.build_id).toBe(buildIdOf(dists.v1));
-      expect(instance.output()).toContain("does not match its digest");
-    }
-  });
+  describe(`publishing under load on ${topology}`, () => {
+    it("instances start on the current release", async () => {
+      for (const instance of instances) expect((await getJson(`${instance.url}/readyz`)).body.build_id).toBe(buildIdOf(dists.v1));
+    });
 
-  it("no request of the steady load failed through all of it", async () => {
-    const result = await load.stop();
-    expect(result.failures).toEqual([]);
-    expect(result.ok).toBeGreaterThan(100);
+    it("a new build reaches both instances within the poll bound, and the change feed shows exactly its two entries", async () => {
+      const published = await runPublish(["--dist", dists.v2], storeEnv);
+      expect(published.output).toContain(`current release is ${buildIdOf(dists.v2)}`);
+      const elapsed = await Promise.all(instances.map((i) => waitForBuild(i, buildIdOf(dists.v2))));
+      for (const ms of elapsed) expect(ms).toBeLessThan(SWAP_BOUND_MS);
+      for (const instance of instances) {
+        const added = await getJson(`${instance.url}/api/demo?vertical=travel&node=trv-m8`, { "x-service-key": member });
+        expect(added.status).toBe(200);
+        const feed = await getJson(`${instance.url}/v1/delta?since=2026-11-15T00:00:00Z`, { "x-service-key": member });
+        expect(feed.status).toBe(200);
+        expect(feed.body.entries.map((e: { node_id: string; change: string }) => `${e.change} ${e.node_id}`).sort()).toEqual(["added trv-m8", "updated trv-m2"]);
+      }
+    });
+
+    it("rollback points every instance back to the previous release", async () => {
+      const rolledBack = await runPublish(["--rollback"], storeEnv);
+      expect(rolledBack.output).toContain(`current release is ${buildIdOf(dists.v1)}`);
+      await Promise.all(instances.map((i) => waitForBuild(i, buildIdOf(dists.v1))));
+      for (const instance of instances) expect((await getJson(`${instance.url}/api/demo?vertical=travel&node=trv-m8`, { "x-service-key": member })).status).toBe(404);
+    });
+
+    it("a corrupted release is refused and logged; the build in service keeps serving", async () => {
+      const store = await createReleaseStore(resolveReleaseStore(storeEnv)!);
+      try {
+        const upload = await uploadRelease(store, dists.v3);
+        const rel = "verticals/travel/nodes/trv-m9.json";
+        const tampered = Buffer.from(readFileSync(join(dists.v3, "data", rel), "utf8").replace("trv-m9", "trv-mX"));
+        await store.setItemRaw(releaseFileKey(upload.buildId, rel), tampered);
+        await activateRelease(store, resolveReleaseStore(storeEnv)!, upload.buildId);
+      } finally {
+        await store.dispose();
+      }
+      await waitFor(() => instances.every((i) => i.output().includes("release refused")), SWAP_BOUND_MS);
+      await new Promise((r) => setTimeout(r, 3 * POLL_MS));
+      for (const instance of instances) {
+        expect((await getJson(`${instance.url}/readyz`)).body.build_id).toBe(buildIdOf(dists.v1));
+        expect(instance.output()).toContain("does not match its digest");
+      }
+    });
+
+    it("no request of the steady load failed through all of it", async () => {
+      const result = await load.stop();
+      expect(result.failures).toEqual([]);
+      expect(result.ok).toBeGreaterThan(100);
+    });
   });
-});
+}
 
 // --- Internal helpers ---
 

@@ -11,13 +11,14 @@
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import { startChildServer, type ChildServer } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
+import { startRedisCluster, type RedisTopology } from "../helpers/redis-topology.ts";
 import { ADMIN_KEY } from "../helpers/test-service.ts";
 import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "./stand-ins/agent-network.ts";
 import { startStripe, stripeEnv, type StripeStandIn } from "./stand-ins/stripe.ts";
@@ -34,6 +35,8 @@ let dist: string;
 let smtp: SMTPServer;
 let smtpPort = 0;
 const mails: Array<{ to: string; keys: string[] }> = [];
+/** Set while the cluster block runs: the servers keep their state there instead of SQLite. */
+let onCluster: RedisTopology | null = null;
 beforeAll(async () => {
   [network, facilitator, stripe] = await Promise.all([startAgentNetwork(), startFacilitator(), startStripe()]);
   dist = buildContentTo(writeFixtureContent());
@@ -56,30 +59,18 @@ afterAll(async () => {
 });
 
 describe("kill -9 at each boundary, then a retry with the same Idempotency-Key: agent_network", { timeout: 120_000 }, () => {
-  it.each(POINTS)("%s", async (point) => {
-    const token = await network.mint({ now: Date.now(), valueMicros: 100_000_000 });
-    const jti = _jti(token);
-    const body = { vertical: "travel", payment_method: "agent_network", agent_id: `an-${point}`, quantity: 2 };
-    const headers = { "pay-network-pay-id": token, "idempotency-key": `crash-${point}` };
-    const server = await _crashThenRestart(point, (url) => _post(url, "/api/checkout", body, headers));
-    try {
-      const done = await _untilSettled(() => _post(server.url, "/api/checkout", body, headers));
-      expect(done.status).toBe(201);
-      expect(done.body.keys).toHaveLength(2);
-      // At most one charge per token; a charge cut off before the call was never made.
-      const charges = network.charges.filter((c) => c.jti === jti);
-      expect(charges.length).toBe(point === "purchase:before-charge" ? 0 : 1);
-      const unconfirmed = point === "purchase:before-charge" || point === "purchase:after-charge";
-      expect(Boolean(done.body.receipt.charge_unconfirmed)).toBe(unconfirmed);
-      await _expectSettled(server, { keys: done.body.keys.map((k: { key: string }) => k.key), attention: unconfirmed ? done.body.receipt.purchase_id : null });
-      // The same request again repeats the answer and charges nothing more.
-      const again = await _post(server.url, "/api/checkout", body, headers);
-      expect(again.body.keys.map((k: { key: string }) => k.key)).toEqual(done.body.keys.map((k: { key: string }) => k.key));
-      expect(network.charges.filter((c) => c.jti === jti)).toHaveLength(charges.length);
-    } finally {
-      await server.kill();
-    }
+  it.each(POINTS)("%s", (point) => _agentNetworkCrash(point));
+});
+
+describe("the same with the state on a Redis Cluster (three primaries, three replicas)", { timeout: 120_000 }, () => {
+  beforeAll(async () => {
+    onCluster = await startRedisCluster();
+  }, 120_000);
+  afterAll(async () => {
+    await onCluster?.stop();
+    onCluster = null;
   });
+  it.each(POINTS)("%s", (point) => _agentNetworkCrash(point));
 });
 
 describe("kill -9 at each boundary, then the same x402 payment again", { timeout: 120_000 }, () => {
@@ -250,6 +241,32 @@ describe("kill -9 where no retry can come back: reconciliation decides", { timeo
 
 // --- Internal helpers ---
 
+/** An agent_network purchase killed at `point`, retried: exactly the keys paid for, one charge. */
+async function _agentNetworkCrash(point: (typeof POINTS)[number]): Promise<void> {
+  const token = await network.mint({ now: Date.now(), valueMicros: 100_000_000 });
+  const jti = _jti(token);
+  const body = { vertical: "travel", payment_method: "agent_network", agent_id: `an-${point}`, quantity: 2 };
+  const headers = { "pay-network-pay-id": token, "idempotency-key": `crash-${point}` };
+  const server = await _crashThenRestart(point, (url) => _post(url, "/api/checkout", body, headers));
+  try {
+    const done = await _untilSettled(() => _post(server.url, "/api/checkout", body, headers));
+    expect(done.status).toBe(201);
+    expect(done.body.keys).toHaveLength(2);
+    // At most one charge per token; a charge cut off before the call was never made.
+    const charges = network.charges.filter((c) => c.jti === jti);
+    expect(charges.length).toBe(point === "purchase:before-charge" ? 0 : 1);
+    const unconfirmed = point === "purchase:before-charge" || point === "purchase:after-charge";
+    expect(Boolean(done.body.receipt.charge_unconfirmed)).toBe(unconfirmed);
+    await _expectSettled(server, { keys: done.body.keys.map((k: { key: string }) => k.key), attention: unconfirmed ? done.body.receipt.purchase_id : null });
+    // The same request again repeats the answer and charges nothing more.
+    const again = await _post(server.url, "/api/checkout", body, headers);
+    expect(again.body.keys.map((k: { key: string }) => k.key)).toEqual(done.body.keys.map((k: { key: string }) => k.key));
+    expect(network.charges.filter((c) => c.jti === jti)).toHaveLength(charges.length);
+  } finally {
+    await server.kill();
+  }
+}
+
 interface Reply {
   status: number;
   body: any;
@@ -258,6 +275,8 @@ interface Reply {
 function _env(dataDir: string): Record<string, string> {
   return {
     DATA_DIR: dataDir,
+    // On the cluster, each crash case gets a namespace of its own (as it gets a folder of its own).
+    ...(onCluster ? { REDIS_URL: onCluster.url, REDIS_PREFIX: `crash-${basename(dataDir)}:` } : {}),
     DIST_DIR: dist,
     ADMIN_KEY,
     LOG_LEVEL: "warn",

@@ -1,0 +1,200 @@
+/**
+ * Real Redis topologies for the tests, started from the redis-server and redis-cli binaries
+ * (scripts/ensure-services.sh installs them) on free ports in temp folders; the machine's shared
+ * Redis is never touched:
+ * - a Redis Cluster of three primaries and three replicas (`--cluster-enabled yes`, then
+ *   `redis-cli --cluster create … --cluster-replicas 1`);
+ * - a primary, one replica and a sentinel (`redis-server <conf> --sentinel`) watching them.
+ * Each node runs append-only with an fsync every write, as docs/operations.md advises.
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { Redis } from "ioredis";
+import { freePort } from "./child-server.ts";
+
+const run = promisify(execFile);
+
+export interface RedisNode {
+  port: number;
+  proc: ChildProcess;
+  dir: string;
+  args: string[];
+}
+
+export interface RedisTopology {
+  /** The locator the runtime takes as REDIS_URL. */
+  url: string;
+  nodes: RedisNode[];
+  /** A client of one node (the caller disconnects it). */
+  nodeClient(port: number): Redis;
+  /** SIGKILL, waiting for the exit. */
+  kill(port: number): Promise<void>;
+  /** Starts a killed node again with its own folder and config (it rejoins as a replica). */
+  restart(port: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startRedisCluster(): Promise<RedisTopology> {
+  const nodes: RedisNode[] = [];
+  for (let i = 0; i < 6; i++) {
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), "vkr-rcluster-"));
+    const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "1500", ..._durable];
+    nodes.push({ port, dir, args, proc: await _startNode(port, args) });
+  }
+  const topology = _topology(`redis+cluster://${nodes.map((n) => `127.0.0.1:${n.port}`).join(",")}`, nodes);
+  try {
+    await run("redis-cli", ["--cluster", "create", ...nodes.map((n) => `127.0.0.1:${n.port}`), "--cluster-replicas", "1", "--cluster-yes"], { timeout: 60_000 });
+    await waitFor(async () => (await Promise.all(nodes.map((n) => _clusterOk(n.port)))).every(Boolean), 30_000);
+    // Every replica attached and in sync, so the first writes are confirmed at once.
+    await waitFor(async () => {
+      const roles = await Promise.all(nodes.map((n) => _role(n.port)));
+      const online = await Promise.all(nodes.map((n, i) => (roles[i] === "master" ? _replicasOnline(n.port) : Promise.resolve(0))));
+      return roles.filter((r) => r === "slave").length === 3 && online.filter((x) => x === 1).length === 3;
+    }, 30_000);
+  } catch (error) {
+    await topology.stop();
+    throw error;
+  }
+  return topology;
+}
+
+export async function startRedisSentinel(masterName = "vkrmain"): Promise<RedisTopology & { sentinelPort: number; masterName: string }> {
+  const [primaryPort, replicaPort, sentinelPort] = [await freePort(), await freePort(), await freePort()];
+  const nodes: RedisNode[] = [];
+  const node = async (port: number, extra: string[]) => {
+    const dir = mkdtempSync(join(tmpdir(), "vkr-rsentinel-"));
+    const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, ..._durable, ...extra];
+    nodes.push({ port, dir, args, proc: await _startNode(port, args) });
+  };
+  await node(primaryPort, []);
+  await node(replicaPort, ["--replicaof", "127.0.0.1", String(primaryPort)]);
+  const sentinelDir = mkdtempSync(join(tmpdir(), "vkr-rsentinel-"));
+  const conf = join(sentinelDir, "sentinel.conf");
+  writeFileSync(
+    conf,
+    [
+      `port ${sentinelPort}`,
+      "bind 127.0.0.1",
+      `dir ${sentinelDir}`,
+      `sentinel monitor ${masterName} 127.0.0.1 ${primaryPort} 1`,
+      `sentinel down-after-milliseconds ${masterName} 1000`,
+      `sentinel failover-timeout ${masterName} 4000`,
+      `sentinel parallel-syncs ${masterName} 1`,
+      "",
+    ].join("\n"),
+  );
+  const sentinelArgs = [conf, "--sentinel"];
+  const sentinel: RedisNode = { port: sentinelPort, dir: sentinelDir, args: sentinelArgs, proc: await _startNode(sentinelPort, sentinelArgs) };
+  const topology = _topology(`redis+sentinel://127.0.0.1:${sentinelPort}/${masterName}`, [...nodes, sentinel]);
+  try {
+    await waitFor(async () => (await _role(replicaPort)) === "slave" && (await _replicasOnline(primaryPort)) === 1, 30_000);
+    // The sentinel knows the replica (learned from the primary) before anything may fail over.
+    await waitFor(async () => {
+      const probe = new Redis(sentinelPort, "127.0.0.1", { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      probe.on("error", () => {});
+      try {
+        await probe.connect();
+        const replicas = (await probe.call("SENTINEL", "REPLICAS", masterName)) as unknown[];
+        return replicas.length === 1;
+      } catch {
+        return false;
+      } finally {
+        probe.disconnect();
+      }
+    }, 30_000);
+  } catch (error) {
+    await topology.stop();
+    throw error;
+  }
+  return Object.assign(topology, { sentinelPort, masterName });
+}
+
+/** The port of the primary currently serving `key`'s slot (cluster), or of the primary (sentinel set). */
+export async function primaryPortFor(topology: RedisTopology, key?: string): Promise<number> {
+  for (const n of topology.nodes) {
+    if (n.proc.exitCode !== null || n.proc.signalCode !== null || n.args.includes("--sentinel")) continue;
+    const found = await _withNode(n.port, async (c) => {
+      if (key === undefined) return ((await c.role()) as unknown[])[0] === "master" ? n.port : null;
+      const slot = (await c.call("CLUSTER", "KEYSLOT", key)) as number;
+      const slots = (await c.call("CLUSTER", "SLOTS")) as Array<[number, number, [string, number]]>;
+      return slots.find(([from, to]) => slot >= from && slot <= to)?.[2][1] ?? null;
+    }).catch(() => null);
+    if (found !== null) return found;
+  }
+  throw new Error(`no primary found${key ? ` for ${key}` : ""}`);
+}
+
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, stepMs = 100): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > until) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
+
+// --- Internal helpers ---
+
+const _durable = ["--appendonly", "yes", "--appendfsync", "always", "--save", ""];
+
+function _topology(url: string, nodes: RedisNode[]): RedisTopology {
+  const find = (port: number) => {
+    const n = nodes.find((x) => x.port === port);
+    if (!n) throw new Error(`no node on ${port}`);
+    return n;
+  };
+  const kill = async (port: number) => {
+    const n = find(port);
+    if (n.proc.exitCode !== null || n.proc.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      n.proc.once("exit", () => resolve());
+      n.proc.kill("SIGKILL");
+    });
+  };
+  return {
+    url,
+    nodes,
+    nodeClient: (port) => {
+      const c = new Redis(port, "127.0.0.1", { maxRetriesPerRequest: 1, retryStrategy: () => null, connectTimeout: 1000 });
+      c.on("error", () => {});
+      return c;
+    },
+    kill,
+    restart: async (port) => {
+      const n = find(port);
+      n.proc = await _startNode(port, n.args);
+    },
+    stop: async () => {
+      await Promise.all(nodes.map((n) => kill(n.port)));
+    },
+  };
+}
+
+async function _startNode(port: number, args: string[]): Promise<ChildProcess> {
+  const proc = spawn("redis-server", args, { stdio: "ignore" });
+  await waitFor(async () => {
+    if (proc.exitCode !== null) throw new Error(`redis-server on ${port} exited with ${proc.exitCode}`);
+    return (await _ping(port)) === "PONG";
+  }, 10_000, 50);
+  return proc;
+}
+
+async function _withNode<T>(port: number, fn: (c: Redis) => Promise<T>): Promise<T> {
+  const probe = new Redis(port, "127.0.0.1", { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
+  probe.on("error", () => {});
+  try {
+    await probe.connect();
+    return await fn(probe);
+  } finally {
+    probe.disconnect();
+  }
+}
+
+const _ping = (port: number) => _withNode(port, (c) => c.ping()).catch(() => null);
+const _role = (port: number) => _withNode(port, async (c) => ((await c.role()) as unknown[])[0] as string).catch(() => null);
+const _clusterOk = (port: number) => _withNode(port, async (c) => String(await c.call("CLUSTER", "INFO")).includes("cluster_state:ok")).catch(() => false);
+const _replicasOnline = (port: number) => _withNode(port, async (c) => (((await c.role()) as unknown[])[2] as unknown[]).length).catch(() => 0);
