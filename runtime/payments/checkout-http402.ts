@@ -12,6 +12,7 @@
  * - the 201 is rebuilt from the record, the keys opened with the payment's signature, so the same
  *   payment sent again gets the same keys, across crashes too, while the store holds no key in clear.
  */
+import type { Network } from "@x402/core/types";
 import type { AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import { formatUsd } from "../money.ts";
@@ -22,7 +23,7 @@ import { chargePurchase, completePurchase, releasePurchase, reservePurchase } fr
 import { describePurchasedKeys, openKeys } from "./purchase-keys.ts";
 import { finishClaimed } from "./purchase-lease.ts";
 import { createPurchaseStore, type PurchaseRecord } from "./purchase-store.ts";
-import { buildRequirements, decodePaymentHeader, encodeHeader, mismatchReason, type DecodedPayment, type Requirements } from "./x402-requirements.ts";
+import { decodePaymentHeader, encodeRequiredHeader, encodeResponseHeader, mismatchReason, type DecodedPayment, type Requirements } from "./x402-requirements.ts";
 
 type Quote = Awaited<ReturnType<typeof describeQuote>>;
 
@@ -33,11 +34,11 @@ export async function checkoutWithX402(deps: AppDeps, order: CheckoutOrder, acco
   const x402 = deps.payments.x402;
   if (!x402) throw apiError("payment_provider_unavailable", { detail: "HTTP 402 (x402) payments are not configured on this deployment." });
   const requirementsFor = (amountMicros: number) =>
-    buildRequirements(x402, amountMicros, { url: request.resourceUrl, description: `${order.quantity} ${order.vertical} membership key${order.quantity === 1 ? "" : "s"}, first month (${formatUsd(amountMicros)})` });
+    x402.requirements(amountMicros, { url: request.resourceUrl, description: `${order.quantity} ${order.vertical} membership key${order.quantity === 1 ? "" : "s"}, first month (${formatUsd(amountMicros)})` });
   const preview = async (options: { proofNeeded: boolean }) => {
     // Refusing a used payment must not hinge on proving the account: price it as a new one then.
     const quote = await quoteOrder(deps, order, options.proofNeeded ? account : null);
-    return { requirements: requirementsFor(quote.totalMicros), quote: await describeQuote(deps, quote, account.create ? null : account.account) };
+    return { requirements: await requirementsFor(quote.totalMicros), quote: await describeQuote(deps, quote, account.create ? null : account.account) };
   };
   const payment = _presentedPayment(request.headers);
   if (!payment) {
@@ -78,18 +79,17 @@ export async function checkoutWithX402(deps: AppDeps, order: CheckoutOrder, acco
         now,
       ));
     }
-    const requirements = requirementsFor(record.amount_usd_micros);
-    const facilitatorRequest = { x402Version: payment.version, paymentPayload: payment.payload, paymentRequirements: payment.version === 2 ? requirements.v2 : requirements.v1 };
+    const requirements = await requirementsFor(record.amount_usd_micros);
     if (record.state === "reserved") {
       const refuse = async (reason: string, headers: Record<string, string> = {}) => {
         await releasePurchase(deps, record!, `payment refused: ${reason}`, now);
         return _paymentRequired(requirements, await describeQuote(deps, record!, record!.account), reason, headers);
       };
       // Checked against OUR requirements for the price just reserved, never the client's copy.
-      const mismatch = mismatchReason(payment, requirements, now);
+      const mismatch = mismatchReason(payment, requirements, x402.acceptedMatches(payment, requirements));
       if (mismatch) throw await refuse(mismatch);
       // Verify consumes nothing: a failure here leaves the purchase reserved for a retry.
-      const verified = await x402.facilitator.verify(facilitatorRequest);
+      const verified = await x402.verify(payment, requirements);
       if (!verified.isValid) throw await refuse(verified.invalidReason ?? "invalid_payment");
     }
     const quote = await describeQuote(deps, record, record.account);
@@ -100,12 +100,12 @@ export async function checkoutWithX402(deps: AppDeps, order: CheckoutOrder, acco
       deps,
       record,
       async () => {
-        const settled = await x402.facilitator.settle(facilitatorRequest);
+        const settled = await x402.settle(payment, requirements);
         if (!settled.success) {
           const reason = settled.errorReason ?? "settlement_failed";
           if (resumed && NONCE_USED_RE.test(reason)) return { reference: null, chargedMicros: record!.amount_usd_micros, note: "settled by an interrupted attempt (nonce used); transaction not reported" };
           const failure = { success: false, errorReason: reason, transaction: settled.transaction, network: settled.network || payment.network, payer: settled.payer };
-          throw _paymentRequired(requirements, quote, failure.errorReason, { [responseHeader]: encodeHeader(failure) });
+          throw _paymentRequired(requirements, quote, failure.errorReason, { [responseHeader]: encodeResponseHeader({ ...failure, network: failure.network as Network, payer: failure.payer ?? undefined }) });
         }
         return { reference: settled.transaction, chargedMicros: record!.amount_usd_micros };
       },
@@ -122,10 +122,10 @@ export async function checkoutWithX402(deps: AppDeps, order: CheckoutOrder, acco
 async function _answer(deps: AppDeps, record: PurchaseRecord, payment: DecodedPayment, secret: string, responseHeader: string, now: number, fresh: string[] | null = null): Promise<SavedResponse> {
   const keys = fresh ?? openKeys(record, secret);
   if (!keys) throw apiError("internal_error", { detail: "The keys of this purchase cannot be opened with this payment." });
-  const receipt = { success: true, transaction: record.payment.reference ?? "", network: payment.network, payer: payment.authorization.from };
+  const receipt = { success: true, transaction: record.payment.reference ?? "", network: payment.network as Network, payer: payment.authorization.from };
   return {
     status: 201,
-    headers: { [responseHeader]: encodeHeader(receipt) },
+    headers: { [responseHeader]: encodeResponseHeader(receipt) },
     body: {
       keys: await describePurchasedKeys(deps, keys, now),
       receipt: {
@@ -165,7 +165,7 @@ function _paymentSecret(payment: DecodedPayment): string {
 function _paymentRequired(requirements: Requirements, quote: Quote, reason: string, headers: Record<string, string> = {}) {
   return apiError("checkout_payment_required", {
     detail: `Pay ${quote.amount} with x402 (${reason}).`,
-    headers: { "payment-required": encodeHeader({ ...requirements.paymentRequired, error: reason }), ...headers },
+    headers: { "payment-required": encodeRequiredHeader(requirements, reason), ...headers },
     extra: { x402Version: 1, error: reason, accepts: [requirements.v1], quote },
   });
 }

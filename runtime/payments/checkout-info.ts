@@ -9,7 +9,6 @@ import { limitsInForce } from "../deps.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
 import { formatUsd } from "../money.ts";
 import { formatUsdExact } from "./usd-decimal.ts";
-import { networkNames } from "./x402-requirements.ts";
 
 export async function describeCheckout(deps: AppDeps) {
   const catalog = deps.build.current.catalog;
@@ -73,7 +72,7 @@ export function describeCheckoutMethods(deps: AppDeps) {
       description: "x402: POST without payment answers 402 with the requirements (v1 body, v2 PAYMENT-REQUIRED header); pay and send X-PAYMENT (v1) or PAYMENT-SIGNATURE (v2). Settled before the keys are issued; 201 with the keys and X-PAYMENT-RESPONSE / PAYMENT-RESPONSE.",
       success_status: 201,
       header: "X-PAYMENT",
-      ...(x402 ? { details: { scheme: "exact", network: networkNames(x402.network).v2, asset: x402.asset, pay_to: x402.payTo } } : {}),
+      ...(x402 ? { details: { scheme: "exact", network: x402.network.v2, asset: x402.asset, pay_to: x402.payTo } } : {}),
     },
   ];
 }

@@ -22,14 +22,13 @@ afterAll(async () => {
 
 const buy = (body: Record<string, unknown>, headers: Record<string, string> = {}) => svc.request("/api/checkout", { method: "POST", headers, json: body });
 const decode = (header: string | null) => JSON.parse(Buffer.from(header!, "base64").toString("utf8"));
-const nowSeconds = () => Math.floor(svc.clock.now() / 1000);
 
 /** Asks for the requirements, then pays them (v1 from the body, v2 from PAYMENT-REQUIRED). */
-async function payFor(body: Record<string, unknown>, version: 1 | 2, overrides?: Parameters<typeof payWith>[3]["overrides"]) {
+async function payFor(body: Record<string, unknown>, version: 1 | 2, overrides?: NonNullable<Parameters<typeof payWith>[3]>["overrides"]) {
   const required = await buy(body);
   expect(required.status).toBe(402);
   const requirement = version === 1 ? required.body.accepts[0] : decode(required.headers.get("payment-required")).accepts[0];
-  return payWith(wallet, version, requirement, { nowSeconds: nowSeconds(), overrides });
+  return payWith(wallet, version, requirement, { overrides });
 }
 
 describe("POST /api/checkout http402", () => {
