@@ -66,16 +66,21 @@ export function createX402Provider(config: NonNullable<PaymentsConfig["x402"]>, 
   const facilitator = new HTTPFacilitatorClient(facilitatorConfig);
   const scheme = new ExactEvmScheme();
   const server = new x402ResourceServer(facilitator).register(network.v2 as Network, scheme);
-  const price = _priceOf(config);
+  // X402_ASSET alone names the network's default token (checked in `ready`); with a domain it overrides it.
+  const overridden = Boolean(config.asset?.name || config.asset?.version);
+  const price = _priceOf(config, overridden);
   let loaded: Promise<void> | null = null;
 
   const ready = () =>
     (loaded ??= (async () => {
-      if (!config.asset) {
+      if (!overridden) {
         // The scheme's own default-asset lookup: no stablecoin in its table, or one it pays otherwise than by EIP-3009.
         const probe = await scheme.parsePrice("$1", network.v2 as Network).catch(() => null);
         if (!probe) throw new ConfigError(`@x402/evm has no default stablecoin for ${network.v2}: set X402_ASSET, X402_ASSET_NAME and X402_ASSET_VERSION`);
         if (probe.extra?.assetTransferMethod) throw new ConfigError(`the default stablecoin on ${network.v2} is paid through ${String(probe.extra.assetTransferMethod)}, not EIP-3009: set X402_ASSET to an EIP-3009 token`);
+        if (config.asset && config.asset.address.toLowerCase() !== probe.asset.toLowerCase()) {
+          throw new ConfigError(`X402_ASSET ${config.asset.address} is not the default stablecoin on ${network.v2} (${probe.asset}): give its EIP-712 domain with X402_ASSET_NAME and X402_ASSET_VERSION`);
+        }
         provider.asset = probe.asset;
       }
       try {
@@ -153,12 +158,12 @@ export function resolveNetwork(configured: string): { v2: string; v1: string; te
 /**
  * The price of `amountMicros` micro-dollars: a dollar amount converted by the exact scheme to the
  * network's default stablecoin (its table gives address, decimals and EIP-712 domain), or, for an
- * X402_ASSET override, that token's atomic units (6 decimals) under the configured domain.
+ * X402_ASSET override with its domain, that token's atomic units (6 decimals).
  */
-function _priceOf(config: NonNullable<PaymentsConfig["x402"]>) {
+function _priceOf(config: NonNullable<PaymentsConfig["x402"]>, overridden: boolean) {
   const asset = config.asset;
-  if (!asset) return (micros: number) => `$${(micros / 1_000_000).toFixed(6)}`;
-  if (!asset.name || !asset.version) throw new ConfigError("X402_ASSET needs X402_ASSET_NAME and X402_ASSET_VERSION: the token's EIP-712 domain, which the buyer signs and the token checks");
+  if (!asset || !overridden) return (micros: number) => `$${(micros / 1_000_000).toFixed(6)}`;
+  if (!asset.name || !asset.version) throw new ConfigError("X402_ASSET_NAME and X402_ASSET_VERSION go together: the token's EIP-712 domain, which the buyer signs and the token checks");
   return (micros: number) => ({ amount: String(micros), asset: asset.address, extra: { name: asset.name, version: asset.version } });
 }
 

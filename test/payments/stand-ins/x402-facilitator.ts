@@ -26,7 +26,8 @@ const V1_NAMES = new Map([
   [BASE_SEPOLIA_USDC.network, "base-sepolia"],
 ]);
 
-export type Wallet = PrivateKeyAccount;
+/** A throwaway account, with its key for a client that runs elsewhere (a browser page). */
+export type Wallet = PrivateKeyAccount & { privateKey: Hex };
 
 export interface FacilitatorCall {
   path: "/verify" | "/settle";
@@ -87,7 +88,8 @@ export async function startFacilitator(options: { networks?: TokenFacts[] } = {}
     requestHeaders,
     mode: "ok",
     wallet(funds = 1_000_000_000n) {
-      const account = privateKeyToAccount(generatePrivateKey());
+      const privateKey = generatePrivateKey();
+      const account = Object.assign(privateKeyToAccount(privateKey), { privateKey });
       for (const token of [BASE_MAINNET_USDC, BASE_SEPOLIA_USDC]) chain.fund(token.network, account.address, funds);
       return account;
     },
