@@ -27,8 +27,11 @@ import { decodePaymentHeader, encodeRequiredHeader, encodeResponseHeader, mismat
 
 type Quote = Awaited<ReturnType<typeof describeQuote>>;
 
-/** How facilitators report an authorization whose nonce was already used on chain. */
-const NONCE_USED_RE = /nonce_used|nonce_already_used|authorization_used/i;
+/**
+ * How facilitators report an authorization whose nonce was already used on chain: the v2 exact
+ * scheme's reason code, or (the v1 scheme passes the revert through) USDC's own revert message.
+ */
+const NONCE_USED_RE = /nonce_used|nonce_already_used|authorization_used|authorization is used/i;
 
 export async function checkoutWithX402(deps: AppDeps, order: CheckoutOrder, account: PurchaseAccount, request: { headers: Headers; resourceUrl: string }, now: number): Promise<SavedResponse> {
   const x402 = deps.payments.x402;

@@ -48,6 +48,10 @@ describe("POST /api/checkout http402", () => {
     expect(v2.x402Version).toBe(2);
     expect(v2.accepts[0]).toMatchObject({ scheme: "exact", network: NETWORK_V2, amount, asset: ASSET, payTo: PAY_TO });
     expect(v2.resource.url).toMatch(/\/api\/checkout$/);
+    // The hint points only at members this body has.
+    const named = [...String(res.body.hint).matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!);
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.filter((name) => !(name in res.body))).toEqual([]);
   });
 
   it("a valid X-PAYMENT (v1) → 201 with keys and X-PAYMENT-RESPONSE success; the facilitator got OUR requirements; settle came before issue", async () => {
