@@ -22,6 +22,7 @@ import { createReleaseStore } from "./releases/release-store.ts";
 import { startReleaseWatcher } from "./releases/watch-releases.ts";
 import { watchDist } from "./releases/watch-dist.ts";
 import { startReconciler } from "./payments/reconcile.ts";
+import { PAYMENT_METHOD_REGISTRY } from "./payments/methods/registry.ts";
 
 export interface StartOptions {
   clock?: Clock;
@@ -62,9 +63,7 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
   }
   if (deps.payments.x402) await _checkX402Facilitator(deps.payments.x402, logger);
   if (!config.adminKey) logger.warn("ADMIN_KEY is not set: POST /api/keys answers 403 for any bearer");
-  if (!config.publicBaseUrl && (deps.payments.card || deps.payments.x402)) {
-    logger.warn("PUBLIC_BASE_URL is not set: Stripe's success URL and x402's resource use the listening address; set it when clients reach this server through another name");
-  }
+  for (const method of PAYMENT_METHOD_REGISTRY) for (const warning of method.warnings?.(deps) ?? []) logger.warn(warning, { payment_method: method.id });
   // Follow published releases (the current one is in service before the first request), or else
   // the build published in DIST_DIR: either way a new build is swapped in whole, never mixed.
   const releaseStore = config.releaseStore ? await createReleaseStore(config.releaseStore) : null;

@@ -12,7 +12,7 @@ let svc: TestService;
 let wallet: Wallet;
 beforeAll(async () => {
   facilitator = await startFacilitator();
-  svc = await startPaymentsService({ ...x402Env(facilitator), PAYMENT_TIMEOUT_MS: "500" });
+  svc = await startPaymentsService({ ...x402Env(facilitator), PAYMENT_TIMEOUT_MS: "2000" });
   wallet = facilitator.wallet();
 });
 afterAll(async () => {
