@@ -124,8 +124,24 @@ export interface PaymentsConfig {
         environments: string[];
       }
     | undefined;
-  /** x402 through a facilitator: where to pay, on which network, in which asset (a 6-decimal USD stablecoin). */
-  x402: { facilitatorUrl: string; payTo: string; network: string; asset: string } | undefined;
+  /**
+   * x402 through a facilitator: where to pay and on which network (CAIP-2 or a v1 name, resolved by
+   * the x402 provider). The asset and its EIP-712 domain come from `@x402/evm`'s table for the
+   * network unless `asset` overrides them (a 6-decimal USD stablecoin with EIP-3009).
+   */
+  x402:
+    | {
+        /** Unset with CDP keys: Coinbase's hosted facilitator. */
+        facilitatorUrl: string | undefined;
+        payTo: string;
+        network: string;
+        asset: { address: string; name: string | undefined; version: string | undefined } | undefined;
+        /** X402_FACILITATOR_AUTHORIZATION: a static Authorization header sent on every facilitator call. */
+        facilitatorAuthorization: string | undefined;
+        /** CDP_API_KEY_ID / CDP_API_KEY_SECRET: per-request JWTs for Coinbase's hosted facilitator. */
+        cdp: { keyId: string; keySecret: string } | undefined;
+      }
+    | undefined;
   /** Time limit of every call to a payment provider. */
   timeoutMs: number;
   /** PER_USE_CHARGE_BATCH_MS: per-use charges are summed per token and sent this often; 0 makes each retrieval wait for its own charge. */
@@ -199,10 +215,19 @@ export const CONFIG_GROUPS: ReadonlyArray<{ feature: string; required: readonly 
     required: [["PAY_NETWORK_JWKS_URL", "PAY_NETWORK_JWKS"], ["PAY_NETWORK_ISSUER"], ["PAY_NETWORK_SELLER_ID"], ["PAY_NETWORK_SERVICE_ID"], ["PAY_NETWORK_API_URL"], ["PAY_NETWORK_API_KEY"]],
     optional: ["PAY_NETWORK_ENVIRONMENTS"],
   },
-  { feature: "x402 payments", required: [["X402_FACILITATOR_URL"], ["X402_PAY_TO"], ["X402_NETWORK"], ["X402_ASSET"]], optional: [] },
+  {
+    feature: "x402 payments",
+    // Coinbase's hosted facilitator is the default where its keys are set; the asset defaults to the network's own token.
+    required: [["X402_FACILITATOR_URL", "CDP_API_KEY_ID"], ["X402_PAY_TO"], ["X402_NETWORK"]],
+    optional: ["X402_ASSET", "X402_ASSET_NAME", "X402_ASSET_VERSION", "X402_FACILITATOR_AUTHORIZATION", "CDP_API_KEY_SECRET"],
+  },
   { feature: "key mail by SMTP", required: [["SMTP_URL"]], optional: ["SMTP_FROM"] },
   { feature: "key mail by relay", required: [["KEY_DELIVERY_URL"]], optional: ["KEY_DELIVERY_TOKEN"] },
-  { feature: "Redis", required: [["REDIS_URL", "RELEASE_REDIS_URL"]], optional: ["REDIS_PREFIX"] },
+  {
+    feature: "Redis",
+    required: [["REDIS_URL", "RELEASE_REDIS_URL", "REDIS_CLUSTER_NODES", "REDIS_SENTINELS"]],
+    optional: ["REDIS_PREFIX", "REDIS_PASSWORD", "REDIS_SENTINEL_NAME", "REDIS_WAIT_REPLICAS", "REDIS_WAIT_TIMEOUT_MS"],
+  },
 ];
 
 /** Throws a ConfigError naming every feature that is configured only in part, and what it lacks. */
@@ -343,9 +368,7 @@ function _payments(env: Record<string, string | undefined>): PaymentsConfig {
           environments: (env.PAY_NETWORK_ENVIRONMENTS ?? "production").split(",").map((e) => e.trim()).filter(Boolean),
         }
       : undefined;
-  const x402 = ["X402_FACILITATOR_URL", "X402_PAY_TO", "X402_NETWORK", "X402_ASSET"].every((n) => set(n))
-    ? { facilitatorUrl: _httpUrl(env, "X402_FACILITATOR_URL")!.href.replace(/\/+$/, ""), payTo: env.X402_PAY_TO!, network: env.X402_NETWORK!, asset: env.X402_ASSET! }
-    : undefined;
+  const x402 = _x402(env, set);
   return {
     stripe,
     keyDelivery: keyDeliveryUrl ? { url: keyDeliveryUrl.href, token: set("KEY_DELIVERY_TOKEN") } : undefined,
@@ -358,6 +381,17 @@ function _payments(env: Record<string, string | undefined>): PaymentsConfig {
     reconcileIntervalMs: _int(env, "RECONCILE_INTERVAL_MS", 60_000, 0, 86_400_000),
     cardPendingPerClient: _int(env, "CARD_PENDING_PER_CLIENT", 5, 1, 1000),
   };
+}
+
+function _x402(env: Record<string, string | undefined>, set: (name: string) => string | undefined): PaymentsConfig["x402"] {
+  if (Boolean(set("CDP_API_KEY_ID")) !== Boolean(set("CDP_API_KEY_SECRET"))) throw new ConfigError("CDP_API_KEY_ID and CDP_API_KEY_SECRET are set together (Coinbase's hosted x402 facilitator) or not at all");
+  const cdp = set("CDP_API_KEY_ID") ? { keyId: env.CDP_API_KEY_ID!, keySecret: env.CDP_API_KEY_SECRET! } : undefined;
+  const facilitatorUrl = _httpUrl(env, "X402_FACILITATOR_URL")?.href.replace(/\/+$/, "");
+  if (!set("X402_PAY_TO") || !set("X402_NETWORK") || (!facilitatorUrl && !cdp)) return undefined;
+  if (!/^0x[0-9a-fA-F]{40}$/.test(env.X402_PAY_TO!)) throw new ConfigError("X402_PAY_TO must be an EVM address (0x and 40 hex digits)");
+  const asset = set("X402_ASSET") ? { address: env.X402_ASSET!, name: set("X402_ASSET_NAME"), version: set("X402_ASSET_VERSION") } : undefined;
+  if (asset && !/^0x[0-9a-fA-F]{40}$/.test(asset.address)) throw new ConfigError("X402_ASSET must be a token contract address (0x and 40 hex digits)");
+  return { facilitatorUrl, payTo: env.X402_PAY_TO!, network: env.X402_NETWORK!.trim(), asset, facilitatorAuthorization: set("X402_FACILITATOR_AUTHORIZATION"), cdp };
 }
 
 function _smtp(env: Record<string, string | undefined>): PaymentsConfig["smtp"] {

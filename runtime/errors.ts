@@ -29,7 +29,7 @@ export const ERRORS = {
   admin_auth_missing: { status: 401, title: "Admin authorization is required", hint: "Send Authorization: Bearer <admin key>." },
   payment_required: { status: 402, title: "Payment or a key is required for these layers" },
   payment_failed: { status: 402, title: "The payment failed" },
-  checkout_payment_required: { status: 402, title: "Payment is required to complete this checkout", hint: "Pay as `payment_options` describes and send the request again." },
+  checkout_payment_required: { status: 402, title: "Payment is required to complete this checkout", hint: "Pay one of `accepts` (x402 v1; the PAYMENT-REQUIRED header carries v2) for the `quote`, e.g. with @x402/fetch, and send the request again with X-PAYMENT or PAYMENT-SIGNATURE." },
   payment_token_invalid: { status: 402, title: "The payment token is not valid", hint: "Get a pay or kya-pay token for this service from the agent payment network and send it in pay-network-pay-id." },
   payment_token_required: { status: 402, title: "A pay or kya-pay token is required", hint: "A kya (identity-only) token carries no funds; get a pay or kya-pay token." },
   payment_token_expired: { status: 402, title: "The payment token has expired", hint: "Get a fresh token from the agent payment network." },

@@ -34,6 +34,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  // Some configuration can only be judged at start (the x402 facilitator's networks): same exit as above.
+  if (error instanceof ConfigError) {
+    process.stderr.write(`config error: ${error.message}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`fatal: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

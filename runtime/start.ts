@@ -6,10 +6,11 @@ import { randomUUID } from "node:crypto";
 import { serve } from "h3";
 import { createApp } from "./app.ts";
 import { createPaymentProviders, type PaymentProviders } from "./payments/providers/create-providers.ts";
+import { FacilitatorUnreachable, type X402Provider } from "./payments/providers/http402.ts";
 import { createChargeBatcher } from "./payments/charge-batcher.ts";
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
-import type { RuntimeConfig } from "./config.ts";
+import { ConfigError, type RuntimeConfig } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMetrics } from "./metrics/create-metrics.ts";
@@ -24,6 +25,7 @@ import { startReconciler } from "./payments/reconcile.ts";
 import { createBuildRef } from "./releases/build-ref.ts";
 import { createListenAddress } from "./http/listen-address.ts";
 import { createSharedServices } from "./shared-services.ts";
+import { PAYMENT_METHOD_REGISTRY } from "./payments/methods/registry.ts";
 
 export interface StartOptions {
   clock?: Clock;
@@ -77,10 +79,9 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
   // What a crashed instance reserved and never charged goes out now, not at the next sweep.
   if (perUseCharges) void perUseCharges.reconcile();
   if (!config.signing.key) logger.warn("SIGNING_KEY is not set: dynamic answers are signed with a key made at start (development); set it so signatures outlive this process");
+  if (deps.payments.x402) await _checkX402Facilitator(deps.payments.x402, logger);
   if (!config.adminKey) logger.warn("ADMIN_KEY is not set: POST /api/keys answers 403 for any bearer");
-  if (!config.publicBaseUrl && (deps.payments.card || deps.payments.x402)) {
-    logger.warn("PUBLIC_BASE_URL is not set: Stripe's success URL and x402's resource use the listening address; set it when clients reach this server through another name");
-  }
+  for (const method of PAYMENT_METHOD_REGISTRY) for (const warning of method.warnings?.(deps) ?? []) logger.warn(warning, { payment_method: method.id });
   // Follow published releases (the current one is in service before the first request), or else
   // the build published in DIST_DIR: either way a new build is swapped in whole, never mixed.
   const releaseStore = config.releaseStore ? await createReleaseStore(config.releaseStore) : null;
@@ -133,4 +134,22 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
         logger.info("stopped");
       })()),
   };
+}
+
+// --- Internal helpers ---
+
+/**
+ * x402 starts only with a facilitator that settles on the configured network. One that answers
+ * without it is a configuration error anywhere; one that does not answer is fatal on a mainnet
+ * (real money would be quoted with nobody to settle it) and a warning on a testnet, where the
+ * check is retried at the first checkout.
+ */
+async function _checkX402Facilitator(x402: X402Provider, logger: Logger): Promise<void> {
+  try {
+    await x402.ready();
+  } catch (error) {
+    if (!(error instanceof FacilitatorUnreachable)) throw error;
+    if (!x402.network.testnet) throw new ConfigError(`X402_NETWORK is ${x402.network.v2} (a mainnet) but ${error.message}; set X402_FACILITATOR_URL (or CDP_API_KEY_ID and CDP_API_KEY_SECRET) to a facilitator that settles there`);
+    logger.warn("x402 facilitator unreachable at start; checked again at the first checkout", { network: x402.network.v2, reason: error.message });
+  }
 }

@@ -3,8 +3,13 @@
  * to a JSON API. `*` is safe: browsers never send cookies to a `*` origin, and the one cookie we
  * set (the browse key, HttpOnly, SameSite=Strict, Path=/browse) is read by the browse pages only.
  */
+/**
+ * Request headers a browser may send. The official x402 client's paid retry carries PAYMENT-SIGNATURE
+ * (v2) or X-PAYMENT (v1) and also sets `Access-Control-Expose-Headers` as a REQUEST header; a
+ * preflight that does not allow all three makes its `fetch` throw before the payment is sent.
+ */
 export const CORS_ALLOW_HEADERS =
-  "Content-Type, X-Service-Key, pay-network-pay-id, Authorization, If-None-Match, Idempotency-Key, PAYMENT-SIGNATURE, X-PAYMENT, MCP-Protocol-Version, Mcp-Session-Id";
+  "Content-Type, X-Service-Key, pay-network-pay-id, Authorization, If-None-Match, Idempotency-Key, PAYMENT-SIGNATURE, X-PAYMENT, Access-Control-Expose-Headers, MCP-Protocol-Version, Mcp-Session-Id";
 export const CORS_EXPOSE_HEADERS =
   "ETag, Link, Location, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, Pay-Network-Charged, Pay-Network-Remaining, Idempotent-Replayed";
 

@@ -3,7 +3,7 @@
  * requirements (v1 in the body, v2 in PAYMENT-REQUIRED) for the price this account would pay now.
  * With one, the signed payment itself is the purchase's claim (network, payer, nonce; the
  * signature is the fingerprint, so another header with the same nonce is refused as "nonce used"),
- * and the purchase runs reserve → verify → settle → issue (`purchase-flow.ts`):
+ * and the purchase runs reserve → verify → settle → issue (`methods/run-checkout.ts`):
  * - reserve: the account's slots fix the price; a payment for another amount is refused (402 with
  *   fresh requirements) and the reservation released;
  * - verify with the facilitator (consumes nothing), then settle: the one irreversible call, at most
@@ -12,32 +12,35 @@
  * - the 201 is rebuilt from the record, the keys opened with the payment's signature, so the same
  *   payment sent again gets the same keys, across crashes too, while the store holds no key in clear.
  */
+import type { Network } from "@x402/core/types";
 import type { AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import { formatUsd } from "../money.ts";
 import type { PurchaseAccount } from "../accounts/purchase-account.ts";
 import { describeQuote, digestOf, quoteOrder, type CheckoutOrder } from "./checkout-order.ts";
 import { claimPurchase, type SavedResponse } from "./idempotency.ts";
-import { chargePurchase, completePurchase, releasePurchase, reservePurchase } from "./purchase-flow.ts";
 import { describePurchasedKeys, openKeys } from "./purchase-keys.ts";
-import { finishClaimed } from "./purchase-lease.ts";
-import { createPurchaseStore, type PurchaseRecord } from "./purchase-store.ts";
-import { buildRequirements, decodePaymentHeader, encodeHeader, mismatchReason, type DecodedPayment, type Requirements } from "./x402-requirements.ts";
+import { runCheckout } from "./methods/run-checkout.ts";
+import type { PurchaseRecord } from "./purchase-store.ts";
+import { decodePaymentHeader, encodeRequiredHeader, encodeResponseHeader, mismatchReason, type DecodedPayment, type Requirements } from "./x402-requirements.ts";
 
 type Quote = Awaited<ReturnType<typeof describeQuote>>;
 
-/** How facilitators report an authorization whose nonce was already used on chain. */
-const NONCE_USED_RE = /nonce_used|nonce_already_used|authorization_used/i;
+/**
+ * How facilitators report an authorization whose nonce was already used on chain: the v2 exact
+ * scheme's reason code, or (the v1 scheme passes the revert through) USDC's own revert message.
+ */
+const NONCE_USED_RE = /nonce_used|nonce_already_used|authorization_used|authorization is used/i;
 
 export async function checkoutWithX402(deps: AppDeps, order: CheckoutOrder, account: PurchaseAccount, request: { headers: Headers; resourceUrl: string }, now: number): Promise<SavedResponse> {
   const x402 = deps.payments.x402;
   if (!x402) throw apiError("payment_provider_unavailable", { detail: "HTTP 402 (x402) payments are not configured on this deployment." });
   const requirementsFor = (amountMicros: number) =>
-    buildRequirements(x402, amountMicros, { url: request.resourceUrl, description: `${order.quantity} ${order.vertical} membership key${order.quantity === 1 ? "" : "s"}, first month (${formatUsd(amountMicros)})` });
+    x402.requirements(amountMicros, { url: request.resourceUrl, description: `${order.quantity} ${order.vertical} membership key${order.quantity === 1 ? "" : "s"}, first month (${formatUsd(amountMicros)})` });
   const preview = async (options: { proofNeeded: boolean }) => {
     // Refusing a used payment must not hinge on proving the account: price it as a new one then.
     const quote = await quoteOrder(deps, order, options.proofNeeded ? account : null);
-    return { requirements: requirementsFor(quote.totalMicros), quote: await describeQuote(deps, quote, account.create ? null : account.account) };
+    return { requirements: await requirementsFor(quote.totalMicros), quote: await describeQuote(deps, quote, account.create ? null : account.account) };
   };
   const payment = _presentedPayment(request.headers);
   if (!payment) {
@@ -51,70 +54,53 @@ export async function checkoutWithX402(deps: AppDeps, order: CheckoutOrder, acco
     throw _paymentRequired(requirements, quote, "invalid_exact_evm_payload_authorization_nonce_used");
   }
   const responseHeader = payment.version === 2 ? "payment-response" : "x-payment-response";
-  return finishClaimed(deps, { id: claim.purchaseId, claim, inProgress: "payment_in_progress" }, now, async () => {
-    const store = createPurchaseStore(deps.backend);
-    let record = await store.get(claim.purchaseId);
-    if (record?.state === "issued") return _answer(deps, record, payment, secret, responseHeader, now);
-    if (record?.state === "released") throw apiError("payment_failed", { detail: "An earlier attempt with this payment was refused and nothing was settled; send it again." });
-    if (record?.state === "refund_due") throw apiError("payment_unconfirmed", { detail: `Purchase ${record.id} was interrupted and is recorded for a refund by the operator.` });
-    let keys: string[] | null = null;
-    if (!record) {
-      ({ record, keys } = await reservePurchase(
-        deps,
-        {
-          id: claim.purchaseId,
-          method: "http402",
-          vertical: order.vertical,
-          quantity: order.quantity,
-          cohort: order.cohort,
-          account: account.account,
-          createAccount: account.create,
-          agentId: order.agentId ?? null,
-          contact: order.contact ?? null,
-          secret,
-          resumable: true,
-          payer: { network: payment.network, payer: payment.authorization.from.toLowerCase() },
-        },
-        now,
-      ));
-    }
-    const requirements = requirementsFor(record.amount_usd_micros);
-    const facilitatorRequest = { x402Version: payment.version, paymentPayload: payment.payload, paymentRequirements: payment.version === 2 ? requirements.v2 : requirements.v1 };
-    if (record.state === "reserved") {
-      const refuse = async (reason: string, headers: Record<string, string> = {}) => {
-        await releasePurchase(deps, record!, `payment refused: ${reason}`, now);
-        return _paymentRequired(requirements, await describeQuote(deps, record!, record!.account), reason, headers);
-      };
-      // Checked against OUR requirements for the price just reserved, never the client's copy.
-      const mismatch = mismatchReason(payment, requirements, now);
-      if (mismatch) throw await refuse(mismatch);
-      // Verify consumes nothing: a failure here leaves the purchase reserved for a retry.
-      const verified = await x402.facilitator.verify(facilitatorRequest);
-      if (!verified.isValid) throw await refuse(verified.invalidReason ?? "invalid_payment");
-    }
-    const quote = await describeQuote(deps, record, record.account);
-    // A purchase found `charging` was interrupted around settle: settling again is safe, since the
-    // authorization's nonce settles once, and tells whether the earlier attempt went through.
-    const resumed = record.state === "charging";
-    if (record.state !== "charged") record = await chargePurchase(
-      deps,
-      record,
-      async () => {
-        const settled = await x402.facilitator.settle(facilitatorRequest);
+  // Our requirements for the price the reservation fixed, built once per request.
+  let ours: { amount: number; requirements: Requirements } | null = null;
+  const requirementsOf = async (record: PurchaseRecord) => {
+    if (ours?.amount !== record.amount_usd_micros) ours = { amount: record.amount_usd_micros, requirements: await requirementsFor(record.amount_usd_micros) };
+    return ours.requirements;
+  };
+  return runCheckout(
+    deps,
+    order,
+    account,
+    {
+      method: "http402",
+      id: claim.purchaseId,
+      claim,
+      inProgress: "payment_in_progress",
+      secret,
+      payer: { network: payment.network, payer: payment.authorization.from.toLowerCase() },
+      async authorize(record) {
+        const requirements = await requirementsOf(record);
+        // Checked against OUR requirements for the price just reserved, never the client's copy.
+        const mismatch = mismatchReason(payment, requirements, x402.acceptedMatches(payment, requirements));
+        if (mismatch) return mismatch;
+        // Verify consumes nothing: a failure here leaves the purchase reserved for a retry.
+        const verified = await x402.verify(payment, requirements);
+        return verified.isValid ? null : (verified.invalidReason ?? "invalid_payment");
+      },
+      refused: async (record, reason) => _paymentRequired(await requirementsOf(record), await describeQuote(deps, record, record.account), reason),
+      // An interrupted settle is safe to ask again: the authorization's nonce settles once, and the
+      // answer tells whether the earlier attempt went through.
+      chargeOptions: { repeatable: true },
+      async charge(record, resumed) {
+        const requirements = await requirementsOf(record);
+        const settled = await x402.settle(payment, requirements);
         if (!settled.success) {
           const reason = settled.errorReason ?? "settlement_failed";
-          if (resumed && NONCE_USED_RE.test(reason)) return { reference: null, chargedMicros: record!.amount_usd_micros, note: "settled by an interrupted attempt (nonce used); transaction not reported" };
-          const failure = { success: false, errorReason: reason, transaction: settled.transaction, network: settled.network || payment.network, payer: settled.payer };
-          throw _paymentRequired(requirements, quote, failure.errorReason, { [responseHeader]: encodeHeader(failure) });
+          if (resumed && NONCE_USED_RE.test(reason)) return { reference: null, chargedMicros: record.amount_usd_micros, note: "settled by an interrupted attempt (nonce used); transaction not reported" };
+          const failure = { success: false, errorReason: reason, transaction: settled.transaction, network: (settled.network || payment.network) as Network, payer: settled.payer ?? undefined };
+          throw _paymentRequired(requirements, await describeQuote(deps, record, record.account), failure.errorReason, { [responseHeader]: encodeResponseHeader(failure) });
         }
-        return { reference: settled.transaction, chargedMicros: record!.amount_usd_micros };
+        return { reference: settled.transaction, chargedMicros: record.amount_usd_micros };
       },
-      now,
-      { repeatable: true },
-    );
-    record = await completePurchase(deps, record, now);
-    return _answer(deps, record, payment, secret, responseHeader, now, keys);
-  });
+      answer: (record, fresh) => _answer(deps, record, payment, secret, responseHeader, now, fresh),
+      earlierRefused: () => apiError("payment_failed", { detail: "An earlier attempt with this payment was refused and nothing was settled; send it again." }),
+      refundDue: (record) => apiError("payment_unconfirmed", { detail: `Purchase ${record.id} was interrupted and is recorded for a refund by the operator.` }),
+    },
+    now,
+  );
 }
 
 // --- Internal helpers ---
@@ -122,10 +108,10 @@ export async function checkoutWithX402(deps: AppDeps, order: CheckoutOrder, acco
 async function _answer(deps: AppDeps, record: PurchaseRecord, payment: DecodedPayment, secret: string, responseHeader: string, now: number, fresh: string[] | null = null): Promise<SavedResponse> {
   const keys = fresh ?? openKeys(record, secret);
   if (!keys) throw apiError("internal_error", { detail: "The keys of this purchase cannot be opened with this payment." });
-  const receipt = { success: true, transaction: record.payment.reference ?? "", network: payment.network, payer: payment.authorization.from };
+  const receipt = { success: true, transaction: record.payment.reference ?? "", network: payment.network as Network, payer: payment.authorization.from };
   return {
     status: 201,
-    headers: { [responseHeader]: encodeHeader(receipt) },
+    headers: { [responseHeader]: encodeResponseHeader(receipt) },
     body: {
       keys: await describePurchasedKeys(deps, keys, now),
       receipt: {
@@ -165,7 +151,7 @@ function _paymentSecret(payment: DecodedPayment): string {
 function _paymentRequired(requirements: Requirements, quote: Quote, reason: string, headers: Record<string, string> = {}) {
   return apiError("checkout_payment_required", {
     detail: `Pay ${quote.amount} with x402 (${reason}).`,
-    headers: { "payment-required": encodeHeader({ ...requirements.paymentRequired, error: reason }), ...headers },
+    headers: { "payment-required": encodeRequiredHeader(requirements, reason), ...headers },
     extra: { x402Version: 1, error: reason, accepts: [requirements.v1], quote },
   });
 }

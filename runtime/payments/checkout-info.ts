@@ -9,7 +9,7 @@ import { limitsInForce } from "../deps.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
 import { formatUsd } from "../money.ts";
 import { formatUsdExact } from "./usd-decimal.ts";
-import { networkNames } from "./x402-requirements.ts";
+import { PAYMENT_METHOD_REGISTRY } from "./methods/registry.ts";
 
 export async function describeCheckout(deps: AppDeps) {
   const catalog = deps.build.current.catalog;
@@ -52,28 +52,5 @@ export async function describeCheckout(deps: AppDeps) {
 
 /** Each payment method, whether this deployment has it configured, and how to use it. */
 export function describeCheckoutMethods(deps: AppDeps) {
-  const { card, agentNetwork, x402 } = deps.payments;
-  return [
-    {
-      id: "card" as const,
-      available: card !== null,
-      description: "Card via Stripe Checkout, billed monthly. POST answers 303 to the Stripe-hosted page (the body carries the same url); keys are issued when Stripe confirms the payment and are emailed to `contact` (required).",
-      success_status: 303,
-    },
-    {
-      id: "agent_network" as const,
-      available: agentNetwork !== null,
-      description: "A KYAPay pay or kya-pay token (ES256 JWT) in the pay-network-pay-id header, worth at least the quoted amount; it is charged before the keys are issued. 201 with the keys.",
-      success_status: 201,
-      header: "pay-network-pay-id",
-    },
-    {
-      id: "http402" as const,
-      available: x402 !== null,
-      description: "x402: POST without payment answers 402 with the requirements (v1 body, v2 PAYMENT-REQUIRED header); pay and send X-PAYMENT (v1) or PAYMENT-SIGNATURE (v2). Settled before the keys are issued; 201 with the keys and X-PAYMENT-RESPONSE / PAYMENT-RESPONSE.",
-      success_status: 201,
-      header: "X-PAYMENT",
-      ...(x402 ? { details: { scheme: "exact", network: networkNames(x402.network).v2, asset: x402.asset, pay_to: x402.payTo } } : {}),
-    },
-  ];
+  return PAYMENT_METHOD_REGISTRY.map((method) => method.describe(deps));
 }

@@ -21,8 +21,9 @@
 import type { CohortName } from "../schema/catalog.ts";
 import type { StateBackend } from "../storage/backend.ts";
 import type { SealedAnswer } from "./sealed-answer.ts";
+import type { PaymentMethodId } from "./methods/method-ids.ts";
 
-export type PurchaseMethod = "agent_network" | "http402" | "card" | "admin";
+export type PurchaseMethod = PaymentMethodId | "admin";
 export type PurchaseState = "reserved" | "awaiting_payment" | "charging" | "charged" | "issued" | "released" | "refund_due";
 
 export const FINAL_STATES: ReadonlySet<PurchaseState> = new Set(["issued", "released", "refund_due"]);

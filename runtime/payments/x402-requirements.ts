@@ -1,16 +1,14 @@
 /**
- * x402 wire shapes for checkout: our payment requirements in both protocol versions (v1 in the
- * 402 body, v2 base64 in `PAYMENT-REQUIRED`), and the strict decoding of a client's `X-PAYMENT`
- * (v1) or `PAYMENT-SIGNATURE` (v2) header. Amounts are atomic units of a 6-decimal USD stablecoin,
- * so they equal micro-dollars.
+ * x402 wire shapes for checkout. The v2 requirement comes from `@x402/core`'s resource server and
+ * `@x402/evm`'s exact scheme (asset, amount in atomic units, the token's EIP-712 domain); the v1
+ * entry of the 402 body is the same terms in v1's field names. Payment headers are decoded with
+ * `@x402/core/http`, then checked here for what our purchase journal keys on (payer, nonce,
+ * signature, value): the library's types are not validators, and we hold a claim on these fields
+ * before any outside call.
  */
+import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
+import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { apiError } from "../errors.ts";
-
-export interface X402Terms {
-  payTo: string;
-  network: string;
-  asset: string;
-}
 
 export interface ExactAuthorization {
   from: string;
@@ -32,50 +30,65 @@ export interface DecodedPayment {
   authorization: ExactAuthorization;
 }
 
-/** Known EVM networks: v1 names ↔ CAIP-2 ids. Either form may be configured. */
-const NETWORKS = new Map<string, string>([
-  ["base", "eip155:8453"],
-  ["base-sepolia", "eip155:84532"],
-  ["avalanche", "eip155:43114"],
-  ["avalanche-fuji", "eip155:43113"],
-  ["polygon", "eip155:137"],
-  ["polygon-amoy", "eip155:80002"],
-]);
+/** What a 402 carries: the v2 requirement, its v1 twin for the body, and the v2 header's object. */
+export interface Requirements {
+  v2: PaymentRequirements;
+  v1: PaymentRequirementsV1;
+  paymentRequired: PaymentRequired;
+}
+
+export interface PaymentRequirementsV1 {
+  scheme: string;
+  network: string;
+  maxAmountRequired: string;
+  resource: string;
+  description: string;
+  mimeType: string;
+  outputSchema: null;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  asset: string;
+  extra: Record<string, unknown>;
+}
+
 const MAX_HEADER_CHARS = 8 * 1024;
-const MAX_TIMEOUT_SECONDS = 300;
 
-export function networkNames(network: string): { v1: string; v2: string } {
-  const v2 = NETWORKS.get(network);
-  if (v2 !== undefined) return { v1: network, v2 };
-  const v1 = [...NETWORKS].find(([, id]) => id === network)?.[0];
-  return { v1: v1 ?? network, v2: network };
+/** The v1 body entry for a v2 requirement: same terms, v1 names (`maxAmountRequired`, `resource`). */
+export function requirementsFor(v2: PaymentRequirements, networkV1: string, resource: { url: string; description: string }): Requirements {
+  const v1: PaymentRequirementsV1 = {
+    scheme: v2.scheme,
+    network: networkV1,
+    maxAmountRequired: v2.amount,
+    resource: resource.url,
+    description: resource.description,
+    mimeType: "application/json",
+    outputSchema: null,
+    payTo: v2.payTo,
+    maxTimeoutSeconds: v2.maxTimeoutSeconds,
+    asset: v2.asset,
+    extra: v2.extra,
+  };
+  const paymentRequired: PaymentRequired = { x402Version: 2, error: "payment required", resource: { url: resource.url, description: resource.description, mimeType: "application/json" }, accepts: [v2] };
+  return { v2, v1, paymentRequired };
 }
 
-export function buildRequirements(terms: X402Terms, amountMicros: number, resource: { url: string; description: string }) {
-  const names = networkNames(terms.network);
-  const common = { scheme: "exact", asset: terms.asset, payTo: terms.payTo, maxTimeoutSeconds: MAX_TIMEOUT_SECONDS, extra: { name: "USDC", version: "2" } };
-  const v1 = { ...common, network: names.v1, maxAmountRequired: String(amountMicros), resource: resource.url, description: resource.description, mimeType: "application/json", outputSchema: null };
-  const v2 = { ...common, network: names.v2, amount: String(amountMicros) };
-  const paymentRequired = { x402Version: 2, error: "payment required", resource: { url: resource.url, description: resource.description, mimeType: "application/json" }, accepts: [v2] };
-  return { v1, v2, paymentRequired };
+export function encodeRequiredHeader(requirements: Requirements, error: string): string {
+  return encodePaymentRequiredHeader({ ...requirements.paymentRequired, error });
 }
 
-export type Requirements = ReturnType<typeof buildRequirements>;
-
-export function encodeHeader(value: unknown): string {
-  return Buffer.from(JSON.stringify(value)).toString("base64");
+export function encodeResponseHeader(receipt: SettleResponse): string {
+  return encodePaymentResponseHeader(receipt);
 }
 
 /** Decodes and shape-checks a payment header; anything malformed is 400 `payment_malformed`. */
 export function decodePaymentHeader(raw: string, version: 1 | 2): DecodedPayment {
   const malformed = (detail: string) => apiError("payment_malformed", { detail });
   if (raw.length > MAX_HEADER_CHARS) throw malformed(`The payment header is longer than ${MAX_HEADER_CHARS} characters.`);
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(raw.trim())) throw malformed("The payment header is not base64.");
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.from(raw.trim(), "base64").toString("utf8"));
+    parsed = decodePaymentSignatureHeader(raw.trim());
   } catch {
-    throw malformed("The payment header does not decode to JSON.");
+    throw malformed("The payment header is not base64-encoded JSON.");
   }
   if (!_isObject(parsed)) throw malformed("The payment header is not a JSON object.");
   if (parsed.x402Version !== version) throw malformed(`This header carries x402Version ${version}.`);
@@ -96,20 +109,20 @@ export function decodePaymentHeader(raw: string, version: 1 | 2): DecodedPayment
   return { version, payload: parsed, scheme, network, accepted: accepted as Record<string, unknown> | null, authorization: auth as unknown as ExactAuthorization };
 }
 
-/** Why a decoded payment cannot pay our requirements, or null when it matches them. */
-export function mismatchReason(payment: DecodedPayment, requirements: Requirements, now: number): string | null {
+/**
+ * Why a decoded payment cannot pay our requirements, or null when it matches them. `acceptedMatches`
+ * is the resource server's own v2 comparison of the echoed requirement. The authorized value must
+ * EQUAL the price: "exact" settles the whole authorized value, so a larger authorization would
+ * take more than the receipt says.
+ */
+export function mismatchReason(payment: DecodedPayment, requirements: Requirements, acceptedMatches: boolean): string | null {
   const ours = requirements.v2;
   const same = (a: unknown, b: string) => typeof a === "string" && a.toLowerCase() === b.toLowerCase();
   if (payment.scheme !== "exact") return "invalid_scheme";
   if (payment.network !== (payment.version === 1 ? requirements.v1.network : ours.network)) return "invalid_network";
-  if (payment.accepted) {
-    if (payment.accepted.amount !== ours.amount) return "invalid_exact_evm_payload_amount_mismatch";
-    if (!same(payment.accepted.asset, ours.asset)) return "invalid_exact_evm_payload_asset_mismatch";
-    if (!same(payment.accepted.payTo, ours.payTo)) return "invalid_exact_evm_payload_recipient_mismatch";
-  }
+  if (payment.version === 2 && !acceptedMatches) return "invalid_exact_evm_payload_accepted_mismatch";
   if (!same(payment.authorization.to, ours.payTo)) return "invalid_exact_evm_payload_recipient_mismatch";
-  if (BigInt(payment.authorization.value) < BigInt(ours.amount)) return "invalid_exact_evm_payload_authorization_value";
-  if (Number(payment.authorization.validBefore) * 1000 <= now) return "invalid_exact_evm_payload_authorization_valid_before";
+  if (BigInt(payment.authorization.value) !== BigInt(ours.amount)) return "invalid_exact_evm_payload_authorization_value_mismatch";
   return null;
 }
 

@@ -13,13 +13,11 @@ import { compileValidator, readJsonBody, readRawText } from "../http/body.ts";
 import { requestContext } from "../http/context.ts";
 import { publicBaseUrl } from "../http/public-base.ts";
 import { sendJson } from "../http/respond.ts";
-import { checkoutWithAgentNetwork } from "../payments/checkout-agent-network.ts";
-import { checkoutWithCard } from "../payments/checkout-card.ts";
 import { describeCheckout } from "../payments/checkout-info.ts";
-import { checkoutWithX402 } from "../payments/checkout-http402.ts";
 import { digestOf, resolveCheckoutOrder } from "../payments/checkout-order.ts";
 import { handleCardWebhook } from "../payments/card-fulfilment.ts";
 import { readIdempotencyKey, scopeIdempotencyKey } from "../payments/idempotency.ts";
+import { paymentMethod } from "../payments/methods/registry.ts";
 import { CheckoutRequestSchema } from "../schema/payments.ts";
 
 const validator = compileValidator(CheckoutRequestSchema);
@@ -44,13 +42,8 @@ export default definePlugin<AppDeps>((app, deps) => {
     const idempotencyKey = rawIdempotencyKey && scopeIdempotencyKey(rawIdempotencyKey, { account, agentId: order.agentId, contact: order.contact });
     // A retry is "the same request" only with the same body and the same credentials.
     const fingerprint = digestOf(JSON.stringify(request, Object.keys(request).sort()), payToken ?? "", headers.get("x-payment") ?? "", headers.get("payment-signature") ?? "", key ?? "");
-    const base = publicBaseUrl(deps);
-    const response =
-      request.payment_method === "card"
-        ? await checkoutWithCard(deps, order, account, { idempotencyKey, fingerprint, baseUrl: base, client: clientAddress(event, deps.config.trustProxy) }, now)
-        : request.payment_method === "agent_network"
-          ? await checkoutWithAgentNetwork(deps, order, account, { payToken, idempotencyKey, fingerprint }, now)
-          : await checkoutWithX402(deps, order, account, { headers, resourceUrl: `${base}/api/checkout` }, now);
+    const input = { headers, idempotencyKey, fingerprint, payToken, baseUrl: publicBaseUrl(deps), client: clientAddress(event, deps.config.trustProxy) };
+    const response = await paymentMethod(request.payment_method).checkout(deps, order, account, input, now);
     return sendJson(event, response.status, response.body, response.headers);
   });
 

@@ -5,9 +5,10 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { AgentIdSchema, EmailSchema } from "./requests.ts";
 import { IssuedKeySchema } from "./responses.ts";
+import { PAYMENT_METHOD_IDS, type PaymentMethodId } from "../payments/methods/method-ids.ts";
 
-export const PAYMENT_METHODS = ["card", "agent_network", "http402"] as const;
-export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+export const PAYMENT_METHODS = PAYMENT_METHOD_IDS;
+export type PaymentMethod = PaymentMethodId;
 
 export const CheckoutRequestSchema = Type.Object(
   {

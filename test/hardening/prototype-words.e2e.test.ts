@@ -70,10 +70,10 @@ describe("prototype-named input over MCP", () => {
 });
 
 describe("prototype-named configuration values", () => {
-  it("an x402 network named like an Object.prototype member is taken as written, not looked up on the prototype", async () => {
-    const { networkNames } = await import("../../runtime/payments/x402-requirements.ts");
-    for (const word of PROTOTYPE_WORDS) expect(networkNames(word)).toEqual({ v1: word, v2: word });
-    expect(networkNames("base")).toEqual({ v1: "base", v2: "eip155:8453" });
-    expect(networkNames("eip155:8453")).toEqual({ v1: "base", v2: "eip155:8453" });
+  it("an x402 network named like an Object.prototype member is refused as unknown, not looked up on the prototype", async () => {
+    const { resolveNetwork } = await import("../../runtime/payments/providers/http402.ts");
+    for (const word of PROTOTYPE_WORDS) expect(() => resolveNetwork(word), word).toThrow(/not an EVM network x402 knows/);
+    expect(resolveNetwork("base")).toEqual({ v1: "base", v2: "eip155:8453", testnet: false });
+    expect(resolveNetwork("eip155:84532")).toEqual({ v1: "base-sepolia", v2: "eip155:84532", testnet: true });
   });
 });

@@ -62,7 +62,7 @@ async function buyAndReplayCheckouts() {
   const x402Body = { vertical: "travel", payment_method: "http402", agent_id: "hygiene-x402" };
   const required = await buy(x402Body);
   expect(required.status).toBe(402);
-  const header = payWith(facilitator.wallet(), 1, required.body.accepts[0], { nowSeconds: Math.floor(svc.clock.now() / 1000) });
+  const header = await payWith(facilitator.wallet(), 1, required.body.accepts[0]);
   const paid = await buy(x402Body, { "x-payment": header });
   const again = await buy(x402Body, { "x-payment": header });
   expect(paid.status).toBe(201);

@@ -12,7 +12,7 @@ let svc: TestService;
 let wallet: Wallet;
 beforeAll(async () => {
   facilitator = await startFacilitator();
-  svc = await startPaymentsService({ ...x402Env(facilitator), PAYMENT_TIMEOUT_MS: "500" });
+  svc = await startPaymentsService({ ...x402Env(facilitator), PAYMENT_TIMEOUT_MS: "2000" });
   wallet = facilitator.wallet();
 });
 afterAll(async () => {
@@ -22,14 +22,13 @@ afterAll(async () => {
 
 const buy = (body: Record<string, unknown>, headers: Record<string, string> = {}) => svc.request("/api/checkout", { method: "POST", headers, json: body });
 const decode = (header: string | null) => JSON.parse(Buffer.from(header!, "base64").toString("utf8"));
-const nowSeconds = () => Math.floor(svc.clock.now() / 1000);
 
 /** Asks for the requirements, then pays them (v1 from the body, v2 from PAYMENT-REQUIRED). */
-async function payFor(body: Record<string, unknown>, version: 1 | 2, overrides?: Parameters<typeof payWith>[3]["overrides"]) {
+async function payFor(body: Record<string, unknown>, version: 1 | 2, overrides?: NonNullable<Parameters<typeof payWith>[3]>["overrides"]) {
   const required = await buy(body);
   expect(required.status).toBe(402);
   const requirement = version === 1 ? required.body.accepts[0] : decode(required.headers.get("payment-required")).accepts[0];
-  return payWith(wallet, version, requirement, { nowSeconds: nowSeconds(), overrides });
+  return payWith(wallet, version, requirement, { overrides });
 }
 
 describe("POST /api/checkout http402", () => {
@@ -49,6 +48,10 @@ describe("POST /api/checkout http402", () => {
     expect(v2.x402Version).toBe(2);
     expect(v2.accepts[0]).toMatchObject({ scheme: "exact", network: NETWORK_V2, amount, asset: ASSET, payTo: PAY_TO });
     expect(v2.resource.url).toMatch(/\/api\/checkout$/);
+    // The hint points only at members this body has.
+    const named = [...String(res.body.hint).matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!);
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.filter((name) => !(name in res.body))).toEqual([]);
   });
 
   it("a valid X-PAYMENT (v1) → 201 with keys and X-PAYMENT-RESPONSE success; the facilitator got OUR requirements; settle came before issue", async () => {
@@ -89,6 +92,42 @@ describe("POST /api/checkout http402", () => {
     expect(res.status).toBe(402);
     expect(res.body.accepts[0].maxAmountRequired).toBe("19000000");
     expect(facilitator.calls.length).toBe(calls);
+  });
+
+  it.each([1, 2] as const)("v%i: an authorization for MORE than the price → 402 with fresh requirements before any outside call; the reservation is released", async (version) => {
+    const body = checkoutBody("http402", { agent_id: `overpay-v${version}` });
+    const header = await payFor(body, version, { authorization: { value: "19000001" } });
+    const calls = facilitator.calls.length;
+    const res = await buy(body, { [version === 1 ? "x-payment" : "payment-signature"]: header });
+    expect(res.status).toBe(402);
+    expect(res.body.error).toBe("invalid_exact_evm_payload_authorization_value_mismatch");
+    expect(res.body.accepts[0].maxAmountRequired).toBe("19000000");
+    expect(decode(res.headers.get("payment-required")).accepts[0].amount).toBe("19000000");
+    expect(facilitator.calls.length).toBe(calls);
+    // Released: the same buyer pays the exact price and gets the first slot's key.
+    const ok = await buy(body, { [version === 1 ? "x-payment" : "payment-signature"]: await payFor(body, version) });
+    expect(ok.status).toBe(201);
+    expect(ok.body.receipt.quote).toMatchObject({ keys_held: 0, amount_usd_micros: 19_000_000 });
+  });
+
+  it("an 8-way race of payments signed for the $17 quote: only the purchase that reserves the $17 slot is settled; the chain moved exactly what the receipts say", async () => {
+    const body = checkoutBody("http402", { agent_id: "racer" });
+    const first = await buy(body, { "x-payment": await payFor(body, 1) });
+    expect(first.status).toBe(201);
+    const owner = { "x-service-key": first.body.keys[0].key as string };
+    const quoted = await svc.request("/api/checkout", { method: "POST", headers: owner, json: body });
+    expect(quoted.body.accepts[0].maxAmountRequired).toBe("17000000");
+    const headers = await Promise.all(Array.from({ length: 8 }, () => payWith(wallet, 1, quoted.body.accepts[0])));
+    const calls = facilitator.calls.length;
+    const transfers = facilitator.chain.transfers.length;
+    const results = await Promise.all(headers.map((h) => svc.request("/api/checkout", { method: "POST", headers: { ...owner, "x-payment": h }, json: body })));
+    const paid = results.filter((r) => r.status === 201);
+    expect(results.filter((r) => r.status !== 201).map((r) => `${r.status} ${r.body.error ?? r.body.code}`).filter((s) => s !== "402 invalid_exact_evm_payload_authorization_value_mismatch" && s !== "409 payment_in_progress")).toEqual([]);
+    expect(paid.map((r) => r.body.receipt.quote.amount_usd_micros)).toEqual([17_000_000]);
+    const moved = facilitator.chain.transfers.slice(transfers).reduce((sum, t) => sum + t.value, 0n);
+    expect(moved).toBe(BigInt(paid.reduce((sum, r) => sum + r.body.receipt.quote.amount_usd_micros, 0)));
+    // Refused on our side: the facilitator saw only the one payment that was settled.
+    expect(facilitator.calls.slice(calls).map((c) => c.path)).toEqual(["/verify", "/settle"]);
   });
 
   it.each([

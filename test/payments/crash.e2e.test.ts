@@ -79,7 +79,7 @@ describe("kill -9 at each boundary, then the same x402 payment again", { timeout
     let header = "";
     const server = await _crashThenRestart(point, async (url) => {
       const required = await _post(url, "/api/checkout", body);
-      header = payWith(facilitator.wallet(), 1, required.body.accepts[0], { nowSeconds: Math.floor(Date.now() / 1000) });
+      header = await payWith(facilitator.wallet(), 1, required.body.accepts[0]);
       return _post(url, "/api/checkout", body, { "x-payment": header });
     });
     try {

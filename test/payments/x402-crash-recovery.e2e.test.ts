@@ -33,7 +33,7 @@ const attention = async () => (await svc.request("/api/admin/payments", { header
 async function payFor(body: Record<string, unknown>) {
   const required = await buy(body);
   expect(required.status).toBe(402);
-  return payWith(facilitator.wallet(), 1, required.body.accepts[0], { nowSeconds: Math.floor(svc.clock.now() / 1000) });
+  return payWith(facilitator.wallet(), 1, required.body.accepts[0]);
 }
 
 /** The next write matching `when` fails before it happens, as if the process died there. */

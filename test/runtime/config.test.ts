@@ -37,10 +37,18 @@ describe("half a feature is refused at start, naming what is missing", () => {
     expect(message).toContain(name === "PAY_NETWORK_JWKS_URL" ? "PAY_NETWORK_JWKS_URL or PAY_NETWORK_JWKS" : name);
   });
 
-  it.each(Object.keys(X402))("x402 without %s", (name) => {
+  it.each(["X402_PAY_TO", "X402_NETWORK"])("x402 without %s", (name) => {
     const env: Record<string, string> = { ...X402 };
     delete env[name];
     expect(refusal(env)).toMatch(new RegExp(`x402 payments is configured only in part: .* but ${name} is missing`));
+  });
+
+  it("x402 without a facilitator: neither its URL nor Coinbase's keys (X402_ASSET is optional: the network's own token)", () => {
+    const env: Record<string, string> = { ...X402 };
+    delete env.X402_FACILITATOR_URL;
+    expect(refusal(env)).toMatch(/x402 payments is configured only in part: .* but X402_FACILITATOR_URL or CDP_API_KEY_ID is missing/);
+    delete env.X402_ASSET;
+    expect(resolveRuntimeConfig({ ...env, X402_FACILITATOR_URL: X402.X402_FACILITATOR_URL }).payments.x402).toBeDefined();
   });
 
   it("Stripe with one of its two secrets, or only a success URL", () => {
@@ -51,7 +59,8 @@ describe("half a feature is refused at start, naming what is missing", () => {
   it("SMTP_FROM without SMTP_URL, a relay token without the relay, a Redis prefix without Redis", () => {
     expect(refusal({ SMTP_FROM: "keys@example.com" })).toContain("SMTP_URL is missing");
     expect(refusal({ KEY_DELIVERY_TOKEN: "t" })).toContain("KEY_DELIVERY_URL is missing");
-    expect(refusal({ REDIS_PREFIX: "app:" })).toContain("REDIS_URL or RELEASE_REDIS_URL is missing");
+    expect(refusal({ REDIS_PREFIX: "app:" })).toContain("REDIS_URL or RELEASE_REDIS_URL or REDIS_CLUSTER_NODES or REDIS_SENTINELS is missing");
+    expect(refusal({ REDIS_SENTINEL_NAME: "primary" })).toContain("REDIS_SENTINELS is missing");
   });
 
   it("every partial feature is named in one message", () => {

@@ -312,7 +312,7 @@ const OPS: Record<OpKind, (phase: Phase, rnd: SeededRandom) => Promise<void>> = 
     if (!expectStatus("checkout_http402 (requirements)", required, 402)) return;
     const version = rnd.pick([1, 2] as const);
     const requirement = version === 1 ? required.body.accepts[0] : JSON.parse(Buffer.from(required.headers.get("payment-required")!, "base64").toString("utf8")).accepts[0];
-    const header = payWith(wallet, version, requirement, { nowSeconds: Math.floor(Date.now() / 1000) });
+    const header = await payWith(wallet, version, requirement);
     const headerName = version === 1 ? "x-payment" : "payment-signature";
     const res = await call(phase, "checkout_http402", "/api/checkout", { method: "POST", headers: { [headerName]: header }, json: body });
     if (!expectStatus("checkout_http402", res, 201)) return;

@@ -6,7 +6,7 @@
 import type { PaymentsConfig } from "../../config.ts";
 import { createAgentNetworkProvider, type AgentNetworkProvider } from "./agent-network.ts";
 import { createStripeCardProvider, type CardProvider } from "./card.ts";
-import { createX402Facilitator, type X402Facilitator } from "./http402.ts";
+import { createX402Provider, type X402Provider } from "./http402.ts";
 import { createRelayKeyDelivery, type KeyDelivery } from "./key-delivery.ts";
 import { createSmtpKeyDelivery } from "./smtp-delivery.ts";
 
@@ -17,7 +17,7 @@ export interface PaymentProviders {
    */
   card: { stripe: CardProvider; delivery: KeyDelivery | null; sealSecret: string } | null;
   agentNetwork: AgentNetworkProvider | null;
-  x402: { facilitator: X402Facilitator; payTo: string; network: string; asset: string } | null;
+  x402: X402Provider | null;
 }
 
 export function createPaymentProviders(config: PaymentsConfig): PaymentProviders {
@@ -33,6 +33,6 @@ export function createPaymentProviders(config: PaymentsConfig): PaymentProviders
         }
       : null,
     agentNetwork: config.agentNetwork ? createAgentNetworkProvider(config.agentNetwork, timing) : null,
-    x402: config.x402 ? { facilitator: createX402Facilitator(config.x402, timing), payTo: config.x402.payTo, network: config.x402.network, asset: config.x402.asset } : null,
+    x402: config.x402 ? createX402Provider(config.x402, timing) : null,
   };
 }

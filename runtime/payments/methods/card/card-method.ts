@@ -1,0 +1,18 @@
+/** Card through Stripe Checkout (`../../checkout-card.ts`), as a registered payment method. */
+import { checkoutWithCard } from "../../checkout-card.ts";
+import type { PaymentMethod } from "../payment-method.ts";
+
+export const cardMethod: PaymentMethod = {
+  id: "card",
+  env: ["STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"],
+  available: (deps) => deps.payments.card !== null,
+  describe: (deps) => ({
+    id: "card",
+    available: deps.payments.card !== null,
+    description:
+      "Card via Stripe Checkout, billed monthly. POST answers 303 to the Stripe-hosted page (the body carries the same url); keys are issued when Stripe confirms the payment and are emailed to `contact` (required).",
+    success_status: 303,
+  }),
+  checkout: (deps, order, account, input, now) => checkoutWithCard(deps, order, account, { idempotencyKey: input.idempotencyKey, fingerprint: input.fingerprint, baseUrl: input.baseUrl, client: input.client }, now),
+  warnings: (deps) => (deps.payments.card && !deps.config.publicBaseUrl ? ["PUBLIC_BASE_URL is not set: Stripe's success URL uses the listening address; set it when clients reach this server through another name"] : []),
+};

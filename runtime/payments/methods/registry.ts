@@ -1,0 +1,24 @@
+/**
+ * The payment methods of this server, in the order buyers see them. A new method is one folder
+ * beside these, one id in `method-ids.ts` and one line here; the checkout route, `GET
+ * /api/checkout` and the start-up warnings loop over this list.
+ */
+import { agentNetworkMethod } from "./agent-network/agent-network-method.ts";
+import { cardMethod } from "./card/card-method.ts";
+import type { PaymentMethodId } from "./method-ids.ts";
+import type { PaymentMethod } from "./payment-method.ts";
+import { x402Method } from "./x402/x402-method.ts";
+
+// A Record so the compiler checks every id has its method; looked up through a Map (request data).
+const METHODS: Record<PaymentMethodId, PaymentMethod> = {
+  card: cardMethod,
+  agent_network: agentNetworkMethod,
+  http402: x402Method,
+};
+const BY_ID = new Map(Object.values(METHODS).map((m) => [m.id, m]));
+
+export const PAYMENT_METHOD_REGISTRY: readonly PaymentMethod[] = Object.freeze([...BY_ID.values()]);
+
+export function paymentMethod(id: PaymentMethodId): PaymentMethod {
+  return BY_ID.get(id)!;
+}

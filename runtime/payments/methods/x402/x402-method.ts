@@ -1,0 +1,23 @@
+/** x402 through a facilitator (`../../checkout-http402.ts`, `../../providers/http402.ts`), as a registered payment method. */
+import { checkoutWithX402 } from "../../checkout-http402.ts";
+import type { PaymentMethod } from "../payment-method.ts";
+
+export const x402Method: PaymentMethod = {
+  id: "http402",
+  env: ["X402_PAY_TO", "X402_NETWORK", "X402_FACILITATOR_URL", "X402_ASSET", "X402_ASSET_NAME", "X402_ASSET_VERSION", "X402_FACILITATOR_AUTHORIZATION", "CDP_API_KEY_ID", "CDP_API_KEY_SECRET"],
+  available: (deps) => deps.payments.x402 !== null,
+  describe: (deps) => {
+    const x402 = deps.payments.x402;
+    return {
+      id: "http402",
+      available: x402 !== null,
+      description:
+        "x402: POST without payment answers 402 with the requirements (v1 body, v2 PAYMENT-REQUIRED header); pay and send X-PAYMENT (v1) or PAYMENT-SIGNATURE (v2). Settled before the keys are issued; 201 with the keys and X-PAYMENT-RESPONSE / PAYMENT-RESPONSE.",
+      success_status: 201,
+      header: "X-PAYMENT",
+      ...(x402 ? { details: { scheme: "exact", network: x402.network.v2, asset: x402.asset, pay_to: x402.payTo } } : {}),
+    };
+  },
+  checkout: (deps, order, account, input, now) => checkoutWithX402(deps, order, account, { headers: input.headers, resourceUrl: `${input.baseUrl}/api/checkout` }, now),
+  warnings: (deps) => (deps.payments.x402 && !deps.config.publicBaseUrl ? ["PUBLIC_BASE_URL is not set: x402's resource uses the listening address; set it when clients reach this server through another name"] : []),
+};
