@@ -28,7 +28,13 @@ try {
   const options = { contentDir, outDir: join(tmp, "dist"), rootDir: tmp, cache };
   const full = await buildContent(options);
   const fullPeakMb = process.resourceUsage().maxRSS / 1024;
-  if (!full.ok) throw new Error(`benchmark corpus failed to build: ${full.issues.slice(0, 5).map((i) => i.message).join("; ")}`);
+  if (!full.ok)
+    throw new Error(
+      `benchmark corpus failed to build: ${full.issues
+        .slice(0, 5)
+        .map((i) => i.message)
+        .join("; ")}`,
+    );
 
   // One author edit: body text and `updated` of a node in the middle of the second vertical.
   const slug = "bench-02";
@@ -45,7 +51,9 @@ try {
   const nodes = full.stats.nodes;
   const peakMb = process.resourceUsage().maxRSS / 1024;
   console.log(`corpus: ${nodes} nodes in ${full.stats.verticals} verticals (generated in ${(generated / 1000).toFixed(1)} s)`);
-  console.log(`full build:           ${(full.stats.durationMs / 1000).toFixed(2)} s  (${Math.round(nodes / (full.stats.durationMs / 1000))} nodes/s)`);
+  console.log(
+    `full build:           ${(full.stats.durationMs / 1000).toFixed(2)} s  (${Math.round(nodes / (full.stats.durationMs / 1000))} nodes/s)`,
+  );
   console.log(`one-node rebuild:     ${(incremental.stats.durationMs / 1000).toFixed(2)} s  (in-process cache)`);
   console.log(`uncached rebuild:     ${(cold.stats.durationMs / 1000).toFixed(2)} s`);
   console.log(`peak RSS:             ${Math.round(fullPeakMb)} MB after the full build, ${Math.round(peakMb)} MB after all three`);

@@ -20,7 +20,10 @@ export function writeCorpus(dir: string, realContentDir: string, options: Corpus
   writeFileSync(join(dir, "_catalog", "verticals.yaml"), toVerticalsYaml(slugs));
   for (const slug of slugs) {
     mkdirSync(join(dir, slug));
-    writeFileSync(join(dir, slug, "_index.md"), `---\ntitle: Benchmark vertical ${slug}\nsummary: Synthetic nodes for the build benchmark of ${slug}; start at ${nodeId(slug, 1)}.\nroot: ${nodeId(slug, 1)}\n---\n`);
+    writeFileSync(
+      join(dir, slug, "_index.md"),
+      `---\ntitle: Benchmark vertical ${slug}\nsummary: Synthetic nodes for the build benchmark of ${slug}; start at ${nodeId(slug, 1)}.\nroot: ${nodeId(slug, 1)}\n---\n`,
+    );
     for (let i = 1; i <= options.nodesPerVertical; i++) {
       writeFileSync(join(dir, slug, `${nodeId(slug, i)}.md`), toNodeMarkdown(slug, i, options.nodesPerVertical));
     }

@@ -16,13 +16,28 @@ import { createSqliteBackend } from "../runtime/storage/sqlite-backend.ts";
 
 const body = readFileSync(process.argv[2]!);
 const headers = { "content-type": "application/json; charset=utf-8", "content-length": String(body.length) };
-const backend = createSqliteBackend({ dataDir: mkdtempSync(join(tmpdir(), "vkr-durable-floor-")), onCheckpointError: (m) => process.stderr.write(`checkpoint: ${m}\n`) });
+const backend = createSqliteBackend({
+  dataDir: mkdtempSync(join(tmpdir(), "vkr-durable-floor-")),
+  onCheckpointError: (m) => process.stderr.write(`checkpoint: ${m}\n`),
+});
 
 const HUGE = 1e9;
 const limits: Limits = {
-  per_key_monthly: HUGE, volume_monthly_5_keys: HUGE, hourly_rate_limit: HUGE, daily_standard: HUGE, daily_scale: HUGE,
-  overage_per_call_usd_micros: 0, per_use_price_usd_micros: 0, trial_calls: HUGE, trial_hours: 1, keys_per_account: 5,
-  referral_credit_usd_micros: 0, referrals_per_cycle: 0, demand_signals_to_activate: 1, refund_window_days: 0, refund_max_retrievals: 0,
+  per_key_monthly: HUGE,
+  volume_monthly_5_keys: HUGE,
+  hourly_rate_limit: HUGE,
+  daily_standard: HUGE,
+  daily_scale: HUGE,
+  overage_per_call_usd_micros: 0,
+  per_use_price_usd_micros: 0,
+  trial_calls: HUGE,
+  trial_hours: 1,
+  keys_per_account: 5,
+  referral_credit_usd_micros: 0,
+  referrals_per_cycle: 0,
+  demand_signals_to_activate: 1,
+  refund_window_days: 0,
+  refund_max_retrievals: 0,
 };
 // The service keeps each key's windows for the hour; so does this, keyed by the presented string.
 // The record id is the service's (the first 12 hex digits of the key's SHA-256), so each key's
@@ -37,9 +52,21 @@ function windowsOf(key: string, now: number): PlannedWindow[] {
   const hit = plans.get(key);
   if (hit !== undefined && hit.hourStart === hourStart) return hit.windows;
   const record: KeyRecord = {
-    id: keyIdOf(hashKey(key)), hash: "", type: "membership", vertical: "travel", cohort: "inaugural", plan: "standard",
-    label: null, agent_id: null, account: null, permanent: false, status: "active", source: "admin",
-    created_at: new Date(now).toISOString(), expires_at: null, revoked_at: null,
+    id: keyIdOf(hashKey(key)),
+    hash: "",
+    type: "membership",
+    vertical: "travel",
+    cohort: "inaugural",
+    plan: "standard",
+    label: null,
+    agent_id: null,
+    account: null,
+    permanent: false,
+    status: "active",
+    source: "admin",
+    created_at: new Date(now).toISOString(),
+    expires_at: null,
+    revoked_at: null,
   };
   const windows = planWindows(record, limits, now);
   plans.set(key, { hourStart, windows });

@@ -30,7 +30,9 @@ export const HAS_TASKSET = (() => {
 export function runWrk(args: string[], core?: number): Promise<string> {
   const pinned = core !== undefined && HAS_TASKSET;
   return new Promise<string>((resolve, reject) => {
-    const proc = spawn(pinned ? "taskset" : "wrk", pinned ? ["-c", String(core), "wrk", ...args] : args, { stdio: ["ignore", "pipe", "inherit"] });
+    const proc = spawn(pinned ? "taskset" : "wrk", pinned ? ["-c", String(core), "wrk", ...args] : args, {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let text = "";
     proc.stdout!.on("data", (d: Buffer) => (text += d));
     proc.once("error", reject);
@@ -41,7 +43,10 @@ export function runWrk(args: string[], core?: number): Promise<string> {
 /** A wrk script file whose requests take `values` in turn; `use` is the Lua body of `request`, with the value in `v`. */
 export function rotationScript(values: string[], use: string): string {
   const script = join(mkdtempSync(join(tmpdir(), "vkr-wrk-")), "rotate.lua");
-  writeFileSync(script, `local values = {${values.map((v) => JSON.stringify(v)).join(",")}}\nlocal i = 0\nrequest = function()\n  i = i % #values + 1\n  local v = values[i]\n  ${use}\nend\n`);
+  writeFileSync(
+    script,
+    `local values = {${values.map((v) => JSON.stringify(v)).join(",")}}\nlocal i = 0\nrequest = function()\n  i = i % #values + 1\n  local v = values[i]\n  ${use}\nend\n`,
+  );
   return script;
 }
 
@@ -58,7 +63,12 @@ export interface CycleRequest {
 export function requestCycleScript(cycle: CycleRequest[]): string {
   const script = join(mkdtempSync(join(tmpdir(), "vkr-wrk-")), "cycle.lua");
   const lua = (v: string) => JSON.stringify(v); // the values are ASCII, where JSON and Lua escapes agree
-  const entries = cycle.map((r) => `{${lua(r.method)}, ${lua(r.path)}, {${Object.entries(r.headers).map(([k, v]) => `[${lua(k)}] = ${lua(v)}`).join(", ")}}, ${r.body === undefined ? "nil" : lua(r.body)}}`);
+  const entries = cycle.map(
+    (r) =>
+      `{${lua(r.method)}, ${lua(r.path)}, {${Object.entries(r.headers)
+        .map(([k, v]) => `[${lua(k)}] = ${lua(v)}`)
+        .join(", ")}}, ${r.body === undefined ? "nil" : lua(r.body)}}`,
+  );
   writeFileSync(
     script,
     `local cycle = {\n${entries.join(",\n")}\n}\nlocal formatted = {}\nlocal i = 0\ninit = function(args)\n  for k, r in ipairs(cycle) do formatted[k] = wrk.format(r[1], r[2], r[3], r[4]) end\nend\nrequest = function()\n  i = i % #formatted + 1\n  return formatted[i]\nend\n`,

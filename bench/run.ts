@@ -78,30 +78,42 @@ async function main(): Promise<void> {
   const floor = await _spawn(["bench/h3-floor-server.mjs", artifact, String(floorPort)], {}, floorUrl);
   // The bare baseline plus the quota write every metered request makes (bench/durable-floor-server.ts).
   const durablePort = await freePort();
-  const durable = await _spawn(["--import", "tsx", "bench/durable-floor-server.ts", artifact, String(durablePort)], {}, `http://127.0.0.1:${durablePort}/`);
+  const durable = await _spawn(
+    ["--import", "tsx", "bench/durable-floor-server.ts", artifact, String(durablePort)],
+    {},
+    `http://127.0.0.1:${durablePort}/`,
+  );
   mkdirSync(".tmp", { recursive: true });
   // The payment network's stand-in (JWKS and the charge API, real HTTP), for per-use tokens; a
   // real network answers a charge in tens of milliseconds, which is what per-use requests wait on.
   const network = await startAgentNetwork({ chargeLatencyMs: [20, 50] });
   const svcPort = await freePort();
-  const svc = await _spawn(["dist/server/index.mjs"], {
-    PORT: String(svcPort),
-    DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-bench-")),
-    ADMIN_KEY: ADMIN,
-    LOG_LEVEL: "warn",
-    ANON_RATE_PER_MINUTE: String(1e9),
-    RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
-    ...agentNetworkEnv(network),
-  }, `http://127.0.0.1:${svcPort}/healthz`);
+  const svc = await _spawn(
+    ["dist/server/index.mjs"],
+    {
+      PORT: String(svcPort),
+      DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-bench-")),
+      ADMIN_KEY: ADMIN,
+      LOG_LEVEL: "warn",
+      ANON_RATE_PER_MINUTE: String(1e9),
+      RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
+      ...agentNetworkEnv(network),
+    },
+    `http://127.0.0.1:${svcPort}/healthz`,
+  );
   // The same bundle with each per-use charge awaited inside its retrieval (the default before batching).
   const batchedPort = await freePort();
-  const batchedSvc = await _spawn(["dist/server/index.mjs"], {
-    PORT: String(batchedPort),
-    DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-bench-")),
-    LOG_LEVEL: "warn",
-    PER_USE_CHARGE_BATCH_MS: "0",
-    ...agentNetworkEnv(network),
-  }, `http://127.0.0.1:${batchedPort}/healthz`);
+  const batchedSvc = await _spawn(
+    ["dist/server/index.mjs"],
+    {
+      PORT: String(batchedPort),
+      DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-bench-")),
+      LOG_LEVEL: "warn",
+      PER_USE_CHARGE_BATCH_MS: "0",
+      ...agentNetworkEnv(network),
+    },
+    `http://127.0.0.1:${batchedPort}/healthz`,
+  );
   // The same bundle in multi-instance mode: state on Redis under a throwaway prefix. Without
   // BENCH_REDIS_URL a private redis-server is started (on the generator's core, as a Redis on
   // another host would not compete with the service), so its command count is this bench's alone.
@@ -109,29 +121,37 @@ async function main(): Promise<void> {
   const redisUrl = process.env.BENCH_REDIS_URL ?? ownRedis?.url ?? "redis://127.0.0.1:6379";
   const redisPrefix = uniquePrefix().replace("vkr-test:", "vkr-bench:");
   const redisPort = await freePort();
-  const redisSvc = await _spawn(["dist/server/index.mjs"], {
-    PORT: String(redisPort),
-    DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-bench-")),
-    REDIS_URL: redisUrl,
-    REDIS_PREFIX: redisPrefix,
-    ADMIN_KEY: ADMIN,
-    LOG_LEVEL: "warn",
-    ANON_RATE_PER_MINUTE: String(1e9),
-    RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
-  }, `http://127.0.0.1:${redisPort}/healthz`);
+  const redisSvc = await _spawn(
+    ["dist/server/index.mjs"],
+    {
+      PORT: String(redisPort),
+      DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-bench-")),
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: redisPrefix,
+      ADMIN_KEY: ADMIN,
+      LOG_LEVEL: "warn",
+      ANON_RATE_PER_MINUTE: String(1e9),
+      RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
+    },
+    `http://127.0.0.1:${redisPort}/healthz`,
+  );
   // The same on a Redis Cluster of three primaries and three replicas (its own, on free ports).
   const redisCluster = await startRedisCluster();
   const clusterPort = await freePort();
-  const clusterSvc = await _spawn(["dist/server/index.mjs"], {
-    PORT: String(clusterPort),
-    DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-bench-")),
-    REDIS_URL: redisCluster.url,
-    REDIS_PREFIX: redisPrefix,
-    ADMIN_KEY: ADMIN,
-    LOG_LEVEL: "warn",
-    ANON_RATE_PER_MINUTE: String(1e9),
-    RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
-  }, `http://127.0.0.1:${clusterPort}/healthz`);
+  const clusterSvc = await _spawn(
+    ["dist/server/index.mjs"],
+    {
+      PORT: String(clusterPort),
+      DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-bench-")),
+      REDIS_URL: redisCluster.url,
+      REDIS_PREFIX: redisPrefix,
+      ADMIN_KEY: ADMIN,
+      LOG_LEVEL: "warn",
+      ANON_RATE_PER_MINUTE: String(1e9),
+      RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
+    },
+    `http://127.0.0.1:${clusterPort}/healthz`,
+  );
   let shapes: ChildProcess | undefined;
   try {
     const svcUrl = `http://127.0.0.1:${svcPort}`;
@@ -159,14 +179,47 @@ async function main(): Promise<void> {
       { name: METERED[0], pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": key } },
       { name: METERED[1], pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: {}, rotateKeys: manyKeys },
       { name: METERED[2], pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: {}, rotateKeys: tenThousandKeys },
-      { name: "per-use pay token, default (charge 20–50 ms)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "pay-network-pay-id": payToken } },
-      { name: "per-use pay token, each charge awaited (PER_USE_CHARGE_BATCH_MS=0)", pid: batchedSvc.pid!, url: `http://127.0.0.1:${batchedPort}/api/demo?vertical=travel&node=${node}`, headers: { "pay-network-pay-id": batchedToken } },
-      { name: "metered full node (membership key, Redis store)", pid: redisSvc.pid!, url: `${redisSvcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": redisKey }, redisUrl },
-      { name: "metered full node (membership key, Redis Cluster store)", pid: clusterSvc.pid!, url: `${clusterSvcUrl}/api/demo?vertical=travel&node=${node}`, headers: { "x-service-key": clusterKey }, redisUrl: redisCluster.url },
+      {
+        name: "per-use pay token, default (charge 20–50 ms)",
+        pid: svc.pid!,
+        url: `${svcUrl}/api/demo?vertical=travel&node=${node}`,
+        headers: { "pay-network-pay-id": payToken },
+      },
+      {
+        name: "per-use pay token, each charge awaited (PER_USE_CHARGE_BATCH_MS=0)",
+        pid: batchedSvc.pid!,
+        url: `http://127.0.0.1:${batchedPort}/api/demo?vertical=travel&node=${node}`,
+        headers: { "pay-network-pay-id": batchedToken },
+      },
+      {
+        name: "metered full node (membership key, Redis store)",
+        pid: redisSvc.pid!,
+        url: `${redisSvcUrl}/api/demo?vertical=travel&node=${node}`,
+        headers: { "x-service-key": redisKey },
+        redisUrl,
+      },
+      {
+        name: "metered full node (membership key, Redis Cluster store)",
+        pid: clusterSvc.pid!,
+        url: `${clusterSvcUrl}/api/demo?vertical=travel&node=${node}`,
+        headers: { "x-service-key": clusterKey },
+        redisUrl: redisCluster.url,
+      },
       { name: SVC_MCP, pid: svc.pid!, url: `${svcUrl}/mcp`, headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) },
       // What the SDK's fetch (and Python's httpx) send by default: the answer comes deflated.
-      { name: "MCP get_node, Accept-Encoding: gzip, deflate (as fetch sends)", pid: svc.pid!, url: `${svcUrl}/mcp`, headers: { ...MCP_HEADERS, "x-service-key": key, "accept-encoding": "gzip, deflate" }, body: _getNodeCall(node) },
-      { name: SVC_REST_LEAN, pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel&node=${node}&lean=true`, headers: { "x-service-key": key } },
+      {
+        name: "MCP get_node, Accept-Encoding: gzip, deflate (as fetch sends)",
+        pid: svc.pid!,
+        url: `${svcUrl}/mcp`,
+        headers: { ...MCP_HEADERS, "x-service-key": key, "accept-encoding": "gzip, deflate" },
+        body: _getNodeCall(node),
+      },
+      {
+        name: SVC_REST_LEAN,
+        pid: svc.pid!,
+        url: `${svcUrl}/api/demo?vertical=travel&node=${node}&lean=true`,
+        headers: { "x-service-key": key },
+      },
       { name: "anonymous index (travel)", pid: svc.pid!, url: `${svcUrl}/api/demo?vertical=travel`, headers: {} },
       { name: MIXED, pid: svc.pid!, url: svcUrl, headers: {}, cycle: mixed },
     ];
@@ -175,13 +228,33 @@ async function main(): Promise<void> {
     // to a POST whose body is read and parsed; their ratio is the ceiling for MCP ÷ REST lean.
     const leanFile = join(".tmp", "bench-lean.json");
     const mcpFile = join(".tmp", "bench-mcp-answer.json");
-    writeFileSync(leanFile, Buffer.from(await (await fetch(`${svcUrl}/api/demo?vertical=travel&node=${node}&lean=true`, { headers: { "x-service-key": key } })).arrayBuffer()));
-    writeFileSync(mcpFile, Buffer.from(await (await fetch(`${svcUrl}/mcp`, { method: "POST", headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) })).arrayBuffer()));
+    writeFileSync(
+      leanFile,
+      Buffer.from(
+        await (
+          await fetch(`${svcUrl}/api/demo?vertical=travel&node=${node}&lean=true`, { headers: { "x-service-key": key } })
+        ).arrayBuffer(),
+      ),
+    );
+    writeFileSync(
+      mcpFile,
+      Buffer.from(
+        await (
+          await fetch(`${svcUrl}/mcp`, { method: "POST", headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) })
+        ).arrayBuffer(),
+      ),
+    );
     const shapesPort = await freePort();
     shapes = await _spawn(["bench/baseline-server.mjs", leanFile, String(shapesPort), mcpFile], {}, `http://127.0.0.1:${shapesPort}/`);
     scenarios.push(
       { name: SHAPE_REST_LEAN, pid: shapes.pid!, url: `http://127.0.0.1:${shapesPort}/`, headers: {} },
-      { name: SHAPE_MCP, pid: shapes.pid!, url: `http://127.0.0.1:${shapesPort}/`, headers: { "content-type": "application/json" }, body: _getNodeCall(node) },
+      {
+        name: SHAPE_MCP,
+        pid: shapes.pid!,
+        url: `http://127.0.0.1:${shapesPort}/`,
+        headers: { "content-type": "application/json" },
+        body: _getNodeCall(node),
+      },
     );
     // BENCH_ONLY: a pattern of scenario names to run (the baseline always runs), for one change at a time.
     const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, "i") : null;
@@ -196,8 +269,12 @@ async function main(): Promise<void> {
     }
     const usage = await (await fetch(`${svcUrl}/api/keys`, { headers: { "x-service-key": key } })).json();
     _print(scenarios, results, (usage as { usage: { hour: number } }).usage.hour);
-    const redisUsage = (await (await fetch(`${redisSvcUrl}/api/keys`, { headers: { "x-service-key": redisKey } })).json()) as { usage: { hour: number } };
-    process.stdout.write(`metered calls counted in the Redis key's hour window: ${redisUsage.usage.hour} (Redis at ${redisUrl.replace(/\/\/[^@]*@/, "//")}, not pinned)\n`);
+    const redisUsage = (await (await fetch(`${redisSvcUrl}/api/keys`, { headers: { "x-service-key": redisKey } })).json()) as {
+      usage: { hour: number };
+    };
+    process.stdout.write(
+      `metered calls counted in the Redis key's hour window: ${redisUsage.usage.hour} (Redis at ${redisUrl.replace(/\/\/[^@]*@/, "//")}, not pinned)\n`,
+    );
   } finally {
     base.kill("SIGTERM");
     floor.kill("SIGTERM");
@@ -215,7 +292,11 @@ async function main(): Promise<void> {
 }
 
 // One key, 256 keys in turn, 10,000 keys in turn: the service and the durable floor under the same requests.
-const METERED = ["metered full node (membership key)", "metered full node, 256 keys in turn (membership)", "metered full node, 10,000 keys in turn (membership)"] as const;
+const METERED = [
+  "metered full node (membership key)",
+  "metered full node, 256 keys in turn (membership)",
+  "metered full node, 10,000 keys in turn (membership)",
+] as const;
 const DURABLE = [
   "bare node:http + the quota write, one key (durable floor)",
   "bare node:http + the quota write, 256 keys in turn (durable floor)",
@@ -227,10 +308,19 @@ const SVC_REST_LEAN = "metered lean node (membership key)";
 const MIXED = "mixed: 1,000 keys; 80% node full+lean, 10% index, 5% evaluate, 5% MCP";
 const SVC_MCP = "metered full node over MCP tools/call get_node (membership key)";
 
-const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
+const MCP_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2025-11-25",
+};
 
 function _getNodeCall(node: string): string {
-  return JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_node", arguments: { vertical: "travel", node } } });
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "get_node", arguments: { vertical: "travel", node } },
+  });
 }
 
 /** Nodes of the travel vertical, from its free index. */
@@ -245,7 +335,7 @@ async function _travelNodes(url: string): Promise<string[]> {
  */
 function _mixedCycle(keys: string[], nodes: string[]): CycleRequest[] {
   let seed = 18;
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
   return Array.from({ length: 2000 }, (_, i): CycleRequest => {
     const key = keys[i % keys.length]!;
     const n = nodes[Math.floor(random() * nodes.length)]!;
@@ -253,7 +343,13 @@ function _mixedCycle(keys: string[], nodes: string[]): CycleRequest[] {
     if (roll < 40) return { method: "GET", path: `/api/demo?vertical=travel&node=${n}`, headers: { "x-service-key": key } };
     if (roll < 80) return { method: "GET", path: `/api/demo?vertical=travel&node=${n}&lean=true`, headers: { "x-service-key": key } };
     if (roll < 90) return { method: "GET", path: "/api/demo?vertical=travel", headers: {} };
-    if (roll < 95) return { method: "POST", path: "/api/evaluate", headers: { "x-service-key": key, "content-type": "application/json" }, body: JSON.stringify({ vertical: "travel", node: n, facts: {} }) };
+    if (roll < 95)
+      return {
+        method: "POST",
+        path: "/api/evaluate",
+        headers: { "x-service-key": key, "content-type": "application/json" },
+        body: JSON.stringify({ vertical: "travel", node: n, facts: {} }),
+      };
     return { method: "POST", path: "/mcp", headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(n) };
   });
 }
@@ -263,7 +359,8 @@ async function _checkCycle(url: string, cycle: CycleRequest[]): Promise<void> {
   for (const r of cycle.slice(0, 200)) {
     const res = await fetch(url + r.path, { method: r.method, headers: r.headers, ...(r.body ? { body: r.body } : {}) });
     const text = await res.text();
-    if (res.status >= 300 || text.includes('"isError":true')) throw new Error(`mixed request ${r.method} ${r.path} answered ${res.status}: ${text.slice(0, 300)}`);
+    if (res.status >= 300 || text.includes('"isError":true'))
+      throw new Error(`mixed request ${r.method} ${r.path} answered ${res.status}: ${text.slice(0, 300)}`);
   }
 }
 
@@ -275,12 +372,17 @@ async function _startRedis(): Promise<{ url: string; proc: ChildProcess } | null
   }
   const port = await freePort();
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
-  const proc = spawn(HAS_TASKSET ? "taskset" : "redis-server", HAS_TASKSET ? ["-c", "1", "redis-server", ...args] : args, { stdio: "ignore" });
+  const proc = spawn(HAS_TASKSET ? "taskset" : "redis-server", HAS_TASKSET ? ["-c", "1", "redis-server", ...args] : args, {
+    stdio: "ignore",
+  });
   const url = `redis://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });
     client.on("error", () => {});
-    const ok = await client.connect().then(() => true, () => false);
+    const ok = await client.connect().then(
+      () => true,
+      () => false,
+    );
     client.disconnect();
     if (ok) return { url, proc };
     await new Promise((r) => setTimeout(r, 50));
@@ -325,7 +427,13 @@ async function _spawn(args: string[], env: Record<string, string>, readyUrl: str
   const proc = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
   for (let i = 0; i < 300; i++) {
     if (proc.exitCode !== null) throw new Error(`${args[0]} exited with ${proc.exitCode}`);
-    if (await fetch(readyUrl).then((r) => r.ok, () => false)) return proc;
+    if (
+      await fetch(readyUrl).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return proc;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${args[0]} did not become ready`);
@@ -340,7 +448,15 @@ async function _load(s: Scenario, seconds: number): Promise<Result> {
   const cpuAfter = _cpuTicks(s.pid);
   const redisCmds = s.redisUrl && r.requests > 0 ? ((await _redisCommands(s.redisUrl)) - redisBefore) / r.requests : Number.NaN;
   const cpuUs = r.requests > 0 ? (((cpuAfter - cpuBefore) / CLOCK_TICKS) * 1e6) / r.requests : Number.NaN;
-  return { rps: r.rps, p50: r.p50, p99: r.p99, errors: r.errors, cpuUs, redisCmds, bytes: r.requests > 0 ? r.bytes / r.requests : Number.NaN };
+  return {
+    rps: r.rps,
+    p50: r.p50,
+    p99: r.p99,
+    errors: r.errors,
+    cpuUs,
+    redisCmds,
+    bytes: r.requests > 0 ? r.bytes / r.requests : Number.NaN,
+  };
 }
 
 interface LoadRun {
@@ -364,7 +480,13 @@ async function _autocannon(s: Scenario, seconds: number): Promise<LoadRun> {
     duration: seconds,
     pipelining: 1,
     ...(s.body ? { method: "POST" as const, body: s.body } : {}),
-    ...(rotate ? { requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, "x-service-key": rotate[turn++ % rotate.length]! } }) }] } : {}),
+    ...(rotate
+      ? {
+          requests: [
+            { setupRequest: (req) => ({ ...req, headers: { ...req.headers, "x-service-key": rotate[turn++ % rotate.length]! } }) },
+          ],
+        }
+      : {}),
     ...(cycle
       ? {
           requests: [
@@ -378,7 +500,14 @@ async function _autocannon(s: Scenario, seconds: number): Promise<LoadRun> {
         }
       : {}),
   });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx, requests: r.requests.total, bytes: r.throughput.total };
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.non2xx,
+    requests: r.requests.total,
+    bytes: r.throughput.total,
+  };
 }
 
 async function _wrk(s: Scenario, seconds: number): Promise<LoadRun> {
@@ -405,8 +534,17 @@ async function _wrk(s: Scenario, seconds: number): Promise<LoadRun> {
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const socketErrors = socket ? socket.slice(1).reduce((n, v) => n + Number(v), 0) : 0;
   const read = /requests in [\d.]+\w+, ([\d.]+)(B|KB|MB|GB) read/.exec(out);
-  const bytes = read ? Number(read[1]) * ({ B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 } as Record<string, number>)[read[2]!]! : Number.NaN;
-  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0), p50: ms("50"), p99: ms("99"), errors: non2xx + socketErrors, requests, bytes };
+  const bytes = read
+    ? Number(read[1]) * ({ B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 } as Record<string, number>)[read[2]!]!
+    : Number.NaN;
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+    p50: ms("50"),
+    p99: ms("99"),
+    errors: non2xx + socketErrors,
+    requests,
+    bytes,
+  };
 }
 
 /** utime + stime of a process in clock ticks (Linux /proc); 0 where unavailable. */
@@ -447,24 +585,46 @@ function _print(scenarios: Scenario[], results: Map<string, Result[]>, metered: 
       String(rs.reduce((n, r) => n + r.errors, 0)),
     ];
   });
-  const header = ["scenario", "req/s", "p50 ms", "p99 ms", "ratio", "CPU µs/req", "CPU ratio", "KiB/resp", "CPU µs/KiB", "Redis cmd/req", "errors"];
+  const header = [
+    "scenario",
+    "req/s",
+    "p50 ms",
+    "p99 ms",
+    "ratio",
+    "CPU µs/req",
+    "CPU ratio",
+    "KiB/resp",
+    "CPU µs/KiB",
+    "Redis cmd/req",
+    "errors",
+  ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
-  process.stdout.write(`\nbench: ${HAS_WRK ? "wrk" : "autocannon"}, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION}s, medians; taskset ${HAS_TASKSET ? "on" : "off"}; node ${process.version}\n`);
-  process.stdout.write("ratio = req/s ÷ baseline req/s; CPU ratio = baseline CPU per request ÷ this scenario's (1.00 = costs the server what the bare baseline does)\n");
+  process.stdout.write(
+    `\nbench: ${HAS_WRK ? "wrk" : "autocannon"}, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION}s, medians; taskset ${HAS_TASKSET ? "on" : "off"}; node ${process.version}\n`,
+  );
+  process.stdout.write(
+    "ratio = req/s ÷ baseline req/s; CPU ratio = baseline CPU per request ÷ this scenario's (1.00 = costs the server what the bare baseline does)\n",
+  );
   process.stdout.write(line(header) + "\n" + rows.map(line).join("\n") + "\n");
   process.stdout.write(`metered calls counted in the key's hour window: ${metered}\n`);
   const rps = (name: string) => (results.has(name) ? _median(results.get(name)!.map((r) => r.rps)) : Number.NaN);
   const service = rps(SVC_MCP) / rps(SVC_REST_LEAN);
   const bare = rps(SHAPE_MCP) / rps(SHAPE_REST_LEAN);
   if (Number.isFinite(service) || Number.isFinite(bare)) {
-    process.stdout.write(`MCP get_node ÷ REST lean, req/s: service ${service.toFixed(2)}; bare node:http in the same two shapes ${bare.toFixed(2)} (the ceiling the shapes set)\n`);
+    process.stdout.write(
+      `MCP get_node ÷ REST lean, req/s: service ${service.toFixed(2)}; bare node:http in the same two shapes ${bare.toFixed(2)} (the ceiling the shapes set)\n`,
+    );
   }
   const floors = DURABLE.map((name) => rps(name) / rps(scenarios[0]!.name));
   if (floors.some(Number.isFinite)) {
     const served = METERED.map((name, i) => rps(name) / rps(DURABLE[i]!));
-    process.stdout.write(`durable floor ÷ baseline, req/s (one key, 256, 10,000 keys): ${floors.map((r) => r.toFixed(2)).join(", ")} (the ceiling for a metered request on the embedded store)\n`);
-    process.stdout.write(`metered ÷ durable floor, req/s (one key, 256, 10,000 keys): ${served.map((r) => r.toFixed(2)).join(", ")} (what h3, the key lookup, the handler and the headers leave)\n`);
+    process.stdout.write(
+      `durable floor ÷ baseline, req/s (one key, 256, 10,000 keys): ${floors.map((r) => r.toFixed(2)).join(", ")} (the ceiling for a metered request on the embedded store)\n`,
+    );
+    process.stdout.write(
+      `metered ÷ durable floor, req/s (one key, 256, 10,000 keys): ${served.map((r) => r.toFixed(2)).join(", ")} (what h3, the key lookup, the handler and the headers leave)\n`,
+    );
   }
   const cpu = (name: string) => (results.has(name) ? _median(results.get(name)!.map((r) => r.cpuUs)) : Number.NaN);
   for (const line of cpuRatioLines(cpu)) process.stdout.write(line + "\n");

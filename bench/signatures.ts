@@ -44,7 +44,10 @@ async function main(): Promise<void> {
   const servers: ChildProcess[] = [];
   try {
     const sides = [];
-    for (const [name, dist] of [["signed", out], ["unsigned", unsigned]] as const) {
+    for (const [name, dist] of [
+      ["signed", out],
+      ["unsigned", unsigned],
+    ] as const) {
       const port = await freePort();
       const proc = await _spawn(port, dist);
       servers.push(proc);
@@ -52,7 +55,8 @@ async function main(): Promise<void> {
       const key = await issueKey(url, ADMIN, { vertical: "travel", label: "bench" });
       const target = `${url}/api/demo?vertical=travel&node=${NODE}`;
       const probe = await fetch(target, { headers: { "x-service-key": key } });
-      if (probe.status !== 200 || (name === "signed") !== probe.headers.has("signature")) throw new Error(`${name}: unexpected answer ${probe.status}`);
+      if (probe.status !== 200 || (name === "signed") !== probe.headers.has("signature"))
+        throw new Error(`${name}: unexpected answer ${probe.status}`);
       sides.push({ name, pid: proc.pid!, target, key });
     }
     for (const s of sides) await _run(s, 1); // warm-up
@@ -65,7 +69,9 @@ async function main(): Promise<void> {
       cpu.signed!.push(got.signed!);
       cpu.unsigned!.push(got.unsigned!);
       ratios.push(got.signed! / got.unsigned!);
-      process.stdout.write(`pair ${pair + 1}: signed ${got.signed!.toFixed(1)} µs/req, unsigned ${got.unsigned!.toFixed(1)} µs/req, ratio ${ratios.at(-1)!.toFixed(3)}\n`);
+      process.stdout.write(
+        `pair ${pair + 1}: signed ${got.signed!.toFixed(1)} µs/req, unsigned ${got.unsigned!.toFixed(1)} µs/req, ratio ${ratios.at(-1)!.toFixed(3)}\n`,
+      );
     }
     process.stdout.write(
       `metered full node, server CPU per request: signed median ${_median(cpu.signed!).toFixed(1)} µs, unsigned ${_median(cpu.unsigned!).toFixed(1)} µs; ` +
@@ -76,9 +82,19 @@ async function main(): Promise<void> {
   }
 
   // 2. Dynamic signing, in-process: an evaluation-sized answer.
-  const body = JSON.parse(readFileSync(join(signedData, "verticals", "travel", "nodes", `${NODE}.lean.json`), "utf8")) as Record<string, unknown>;
+  const body = JSON.parse(readFileSync(join(signedData, "verticals", "travel", "nodes", `${NODE}.lean.json`), "utf8")) as Record<
+    string,
+    unknown
+  >;
   const key = generateSigningKey();
-  const identity = { vertical: "travel", node: NODE, version: "0123456789abcdef", view: "evaluation", input: "x".repeat(44), build: manifest.build_id };
+  const identity = {
+    vertical: "travel",
+    node: NODE,
+    version: "0123456789abcdef",
+    view: "evaluation",
+    input: "x".repeat(44),
+    build: manifest.build_id,
+  };
   const n = 5000;
   const text = JSON.stringify(body);
   let t = performance.now();
@@ -87,7 +103,9 @@ async function main(): Promise<void> {
   t = performance.now();
   for (let i = 0; i < n; i++) signAnswer(key, text, identity, 1_800_000_000);
   const signUs = ((performance.now() - t) * 1000) / n;
-  process.stdout.write(`dynamic answer (${text.length} bytes): digest + Ed25519 signature ${signUs.toFixed(1)} µs; JSON.stringify of the same answer ${stringifyUs.toFixed(1)} µs\n`);
+  process.stdout.write(
+    `dynamic answer (${text.length} bytes): digest + Ed25519 signature ${signUs.toFixed(1)} µs; JSON.stringify of the same answer ${stringifyUs.toFixed(1)} µs\n`,
+  );
 
   // 3. Build signing: the stage over this build's manifest.
   t = performance.now();
@@ -114,7 +132,13 @@ async function _spawn(port: number, dist: string): Promise<ChildProcess> {
     stdio: ["ignore", "ignore", "inherit"],
   });
   for (let i = 0; i < 300; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) return proc;
+    if (
+      await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return proc;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error("server did not become ready");

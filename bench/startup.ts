@@ -81,12 +81,18 @@ async function main(): Promise<void> {
     const firstHalf = samples.slice(0, Math.ceil(samples.length / 2));
     const secondHalf = samples.slice(Math.ceil(samples.length / 2));
 
-    process.stdout.write(`\nstartup: ${built.stats.nodes} nodes in ${built.stats.verticals} verticals; node ${process.version}; load ${HAS_WRK ? "wrk" : "autocannon"}, ${CONNECTIONS} connections\n`);
+    process.stdout.write(
+      `\nstartup: ${built.stats.nodes} nodes in ${built.stats.verticals} verticals; node ${process.version}; load ${HAS_WRK ? "wrk" : "autocannon"}, ${CONNECTIONS} connections\n`,
+    );
     process.stdout.write(`ready (process start to first /healthz 200): ${Math.round(readyMs)} ms   (goal ≤ 2000 ms)\n`);
     process.stdout.write(`resident memory when ready:               ${readyRss.toFixed(0)} MB   (goal ≤ 300 MB)\n`);
-    process.stdout.write(`${MEMORY_SECONDS} s of metered retrievals over all ${paths.length} nodes: ${served.requests} requests (${Math.round(served.requests / MEMORY_SECONDS)} req/s), ${served.errors} errors\n`);
+    process.stdout.write(
+      `${MEMORY_SECONDS} s of metered retrievals over all ${paths.length} nodes: ${served.requests} requests (${Math.round(served.requests / MEMORY_SECONDS)} req/s), ${served.errors} errors\n`,
+    );
     process.stdout.write(`resident memory every ${SAMPLE_SECONDS} s (MB): ${samples.map((s) => s.toFixed(0)).join(" ")}\n`);
-    process.stdout.write(`max of first half ${Math.max(...firstHalf).toFixed(0)} MB, max of second half ${Math.max(...secondHalf).toFixed(0)} MB, peak ${Math.max(...samples).toFixed(0)} MB\n`);
+    process.stdout.write(
+      `max of first half ${Math.max(...firstHalf).toFixed(0)} MB, max of second half ${Math.max(...secondHalf).toFixed(0)} MB, peak ${Math.max(...samples).toFixed(0)} MB\n`,
+    );
   } finally {
     server?.kill("SIGTERM");
     rmSync(tmp, { recursive: true, force: true });
@@ -96,7 +102,13 @@ async function main(): Promise<void> {
 async function _waitReady(url: string, proc: ChildProcess): Promise<void> {
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}`);
-    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 10));
   }
 }
@@ -125,7 +137,16 @@ async function _load(url: string, paths: string[], key: string, seconds: number)
     return { requests: r.requests.total, errors: r.errors + r.non2xx };
   }
   // Not awaited by the sampler: memory samples keep being taken while wrk runs.
-  const out = await runWrk(["-t1", `-c${CONNECTIONS}`, `-d${seconds}s`, "-H", `x-service-key: ${key}`, "-s", rotationScript(paths, `return wrk.format("GET", v)`), url]);
+  const out = await runWrk([
+    "-t1",
+    `-c${CONNECTIONS}`,
+    `-d${seconds}s`,
+    "-H",
+    `x-service-key: ${key}`,
+    "-s",
+    rotationScript(paths, `return wrk.format("GET", v)`),
+    url,
+  ]);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   return { requests, errors };

@@ -13,10 +13,17 @@ const dir = join(root, "dist", "cli");
 const entry = join(dir, "vkr.mjs");
 
 if (!_fresh()) {
-  process.stderr.write(existsSync(entry) ? "vkr: sources changed since the CLI was bundled; bundling it again\n" : "vkr: bundling the CLI once (dist/cli/)\n");
-  const bundled = spawnSync(process.execPath, ["--import", "tsx", join(root, "build", "bundle-cli.ts"), dir], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+  process.stderr.write(
+    existsSync(entry) ? "vkr: sources changed since the CLI was bundled; bundling it again\n" : "vkr: bundling the CLI once (dist/cli/)\n",
+  );
+  const bundled = spawnSync(process.execPath, ["--import", "tsx", join(root, "build", "bundle-cli.ts"), dir], {
+    cwd: root,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   if (bundled.status !== 0) {
-    process.stderr.write(`vkr: could not bundle the CLI${bundled.error ? ` (${bundled.error.message})` : ""}; run "npm ci" (it installs esbuild and tsx), then "npm run build".\n`);
+    process.stderr.write(
+      `vkr: could not bundle the CLI${bundled.error ? ` (${bundled.error.message})` : ""}; run "npm ci" (it installs esbuild and tsx), then "npm run build".\n`,
+    );
     process.exit(1);
   }
 }

@@ -10,7 +10,10 @@ import { buildContent, type BuildConfig, type BuildResult } from "./index.ts";
 import { digestBuildInputs, writeInputStamp } from "./input-stamp.ts";
 
 /** `onContentBuilt` sees the content result before the browse site is written (to report it first). */
-export async function buildOnce(options: BuildConfig, onContentBuilt: (result: BuildResult) => void = () => {}): Promise<{ result: BuildResult; browsePages: number | null }> {
+export async function buildOnce(
+  options: BuildConfig,
+  onContentBuilt: (result: BuildResult) => void = () => {},
+): Promise<{ result: BuildResult; browsePages: number | null }> {
   const resolved = resolveBuildConfig(options);
   // Digest the inputs before building: an edit made during the build makes the stamp stale, never wrong.
   const inputDigest = digestBuildInputs(resolved.contentDir);

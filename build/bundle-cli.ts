@@ -40,7 +40,9 @@ export async function bundleCli(outdir = CLI_DIR): Promise<{ bytes: number; inpu
       logLevel: "warning",
     });
     // The project's own files (not node_modules): what a change to must rebundle.
-    const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith("node_modules/")).sort();
+    const inputs = Object.keys(result.metafile.inputs)
+      .filter((f) => !f.startsWith("node_modules/"))
+      .sort();
     writeFileSync(join(staging, CLI_INPUTS), `${JSON.stringify({ inputs: [...inputs, "package-lock.json"] })}\n`);
     _moveIn(staging, outdir);
     const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
@@ -64,5 +66,7 @@ function _moveIn(staging: string, outdir: string): void {
 // Run as a script (also through a symlinked folder, as a clone's build/ may be).
 if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { bytes, inputs } = await bundleCli(process.argv[2] ?? CLI_DIR);
-  process.stdout.write(`bundled cli/main.ts → ${relative(process.cwd(), join(process.argv[2] ?? CLI_DIR, CLI_ENTRY))} (${Math.round(bytes / 1024)} KiB, ${inputs} project files)\n`);
+  process.stdout.write(
+    `bundled cli/main.ts → ${relative(process.cwd(), join(process.argv[2] ?? CLI_DIR, CLI_ENTRY))} (${Math.round(bytes / 1024)} KiB, ${inputs} project files)\n`,
+  );
 }

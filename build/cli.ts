@@ -43,7 +43,8 @@ if (values.watch) {
   watchContent({ ...options, cache: createBuildCache() }, (result) => {
     console.log(`\n${toReport(result)}`);
     // Regenerate the browse site after every good build; a running `npm run dev` server waits for it before reloading.
-    if (result.ok) writeBrowseSite(resolveBuildConfig(options).outDir).catch((error: unknown) => console.error(`browse site failed: ${String(error)}`));
+    if (result.ok)
+      writeBrowseSite(resolveBuildConfig(options).outDir).catch((error: unknown) => console.error(`browse site failed: ${String(error)}`));
   });
 } else {
   try {

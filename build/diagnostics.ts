@@ -123,8 +123,7 @@ export function createDiagnostics(): Diagnostics {
 /** Issues sorted by file, then line, then code: the order the report and tests rely on. */
 export function sortIssues(issues: readonly ContentIssue[]): ContentIssue[] {
   return [...issues].sort(
-    (a, b) =>
-      _compare(a.file, b.file) || (a.line ?? 0) - (b.line ?? 0) || _compare(a.code, b.code) || _compare(a.message, b.message),
+    (a, b) => _compare(a.file, b.file) || (a.line ?? 0) - (b.line ?? 0) || _compare(a.code, b.code) || _compare(a.message, b.message),
   );
 }
 

@@ -33,7 +33,11 @@ const DOCS_INPUTS = [join(PACKAGE_ROOT, "docs"), join(PACKAGE_ROOT, "README.md")
 /** @example digestBuildInputs("content") // "3f1c…" */
 export function digestBuildInputs(contentDir: string): string {
   const hash = createHash("sha256");
-  const inputs = [["content", contentDir], ...BUILD_CODE_DIRS.map((d) => ["code", d] as const), ...DOCS_INPUTS.map((d) => ["docs", d] as const)] as const;
+  const inputs = [
+    ["content", contentDir],
+    ...BUILD_CODE_DIRS.map((d) => ["code", d] as const),
+    ...DOCS_INPUTS.map((d) => ["docs", d] as const),
+  ] as const;
   for (const [label, root] of inputs) {
     for (const file of _listFiles(root)) {
       hash.update(`${label}:${relative(root, file)}\0`);
@@ -48,7 +52,9 @@ export function digestBuildInputs(contentDir: string): string {
 export function readInputStamp(outDir: string): InputStamp | null {
   try {
     const stamp = JSON.parse(readFileSync(join(outDir, INPUT_STAMP_FILE), "utf8")) as Partial<InputStamp>;
-    return typeof stamp.input_digest === "string" && typeof stamp.build_id === "string" ? { input_digest: stamp.input_digest, build_id: stamp.build_id, release: stamp.release === true } : null;
+    return typeof stamp.input_digest === "string" && typeof stamp.build_id === "string"
+      ? { input_digest: stamp.input_digest, build_id: stamp.build_id, release: stamp.release === true }
+      : null;
   } catch {
     return null;
   }

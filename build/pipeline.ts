@@ -135,7 +135,6 @@ export async function runPipeline(config: ResolvedBuildConfig): Promise<BuildRes
   }
 }
 
-
 // --- Internal helpers ---
 
 /** The published build files may be hard-linked from, when it is on the same disk as the output. */

@@ -11,7 +11,8 @@ import { assertValidArgv, resolveCommand, UsageError } from "./strict-args.ts";
 const main = defineCommand({
   meta: {
     name: "vkr",
-    description: "Operate the knowledge retrieval service. Exit codes: 0 ok, 1 failure or usage error, 2 config error, 3 not found, 4 refused, 5 not ready.",
+    description:
+      "Operate the knowledge retrieval service. Exit codes: 0 ok, 1 failure or usage error, 2 config error, 3 not found, 4 refused, 5 not ready.",
   },
   subCommands: {
     serve: () => import("./commands/serve.ts").then((m) => m.default),

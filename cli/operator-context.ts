@@ -51,7 +51,13 @@ export async function openOperatorContext(config: RuntimeConfig): Promise<Operat
     build,
     backend,
     keys,
-    purchaseDeps: { backend, keys, build: buildRef, config, logger: createLogger(config.logLevel === "silent" ? "silent" : "warn", (line) => process.stderr.write(`${line}\n`)) },
+    purchaseDeps: {
+      backend,
+      keys,
+      build: buildRef,
+      config,
+      logger: createLogger(config.logLevel === "silent" ? "silent" : "warn", (line) => process.stderr.write(`${line}\n`)),
+    },
     limits: buildRef.limits,
     now: Date.now,
     close: () => backend.close(),
@@ -73,7 +79,10 @@ export function describeStateStore(config: Pick<RuntimeConfig, "redisUrl" | "red
 }
 
 /** Opens the context, says which store it uses, runs `body`, closes; failures become exit codes. */
-export async function withOperatorContext(args: { json: boolean; "data-dir"?: string; "dist-dir"?: string }, body: (ctx: OperatorContext) => Promise<number | void>): Promise<void> {
+export async function withOperatorContext(
+  args: { json: boolean; "data-dir"?: string; "dist-dir"?: string },
+  body: (ctx: OperatorContext) => Promise<number | void>,
+): Promise<void> {
   await runOperation(args.json, async () => {
     const config = resolveOperatorConfig(args);
     process.stderr.write(`vkr: state store ${describeStateStore(config)}; build ${config.distDir}\n`);

@@ -57,7 +57,10 @@ export async function assertValidArgv(root: CommandDef<ArgsDef>, argv: string[])
     const word = rest.find((arg) => !arg.startsWith("-"));
     if (word !== undefined) {
       const close = suggestClosest(word, names);
-      throw new UsageError(name, `unknown command "${word}"${close ? `; did you mean "${name} ${close}"?` : "."} Commands: ${names.join(", ")}.`);
+      throw new UsageError(
+        name,
+        `unknown command "${word}"${close ? `; did you mean "${name} ${close}"?` : "."} Commands: ${names.join(", ")}.`,
+      );
     }
     if (!command.run) throw new UsageError(name, `which command? One of: ${names.join(", ")}.`);
   }
@@ -75,7 +78,10 @@ export async function assertValidArgv(root: CommandDef<ArgsDef>, argv: string[])
     throw new UsageError(name, _describeParseError(error, Object.keys(options)));
   }
   if (parsed.positionals.length > positionals.length) {
-    throw new UsageError(name, `unexpected argument "${parsed.positionals[positionals.length]}"${positionals.length ? "" : ` (${name} takes only --options)`}.`);
+    throw new UsageError(
+      name,
+      `unexpected argument "${parsed.positionals[positionals.length]}"${positionals.length ? "" : ` (${name} takes only --options)`}.`,
+    );
   }
   for (const [i, p] of positionals.entries()) {
     if (p.required && parsed.positionals[i] === undefined) throw new UsageError(name, `the ${p.name.toUpperCase()} argument is missing.`);

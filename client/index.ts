@@ -36,5 +36,9 @@ export function createClient(options: ClientOptions): ServiceClient {
   if (options.key) headers["x-service-key"] = options.key;
   if (options.adminKey) headers.authorization = `Bearer ${options.adminKey}`;
   if (options.payToken) headers["pay-network-pay-id"] = options.payToken;
-  return createFetchClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ""), headers, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  return createFetchClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    headers,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
 }

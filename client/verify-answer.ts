@@ -28,7 +28,12 @@ export interface AnswerIdentity {
 }
 
 export type AnswerVerification =
-  | { ok: true; identity: AnswerIdentity; kid: string; /** When a dynamic answer was signed; absent for the build's own signature. */ created?: Date }
+  | {
+      ok: true;
+      identity: AnswerIdentity;
+      kid: string /** When a dynamic answer was signed; absent for the build's own signature. */;
+      created?: Date;
+    }
   | { ok: false; reason: string; identity?: AnswerIdentity; kid?: string };
 
 /** The parts of a saved answer that are checked: its body bytes and its signature headers (lowercase names). */
@@ -53,7 +58,8 @@ export async function verifyAnswer(saved: string | Uint8Array | SavedAnswer, key
   const identityText = h["knowledge-identity"];
   const input = h["signature-input"];
   const signatureHeader = h["signature"];
-  if (!digest || !identityText || !input || !signatureHeader) return { ok: false, reason: "not a signed answer: Content-Digest, Knowledge-Identity, Signature-Input and Signature are all needed" };
+  if (!digest || !identityText || !input || !signatureHeader)
+    return { ok: false, reason: "not a signed answer: Content-Digest, Knowledge-Identity, Signature-Input and Signature are all needed" };
   const identity = parseIdentity(identityText);
   if (!identity) return { ok: false, reason: `Knowledge-Identity does not parse: ${identityText.slice(0, 200)}` };
 
@@ -61,20 +67,33 @@ export async function verifyAnswer(saved: string | Uint8Array | SavedAnswer, key
   if (!member) return { ok: false, reason: "Signature-Input does not parse", identity };
   const [, label, params] = member as unknown as [string, string, string];
   const components = /^\(([^)]*)\)/.exec(params)?.[1]?.split(" ").filter(Boolean) ?? [];
-  if (components.join(" ") !== '"content-digest" "knowledge-identity"') return { ok: false, reason: `the signature must cover content-digest and knowledge-identity; it covers ${components.join(" ") || "nothing"}`, identity };
+  if (components.join(" ") !== '"content-digest" "knowledge-identity"')
+    return {
+      ok: false,
+      reason: `the signature must cover content-digest and knowledge-identity; it covers ${components.join(" ") || "nothing"}`,
+      identity,
+    };
   const kid = /;keyid="([^"\\]*)"/.exec(params)?.[1];
   if (!kid) return { ok: false, reason: "the signature names no keyid", identity };
   const sig = new RegExp(`(?:^|,)\\s*${label.replace(/[.*]/g, "\\$&")}=:([A-Za-z0-9+/=]*):`).exec(signatureHeader)?.[1];
   if (!sig) return { ok: false, reason: `Signature has no member ${label}`, identity, kid };
   const jwk = keys.keys.find((k) => k.kid === kid);
-  if (!jwk) return { ok: false, reason: `key ${kid} is not in the key set: not signed by this service, or the key set is not the service's`, identity, kid };
+  if (!jwk)
+    return {
+      ok: false,
+      reason: `key ${kid} is not in the key set: not signed by this service, or the key set is not the service's`,
+      identity,
+      kid,
+    };
 
   const expected = `sha-256=:${_base64(new Uint8Array(await crypto.subtle.digest("SHA-256", _buffer(answer.body))))}:`;
-  if (digest.trim() !== expected) return { ok: false, reason: "the body does not match Content-Digest: the answer was changed after it was signed", identity, kid };
+  if (digest.trim() !== expected)
+    return { ok: false, reason: "the body does not match Content-Digest: the answer was changed after it was signed", identity, kid };
   const base = `"content-digest": ${digest.trim()}\n"knowledge-identity": ${identityText.trim()}\n"@signature-params": ${params.trim()}`;
   const key = await crypto.subtle.importKey("jwk", { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, { name: "Ed25519" }, false, ["verify"]);
   const valid = await crypto.subtle.verify({ name: "Ed25519" }, key, _buffer(_unbase64(sig)), _buffer(new TextEncoder().encode(base)));
-  if (!valid) return { ok: false, reason: "the signature does not verify: the identity or the digest was changed after signing", identity, kid };
+  if (!valid)
+    return { ok: false, reason: "the signature does not verify: the identity or the digest was changed after signing", identity, kid };
   const created = /;created=(\d+)/.exec(params)?.[1];
   return { ok: true, identity, kid, ...(created ? { created: new Date(Number(created) * 1000) } : {}) };
 }
@@ -104,7 +123,12 @@ export function parseSavedAnswer(saved: string | Uint8Array): SavedAnswer {
   const result = json?.result ?? json;
   const item = Array.isArray(result?.contents) ? result.contents[0] : result;
   const meta = item?._meta ?? result?._meta;
-  const body = typeof item?.text === "string" ? item.text : Array.isArray(item?.content) ? item.content.find((c: any) => c?.type === "text")?.text : undefined;
+  const body =
+    typeof item?.text === "string"
+      ? item.text
+      : Array.isArray(item?.content)
+        ? item.content.find((c: any) => c?.type === "text")?.text
+        : undefined;
   if (!meta || typeof body !== "string") throw new Error("JSON without an MCP text block and its _meta signature");
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(meta)) if (typeof value === "string") headers[name.toLowerCase()] = value;

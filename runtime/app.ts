@@ -51,15 +51,47 @@ export function createApp(deps: AppDeps): H3 {
   useCoalescedWrites(app);
   useRequestCaller(app, deps);
   usePageLimit(app, deps);
-  app.options("/**", (event) => sendBytes(event, 204, null, { ...preflightHeaders(requestContext(event).requestId), "content-type": "text/plain" }));
-  for (const plugin of [status, demo, evaluate, delta, trial, keys, verify, health, docs, adminKeys, metrics, browse, waitlist, interest, telemetry, referral, search, mcp, checkout, checkoutSuccess, adminPayments, jwks]) app.register(plugin(deps));
+  app.options("/**", (event) =>
+    sendBytes(event, 204, null, { ...preflightHeaders(requestContext(event).requestId), "content-type": "text/plain" }),
+  );
+  for (const plugin of [
+    status,
+    demo,
+    evaluate,
+    delta,
+    trial,
+    keys,
+    verify,
+    health,
+    docs,
+    adminKeys,
+    metrics,
+    browse,
+    waitlist,
+    interest,
+    telemetry,
+    referral,
+    search,
+    mcp,
+    checkout,
+    checkoutSuccess,
+    adminPayments,
+    jwks,
+  ])
+    app.register(plugin(deps));
   return app;
 }
 
 // --- Internal helpers ---
 
 /** h3's own errors (no route, malformed URL, …) mapped onto catalogue codes. */
-const H3_STATUS_CODES: Record<number, ErrorCode> = { 400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "body_too_large", 415: "unsupported_media_type" };
+const H3_STATUS_CODES: Record<number, ErrorCode> = {
+  400: "bad_request",
+  404: "not_found",
+  405: "method_not_allowed",
+  413: "body_too_large",
+  415: "unsupported_media_type",
+};
 
 function _toProblem(deps: AppDeps, error: HTTPError, event: H3Event): Response {
   const ctx = requestContext(event);
@@ -68,9 +100,12 @@ function _toProblem(deps: AppDeps, error: HTTPError, event: H3Event): Response {
   const cutOff = clientCutOff(cause, event) ?? clientCutOff(error, event);
   if (isApiError(error)) apiErr = error;
   else if (isApiError(cause)) apiErr = cause;
-  else if (cutOff) apiErr = cutOff; // the client hung up or was too slow: its doing, logged at info by the request log
+  else if (cutOff)
+    apiErr = cutOff; // the client hung up or was too slow: its doing, logged at info by the request log
   else if (!error.unhandled && H3_STATUS_CODES[error.status]) {
-    apiErr = apiError(H3_STATUS_CODES[error.status]!, { detail: error.status === 404 ? `No route for ${event.req.method} ${ctx.url.pathname.slice(0, 200)}.` : undefined });
+    apiErr = apiError(H3_STATUS_CODES[error.status]!, {
+      detail: error.status === 404 ? `No route for ${event.req.method} ${ctx.url.pathname.slice(0, 200)}.` : undefined,
+    });
   } else {
     deps.logger.error("unhandled error", {
       request_id: ctx.requestId,
@@ -88,7 +123,13 @@ function _logRequest(deps: AppDeps, event: H3Event, status: number): void {
   const ctx = requestContext(event);
   // The matched route pattern, never the raw path: label values must stay a small, fixed set.
   const route = event.context.matchedRoute?.route ?? "unmatched";
-  deps.metrics?.observeResponse({ method: event.req.method, route, status, seconds: (performance.now() - ctx.startedAt) / 1000, paymentMethod: ctx.paymentMethod });
+  deps.metrics?.observeResponse({
+    method: event.req.method,
+    route,
+    status,
+    seconds: (performance.now() - ctx.startedAt) / 1000,
+    paymentMethod: ctx.paymentMethod,
+  });
   if (!deps.logger.enabled("info")) return;
   deps.logger.info("request", {
     request_id: ctx.requestId,

@@ -104,7 +104,9 @@ export interface RuntimeConfig {
 
 export interface PaymentsConfig {
   /** Card via Stripe Checkout (STRIPE_SECRET_KEY + STRIPE_WEBHOOK_SECRET; STRIPE_API_BASE for a Stripe-compatible server). */
-  stripe: { secretKey: string; webhookSecret: string; apiBase: URL | undefined; successUrl: string | undefined; cancelUrl: string | undefined } | undefined;
+  stripe:
+    | { secretKey: string; webhookSecret: string; apiBase: URL | undefined; successUrl: string | undefined; cancelUrl: string | undefined }
+    | undefined;
   /** KEY_DELIVERY_URL: where keys bought by card are delivered (a mail relay taking JSON), with an optional bearer. */
   keyDelivery: { url: string; token: string | undefined } | undefined;
   /** SMTP_URL / SMTP_FROM: keys bought by card are also mailed to `contact` through this SMTP server. */
@@ -164,7 +166,8 @@ export class ConfigError extends Error {}
 export function resolveRuntimeConfig(env: Record<string, string | undefined>): RuntimeConfig {
   refusePartialGroups(env);
   const logLevel = (env.LOG_LEVEL ?? "info") as RuntimeConfig["logLevel"];
-  if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be debug, info, warn, error or silent, got "${logLevel}"`);
+  if (!["debug", "info", "warn", "error", "silent"].includes(logLevel))
+    throw new ConfigError(`LOG_LEVEL must be debug, info, warn, error or silent, got "${logLevel}"`);
   return _deepFreeze({
     port: _int(env, "PORT", 8787, 0, 65535),
     host: env.HOST ?? "127.0.0.1",
@@ -209,10 +212,21 @@ export function resolveRuntimeConfig(env: Record<string, string | undefined>): R
  * one more name in its row.
  */
 export const CONFIG_GROUPS: ReadonlyArray<{ feature: string; required: readonly (readonly string[])[]; optional: readonly string[] }> = [
-  { feature: "card payments (Stripe)", required: [["STRIPE_SECRET_KEY"], ["STRIPE_WEBHOOK_SECRET"]], optional: ["STRIPE_API_BASE", "STRIPE_SUCCESS_URL", "STRIPE_CANCEL_URL"] },
+  {
+    feature: "card payments (Stripe)",
+    required: [["STRIPE_SECRET_KEY"], ["STRIPE_WEBHOOK_SECRET"]],
+    optional: ["STRIPE_API_BASE", "STRIPE_SUCCESS_URL", "STRIPE_CANCEL_URL"],
+  },
   {
     feature: "agent_network payments (KYAPay)",
-    required: [["PAY_NETWORK_JWKS_URL", "PAY_NETWORK_JWKS"], ["PAY_NETWORK_ISSUER"], ["PAY_NETWORK_SELLER_ID"], ["PAY_NETWORK_SERVICE_ID"], ["PAY_NETWORK_API_URL"], ["PAY_NETWORK_API_KEY"]],
+    required: [
+      ["PAY_NETWORK_JWKS_URL", "PAY_NETWORK_JWKS"],
+      ["PAY_NETWORK_ISSUER"],
+      ["PAY_NETWORK_SELLER_ID"],
+      ["PAY_NETWORK_SERVICE_ID"],
+      ["PAY_NETWORK_API_URL"],
+      ["PAY_NETWORK_API_KEY"],
+    ],
     optional: ["PAY_NETWORK_ENVIRONMENTS"],
   },
   {
@@ -238,7 +252,10 @@ export function refusePartialGroups(env: Record<string, string | undefined>): vo
     const given = [...group.required.flat(), ...group.optional].filter(isSet);
     if (given.length === 0) continue;
     const missing = group.required.filter((alternatives) => !alternatives.some(isSet)).map((alternatives) => alternatives.join(" or "));
-    if (missing.length > 0) problems.push(`${group.feature} is configured only in part: ${given.join(", ")} ${given.length === 1 ? "is" : "are"} set, but ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} missing`);
+    if (missing.length > 0)
+      problems.push(
+        `${group.feature} is configured only in part: ${given.join(", ")} ${given.length === 1 ? "is" : "are"} set, but ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} missing`,
+      );
   }
   if (problems.length > 0) throw new ConfigError(problems.join("; "));
 }
@@ -264,12 +281,14 @@ export function redisLocator(env: Record<string, string | undefined>): string | 
   const auth = env.REDIS_PASSWORD ? `:${encodeURIComponent(env.REDIS_PASSWORD)}@` : "";
   const nodes = (raw: string, name: string) => {
     const list = _list(raw, (v) => v);
-    for (const node of list) if (!/^[^\s,/@]+:\d{1,5}$/.test(node)) throw new ConfigError(`${name} must be host:port,host:port…, got "${node}"`);
+    for (const node of list)
+      if (!/^[^\s,/@]+:\d{1,5}$/.test(node)) throw new ConfigError(`${name} must be host:port,host:port…, got "${node}"`);
     return list.join(",");
   };
   if (env.REDIS_CLUSTER_NODES) return `redis+cluster://${auth}${nodes(env.REDIS_CLUSTER_NODES, "REDIS_CLUSTER_NODES")}`;
   if (env.REDIS_SENTINELS) {
-    if (!env.REDIS_SENTINEL_NAME) throw new ConfigError("REDIS_SENTINELS needs REDIS_SENTINEL_NAME, the name the sentinels monitor the primary under");
+    if (!env.REDIS_SENTINEL_NAME)
+      throw new ConfigError("REDIS_SENTINELS needs REDIS_SENTINEL_NAME, the name the sentinels monitor the primary under");
     return `redis+sentinel://${auth}${nodes(env.REDIS_SENTINELS, "REDIS_SENTINELS")}/${encodeURIComponent(env.REDIS_SENTINEL_NAME)}`;
   }
   return undefined;
@@ -288,7 +307,8 @@ function _deepFreeze<T>(value: T): T {
 
 function _redisPrefix(raw: string | undefined): string {
   const prefix = raw === undefined || raw === "" ? "vkr:" : raw;
-  if (prefix.includes("{") || prefix.includes("}")) throw new ConfigError("REDIS_PREFIX must not contain braces (they would break Redis Cluster hash tags)");
+  if (prefix.includes("{") || prefix.includes("}"))
+    throw new ConfigError("REDIS_PREFIX must not contain braces (they would break Redis Cluster hash tags)");
   return prefix;
 }
 
@@ -301,7 +321,11 @@ function _cursorSecret(raw: string | undefined): string | undefined {
 /** A comma-separated list, trimmed, empties dropped, each entry normalised by `map`. */
 function _list(raw: string | undefined, map: (value: string) => string): readonly string[] {
   if (!raw) return [];
-  return raw.split(",").map((v) => v.trim()).filter((v) => v !== "").map(map);
+  return raw
+    .split(",")
+    .map((v) => v.trim())
+    .filter((v) => v !== "")
+    .map(map);
 }
 
 function _origin(value: string, name: string): string {
@@ -316,7 +340,8 @@ function _int(env: Record<string, string | undefined>, name: string, fallback: n
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   return value;
 }
 
@@ -331,7 +356,8 @@ function _limits(raw: string | undefined): RetrievalLimitOverrides {
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new ConfigError("RETRIEVAL_LIMITS must be a JSON object");
   const out: RetrievalLimitOverrides = {};
   for (const [field, value] of Object.entries(parsed)) {
-    if (!(OVERRIDABLE_LIMITS as readonly string[]).includes(field)) throw new ConfigError(`RETRIEVAL_LIMITS: unknown field "${field}" (allowed: ${OVERRIDABLE_LIMITS.join(", ")})`);
+    if (!(OVERRIDABLE_LIMITS as readonly string[]).includes(field))
+      throw new ConfigError(`RETRIEVAL_LIMITS: unknown field "${field}" (allowed: ${OVERRIDABLE_LIMITS.join(", ")})`);
     if (!Number.isInteger(value) || (value as number) < 1) throw new ConfigError(`RETRIEVAL_LIMITS.${field} must be a positive integer`);
     out[field as (typeof OVERRIDABLE_LIMITS)[number]] = value as number;
   }
@@ -342,7 +368,13 @@ function _payments(env: Record<string, string | undefined>): PaymentsConfig {
   const set = (name: string) => (env[name] ? env[name] : undefined);
   const stripe =
     set("STRIPE_SECRET_KEY") && set("STRIPE_WEBHOOK_SECRET")
-      ? { secretKey: env.STRIPE_SECRET_KEY!, webhookSecret: env.STRIPE_WEBHOOK_SECRET!, apiBase: _httpUrl(env, "STRIPE_API_BASE"), successUrl: set("STRIPE_SUCCESS_URL"), cancelUrl: set("STRIPE_CANCEL_URL") }
+      ? {
+          secretKey: env.STRIPE_SECRET_KEY!,
+          webhookSecret: env.STRIPE_WEBHOOK_SECRET!,
+          apiBase: _httpUrl(env, "STRIPE_API_BASE"),
+          successUrl: set("STRIPE_SUCCESS_URL"),
+          cancelUrl: set("STRIPE_CANCEL_URL"),
+        }
       : undefined;
   const keyDeliveryUrl = _httpUrl(env, "KEY_DELIVERY_URL");
   let jwks: { keys: Record<string, unknown>[] } | undefined;
@@ -354,7 +386,13 @@ function _payments(env: Record<string, string | undefined>): PaymentsConfig {
     }
     if (!jwks || !Array.isArray(jwks.keys)) throw new ConfigError("PAY_NETWORK_JWKS must be a JSON Web Key Set ({ keys: [...] })");
   }
-  const networkNames = ["PAY_NETWORK_ISSUER", "PAY_NETWORK_SELLER_ID", "PAY_NETWORK_SERVICE_ID", "PAY_NETWORK_API_URL", "PAY_NETWORK_API_KEY"];
+  const networkNames = [
+    "PAY_NETWORK_ISSUER",
+    "PAY_NETWORK_SELLER_ID",
+    "PAY_NETWORK_SERVICE_ID",
+    "PAY_NETWORK_API_URL",
+    "PAY_NETWORK_API_KEY",
+  ];
   const agentNetwork =
     networkNames.every((n) => set(n)) && (jwks || set("PAY_NETWORK_JWKS_URL"))
       ? {
@@ -365,7 +403,10 @@ function _payments(env: Record<string, string | undefined>): PaymentsConfig {
           serviceId: env.PAY_NETWORK_SERVICE_ID!,
           apiUrl: _httpUrl(env, "PAY_NETWORK_API_URL")!.href.replace(/\/+$/, ""),
           apiKey: env.PAY_NETWORK_API_KEY!,
-          environments: (env.PAY_NETWORK_ENVIRONMENTS ?? "production").split(",").map((e) => e.trim()).filter(Boolean),
+          environments: (env.PAY_NETWORK_ENVIRONMENTS ?? "production")
+            .split(",")
+            .map((e) => e.trim())
+            .filter(Boolean),
         }
       : undefined;
   const x402 = _x402(env, set);
@@ -384,14 +425,25 @@ function _payments(env: Record<string, string | undefined>): PaymentsConfig {
 }
 
 function _x402(env: Record<string, string | undefined>, set: (name: string) => string | undefined): PaymentsConfig["x402"] {
-  if (Boolean(set("CDP_API_KEY_ID")) !== Boolean(set("CDP_API_KEY_SECRET"))) throw new ConfigError("CDP_API_KEY_ID and CDP_API_KEY_SECRET are set together (Coinbase's hosted x402 facilitator) or not at all");
+  if (Boolean(set("CDP_API_KEY_ID")) !== Boolean(set("CDP_API_KEY_SECRET")))
+    throw new ConfigError("CDP_API_KEY_ID and CDP_API_KEY_SECRET are set together (Coinbase's hosted x402 facilitator) or not at all");
   const cdp = set("CDP_API_KEY_ID") ? { keyId: env.CDP_API_KEY_ID!, keySecret: env.CDP_API_KEY_SECRET! } : undefined;
   const facilitatorUrl = _httpUrl(env, "X402_FACILITATOR_URL")?.href.replace(/\/+$/, "");
   if (!set("X402_PAY_TO") || !set("X402_NETWORK") || (!facilitatorUrl && !cdp)) return undefined;
   if (!/^0x[0-9a-fA-F]{40}$/.test(env.X402_PAY_TO!)) throw new ConfigError("X402_PAY_TO must be an EVM address (0x and 40 hex digits)");
-  const asset = set("X402_ASSET") ? { address: env.X402_ASSET!, name: set("X402_ASSET_NAME"), version: set("X402_ASSET_VERSION") } : undefined;
-  if (asset && !/^0x[0-9a-fA-F]{40}$/.test(asset.address)) throw new ConfigError("X402_ASSET must be a token contract address (0x and 40 hex digits)");
-  return { facilitatorUrl, payTo: env.X402_PAY_TO!, network: env.X402_NETWORK!.trim(), asset, facilitatorAuthorization: set("X402_FACILITATOR_AUTHORIZATION"), cdp };
+  const asset = set("X402_ASSET")
+    ? { address: env.X402_ASSET!, name: set("X402_ASSET_NAME"), version: set("X402_ASSET_VERSION") }
+    : undefined;
+  if (asset && !/^0x[0-9a-fA-F]{40}$/.test(asset.address))
+    throw new ConfigError("X402_ASSET must be a token contract address (0x and 40 hex digits)");
+  return {
+    facilitatorUrl,
+    payTo: env.X402_PAY_TO!,
+    network: env.X402_NETWORK!.trim(),
+    asset,
+    facilitatorAuthorization: set("X402_FACILITATOR_AUTHORIZATION"),
+    cdp,
+  };
 }
 
 function _smtp(env: Record<string, string | undefined>): PaymentsConfig["smtp"] {
@@ -405,7 +457,8 @@ function _smtp(env: Record<string, string | undefined>): PaymentsConfig["smtp"] 
   }
   if (url.protocol !== "smtp:" && url.protocol !== "smtps:") throw new ConfigError("SMTP_URL must be an smtp:// or smtps:// URL");
   const from = env.SMTP_FROM || `keys@${url.hostname}`;
-  if (!/^[^\s@]+@[^\s@]+$/.test(from.replace(/^.*<(.+)>$/, "$1"))) throw new ConfigError(`SMTP_FROM must be an email address, got "${from.slice(0, 100)}"`);
+  if (!/^[^\s@]+@[^\s@]+$/.test(from.replace(/^.*<(.+)>$/, "$1")))
+    throw new ConfigError(`SMTP_FROM must be an email address, got "${from.slice(0, 100)}"`);
   return { url: raw, from };
 }
 
@@ -418,7 +471,8 @@ function _httpUrl(env: Record<string, string | undefined>, name: string): URL | 
   } catch {
     throw new ConfigError(`${name} must be an http(s) URL, got "${raw.slice(0, 100)}"`);
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw new ConfigError(`${name} must be an http(s) URL, got "${raw.slice(0, 100)}"`);
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    throw new ConfigError(`${name} must be an http(s) URL, got "${raw.slice(0, 100)}"`);
   return url;
 }
 

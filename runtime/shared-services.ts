@@ -25,7 +25,10 @@ export interface SharedServices {
 /** Selections kept: 15 per node variant at most, so this covers the hot set of a large vertical. */
 const LAYER_CACHE_ENTRIES = 512;
 
-export function createSharedServices(config: Pick<RuntimeConfig, "anonymousPerMinute" | "signing">, backend: SharedLimitOptions["backend"]): SharedServices {
+export function createSharedServices(
+  config: Pick<RuntimeConfig, "anonymousPerMinute" | "signing">,
+  backend: SharedLimitOptions["backend"],
+): SharedServices {
   // On Redis each surface's count is shared by every instance, named by the surface.
   const limiter = (name: string) => createAnonymousLimiter(config.anonymousPerMinute, { backend, name });
   const signer = createAnswerSigner(config.signing);

@@ -47,7 +47,11 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const artifacts = await loadArtifacts(config.distDir, { cacheBytes: config.artifactCacheBytes });
-  const backend = options.backend ?? (await openBackend(config, { onCheckpointError: (message) => logger.error("state store checkpoint failed; retried", { reason: message }) }));
+  const backend =
+    options.backend ??
+    (await openBackend(config, {
+      onCheckpointError: (message) => logger.error("state store checkpoint failed; retried", { reason: message }),
+    }));
   const build = createBuildRef(artifacts, config.retrievalLimits);
   const payments = options.payments ?? createPaymentProviders(config.payments);
   const perUseCharges =
@@ -78,16 +82,26 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
   });
   // What a crashed instance reserved and never charged goes out now, not at the next sweep.
   if (perUseCharges) void perUseCharges.reconcile();
-  if (!config.signing.key) logger.warn("SIGNING_KEY is not set: dynamic answers are signed with a key made at start (development); set it so signatures outlive this process");
+  if (!config.signing.key)
+    logger.warn(
+      "SIGNING_KEY is not set: dynamic answers are signed with a key made at start (development); set it so signatures outlive this process",
+    );
   if (deps.payments.x402) await _checkX402Facilitator(deps.payments.x402, logger);
   if (!config.adminKey) logger.warn("ADMIN_KEY is not set: POST /api/keys answers 403 for any bearer");
-  for (const method of PAYMENT_METHOD_REGISTRY) for (const warning of method.warnings?.(deps) ?? []) logger.warn(warning, { payment_method: method.id });
+  for (const method of PAYMENT_METHOD_REGISTRY)
+    for (const warning of method.warnings?.(deps) ?? []) logger.warn(warning, { payment_method: method.id });
   // Follow published releases (the current one is in service before the first request), or else
   // the build published in DIST_DIR: either way a new build is swapped in whole, never mixed.
   const releaseStore = config.releaseStore ? await createReleaseStore(config.releaseStore) : null;
   const releases = releaseStore
     ? startReleaseWatcher({ store: releaseStore, build: deps.build, pollMs: config.releasePollMs, logger })
-    : watchDist({ distDir: config.distDir, build: deps.build, logger, pollMs: config.releasePollMs, cacheBytes: config.artifactCacheBytes });
+    : watchDist({
+        distDir: config.distDir,
+        build: deps.build,
+        logger,
+        pollMs: config.releasePollMs,
+        cacheBytes: config.artifactCacheBytes,
+      });
   if (releaseStore) await releases.check();
 
   const server = serve(createApp(deps), {
@@ -149,7 +163,13 @@ async function _checkX402Facilitator(x402: X402Provider, logger: Logger): Promis
     await x402.ready();
   } catch (error) {
     if (!(error instanceof FacilitatorUnreachable)) throw error;
-    if (!x402.network.testnet) throw new ConfigError(`X402_NETWORK is ${x402.network.v2} (a mainnet) but ${error.message}; set X402_FACILITATOR_URL (or CDP_API_KEY_ID and CDP_API_KEY_SECRET) to a facilitator that settles there`);
-    logger.warn("x402 facilitator unreachable at start; checked again at the first checkout", { network: x402.network.v2, reason: error.message });
+    if (!x402.network.testnet)
+      throw new ConfigError(
+        `X402_NETWORK is ${x402.network.v2} (a mainnet) but ${error.message}; set X402_FACILITATOR_URL (or CDP_API_KEY_ID and CDP_API_KEY_SECRET) to a facilitator that settles there`,
+      );
+    logger.warn("x402 facilitator unreachable at start; checked again at the first checkout", {
+      network: x402.network.v2,
+      reason: error.message,
+    });
   }
 }

@@ -19,7 +19,9 @@ export const DEV_KEY_FILE = "dev-key";
 export const DEV_KEY_LABEL = "dev";
 
 /** The dev key: the one kept from an earlier run while it still opens every vertical, else a new one. */
-export async function ensureDevKey(deps: Pick<AppDeps, "backend" | "keys" | "build" | "config" | "logger" | "clock">): Promise<{ key: string; created: boolean }> {
+export async function ensureDevKey(
+  deps: Pick<AppDeps, "backend" | "keys" | "build" | "config" | "logger" | "clock">,
+): Promise<{ key: string; created: boolean }> {
   const file = join(deps.config.dataDir, DEV_KEY_FILE);
   const now = deps.clock.now();
   const kept = existsSync(file) ? readFileSync(file, "utf8").trim() : "";
@@ -32,7 +34,11 @@ export async function ensureDevKey(deps: Pick<AppDeps, "backend" | "keys" | "bui
       if (!isCredentialRefusal(error)) throw error;
     }
   }
-  const [issued] = await issueAdminKeys(deps, { vertical: "all", quantity: 1, cohort: await readActiveCohort(deps.backend), label: DEV_KEY_LABEL, permanent: true }, now);
+  const [issued] = await issueAdminKeys(
+    deps,
+    { vertical: "all", quantity: 1, cohort: await readActiveCohort(deps.backend), label: DEV_KEY_LABEL, permanent: true },
+    now,
+  );
   mkdirSync(deps.config.dataDir, { recursive: true });
   writeFileSync(file, `${issued!.key}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);

@@ -26,7 +26,8 @@ try {
   process.exit(2);
 }
 const buildArgs = [...(values.content ? ["--content", values.content] : []), "--out", config.distDir];
-const tsxBuild = (extra: string[]) => spawn(process.execPath, ["--import", "tsx", resolve("build/cli.ts"), ...buildArgs, ...extra], { stdio: "inherit" });
+const tsxBuild = (extra: string[]) =>
+  spawn(process.execPath, ["--import", "tsx", resolve("build/cli.ts"), ...buildArgs, ...extra], { stdio: "inherit" });
 
 // 1. One build first, so the server has something to serve (it fails to start without dist/data).
 const first = await new Promise<number>((done) => tsxBuild([]).once("exit", (code) => done(code ?? 1)));

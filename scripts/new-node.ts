@@ -8,7 +8,12 @@ import { scaffoldNode, ScaffoldError } from "../build/scaffold/new-node.ts";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { from: { type: "string" }, title: { type: "string" }, content: { type: "string", default: "content" }, help: { type: "boolean", short: "h", default: false } },
+  options: {
+    from: { type: "string" },
+    title: { type: "string" },
+    content: { type: "string", default: "content" },
+    help: { type: "boolean", short: "h", default: false },
+  },
 });
 
 const usage = 'usage: npm run new -- <vertical> <node-id> [--from <node-id>] [--title "…"] [--content <dir>]';

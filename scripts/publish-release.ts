@@ -13,7 +13,13 @@ import { readInputStamp } from "../build/input-stamp.ts";
 import type { ReleaseStoreConfig } from "../runtime/config.ts";
 import { resolveSigning } from "../runtime/config.ts";
 import { computeBuildId } from "../runtime/releases/load-release.ts";
-import { RELEASE_POINTER_KEY, readReleasePointer, releaseFileKey, releaseManifestKey, type ReleasePointer } from "../runtime/releases/release-store.ts";
+import {
+  RELEASE_POINTER_KEY,
+  readReleasePointer,
+  releaseFileKey,
+  releaseManifestKey,
+  type ReleasePointer,
+} from "../runtime/releases/release-store.ts";
 import type { Manifest } from "../runtime/schema/artifacts.ts";
 
 /** How many earlier releases the pointer remembers for rollback. */
@@ -32,11 +38,19 @@ export interface UploadResult {
  * sources or draft nodes, which a `--release` build refuses or leaves out. The build's stamp says
  * how `dist/` was built; `allowDevBuild` is for a staging store that wants drafts.
  */
-export async function assertReleaseBuild(distDir: string, options: { allowDevBuild?: boolean; publishedKids?: ReadonlySet<string> } = {}): Promise<void> {
+export async function assertReleaseBuild(
+  distDir: string,
+  options: { allowDevBuild?: boolean; publishedKids?: ReadonlySet<string> } = {},
+): Promise<void> {
   const manifest = JSON.parse(await readFile(join(distDir, "data", "manifest.json"), "utf8")) as Pick<Manifest, "build_id" | "signing">;
   const stamp = readInputStamp(distDir);
-  if (options.allowDevBuild || (stamp?.release && stamp.build_id === manifest.build_id)) return _assertSignedByPublishedKey(distDir, manifest, options);
-  const why = !stamp ? "it has no build stamp (input-stamp.json)" : stamp.build_id !== manifest.build_id ? `its stamp names build ${stamp.build_id}, not ${manifest.build_id}` : "it was built without --release";
+  if (options.allowDevBuild || (stamp?.release && stamp.build_id === manifest.build_id))
+    return _assertSignedByPublishedKey(distDir, manifest, options);
+  const why = !stamp
+    ? "it has no build stamp (input-stamp.json)"
+    : stamp.build_id !== manifest.build_id
+      ? `its stamp names build ${stamp.build_id}, not ${manifest.build_id}`
+      : "it was built without --release";
   throw new Error(
     `${distDir} is not a release build: ${why}. A development build may carry TODO placeholders, example.org sources and draft nodes. ` +
       "Build it with `vkr build --release` (or `npm run build:release`), or pass --allow-dev-build to publish it anyway.",
@@ -57,7 +71,8 @@ export async function uploadRelease(store: Storage, distDir: string): Promise<Up
   const manifestBytes = await readFile(join(dataDir, "manifest.json"));
   const manifest = JSON.parse(manifestBytes.toString("utf8")) as Manifest;
   const buildId = manifest.build_id;
-  if (computeBuildId(manifest.files) !== buildId) throw new Error(`manifest build_id ${buildId} does not match its file digests; rebuild before publishing`);
+  if (computeBuildId(manifest.files) !== buildId)
+    throw new Error(`manifest build_id ${buildId} does not match its file digests; rebuild before publishing`);
   const entries = Object.entries(manifest.files);
   if (await store.hasItem(releaseManifestKey(buildId))) return { buildId, files: entries.length, uploaded: false };
 
@@ -65,19 +80,27 @@ export async function uploadRelease(store: Storage, distDir: string): Promise<Up
   const files = new Map<string, Buffer>();
   for (const [rel, digest] of entries) {
     const bytes = await readFile(join(dataDir, rel));
-    if (createHash("sha256").update(bytes).digest("hex") !== digest) throw new Error(`${rel} does not match the manifest's digest; rebuild before publishing`);
+    if (createHash("sha256").update(bytes).digest("hex") !== digest)
+      throw new Error(`${rel} does not match the manifest's digest; rebuild before publishing`);
     files.set(rel, bytes);
   }
   // 2. Files, then the manifest: a release without its manifest does not exist for readers.
   for (let i = 0; i < entries.length; i += PARALLEL_WRITES) {
-    await Promise.all(entries.slice(i, i + PARALLEL_WRITES).map(([rel]) => store.setItemRaw(releaseFileKey(buildId, rel), files.get(rel)!)));
+    await Promise.all(
+      entries.slice(i, i + PARALLEL_WRITES).map(([rel]) => store.setItemRaw(releaseFileKey(buildId, rel), files.get(rel)!)),
+    );
   }
   await store.setItemRaw(releaseManifestKey(buildId), manifestBytes);
   return { buildId, files: entries.length, uploaded: true };
 }
 
 /** Points `current` at an uploaded release; a no-op when it already is current. */
-export async function activateRelease(store: Storage, config: ReleaseStoreConfig, buildId: string, now = new Date()): Promise<ReleasePointer> {
+export async function activateRelease(
+  store: Storage,
+  config: ReleaseStoreConfig,
+  buildId: string,
+  now = new Date(),
+): Promise<ReleasePointer> {
   if (!(await store.hasItem(releaseManifestKey(buildId)))) throw new Error(`release ${buildId} is not in the store; upload it first`);
   const pointer = await readReleasePointer(store);
   if (pointer?.build_id === buildId) return pointer;
@@ -115,12 +138,18 @@ async function _writePointer(store: Storage, config: ReleaseStoreConfig, pointer
  * key the deployment does not publish is refused, and so is a development key's unless
  * --allow-dev-build (the runtime then publishes that build's key with it).
  */
-function _assertSignedByPublishedKey(distDir: string, manifest: Pick<Manifest, "signing">, options: { allowDevBuild?: boolean; publishedKids?: ReadonlySet<string> }): void {
+function _assertSignedByPublishedKey(
+  distDir: string,
+  manifest: Pick<Manifest, "signing">,
+  options: { allowDevBuild?: boolean; publishedKids?: ReadonlySet<string> },
+): void {
   const signing = manifest.signing;
   if (!signing) throw new Error(`${distDir} is not signed (its manifest has no signatures); rebuild it with this version`);
   if (signing.dev) {
     if (options.allowDevBuild) return;
-    throw new Error(`${distDir} is signed with a development key (${signing.kid}): build the release with SIGNING_KEY set to the deployment's key`);
+    throw new Error(
+      `${distDir} is signed with a development key (${signing.kid}): build the release with SIGNING_KEY set to the deployment's key`,
+    );
   }
   const published = options.publishedKids ?? new Set<string>();
   if (!published.has(signing.kid)) {

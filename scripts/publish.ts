@@ -14,7 +14,13 @@ import { createReleaseStore } from "../runtime/releases/release-store.ts";
 import { activateRelease, assertReleaseBuild, publishedSigningKids, rollbackRelease, uploadRelease } from "./publish-release.ts";
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { dist: { type: "string", default: "dist" }, rollback: { type: "boolean", default: false }, "allow-dev-build": { type: "boolean", default: false } } });
+  const { values } = parseArgs({
+    options: {
+      dist: { type: "string", default: "dist" },
+      rollback: { type: "boolean", default: false },
+      "allow-dev-build": { type: "boolean", default: false },
+    },
+  });
   const config = resolveReleaseStore(process.env) ?? { kind: "dir" as const, dir: resolve("releases") };
   const where = config.kind === "dir" ? `folder ${config.dir}` : `redis (prefix ${config.prefix})`;
   const store = await createReleaseStore(config);
@@ -24,9 +30,14 @@ async function main(): Promise<void> {
       process.stdout.write(`rolled back: current release is ${pointer.build_id} in ${where}\n`);
       return;
     }
-    await assertReleaseBuild(resolve(values.dist), { allowDevBuild: values["allow-dev-build"], publishedKids: publishedSigningKids(process.env) });
+    await assertReleaseBuild(resolve(values.dist), {
+      allowDevBuild: values["allow-dev-build"],
+      publishedKids: publishedSigningKids(process.env),
+    });
     const upload = await uploadRelease(store, resolve(values.dist));
-    process.stdout.write(`${upload.uploaded ? "uploaded" : "already present:"} release ${upload.buildId} (${upload.files} files) to ${where}\n`);
+    process.stdout.write(
+      `${upload.uploaded ? "uploaded" : "already present:"} release ${upload.buildId} (${upload.files} files) to ${where}\n`,
+    );
     const pointer = await activateRelease(store, config, upload.buildId);
     process.stdout.write(`current release is ${pointer.build_id}${pointer.history[0] ? ` (previous ${pointer.history[0]})` : ""}\n`);
   } finally {

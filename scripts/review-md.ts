@@ -4,4 +4,8 @@ import { loadContent } from "../build/stages/load.ts";
 import { writeReviewDocs } from "../build/stages/review-records.ts";
 
 const written = writeReviewDocs(loadContent(resolveBuildConfig({})));
-process.stdout.write(written.length ? `rewrote ${written.map((p) => p.replace(`${process.cwd()}/`, "")).join(", ")}\n` : "REVIEW.md summaries already match the records\n");
+process.stdout.write(
+  written.length
+    ? `rewrote ${written.map((p) => p.replace(`${process.cwd()}/`, "")).join(", ")}\n`
+    : "REVIEW.md summaries already match the records\n",
+);

@@ -32,7 +32,9 @@ if (!served || stamp?.build_id !== served.build_id || stamp.input_digest !== dig
   if (!built) {
     const last = _servedBuild(distDir);
     if (!last) {
-      process.stderr.write(`\nstart: the content build failed (problems above) and ${distDir} holds no earlier build to serve, so the server was not started. Fix the files named above and run npm start again.\n`);
+      process.stderr.write(
+        `\nstart: the content build failed (problems above) and ${distDir} holds no earlier build to serve, so the server was not started. Fix the files named above and run npm start again.\n`,
+      );
       process.exit(1);
     }
     process.stderr.write(
@@ -51,7 +53,10 @@ if (_mtime("dist/server/index.mjs") < Math.max(_newest("runtime"), _mtime("build
   }
 }
 
-const child = spawn(process.execPath, ["--enable-source-maps", "dist/server/index.mjs"], { stdio: "inherit", env: { ...process.env, DIST_DIR: distDir } });
+const child = spawn(process.execPath, ["--enable-source-maps", "dist/server/index.mjs"], {
+  stdio: "inherit",
+  env: { ...process.env, DIST_DIR: distDir },
+});
 for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 

@@ -67,8 +67,12 @@ export function renderGraphSvg(index: Pick<IndexGraph, "root" | "nodes" | "title
   });
 
   // Coordinates: bands and gutters sized by their lanes.
-  const bandHeight = bandLanes.map((l, b) => (b === 0 || b === rows.length ? Math.max(MARGIN, (l.length + 1) * LANE) : Math.max(MIN_BAND, (l.length + 1) * LANE)));
-  const gutterWidth = gutterLanes.map((l, g) => (g === 0 || g === columns ? Math.max(MARGIN, (l.length + 1) * LANE) : Math.max(MIN_GUTTER, (l.length + 1) * LANE)));
+  const bandHeight = bandLanes.map((l, b) =>
+    b === 0 || b === rows.length ? Math.max(MARGIN, (l.length + 1) * LANE) : Math.max(MIN_BAND, (l.length + 1) * LANE),
+  );
+  const gutterWidth = gutterLanes.map((l, g) =>
+    g === 0 || g === columns ? Math.max(MARGIN, (l.length + 1) * LANE) : Math.max(MIN_GUTTER, (l.length + 1) * LANE),
+  );
   const rowTop: number[] = [];
   for (let r = 0, y = 0; r < rows.length; r++, y += boxHeight) rowTop.push((y += bandHeight[r]!));
   const colLeft: number[] = [];
@@ -108,12 +112,26 @@ export function renderGraphSvg(index: Pick<IndexGraph, "root" | "nodes" | "title
   const boxes = index.nodes.map((node) => {
     const { row, col } = cell.get(node.id)!;
     const [x, y, cx] = [colLeft[col]!, rowTop[row]!, colLeft[col]! + NODE_WIDTH / 2];
-    const classes = ["node", node.trial ? "trial" : "", node.id === index.root ? "root" : "", node.status === "deprecated" ? "deprecated" : ""].filter(Boolean).join(" ");
-    const text = lines.get(node.id)!.map((line, i) => `<tspan x="${_n(cx)}" y="${_n(y + PADDING + (i + 0.8) * LINE_HEIGHT)}">${escapeHtml(line)}</tspan>`);
+    const classes = [
+      "node",
+      node.trial ? "trial" : "",
+      node.id === index.root ? "root" : "",
+      node.status === "deprecated" ? "deprecated" : "",
+    ]
+      .filter(Boolean)
+      .join(" ");
+    const text = lines
+      .get(node.id)!
+      .map((line, i) => `<tspan x="${_n(cx)}" y="${_n(y + PADDING + (i + 0.8) * LINE_HEIGHT)}">${escapeHtml(line)}</tspan>`);
     const back = backOf.get(node.id) ?? [];
     const tag = [node.trial ? "trial module" : "", back.length ? `↩ ${back.length}` : ""].filter(Boolean).join(" · ");
-    if (tag) text.push(`<tspan class="tag" x="${_n(cx)}" y="${_n(y + PADDING + (lines.get(node.id)!.length + 0.8) * LINE_HEIGHT)}">${tag}</tspan>`);
-    const title = back.length ? `${byId.get(node.id)!.title}\nAlso links back to: ${back.map((id) => byId.get(id)!.title).join("; ")}` : byId.get(node.id)!.title;
+    if (tag)
+      text.push(
+        `<tspan class="tag" x="${_n(cx)}" y="${_n(y + PADDING + (lines.get(node.id)!.length + 0.8) * LINE_HEIGHT)}">${tag}</tspan>`,
+      );
+    const title = back.length
+      ? `${byId.get(node.id)!.title}\nAlso links back to: ${back.map((id) => byId.get(id)!.title).join("; ")}`
+      : byId.get(node.id)!.title;
     return (
       `<a href="${escapeHtml(hrefOf(node.id))}" data-node="${escapeHtml(node.id)}"${back.length ? ` data-back="${escapeHtml(back.join(" "))}"` : ""}><title>${escapeHtml(title)}</title>` +
       `<rect class="${classes}" data-node="${escapeHtml(node.id)}" x="${_n(x)}" y="${_n(y)}" width="${NODE_WIDTH}" height="${_n(boxHeight)}" rx="6"/>` +
@@ -150,7 +168,8 @@ function _rows(index: Pick<IndexGraph, "root" | "nodes">): string[][] {
   const position = new Map<string, number>();
   const rows: string[][] = [];
   for (const nodes of ranks.filter(Boolean)) {
-    const parents = (n: GraphNode) => index.nodes.filter((p) => p.next_nodes.includes(n.id) && position.has(p.id)).map((p) => position.get(p.id)!);
+    const parents = (n: GraphNode) =>
+      index.nodes.filter((p) => p.next_nodes.includes(n.id) && position.has(p.id)).map((p) => position.get(p.id)!);
     const keyed = nodes.map((n) => {
       const ps = parents(n);
       return { n, key: ps.length ? ps.reduce((a, b) => a + b, 0) / ps.length : Number.MAX_SAFE_INTEGER };
@@ -186,7 +205,14 @@ function _wrap(title: string): string[] {
     } else line = line ? `${line} ${word}` : word;
   }
   if (line) out.push(line);
-  if (out.length > MAX_LINES) return [...out.slice(0, MAX_LINES - 1), `${out.slice(MAX_LINES - 1).join(" ").slice(0, CHARS_PER_LINE - 1)}…`];
+  if (out.length > MAX_LINES)
+    return [
+      ...out.slice(0, MAX_LINES - 1),
+      `${out
+        .slice(MAX_LINES - 1)
+        .join(" ")
+        .slice(0, CHARS_PER_LINE - 1)}…`,
+    ];
   return out;
 }
 

@@ -40,7 +40,11 @@ export const DOC_NAME_RE = /^[a-z0-9][a-z0-9-]*$/;
 
 /** Every page to serve, README and docs/ first. */
 export function listDocPages(root = REPO_ROOT): DocPage[] {
-  const docs = existsSync(join(root, "docs")) ? readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md") && f !== "README.md").sort() : [];
+  const docs = existsSync(join(root, "docs"))
+    ? readdirSync(join(root, "docs"))
+        .filter((f) => f.endsWith(".md") && f !== "README.md")
+        .sort()
+    : [];
   const pages = [...SPECIAL, ...docs.map((f) => ({ source: `docs/${f}`, name: f.slice(0, -3).toLowerCase() }))];
   return pages.filter((p) => DOC_NAME_RE.test(p.name) && existsSync(join(root, p.source)));
 }
@@ -58,7 +62,15 @@ export function renderDocPages(ctx: PageContext, root = REPO_ROOT): Map<string, 
       .filter((p) => p.source.startsWith("docs/"))
       .map((p) => (p.name === page.name ? `<strong>${p.name}</strong>` : `<a href="/docs/${p.name}">${p.name}</a>`))
       .join(" · ")} · <a href="/docs">API reference</a></nav>\n<article class="doc">${html}</article>`;
-    out.set(`docs/${page.name}.html`, renderPage(ctx, title, [["Docs", page.name === "guides" ? null : "/docs/guides"], ...(page.name === "guides" ? [] : [[title, null] as [string, null]])], body));
+    out.set(
+      `docs/${page.name}.html`,
+      renderPage(
+        ctx,
+        title,
+        [["Docs", page.name === "guides" ? null : "/docs/guides"], ...(page.name === "guides" ? [] : [[title, null] as [string, null]])],
+        body,
+      ),
+    );
   }
   return out;
 }
@@ -105,9 +117,14 @@ function _rewrite(url: string, from: string, bySource: ReadonlyMap<string, strin
 
 function _addHeadingIds(tree: HastRoot): void {
   const slug = createSlugger();
-  const textOf = (node: HastContent): string => (node.type === "text" ? node.value : "children" in node ? node.children.map((c) => textOf(c as HastContent)).join("") : "");
+  const textOf = (node: HastContent): string =>
+    node.type === "text" ? node.value : "children" in node ? node.children.map((c) => textOf(c as HastContent)).join("") : "";
   const visit = (node: HastRoot | HastContent) => {
-    if (node.type === "element" && /^h[1-6]$/.test(node.tagName)) (node as Element).properties = { ...(node as Element).properties, id: slug(node.children.map((c) => textOf(c as HastContent)).join("")) };
+    if (node.type === "element" && /^h[1-6]$/.test(node.tagName))
+      (node as Element).properties = {
+        ...(node as Element).properties,
+        id: slug(node.children.map((c) => textOf(c as HastContent)).join("")),
+      };
     if ("children" in node) for (const child of node.children) visit(child as HastContent);
   };
   visit(tree);

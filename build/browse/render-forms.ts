@@ -23,7 +23,15 @@ export function renderKeyPage(ctx: PageContext): string {
 <h2>Stop using the key</h2>
 <form class="logout" method="post" action="/browse/logout"><button type="submit">Log out</button></form>
 <p class="note">No key yet? <code>POST /api/trial</code> with <code>{"agent_id": "…"}</code> gives a 24-hour trial key (see the <a href="/docs">API reference</a>).</p>`;
-  return renderPage(ctx, "Your key", [["Browse", "/browse"], ["Your key", null]], body);
+  return renderPage(
+    ctx,
+    "Your key",
+    [
+      ["Browse", "/browse"],
+      ["Your key", null],
+    ],
+    body,
+  );
 }
 
 export function renderSearchTemplate(ctx: PageContext, verticals: ResolvedVertical[]): string {
@@ -38,7 +46,15 @@ export function renderSearchTemplate(ctx: PageContext, verticals: ResolvedVertic
 <button type="submit">Search</button>
 </form>
 <!--vkr:results-->`;
-  return renderPage(ctx, "Search", [["Browse", "/browse"], ["Search", null]], body);
+  return renderPage(
+    ctx,
+    "Search",
+    [
+      ["Browse", "/browse"],
+      ["Search", null],
+    ],
+    body,
+  );
 }
 
 export function renderErrorTemplate(ctx: PageContext): string {
@@ -47,5 +63,13 @@ export function renderErrorTemplate(ctx: PageContext): string {
 <p><!--vkr:detail--></p>
 <p class="hint"><!--vkr:hint--></p>
 <p>Go back to <a href="/browse">the verticals</a>, <a href="/browse/key">use a key</a>, or read the <a href="/docs">API reference</a>. Request id <code><!--vkr:request--></code>.</p>`;
-  return renderPage(ctx, "Error", [["Browse", "/browse"], ["Error", null]], body);
+  return renderPage(
+    ctx,
+    "Error",
+    [
+      ["Browse", "/browse"],
+      ["Error", null],
+    ],
+    body,
+  );
 }

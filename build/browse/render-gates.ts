@@ -14,7 +14,9 @@ export function renderRules(logic: LogicLayer): string {
   const questions = new Map(logic.facts.map((f) => [f.id, f.question]));
   const outcomes = new Map(logic.outcomes.map((o) => [o.id, o.description]));
   const rules = logic.rules.map((rule) => {
-    const source = rule.source ? ` — ${rule.source.url ? `<a href="${escapeHtml(rule.source.url)}" rel="noopener">${escapeHtml(rule.source.title)}</a>` : escapeHtml(rule.source.title)}` : "";
+    const source = rule.source
+      ? ` — ${rule.source.url ? `<a href="${escapeHtml(rule.source.url)}" rel="noopener">${escapeHtml(rule.source.title)}</a>` : escapeHtml(rule.source.title)}`
+      : "";
     return (
       `<li class="rule" id="rule-${escapeHtml(rule.id)}"><div class="rule-head"><span class="rule-id">${escapeHtml(rule.id)}</span> ` +
       `THEN <strong class="outcome">${escapeHtml(rule.then)}</strong>: ${escapeHtml(outcomes.get(rule.then) ?? "")}</div>` +

@@ -15,7 +15,6 @@ export interface LlmsVertical {
   nodes: Map<string, NodeResponse>;
 }
 
-
 const INTRO = `# Vertical Knowledge Retrieval Service
 
 > Structured, validated, cited knowledge for AI agents in regulated fields, grouped into verticals. Each vertical is a graph of nodes; every node has a free index layer and four content layers (logic, directive, skill, action). Rules are binary logic gates with confidence_required 1.0.
@@ -38,10 +37,13 @@ const DOCS = `## Docs
 
 export function renderLlmsTxt(verticals: LlmsVertical[]): string {
   const list = verticals.map(
-    ({ vertical, index }) => `- [${index.title}](/api/demo?vertical=${vertical.slug}&lean=true): ${_oneLine(index.summary)} (${index.nodes.length} nodes, ${_access(vertical)})`,
+    ({ vertical, index }) =>
+      `- [${index.title}](/api/demo?vertical=${vertical.slug}&lean=true): ${_oneLine(index.summary)} (${index.nodes.length} nodes, ${_access(vertical)})`,
   );
   const sections = verticals.map(({ vertical, index }) => {
-    const nodes = _ordered(index).map((n) => `- [${n.title}](/api/demo?vertical=${vertical.slug}&node=${n.id}&lean=true): ${_oneLine(n.summary)}`);
+    const nodes = _ordered(index).map(
+      (n) => `- [${n.title}](/api/demo?vertical=${vertical.slug}&node=${n.id}&lean=true): ${_oneLine(n.summary)}`,
+    );
     return `## ${index.title}\n\n${nodes.join("\n")}\n`;
   });
   return `${INTRO}\n## Verticals\n\n${list.join("\n")}\n\n${MCP}\n${DOCS}\n${sections.join("\n")}`;

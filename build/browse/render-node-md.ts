@@ -7,7 +7,6 @@ import type { LogicLayer, NodeResponse } from "../../runtime/schema/artifacts.ts
 import { LAYER_NAMES, type ResolvedVertical } from "../../runtime/schema/catalog.ts";
 import type { CompiledGate } from "../../runtime/schema/rules.ts";
 
-
 export function renderNodeMarkdown(vertical: ResolvedVertical, response: NodeResponse): string {
   const node = response.node;
   const out = [
@@ -30,7 +29,8 @@ export function renderNodeMarkdown(vertical: ResolvedVertical, response: NodeRes
     out.push(`## ${title}`, "", layer.text.trim(), "");
     if (name === "logic" && "rules" in layer) out.push(..._rules(layer as LogicLayer));
   }
-  if (response.next_nodes.length) out.push("## Next nodes", "", ...response.next_nodes.map((n) => `- [${n.title}](/browse/${vertical.slug}/${n.id}.md)`), "");
+  if (response.next_nodes.length)
+    out.push("## Next nodes", "", ...response.next_nodes.map((n) => `- [${n.title}](/browse/${vertical.slug}/${n.id}.md)`), "");
   if (node.sources.length) out.push("## Sources", "", ...node.sources.map((s) => `- ${s.url ? `[${s.title}](${s.url})` : s.title}`), "");
   return `${out.join("\n").trimEnd()}\n`;
 }
@@ -40,8 +40,21 @@ export function renderNodeMarkdown(vertical: ResolvedVertical, response: NodeRes
 function _rules(logic: LogicLayer): string[] {
   if (logic.rules.length === 0) return [];
   const questions = new Map(logic.facts.map((f) => [f.id, f.question]));
-  const rules = logic.rules.flatMap((r) => [`### Rule \`${r.id}\` → \`${r.then}\``, "", ..._gate(r.when, questions, 0), "", `Citation: ${r.citation}${r.source?.url ? ` ([source](${r.source.url}))` : ""}`, ""]);
-  return ["### Rules", "", "Binary logic gates over facts you supply; confidence_required 1.0. Evaluate with `POST /api/evaluate`.", "", ...rules];
+  const rules = logic.rules.flatMap((r) => [
+    `### Rule \`${r.id}\` → \`${r.then}\``,
+    "",
+    ..._gate(r.when, questions, 0),
+    "",
+    `Citation: ${r.citation}${r.source?.url ? ` ([source](${r.source.url}))` : ""}`,
+    "",
+  ]);
+  return [
+    "### Rules",
+    "",
+    "Binary logic gates over facts you supply; confidence_required 1.0. Evaluate with `POST /api/evaluate`.",
+    "",
+    ...rules,
+  ];
 }
 
 function _gate(gate: CompiledGate, questions: Map<string, string>, depth: number): string[] {

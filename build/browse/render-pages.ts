@@ -9,14 +9,15 @@ import { renderMarkdown } from "./render-markdown.ts";
 import { renderGraphSvg } from "./layout-graph.ts";
 import { renderRules } from "./render-gates.ts";
 
-
 export interface PageContext {
   apiVersion: string;
   buildId: string;
 }
 
 export function renderPage(ctx: PageContext, title: string, crumbs: Array<[string, string | null]>, body: string): string {
-  const trail = crumbs.map(([label, href]) => (href ? `<a href="${escapeHtml(href)}">${escapeHtml(label)}</a>` : `<span>${escapeHtml(label)}</span>`)).join(" › ");
+  const trail = crumbs
+    .map(([label, href]) => (href ? `<a href="${escapeHtml(href)}">${escapeHtml(label)}</a>` : `<span>${escapeHtml(label)}</span>`))
+    .join(" › ");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Vertical Knowledge Retrieval</title>
@@ -50,7 +51,10 @@ export function renderVerticalPage(ctx: PageContext, vertical: ResolvedVertical,
   const href = (id: string) => `/browse/${vertical.slug}/${id}`;
   const rows = [...index.nodes]
     .sort((a, b) => a.order - b.order)
-    .map((n) => `<tr><td>${n.order}</td><td><a href="${escapeHtml(href(n.id))}">${escapeHtml(n.title)}</a>${n.trial ? ' <span class="badge">trial</span>' : ""}</td><td>${escapeHtml(n.summary)}</td></tr>`);
+    .map(
+      (n) =>
+        `<tr><td>${n.order}</td><td><a href="${escapeHtml(href(n.id))}">${escapeHtml(n.title)}</a>${n.trial ? ' <span class="badge">trial</span>' : ""}</td><td>${escapeHtml(n.summary)}</td></tr>`,
+    );
   const body = `<h1>${escapeHtml(index.title)}</h1>
 <p class="summary">${escapeHtml(index.summary)}</p>
 <p class="meta">${index.nodes.length} nodes · ${_accessWords(vertical)} · start at <a href="${escapeHtml(href(index.root))}">${escapeHtml(index.root)}</a>. Dashed outlines mark trial modules; arrows follow <code>next_nodes</code> forward, and ↩ on a box counts its links back to earlier nodes (its tooltip and its page name them). The picture scrolls on its own; the table below lists every node.</p>
@@ -59,7 +63,15 @@ export function renderVerticalPage(ctx: PageContext, vertical: ResolvedVertical,
 <table class="nodes"><thead><tr><th>#</th><th>Node</th><th>Summary</th></tr></thead><tbody>
 ${rows.join("\n")}
 </tbody></table>`;
-  return renderPage(ctx, index.title, [["Browse", "/browse"], [index.title, null]], body);
+  return renderPage(
+    ctx,
+    index.title,
+    [
+      ["Browse", "/browse"],
+      [index.title, null],
+    ],
+    body,
+  );
 }
 
 /** One node page; `response` is the full or the locked artifact, so the page shows exactly what it holds. */
@@ -73,9 +85,15 @@ export function renderNodePage(ctx: PageContext, vertical: ResolvedVertical, res
     const rules = name === "logic" && "rules" in layer ? renderRules(layer as NonNullable<typeof node.layers.logic>) : "";
     return `<section class="layer" data-layer="${name}"><h2>${_title(name)}</h2>${renderMarkdown(layer.text)}${rules}</section>`;
   });
-  const next = response.next_nodes.map((n) => `<li><a class="next" href="/browse/${escapeHtml(vertical.slug)}/${escapeHtml(n.id)}">${escapeHtml(n.title)}</a></li>`);
-  const sources = node.sources.map((s) => `<li>${s.url ? `<a href="${escapeHtml(s.url)}" rel="noopener">${escapeHtml(s.title)}</a>` : escapeHtml(s.title)}</li>`);
-  const unlock = node.locked_layers.length ? `<section class="unlock"><h2>Unlock the content layers</h2><p>Have a key? <a href="/browse/key">Read with your key</a> in this browser.</p>${renderMarkdown(response.cta)}</section>` : "";
+  const next = response.next_nodes.map(
+    (n) => `<li><a class="next" href="/browse/${escapeHtml(vertical.slug)}/${escapeHtml(n.id)}">${escapeHtml(n.title)}</a></li>`,
+  );
+  const sources = node.sources.map(
+    (s) => `<li>${s.url ? `<a href="${escapeHtml(s.url)}" rel="noopener">${escapeHtml(s.title)}</a>` : escapeHtml(s.title)}</li>`,
+  );
+  const unlock = node.locked_layers.length
+    ? `<section class="unlock"><h2>Unlock the content layers</h2><p>Have a key? <a href="/browse/key">Read with your key</a> in this browser.</p>${renderMarkdown(response.cta)}</section>`
+    : "";
   const body = `<h1>${escapeHtml(node.title)}</h1>
 <p class="summary">${escapeHtml(node.summary)}</p>
 <p class="twin"><a href="/browse/${escapeHtml(vertical.slug)}/${escapeHtml(node.id)}.md" type="text/markdown">This page as markdown</a></p>
@@ -84,7 +102,16 @@ ${layers.join("\n")}
 <section class="next-nodes"><h2>Next nodes</h2>${next.length ? `<ul>${next.join("")}</ul>` : "<p>None: this is a leaf of the graph.</p>"}</section>
 <section class="sources"><h2>Sources</h2><ul>${sources.join("")}</ul></section>
 ${unlock}`;
-  return renderPage(ctx, node.title, [["Browse", "/browse"], [vertical.title, `/browse/${vertical.slug}`], [node.title, null]], body);
+  return renderPage(
+    ctx,
+    node.title,
+    [
+      ["Browse", "/browse"],
+      [vertical.title, `/browse/${vertical.slug}`],
+      [node.title, null],
+    ],
+    body,
+  );
 }
 
 // --- Internal helpers ---

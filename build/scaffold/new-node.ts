@@ -36,7 +36,8 @@ export const NODE_ID_RE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export function scaffoldNode(options: ScaffoldOptions): ScaffoldResult {
   const dir = join(options.contentDir, options.vertical);
   if (!NODE_ID_RE.test(options.id)) throw new ScaffoldError(`node id "${options.id}" must be kebab-case (a-z, 0-9, single hyphens)`);
-  if (!existsSync(join(dir, "_index.md"))) throw new ScaffoldError(`no vertical "${options.vertical}" (${join(dir, "_index.md")} is missing)`);
+  if (!existsSync(join(dir, "_index.md")))
+    throw new ScaffoldError(`no vertical "${options.vertical}" (${join(dir, "_index.md")} is missing)`);
   const file = join(dir, `${options.id}.md`);
   if (existsSync(file)) throw new ScaffoldError(`${file} already exists`);
 
@@ -56,7 +57,10 @@ export function scaffoldNode(options: ScaffoldOptions): ScaffoldResult {
   // 3. A vertical that keeps review records gets one for the new node, and its REVIEW.md summary.
   const records = join(dir, "_review.yaml");
   if (existsSync(records)) {
-    appendFileSync(records, `${readFileSync(records, "utf8").endsWith("\n") ? "" : "\n"}${options.id}: { status: unreviewed, pass: not reviewed yet }\n`);
+    appendFileSync(
+      records,
+      `${readFileSync(records, "utf8").endsWith("\n") ? "" : "\n"}${options.id}: { status: unreviewed, pass: not reviewed yet }\n`,
+    );
     writeReviewDocs(loadContent(resolveBuildConfig({ contentDir: options.contentDir })));
   }
   return { file, linkedFrom: from, order };
@@ -78,7 +82,17 @@ function _addNextNode(text: string, id: string): string {
   const flow = /^next_nodes:[ \t]*\[([^\]\n]*)\][ \t]*$/m;
   let updated: string;
   if (flow.test(raw)) {
-    updated = raw.replace(flow, (_line, items: string) => `next_nodes: [${[...items.split(",").map((s) => s.trim()).filter(Boolean), id].join(", ")}]`);
+    updated = raw.replace(
+      flow,
+      (_line, items: string) =>
+        `next_nodes: [${[
+          ...items
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean),
+          id,
+        ].join(", ")}]`,
+    );
   } else {
     const doc = parseDocument(raw);
     const list = (doc.get("next_nodes") as { items?: unknown[] } | undefined)?.items ? (doc.toJS().next_nodes as string[]) : [];
@@ -92,7 +106,11 @@ function _addNextNode(text: string, id: string): string {
 function _setUpdated(text: string, day: string): string {
   const { raw } = _frontmatter(text);
   const line = /^updated:[ \t]*(.*)$/m;
-  const current = line.exec(raw)?.[1]?.trim().replace(/^["']|["']$/g, "") ?? "";
+  const current =
+    line
+      .exec(raw)?.[1]
+      ?.trim()
+      .replace(/^["']|["']$/g, "") ?? "";
   if (current >= day) return text;
   const updated = line.test(raw) ? raw.replace(line, `updated: ${day}`) : `${raw}\nupdated: ${day}`;
   return text.replace(FRONTMATTER_RE, (whole) => whole.replace(raw, updated));
@@ -101,7 +119,9 @@ function _setUpdated(text: string, day: string): string {
 function _template(options: ScaffoldOptions, order: number): string {
   const day = options.now.toISOString().slice(0, 10);
   // Six months is the default review cycle; shorten it for nodes that track pending law.
-  const reviewBy = new Date(Date.UTC(options.now.getUTCFullYear(), options.now.getUTCMonth() + 6, Math.min(options.now.getUTCDate(), 28))).toISOString().slice(0, 10);
+  const reviewBy = new Date(Date.UTC(options.now.getUTCFullYear(), options.now.getUTCMonth() + 6, Math.min(options.now.getUTCDate(), 28)))
+    .toISOString()
+    .slice(0, 10);
   const title = options.title ?? `TODO title of ${options.id}`;
   return `---
 id: ${options.id}

@@ -32,7 +32,7 @@ const AuthoredQuestion = Type.String({
   maxLength: 200,
   pattern: "^[^\\n]*\\?$",
   // Shown when the pattern fails (build/schema/validator.ts).
-  description: "a question on one line, ending with a question mark (e.g. \"Can I get my money back if my flight is cancelled?\")",
+  description: 'a question on one line, ending with a question mark (e.g. "Can I get my money back if my flight is cancelled?")',
 });
 
 export const AuthoredSourceSchema = Type.Object(

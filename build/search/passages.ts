@@ -20,7 +20,9 @@ const parser = unified().use(remarkParse).use(remarkGfm);
 
 /** Words that end with a full stop without ending a sentence (lowercase, without the stop). */
 const ABBREVIATIONS = new Set(
-  "art arts no nos para paras subpara sec secs p pp v vs cf reg regs dir ch fig figs approx incl st mr mrs ms dr inc ltd co corp jr sr al ed eds op cit ibid rev vol vols pt cl sch ann ca resp".split(" "),
+  "art arts no nos para paras subpara sec secs p pp v vs cf reg regs dir ch fig figs approx incl st mr mrs ms dr inc ltd co corp jr sr al ed eds op cit ibid rev vol vols pt cl sch ann ca resp".split(
+    " ",
+  ),
 );
 /** A candidate sentence end: the stop, closing quotes or brackets, then space. */
 const END_RE = /[.!?]["'’”)\]]*\s+/g;
@@ -60,7 +62,8 @@ export function cutPassage(sentence: string, max = MAX_PASSAGE): string {
   // A clause boundary in the second half first, then any space; the cut is after the punctuation.
   for (const boundary of [/[;:](?=\s)/g, /,(?=\s)/g, /\s[–—]\s/g, /\s/g]) {
     let cut = -1;
-    for (const m of head.matchAll(boundary)) if (m.index >= max / 2 && free(m.index)) cut = m.index + (m[0].trim() === "" || /^\s/.test(m[0]) ? 0 : 1);
+    for (const m of head.matchAll(boundary))
+      if (m.index >= max / 2 && free(m.index)) cut = m.index + (m[0].trim() === "" || /^\s/.test(m[0]) ? 0 : 1);
     if (cut > 0) return `${sentence.slice(0, cut).replace(/[\s,;:–—]+$/, "")} …`;
   }
   return `${head.trimEnd()}…`;
@@ -82,7 +85,10 @@ function _blocks(node: Root | RootContent, out: string[]): void {
       return;
     }
     case "tableRow": {
-      const text = node.children.map((cell) => _inline(cell).replace(/\s+/g, " ").trim()).filter(Boolean).join("; ");
+      const text = node.children
+        .map((cell) => _inline(cell).replace(/\s+/g, " ").trim())
+        .filter(Boolean)
+        .join("; ");
       if (text) out.push(text);
       return;
     }

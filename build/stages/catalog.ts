@@ -41,11 +41,7 @@ const CATALOG_FILES: Record<string, CheckValue> = {
 };
 
 /** `undefined` when any catalogue file is missing or invalid (the build then fails anyway). */
-export function validateCatalog(
-  content: LoadedContent,
-  config: ResolvedBuildConfig,
-  diagnostics: Diagnostics,
-): CatalogData | undefined {
+export function validateCatalog(content: LoadedContent, config: ResolvedBuildConfig, diagnostics: Diagnostics): CatalogData | undefined {
   const data: Record<string, unknown> = {};
   for (const [name, check] of Object.entries(CATALOG_FILES)) {
     const source = content.catalog.find((f) => f.name === name);
@@ -94,7 +90,13 @@ function _readYaml(source: SourceFile, check: CheckValue, diagnostics: Diagnosti
   const errors = check(value ?? {});
   const locate = createLocator(source.raw, 1);
   for (const e of errors) {
-    diagnostics.add({ code: "catalog_invalid", file: source.file, line: locate(e.path), pointer: toDisplayPath(e.path) || undefined, message: e.message });
+    diagnostics.add({
+      code: "catalog_invalid",
+      file: source.file,
+      line: locate(e.path),
+      pointer: toDisplayPath(e.path) || undefined,
+      message: e.message,
+    });
   }
   return errors.length === 0 ? value : undefined;
 }
@@ -103,7 +105,10 @@ function _resolveSlugs(verticals: VerticalEntry[], source: SourceFile, diagnosti
   const slugs: Record<string, string> = {};
   const locate = createLocator(source.raw, 1);
   verticals.forEach((v, i) => {
-    const claims: Array<[string, FieldPath]> = [[v.slug, ["verticals", i, "slug"]], ...(v.aliases ?? []).map((a, j): [string, FieldPath] => [a, ["verticals", i, "aliases", j]])];
+    const claims: Array<[string, FieldPath]> = [
+      [v.slug, ["verticals", i, "slug"]],
+      ...(v.aliases ?? []).map((a, j): [string, FieldPath] => [a, ["verticals", i, "aliases", j]]),
+    ];
     for (const [slug, path] of claims) {
       if (slug in slugs) {
         diagnostics.add({
@@ -125,7 +130,13 @@ function _checkCohorts(cohorts: Cohort[], source: SourceFile, diagnostics: Diagn
   cohorts.forEach((c, i) => {
     if (seen.has(c.name)) {
       const path = ["cohorts", i, "name"];
-      diagnostics.add({ code: "catalog_invalid", file: source.file, line: locate(path), pointer: toDisplayPath(path), message: `cohort "${c.name}" is listed twice` });
+      diagnostics.add({
+        code: "catalog_invalid",
+        file: source.file,
+        line: locate(path),
+        pointer: toDisplayPath(path),
+        message: `cohort "${c.name}" is listed twice`,
+      });
     }
     seen.add(c.name);
   });

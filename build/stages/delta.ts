@@ -87,7 +87,13 @@ export function lintDelta(
       const lastAt = lastChange.get(`${graph.slug}/${node.id}`);
       const sameDayEdit = /^\d{4}-\d{2}-\d{2}$/.test(String(node.frontmatter.updated)) && String(node.frontmatter.updated) === today;
       if (before && lastAt && before.version !== node.version && node.dates.updated === lastAt && !sameDayEdit) {
-        _warn(node, diagnostics, "updated_not_bumped", "updated", `content changed since the last build but updated (${node.frontmatter.updated}) did not move; set it to now`);
+        _warn(
+          node,
+          diagnostics,
+          "updated_not_bumped",
+          "updated",
+          `content changed since the last build but updated (${node.frontmatter.updated}) did not move; set it to now`,
+        );
       }
     }
   }
@@ -99,12 +105,24 @@ export function lintDelta(
     const node = nodes.get(`${entry.vertical}/${entry.node_id}`);
     if (!node) continue;
     const field = entry.change === "added" ? "created" : entry.change === "updated" ? "updated" : "deprecated_at";
-    _warn(node, diagnostics, "changelog_backdated", field, `new ${entry.change} entry at ${entry.at} sorts before the last published entry (${last.at}, ${last.id}); clients that synced since will not see it: use a later date-time`);
+    _warn(
+      node,
+      diagnostics,
+      "changelog_backdated",
+      field,
+      `new ${entry.change} entry at ${entry.at} sorts before the last published entry (${last.at}, ${last.id}); clients that synced since will not see it: use a later date-time`,
+    );
   }
 }
 
 // --- Internal helpers ---
 
-function _warn(node: GraphNode, diagnostics: Diagnostics, code: "updated_not_bumped" | "changelog_backdated", field: string, message: string): void {
+function _warn(
+  node: GraphNode,
+  diagnostics: Diagnostics,
+  code: "updated_not_bumped" | "changelog_backdated",
+  field: string,
+  message: string,
+): void {
   diagnostics.add({ code, file: node.source.file, line: node.parsed.locate([field]), pointer: toDisplayPath([field]), message });
 }

@@ -157,7 +157,12 @@ export function emitArtifact(
   ctx: Pick<EmitContext, "diagnostics" | "sink">,
 ): { text: string; digest: string } {
   for (const e of check(value)) {
-    ctx.diagnostics.add({ code: "artifact_invalid", file: `dist/data/${path}`, pointer: toDisplayPath(e.path) || undefined, message: `build bug, output breaks the contract: ${e.message}` });
+    ctx.diagnostics.add({
+      code: "artifact_invalid",
+      file: `dist/data/${path}`,
+      pointer: toDisplayPath(e.path) || undefined,
+      message: `build bug, output breaks the contract: ${e.message}`,
+    });
   }
   const text = toCanonicalJson(value);
   return { text, digest: ctx.sink.write(path, text) };

@@ -34,7 +34,11 @@ export function checkExclusions(nodes: readonly CompiledNode[], diagnostics: Dia
       const known = exclusion.outcomes.filter((name, j) => {
         if (diagrams.outcomes.has(name)) return true;
         const close = suggestClosest(name, [...diagrams.outcomes.keys()]);
-        report("exclusion_outcome_unknown", ["exclusions", i, "outcomes", j], `"${name}" is not a declared outcome${close ? `; did you mean "${close}"?` : ""}`);
+        report(
+          "exclusion_outcome_unknown",
+          ["exclusions", i, "outcomes", j],
+          `"${name}" is not a declared outcome${close ? `; did you mean "${close}"?` : ""}`,
+        );
         return false;
       });
       for (let a = 0; a < known.length; a++) {
@@ -55,12 +59,18 @@ export function checkExclusions(nodes: readonly CompiledNode[], diagnostics: Dia
 
     const matters = new Set<number>();
     for (const [id, ref] of diagrams.outcomes) {
-      if (ref === FALSE) report("outcome_never_holds", ["outcomes", id], `outcome "${id}" holds for no assignment of the facts: its rules contradict themselves or the outcomes they read`);
+      if (ref === FALSE)
+        report(
+          "outcome_never_holds",
+          ["outcomes", id],
+          `outcome "${id}" holds for no assignment of the facts: its rules contradict themselves or the outcomes they read`,
+        );
       diagrams.support(ref, matters);
     }
     diagrams.variables.forEach((id, v) => {
       // A fact no rule uses is fact_unused (stage rules); this is one that rules use to no effect.
-      if (!matters.has(v) && _usedByRules(node, id)) report("fact_never_matters", ["facts", id], `fact "${id}" changes no outcome for any assignment of the other facts`);
+      if (!matters.has(v) && _usedByRules(node, id))
+        report("fact_never_matters", ["facts", id], `fact "${id}" changes no outcome for any assignment of the other facts`);
     });
   }
   return stats;

@@ -43,11 +43,22 @@ export function readFigures(files: readonly SourceFile[], diagnostics: Diagnosti
     try {
       data = jsYaml.load(file.raw, { schema: jsYaml.CORE_SCHEMA }) ?? {};
     } catch (error) {
-      diagnostics.add({ code: "figure_invalid", file: file.file, message: error instanceof Error ? error.message.split("\n")[0]! : String(error) });
+      diagnostics.add({
+        code: "figure_invalid",
+        file: file.file,
+        message: error instanceof Error ? error.message.split("\n")[0]! : String(error),
+      });
       continue;
     }
     const errors = checkFile(data);
-    for (const e of errors) diagnostics.add({ code: "figure_invalid", file: file.file, line: _lineOf(file.raw, String(e.path[0] ?? "")), pointer: e.path.join("."), message: e.message });
+    for (const e of errors)
+      diagnostics.add({
+        code: "figure_invalid",
+        file: file.file,
+        line: _lineOf(file.raw, String(e.path[0] ?? "")),
+        pointer: e.path.join("."),
+        message: e.message,
+      });
     if (errors.length === 0) out.set(file.vertical!, new Map(Object.entries(data as Record<string, Figure>)));
   }
   return out;
@@ -69,14 +80,23 @@ export function displayFigure(f: Figure): string {
 }
 
 /** Node sources with every `{{fig:…}}` replaced; an unknown figure is reported where it is used. */
-export function substituteFigures(nodes: readonly SourceFile[], figures: ReadonlyMap<string, ReadonlyMap<string, Figure>>, diagnostics: Diagnostics): SourceFile[] {
+export function substituteFigures(
+  nodes: readonly SourceFile[],
+  figures: ReadonlyMap<string, ReadonlyMap<string, Figure>>,
+  diagnostics: Diagnostics,
+): SourceFile[] {
   return nodes.map((node) => {
     if (!node.raw.includes("{{fig:")) return node;
     const known = figures.get(node.vertical!) ?? new Map<string, Figure>();
     const raw = node.raw.replace(REFERENCE, (match, id: string, bare: string | undefined, offset: number) => {
       const figure = known.get(id);
       if (!figure) {
-        diagnostics.add({ code: "figure_unknown", file: node.file, line: 1 + (node.raw.slice(0, offset).match(/\n/g)?.length ?? 0), message: `figure "${id}" is not declared in content/${node.vertical}/_figures.yaml` });
+        diagnostics.add({
+          code: "figure_unknown",
+          file: node.file,
+          line: 1 + (node.raw.slice(0, offset).match(/\n/g)?.length ?? 0),
+          message: `figure "${id}" is not declared in content/${node.vertical}/_figures.yaml`,
+        });
         return match;
       }
       return bare ? String(figure.value) : displayFigure(figure);
@@ -86,7 +106,11 @@ export function substituteFigures(nodes: readonly SourceFile[], figures: Readonl
 }
 
 /** A typed value naming `figure:` must state exactly the declared value and unit. */
-export function checkFigureValues(nodes: readonly CompiledNode[], figures: ReadonlyMap<string, ReadonlyMap<string, Figure>>, diagnostics: Diagnostics): void {
+export function checkFigureValues(
+  nodes: readonly CompiledNode[],
+  figures: ReadonlyMap<string, ReadonlyMap<string, Figure>>,
+  diagnostics: Diagnostics,
+): void {
   for (const node of nodes) {
     const known = figures.get(node.vertical) ?? new Map<string, Figure>();
     for (const [outcome, values] of Object.entries(node.frontmatter.values ?? {})) {
@@ -94,13 +118,23 @@ export function checkFigureValues(nodes: readonly CompiledNode[], figures: Reado
         if (!v.figure) return;
         const path = ["values", outcome, i, "figure"];
         const report = (code: "figure_unknown" | "figure_conflict", message: string) =>
-          diagnostics.add({ code, file: node.source.file, line: node.parsed.locate(path), pointer: `values.${outcome}[${i}].figure`, message });
+          diagnostics.add({
+            code,
+            file: node.source.file,
+            line: node.parsed.locate(path),
+            pointer: `values.${outcome}[${i}].figure`,
+            message,
+          });
         const figure = known.get(v.figure);
         if (!figure) return report("figure_unknown", `figure "${v.figure}" is not declared in content/${node.vertical}/_figures.yaml`);
         const stated = "amount" in v ? v.amount : "percent" in v ? v.percent : "date" in v ? v.date : undefined;
-        const unit = "currency" in v ? v.currency : v.type === "percent" ? "percent" : v.type === "date" ? "date" : "unit" in v ? v.unit : undefined;
+        const unit =
+          "currency" in v ? v.currency : v.type === "percent" ? "percent" : v.type === "date" ? "date" : "unit" in v ? v.unit : undefined;
         if (stated !== figure.value || (unit !== undefined && unit !== figure.unit)) {
-          report("figure_conflict", `states ${String(stated)} ${String(unit)} but figure "${v.figure}" is ${String(figure.value)} ${figure.unit} (${figure.source}, as of ${figure.as_of}); use {{fig:${v.figure}:value}}`);
+          report(
+            "figure_conflict",
+            `states ${String(stated)} ${String(unit)} but figure "${v.figure}" is ${String(figure.value)} ${figure.unit} (${figure.source}, as of ${figure.as_of}); use {{fig:${v.figure}:value}}`,
+          );
         }
       });
     }

@@ -77,7 +77,13 @@ function _readIndex(slug: string, indexes: readonly ParsedFile[], config: Resolv
   }
   const errors = checkIndex(pf.parsed.data ?? {});
   for (const e of errors) {
-    diagnostics.add({ code: "index_invalid", file: pf.source.file, line: pf.parsed.locate(e.path), pointer: toDisplayPath(e.path) || undefined, message: e.message });
+    diagnostics.add({
+      code: "index_invalid",
+      file: pf.source.file,
+      line: pf.parsed.locate(e.path),
+      pointer: toDisplayPath(e.path) || undefined,
+      message: e.message,
+    });
   }
   return errors.length === 0 ? { pf, data: pf.parsed.data as VerticalIndex } : undefined;
 }
@@ -94,7 +100,8 @@ function _checkIds(nodes: readonly CompiledNode[], diagnostics: Diagnostics): vo
     if (other) _report(node, diagnostics, "id_duplicate", ["id"], `id "${node.frontmatter.id}" is also used by ${other.source.file}`);
     else byId.set(node.frontmatter.id, node);
     const sameOrder = byOrder.get(node.frontmatter.order);
-    if (sameOrder) _report(node, diagnostics, "order_duplicate", ["order"], `order ${node.frontmatter.order} is also used by ${sameOrder.source.file}`);
+    if (sameOrder)
+      _report(node, diagnostics, "order_duplicate", ["order"], `order ${node.frontmatter.order} is also used by ${sameOrder.source.file}`);
     else byOrder.set(node.frontmatter.order, node);
   }
 }
@@ -124,7 +131,13 @@ function _checkReachable(
   diagnostics: Diagnostics,
 ): void {
   if (!known.has(index.root)) {
-    diagnostics.add({ code: "root_unknown", file: pf.source.file, line: pf.parsed.locate(["root"]), pointer: "root", message: `root "${index.root}" is not a node of this vertical` });
+    diagnostics.add({
+      code: "root_unknown",
+      file: pf.source.file,
+      line: pf.parsed.locate(["root"]),
+      pointer: "root",
+      message: `root "${index.root}" is not a node of this vertical`,
+    });
     return;
   }
   const reached = new Set<string>([index.root]);
@@ -136,7 +149,13 @@ function _checkReachable(
   }
   for (const node of byId.values()) {
     if (node.frontmatter.status === "active" && !reached.has(node.id)) {
-      _report(node, diagnostics, "node_unreachable", ["id"], `node "${node.id}" cannot be reached from the root "${index.root}" via next_nodes`);
+      _report(
+        node,
+        diagnostics,
+        "node_unreachable",
+        ["id"],
+        `node "${node.id}" cannot be reached from the root "${index.root}" via next_nodes`,
+      );
     }
   }
 }
@@ -146,5 +165,10 @@ function _trialIds(entry: VerticalEntry, sorted: readonly CompiledNode[]): Set<s
   const trial = entry.trial;
   if (!trial) return new Set();
   if ("nodes" in trial) return new Set(sorted.map((n) => n.id));
-  return new Set(sorted.filter((n) => n.frontmatter.status === "active").slice(0, trial.first).map((n) => n.id));
+  return new Set(
+    sorted
+      .filter((n) => n.frontmatter.status === "active")
+      .slice(0, trial.first)
+      .map((n) => n.id),
+  );
 }

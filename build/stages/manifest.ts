@@ -28,7 +28,11 @@ export interface ManifestInput {
 export function emitManifest(input: ManifestInput, ctx: Pick<EmitContext, "diagnostics" | "sink">): Manifest {
   const files = Object.fromEntries([...input.files].sort(([a], [b]) => (a < b ? -1 : 1)));
   const manifest: Manifest = {
-    build_id: shortDigest(Object.entries(files).map(([path, digest]) => `${path}\t${digest}\n`).join("")),
+    build_id: shortDigest(
+      Object.entries(files)
+        .map(([path, digest]) => `${path}\t${digest}\n`)
+        .join(""),
+    ),
     api_version: input.apiVersion,
     content_date: toContentDate(input.graphs),
     node_count: input.graphs.reduce((n, g) => n + g.nodes.length, 0),
@@ -38,7 +42,16 @@ export function emitManifest(input: ManifestInput, ctx: Pick<EmitContext, "diagn
         {
           root: g.index.root,
           nodes: Object.fromEntries(
-            g.nodes.map((n) => [n.id, { version: n.version, order: n.frontmatter.order, trial: n.trial, status: n.frontmatter.status, ...(n.frontmatter.review_by ? { review_by: n.frontmatter.review_by } : {}) }]),
+            g.nodes.map((n) => [
+              n.id,
+              {
+                version: n.version,
+                order: n.frontmatter.order,
+                trial: n.trial,
+                status: n.frontmatter.status,
+                ...(n.frontmatter.review_by ? { review_by: n.frontmatter.review_by } : {}),
+              },
+            ]),
           ),
         },
       ]),

@@ -31,7 +31,11 @@ export async function parseNodeSources(files: readonly SourceFile[], cache?: Bui
     cache?.parsed.set(node.digest, node);
   };
   const pending = batches.map((batch) =>
-    _parseInWorker(batch.map((i) => files[i]!.raw), batch.map((i) => digests[i]!), (k, data) => put(batch[k]!, data)),
+    _parseInWorker(
+      batch.map((i) => files[i]!.raw),
+      batch.map((i) => digests[i]!),
+      (k, data) => put(batch[k]!, data),
+    ),
   );
   for (const i of misses.slice(workers * share)) put(i, parseRaw(files[i]!.raw, digests[i]!, true));
 

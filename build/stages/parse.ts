@@ -95,7 +95,12 @@ export interface Frontmatter {
  */
 export function readFrontmatter(raw: string): Frontmatter {
   if (!/^---\r?\n/.test(raw)) {
-    return { data: undefined, source: "", body: raw, error: { line: 1, message: "missing frontmatter: the file must start with a `---` line" } };
+    return {
+      data: undefined,
+      source: "",
+      body: raw,
+      error: { line: 1, message: "missing frontmatter: the file must start with a `---` line" },
+    };
   }
   try {
     const file = matter(raw, MATTER_OPTIONS);

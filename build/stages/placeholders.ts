@@ -11,7 +11,11 @@ import type { ValidatedNode } from "./validate.ts";
 const TODO_RE = /\bTODO\b/;
 const EXAMPLE_HOST_RE = /^(?:[\w-]+\.)*example\.(?:org|com|net)$/i;
 
-export function lintPlaceholders(nodes: readonly ValidatedNode[], config: Pick<ResolvedBuildConfig, "release">, diagnostics: Diagnostics): void {
+export function lintPlaceholders(
+  nodes: readonly ValidatedNode[],
+  config: Pick<ResolvedBuildConfig, "release">,
+  diagnostics: Diagnostics,
+): void {
   const fatal = config.release;
   const consequence = fatal ? "a release build refuses it" : "a release build (--release) will refuse it";
   for (const node of nodes) {
@@ -20,7 +24,13 @@ export function lintPlaceholders(nodes: readonly ValidatedNode[], config: Pick<R
     const at = lines.findIndex((line) => TODO_RE.test(line));
     if (at >= 0) {
       const count = lines.filter((line) => TODO_RE.test(line)).length;
-      diagnostics.add({ code: "placeholder_content", file: node.source.file, line: at + 1, message: `${count} line(s) still say TODO; replace the placeholders (${consequence})`, fatal });
+      diagnostics.add({
+        code: "placeholder_content",
+        file: node.source.file,
+        line: at + 1,
+        message: `${count} line(s) still say TODO; replace the placeholders (${consequence})`,
+        fatal,
+      });
     }
     // 2. Sources that point at the documentation domains instead of the primary source.
     node.frontmatter.sources.forEach((source, i) => {

@@ -56,7 +56,11 @@ export function lastDayMeant(statement: string): string | undefined {
  * Reports passed announcements (fatal in a release build), reviews due after an announced date and
  * overdue reviews; `today` is `YYYY-MM-DD`.
  */
-export function checkReviewDates(nodes: readonly ValidatedNode[], config: { today: string; release: boolean }, diagnostics: Diagnostics): void {
+export function checkReviewDates(
+  nodes: readonly ValidatedNode[],
+  config: { today: string; release: boolean },
+  diagnostics: Diagnostics,
+): void {
   const { today, release } = config;
   const consequence = release ? "a release build refuses it" : "a release build (--release) will refuse it";
   for (const node of nodes) {
@@ -65,7 +69,13 @@ export function checkReviewDates(nodes: readonly ValidatedNode[], config: { toda
     // Parsed, checked as real dates and ordered by the validate stage.
     const reviewBy = node.dates.review_by?.slice(0, 10);
     if (reviewBy && reviewBy < today) {
-      diagnostics.add({ code: "review_overdue", file, line: node.parsed.locate(["review_by"]), pointer: toDisplayPath(["review_by"]), message: `review_by ${fm.review_by} has passed (today ${today}): check the node against its sources and set reviewed and review_by` });
+      diagnostics.add({
+        code: "review_overdue",
+        file,
+        line: node.parsed.locate(["review_by"]),
+        pointer: toDisplayPath(["review_by"]),
+        message: `review_by ${fm.review_by} has passed (today ${today}): check the node against its sources and set reviewed and review_by`,
+      });
     }
     // The raw file, so the line reported is the line an author opens.
     const raw = node.source.raw;
@@ -76,9 +86,20 @@ export function checkReviewDates(nodes: readonly ValidatedNode[], config: { toda
       if (CORRECTING.test(raw.split("\n")[line - 1] ?? "")) continue;
       const statement = m[0].replace(/\s+/g, " ");
       if (meant < today) {
-        diagnostics.add({ code: "statement_outdated", file, line, message: `"${statement}" announces a date that has passed (today ${today}): state what happened, with its source (${consequence})`, fatal: release });
+        diagnostics.add({
+          code: "statement_outdated",
+          file,
+          line,
+          message: `"${statement}" announces a date that has passed (today ${today}): state what happened, with its source (${consequence})`,
+          fatal: release,
+        });
       } else if (reviewBy && reviewBy > meant) {
-        diagnostics.add({ code: "review_after_announcement", file, line, message: `"${statement}" names ${meant}, but review_by is ${reviewBy}: set review_by on or before ${meant} so the node is checked when the event is due` });
+        diagnostics.add({
+          code: "review_after_announcement",
+          file,
+          line,
+          message: `"${statement}" names ${meant}, but review_by is ${reviewBy}: set review_by on or before ${meant} so the node is checked when the event is due`,
+        });
       }
     }
   }

@@ -45,7 +45,8 @@ export function checkReviewRecords(
       const node = byId.get(id);
       if (!node) {
         const close = suggestClosest(id, [...files]);
-        if (!files.has(id)) report("review_record_invalid", [id], `"${id}" is not a node of ${file.vertical}${close ? `; did you mean "${close}"?` : ""}`);
+        if (!files.has(id))
+          report("review_record_invalid", [id], `"${id}" is not a node of ${file.vertical}${close ? `; did you mean "${close}"?` : ""}`);
         continue;
       }
       _checkRecord(id, record, node, today, report);
@@ -65,14 +66,23 @@ export function checkReviewRecords(
 export function writeReviewDocs(content: LoadedContent): string[] {
   const ignored = createDiagnostics();
   const sources = substituteFigures(content.nodes, readFigures(content.figures, ignored), ignored);
-  const nodes = validateNodes(sources.map((f) => parseSource(f)), ignored);
+  const nodes = validateNodes(
+    sources.map((f) => parseSource(f)),
+    ignored,
+  );
   const written: string[] = [];
   for (const file of content.reviews) {
     const records = readReviewFile(file, () => undefined);
     if (!records) continue;
     const path = join(dirname(file.path), "REVIEW.md");
     const before = existsSync(path) ? readFileSync(path, "utf8") : `# Review: ${file.vertical}\n`;
-    const after = withReviewBlock(before, renderReviewBlock(records, nodes.filter((n) => n.vertical === file.vertical)));
+    const after = withReviewBlock(
+      before,
+      renderReviewBlock(
+        records,
+        nodes.filter((n) => n.vertical === file.vertical),
+      ),
+    );
     if (after !== before) {
       writeFileSync(path, after);
       written.push(path);
@@ -82,7 +92,10 @@ export function writeReviewDocs(content: LoadedContent): string[] {
 }
 
 /** The parsed records, or undefined after reporting why not. */
-export function readReviewFile(file: SourceFile, report: (code: IssueCode, path: FieldPath, message: string) => void): ReviewFile | undefined {
+export function readReviewFile(
+  file: SourceFile,
+  report: (code: IssueCode, path: FieldPath, message: string) => void,
+): ReviewFile | undefined {
   let data: unknown;
   try {
     data = jsYaml.load(file.raw, { schema: jsYaml.CORE_SCHEMA }) ?? {};
@@ -100,16 +113,22 @@ export function readReviewFile(file: SourceFile, report: (code: IssueCode, path:
  * and every closed question.
  */
 export function renderReviewBlock(records: ReviewFile, nodes: readonly ValidatedNode[]): string {
-  const ordered = [...nodes].sort((a, b) => a.frontmatter.order - b.frontmatter.order || (a.id < b.id ? -1 : 1)).filter((n) => records[n.id]);
+  const ordered = [...nodes]
+    .sort((a, b) => a.frontmatter.order - b.frontmatter.order || (a.id < b.id ? -1 : 1))
+    .filter((n) => records[n.id]);
   const open = (r: ReviewRecord) => (r.questions ?? []).filter((q) => !q.closed);
   const lines = [BLOCK_START, "", "| node | verdict | reviewed | review by | pass | open questions |", "|---|---|---|---|---|---|"];
   for (const n of ordered) {
     const r = records[n.id]!;
-    lines.push(`| ${n.id} | ${r.status} | ${n.frontmatter.reviewed ?? "—"} | ${n.frontmatter.review_by ?? "—"} | ${r.pass} | ${open(r).length} |`);
+    lines.push(
+      `| ${n.id} | ${r.status} | ${n.frontmatter.reviewed ?? "—"} | ${n.frontmatter.review_by ?? "—"} | ${r.pass} | ${open(r).length} |`,
+    );
   }
   const openLines = ordered.flatMap((n) => open(records[n.id]!).map((q) => `- \`${n.id}\` (opened ${q.opened}): ${q.text}`));
   const closedLines = ordered.flatMap((n) =>
-    (records[n.id]!.questions ?? []).filter((q) => q.closed).map((q) => `- \`${n.id}\` (opened ${q.opened}, closed ${q.closed}): ${q.text} **Resolution:** ${q.resolution}`),
+    (records[n.id]!.questions ?? [])
+      .filter((q) => q.closed)
+      .map((q) => `- \`${n.id}\` (opened ${q.opened}, closed ${q.closed}): ${q.text} **Resolution:** ${q.resolution}`),
   );
   lines.push("", "**Open questions**", "", ...(openLines.length ? openLines : ["- none"]));
   if (closedLines.length) lines.push("", "**Closed questions**", "", ...closedLines);
@@ -127,14 +146,25 @@ export function withReviewBlock(document: string, block: string): string {
 
 // --- Internal helpers ---
 
-function _checkRecord(id: string, record: ReviewRecord, node: ValidatedNode, today: string, report: (code: IssueCode, path: FieldPath, message: string) => void): void {
+function _checkRecord(
+  id: string,
+  record: ReviewRecord,
+  node: ValidatedNode,
+  today: string,
+  report: (code: IssueCode, path: FieldPath, message: string) => void,
+): void {
   const questions = record.questions ?? [];
   questions.forEach((q, i) => {
     const path = [id, "questions", i];
     if ((q.closed === undefined) !== (q.resolution === undefined)) {
-      report("review_record_invalid", path, "a closed question needs both `closed` (its date) and `resolution` (how it was settled, on which source)");
+      report(
+        "review_record_invalid",
+        path,
+        "a closed question needs both `closed` (its date) and `resolution` (how it was settled, on which source)",
+      );
     }
-    if (q.closed && q.closed < q.opened) report("review_record_invalid", [...path, "closed"], `closed ${q.closed} is before opened ${q.opened}`);
+    if (q.closed && q.closed < q.opened)
+      report("review_record_invalid", [...path, "closed"], `closed ${q.closed} is before opened ${q.opened}`);
   });
   if (record.status === "open" && !questions.some((q) => !q.closed)) {
     report("review_record_invalid", [id, "status"], `${id} is "open" but has no open question naming the defect`);
@@ -146,15 +176,30 @@ function _checkRecord(id: string, record: ReviewRecord, node: ValidatedNode, tod
     if (q.closed) return;
     const age = Math.round((Date.parse(today) - Date.parse(q.opened)) / DAY_MS);
     if (age > interval) {
-      report("review_question_stale", [id, "questions", i], `open since ${q.opened} (${age} days), longer than ${id}'s review interval of ${interval} days: settle it against the source or escalate it`);
+      report(
+        "review_question_stale",
+        [id, "questions", i],
+        `open since ${q.opened} (${age} days), longer than ${id}'s review interval of ${interval} days: settle it against the source or escalate it`,
+      );
     }
   });
 }
 
-function _checkDocument(doc: SourceFile | undefined, file: SourceFile, records: ReviewFile, nodes: readonly ValidatedNode[], diagnostics: Diagnostics): void {
+function _checkDocument(
+  doc: SourceFile | undefined,
+  file: SourceFile,
+  records: ReviewFile,
+  nodes: readonly ValidatedNode[],
+  diagnostics: Diagnostics,
+): void {
   const where = `content/${file.vertical}/REVIEW.md`;
   const stale = (line: number | undefined, message: string) =>
-    diagnostics.add({ code: "review_md_stale", file: doc?.file ?? file.file.replace(/_review\.yaml$/, "REVIEW.md"), ...(line ? { line } : {}), message });
+    diagnostics.add({
+      code: "review_md_stale",
+      file: doc?.file ?? file.file.replace(/_review\.yaml$/, "REVIEW.md"),
+      ...(line ? { line } : {}),
+      message,
+    });
   if (!doc) return stale(undefined, `${where} is missing: run \`npm run review:md\` to write its summary from ${file.file}`);
   const block = renderReviewBlock(records, nodes);
   const start = doc.raw.indexOf(BLOCK_START);
@@ -172,6 +217,10 @@ function _checkDocument(doc: SourceFile | undefined, file: SourceFile, records: 
     const m = heading.exec(line);
     if (!m || !ids.has(m[1]!) || !records[m[1]!]) return;
     const recorded = records[m[1]!]!.status;
-    if (m[2]!.toLowerCase() !== recorded) stale(i + 1, `heading says ${m[1]} is "${m[2]}" but ${file.file} records "${recorded}": drop the verdict from the heading or correct the record`);
+    if (m[2]!.toLowerCase() !== recorded)
+      stale(
+        i + 1,
+        `heading says ${m[1]} is "${m[2]}" but ${file.file} records "${recorded}": drop the verdict from the heading or correct the record`,
+      );
   });
 }

@@ -27,7 +27,9 @@ export function compileRules(nodes: readonly ValidatedNode[], diagnostics: Diagn
 }
 
 /** What compiling a node's rules reads of it. */
-export type RuleSource = Pick<ValidatedNode, "source" | "parsed"> & { frontmatter: Pick<NodeFrontmatter, "sources" | "facts" | "outcomes" | "rules" | "values" | "intermediate"> };
+export type RuleSource = Pick<ValidatedNode, "source" | "parsed"> & {
+  frontmatter: Pick<NodeFrontmatter, "sources" | "facts" | "outcomes" | "rules" | "values" | "intermediate">;
+};
 
 /**
  * The rules of nodes the schema rejected (validate reported why), checked anyway when their rule
@@ -89,7 +91,8 @@ export function compileRuleSet(node: RuleSource, diagnostics: Diagnostics): Comp
     if (!concluded.has(name)) report("outcome_without_rule", ["outcomes", name], `no rule concludes outcome "${name}"`);
   }
   for (const name of Object.keys(fm.values ?? {})) {
-    if (!outcomeNames.has(name)) report("value_outcome_undeclared", ["values", name], `values given for "${name}", which is not a declared outcome`);
+    if (!outcomeNames.has(name))
+      report("value_outcome_undeclared", ["values", name], `values given for "${name}", which is not a declared outcome`);
   }
   for (const [name] of facts) {
     if (!usedFacts.has(name)) report("fact_unused", ["facts", name], `fact "${name}" is never used by a rule`);
@@ -98,7 +101,11 @@ export function compileRuleSet(node: RuleSource, diagnostics: Diagnostics): Comp
   (fm.intermediate ?? []).forEach((name, i) => {
     if (!outcomeNames.has(name)) {
       const close = suggestClosest(name, [...outcomeNames]);
-      report("intermediate_invalid", ["intermediate", i], `"${name}" is not a declared outcome${close ? `; did you mean "${close}"?` : ""}`);
+      report(
+        "intermediate_invalid",
+        ["intermediate", i],
+        `"${name}" is not a declared outcome${close ? `; did you mean "${close}"?` : ""}`,
+      );
     } else if (!readOutcomes.has(name)) {
       report("intermediate_invalid", ["intermediate", i], `"${name}" is read by no rule, so it is an answer, not an intermediate step`);
     }
@@ -136,7 +143,11 @@ function _compileGate(gate: AuthoredGate, path: FieldPath, ctx: GateContext): Co
       return { op: "outcome", name: gate };
     }
     const close = suggestClosest(gate, [...ctx.factNames, ...ctx.outcomeNames]);
-    ctx.report("rule_unknown_name", path, `"${gate}" is neither a declared fact nor a declared outcome${close ? `; did you mean "${close}"?` : ""}`);
+    ctx.report(
+      "rule_unknown_name",
+      path,
+      `"${gate}" is neither a declared fact nor a declared outcome${close ? `; did you mean "${close}"?` : ""}`,
+    );
     return { op: "fact", name: gate };
   }
   if ("all" in gate) return { op: "all", args: gate.all.map((g, i) => _compileGate(g, [...path, "all", i], ctx)) };
@@ -148,10 +159,7 @@ function _compileGate(gate: AuthoredGate, path: FieldPath, ctx: GateContext): Co
  * Depth-first topological order over outcomes, stable in authored order: before a rule, every
  * rule concluding an outcome it reads. A rule reading its own chain back is a cycle.
  */
-function _orderRules(
-  compiled: Array<{ rule: CompiledRule; reads: Set<string> }>,
-  onCycle: (cycle: string[]) => void,
-): CompiledRule[] {
+function _orderRules(compiled: Array<{ rule: CompiledRule; reads: Set<string> }>, onCycle: (cycle: string[]) => void): CompiledRule[] {
   const byOutcome = new Map<string, typeof compiled>();
   for (const c of compiled) byOutcome.set(c.rule.then, [...(byOutcome.get(c.rule.then) ?? []), c]);
   const ordered: CompiledRule[] = [];

@@ -91,7 +91,15 @@ export function toSearchIndexes(graphs: readonly VerticalGraph[]): Map<string, S
 
 function _tokenizeNode(node: GraphNode): TokenizedNode {
   const l = node.layers;
-  const texts = [node.frontmatter.title, (node.frontmatter.questions ?? []).join("\n"), node.frontmatter.summary, l.logic.text, l.directive.text, l.skill.text, l.action.text];
+  const texts = [
+    node.frontmatter.title,
+    (node.frontmatter.questions ?? []).join("\n"),
+    node.frontmatter.summary,
+    l.logic.text,
+    l.directive.text,
+    l.skill.text,
+    l.action.text,
+  ];
   const fields: Array<Map<string, number>> = [];
   const lengths: number[] = [];
   for (const [field, text] of texts.entries()) {

@@ -35,7 +35,9 @@ export function toUnlockText(entry: VerticalEntry, node: { trial: boolean }, lim
  */
 export function toUsd(micros: number): string {
   const dollars = Math.floor(micros / 1_000_000);
-  let fraction = String(micros % 1_000_000).padStart(6, "0").replace(/0+$/, "");
+  let fraction = String(micros % 1_000_000)
+    .padStart(6, "0")
+    .replace(/0+$/, "");
   if (fraction.length === 1) fraction += "0";
   return `$${dollars}${fraction ? `.${fraction}` : ""}`;
 }

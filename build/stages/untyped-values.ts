@@ -17,13 +17,27 @@ export interface StatedValue {
 }
 
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-const UNITS: Record<string, string> = { minute: "minutes", hour: "hours", day: "days", "business day": "business_days", week: "weeks", month: "months", year: "years" };
+const UNITS: Record<string, string> = {
+  minute: "minutes",
+  hour: "hours",
+  day: "days",
+  "business day": "business_days",
+  week: "weeks",
+  month: "months",
+  year: "years",
+};
 const PATTERNS: Array<[RegExp, (m: RegExpMatchArray) => string | undefined]> = [
   [/(?:EUR|USD|GBP|€|\$|£)\s?(\d[\d,. ]*\d|\d)(\s?(?:m|million)\b)?/g, (m) => `amount:${_number(m[1]!, m[2])}`],
   [/(\d[\d,. ]*\d|\d)\s?SDR\b/g, (m) => `amount:${_number(m[1]!)}`],
   [/(\d+(?:\.\d+)?)\s?%/g, (m) => `percent:${Number(m[1])}`],
-  [/\b(\d+)[\s-](minute|hour|business[\s-]day|day|week|month|year)s?\b/gi, (m) => `duration:${m[1]}:${UNITS[m[2]!.toLowerCase().replace("-", " ")]}`],
-  [/\b(\d{1,2})\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{4})\b/gi, (m) => `date:${m[3]}-${String(MONTHS.indexOf(m[2]!.toLowerCase()) + 1).padStart(2, "0")}-${m[1]!.padStart(2, "0")}`],
+  [
+    /\b(\d+)[\s-](minute|hour|business[\s-]day|day|week|month|year)s?\b/gi,
+    (m) => `duration:${m[1]}:${UNITS[m[2]!.toLowerCase().replace("-", " ")]}`,
+  ],
+  [
+    /\b(\d{1,2})\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{4})\b/gi,
+    (m) => `date:${m[3]}-${String(MONTHS.indexOf(m[2]!.toLowerCase()) + 1).padStart(2, "0")}-${m[1]!.padStart(2, "0")}`,
+  ],
   [/\b(\d{4})-(\d{2})-(\d{2})\b/g, (m) => `date:${m[1]}-${m[2]}-${m[3]}`],
   [/\/\.well-known\/[\w.-]*[\w-]/g, (m) => `path:${m[0]}`],
 ];
@@ -63,7 +77,11 @@ export function typedKeys(value: OutcomeValue): string[] {
 }
 
 /** Flags figures stated in outcome descriptions and Directive lines that no typed value carries. */
-export function lintUntypedValues(nodes: readonly ValidatedNode[], config: Pick<ResolvedBuildConfig, "release">, diagnostics: Diagnostics): void {
+export function lintUntypedValues(
+  nodes: readonly ValidatedNode[],
+  config: Pick<ResolvedBuildConfig, "release">,
+  diagnostics: Diagnostics,
+): void {
   const fatal = config.release;
   for (const node of nodes) {
     const fm = node.frontmatter;
@@ -72,21 +90,36 @@ export function lintUntypedValues(nodes: readonly ValidatedNode[], config: Pick<
     const typedOn = (outcome: string) => new Set((fm.values?.[outcome] ?? []).flatMap(typedKeys));
     const typedAnywhere = new Set(Object.keys(fm.values ?? {}).flatMap((o) => [...typedOn(o)]));
     const add = (line: number | undefined, pointer: string | undefined, message: string) =>
-      diagnostics.add({ code: "value_untyped", file: node.source.file, ...(line ? { line } : {}), ...(pointer ? { pointer } : {}), message, fatal });
+      diagnostics.add({
+        code: "value_untyped",
+        file: node.source.file,
+        ...(line ? { line } : {}),
+        ...(pointer ? { pointer } : {}),
+        message,
+        fatal,
+      });
 
     for (const [outcome, description] of Object.entries(fm.outcomes ?? {})) {
       const typed = typedOn(outcome);
       const missing = statedValues(description).filter((s) => !typed.has(s.key) && !isProse(description, s));
       if (missing.length === 0) continue;
       const path = ["outcomes", outcome];
-      add(node.parsed.locate(path), toDisplayPath(path), `outcome "${outcome}" states ${_list(missing)} with no typed value carrying it: add it under values.${outcome}, or list the phrase in prose_values`);
+      add(
+        node.parsed.locate(path),
+        toDisplayPath(path),
+        `outcome "${outcome}" states ${_list(missing)} with no typed value carrying it: add it under values.${outcome}, or list the phrase in prose_values`,
+      );
     }
     const directive = node.layers.directive.text;
     const offset = _layerLine(node.source.raw, "Directive");
     directive.split("\n").forEach((line, i) => {
       const missing = statedValues(line).filter((s) => !typedAnywhere.has(s.key) && !isProse(line, s));
       if (missing.length === 0) return;
-      add(offset ? offset + 1 + i : undefined, undefined, `the Directive states ${_list(missing)}, which no outcome of this node carries typed: type it on the outcome that answers it, or list the phrase in prose_values`);
+      add(
+        offset ? offset + 1 + i : undefined,
+        undefined,
+        `the Directive states ${_list(missing)}, which no outcome of this node carries typed: type it on the outcome that answers it, or list the phrase in prose_values`,
+      );
     });
   }
 }

@@ -68,11 +68,18 @@ function _validateNode(pf: ParsedFile, diagnostics: Diagnostics): ValidatedNode 
     const formatted = DATE_FORMAT.test(value);
     const iso = formatted ? toIsoDateTime(value) : undefined;
     if (iso) dates[key] = iso;
-    else report("date_invalid", [key], `"${value}" is not ${formatted ? "a real date" : "a date"}: write YYYY-MM-DD (e.g. 2026-11-23, midnight UTC) or a date-time with its offset (e.g. 2026-11-23T14:30:00Z or 2026-11-23T15:30:00+01:00)`);
+    else
+      report(
+        "date_invalid",
+        [key],
+        `"${value}" is not ${formatted ? "a real date" : "a date"}: write YYYY-MM-DD (e.g. 2026-11-23, midnight UTC) or a date-time with its offset (e.g. 2026-11-23T14:30:00Z or 2026-11-23T15:30:00+01:00)`,
+      );
   }
   const { created, updated, deprecated_at, reviewed, review_by } = dates;
-  if (reviewed && review_by && review_by < reviewed) report("dates_out_of_order", ["review_by"], `review_by (${fm.review_by}) is before reviewed (${fm.reviewed})`);
-  if (created && updated && updated < created) report("dates_out_of_order", ["updated"], `updated (${fm.updated}) is before created (${fm.created})`);
+  if (reviewed && review_by && review_by < reviewed)
+    report("dates_out_of_order", ["review_by"], `review_by (${fm.review_by}) is before reviewed (${fm.reviewed})`);
+  if (created && updated && updated < created)
+    report("dates_out_of_order", ["updated"], `updated (${fm.updated}) is before created (${fm.created})`);
   if (created && deprecated_at && deprecated_at < created) {
     report("dates_out_of_order", ["deprecated_at"], `deprecated_at (${fm.deprecated_at}) is before created (${fm.created})`);
   }
@@ -97,7 +104,13 @@ function _validateNode(pf: ParsedFile, diagnostics: Diagnostics): ValidatedNode 
     id: source.name,
     frontmatter: fm,
     layers,
-    dates: { created: created ?? fm.created, updated: updated ?? fm.updated, ...(deprecated_at ? { deprecated_at } : {}), ...(reviewed ? { reviewed } : {}), ...(review_by ? { review_by } : {}) },
+    dates: {
+      created: created ?? fm.created,
+      updated: updated ?? fm.updated,
+      ...(deprecated_at ? { deprecated_at } : {}),
+      ...(reviewed ? { reviewed } : {}),
+      ...(review_by ? { review_by } : {}),
+    },
     version: _versionOf(fm, layers),
   };
 }
@@ -114,12 +127,15 @@ function _checkLayers({ source, parsed }: ParsedFile, diagnostics: Diagnostics):
   parsed.body.sections.forEach((section, i) => {
     const layer = HEADINGS[section.heading];
     if (!layer) {
-      const expected = Object.keys(HEADINGS).map((h) => `## ${h}`).join(", ");
+      const expected = Object.keys(HEADINGS)
+        .map((h) => `## ${h}`)
+        .join(", ");
       return add("layer_unknown", section.line, `unknown layer heading "## ${section.heading}" (expected ${expected})`);
     }
     const index = LAYER_NAMES.indexOf(layer);
     if (seen.has(layer)) return add("layer_order", section.line, `"## ${section.heading}" appears twice`);
-    if (index < lastIndex) add("layer_order", section.line, `"## ${section.heading}" must come before "## ${_heading(LAYER_NAMES[lastIndex]!)}"`);
+    if (index < lastIndex)
+      add("layer_order", section.line, `"## ${section.heading}" must come before "## ${_heading(LAYER_NAMES[lastIndex]!)}"`);
     seen.add(layer);
     lastIndex = Math.max(lastIndex, index);
     if (!section.text) add("layer_empty", section.line, `layer "## ${section.heading}" is empty`);

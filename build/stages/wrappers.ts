@@ -44,4 +44,3 @@ export function validateWrappers(files: readonly SourceFile[], config: ResolvedB
   }
   return Object.keys(wrapper).length === WRAPPER_FIELDS.length ? (wrapper as Wrapper) : undefined;
 }
-

@@ -12,7 +12,10 @@ import { printResult, runOperation } from "../output.ts";
 import { runScript } from "../run-script.ts";
 
 export default defineCommand({
-  meta: { name: "build", description: "Build content/ into dist/ (data, browse site, llms.txt); prints problems as file:line › pointer: message" },
+  meta: {
+    name: "build",
+    description: "Build content/ into dist/ (data, browse site, llms.txt); prints problems as file:line › pointer: message",
+  },
   args: {
     content: { type: "string", description: "Content folder (default content)" },
     out: { type: "string", description: "Output folder (default dist)" },
@@ -21,18 +24,38 @@ export default defineCommand({
     json: { type: "boolean", description: "Print the build result as JSON", default: false },
   },
   async run({ args }) {
-    const options = { ...(args.content ? { contentDir: args.content } : {}), ...(args.out ? { outDir: args.out } : {}), ...(args.release ? { release: true } : {}) };
+    const options = {
+      ...(args.content ? { contentDir: args.content } : {}),
+      ...(args.out ? { outDir: args.out } : {}),
+      ...(args.release ? { release: true } : {}),
+    };
     const resolved = resolveBuildConfig(options);
     // No state store: the build reads content and writes a build folder; say which ones.
     process.stderr.write(`vkr: content ${resolved.contentDir} → build folder ${resolved.outDir} (no state store)\n`);
     if (!args.json || args.watch) {
-      const forward = [...(args.content ? ["--content", args.content] : []), ...(args.out ? ["--out", args.out] : []), ...(args.watch ? ["--watch"] : []), ...(args.release ? ["--release"] : [])];
+      const forward = [
+        ...(args.content ? ["--content", args.content] : []),
+        ...(args.out ? ["--out", args.out] : []),
+        ...(args.watch ? ["--watch"] : []),
+        ...(args.release ? ["--release"] : []),
+      ];
       process.exitCode = await runScript("build/cli.ts", forward);
       return;
     }
     await runOperation(true, async () => {
       const { result, browsePages } = await buildOnce({ ...options, ...signingKeyFromEnv(process.env, args.release) });
-      printResult(true, { ok: result.ok, build_id: result.buildId ?? null, changed: result.changed, stats: result.stats, issues: result.issues, browse_pages: browsePages ?? 0 }, () => "");
+      printResult(
+        true,
+        {
+          ok: result.ok,
+          build_id: result.buildId ?? null,
+          changed: result.changed,
+          stats: result.stats,
+          issues: result.issues,
+          browse_pages: browsePages ?? 0,
+        },
+        () => "",
+      );
       return result.ok ? EXIT.ok : EXIT.failure;
     });
   },

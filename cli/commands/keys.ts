@@ -47,11 +47,27 @@ const create = defineCommand({
       const now = ctx.now();
       const issued = await issueAdminKeys(
         ctx.purchaseDeps,
-        { vertical, quantity: body.quantity ?? 1, cohort: await readActiveCohort(ctx.backend), agentId: body.agent_id, contact: body.contact, label: body.label, permanent: body.permanent ?? false },
+        {
+          vertical,
+          quantity: body.quantity ?? 1,
+          cohort: await readActiveCohort(ctx.backend),
+          agentId: body.agent_id,
+          contact: body.contact,
+          label: body.label,
+          permanent: body.permanent ?? false,
+        },
         now,
       );
-      const keys = await Promise.all(issued.map(async (i) => ({ key: i.key, ...(await describeKeyForAdmin(ctx.backend, ctx.limits, i.record, now)) })));
-      printResult(args.json, { keys }, () => keys.map((k) => `${k.key}  id ${k.id}  ${k.vertical}${k.label ? `  label ${k.label}` : ""}`).join("\n") + "\n(each key is shown only now)");
+      const keys = await Promise.all(
+        issued.map(async (i) => ({ key: i.key, ...(await describeKeyForAdmin(ctx.backend, ctx.limits, i.record, now)) })),
+      );
+      printResult(
+        args.json,
+        { keys },
+        () =>
+          keys.map((k) => `${k.key}  id ${k.id}  ${k.vertical}${k.label ? `  label ${k.label}` : ""}`).join("\n") +
+          "\n(each key is shown only now)",
+      );
     }),
 });
 
@@ -74,7 +90,12 @@ const show = defineCommand({
     withOperatorContext(args, async (ctx) => {
       const record = await _findKey(ctx.keys, args.key);
       const view = await describeKeyForAdmin(ctx.backend, ctx.limits, record, ctx.now());
-      printResult(args.json, view, () => `${_line(view)}\n  usage: hour ${view.usage.hour}, day ${view.usage.day}, month ${view.usage.month}\n  created ${view.created_at}${view.revoked_at ? `, revoked ${view.revoked_at}` : ""}`);
+      printResult(
+        args.json,
+        view,
+        () =>
+          `${_line(view)}\n  usage: hour ${view.usage.hour}, day ${view.usage.day}, month ${view.usage.month}\n  created ${view.created_at}${view.revoked_at ? `, revoked ${view.revoked_at}` : ""}`,
+      );
     }),
 });
 

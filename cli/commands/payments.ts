@@ -3,7 +3,12 @@
  * functions as the admin routes and the server's own reconciliation pass (runtime/payments/reconcile.ts).
  */
 import { defineCommand } from "citty";
-import { acknowledgePurchase, listPurchasesForOperator, reconcilePurchases, type ReconcileEntry } from "../../runtime/payments/reconcile.ts";
+import {
+  acknowledgePurchase,
+  listPurchasesForOperator,
+  reconcilePurchases,
+  type ReconcileEntry,
+} from "../../runtime/payments/reconcile.ts";
 import { createPaymentProviders } from "../../runtime/payments/providers/create-providers.ts";
 import { formatUsd } from "../../runtime/money.ts";
 import { EXIT, OperatorError } from "../exit-codes.ts";
@@ -26,7 +31,13 @@ const reconcile = defineCommand({
   run: ({ args }) =>
     withOperatorContext(args, async (ctx) => {
       const report = await reconcilePurchases({ ...ctx.purchaseDeps, payments: createPaymentProviders(ctx.config.payments) }, ctx.now());
-      printResult(args.json, report, () => [_section("resolved now", report.resolved), _section("still open", report.open), _section("needs an operator", report.attention)].join("\n"));
+      printResult(args.json, report, () =>
+        [
+          _section("resolved now", report.resolved),
+          _section("still open", report.open),
+          _section("needs an operator", report.attention),
+        ].join("\n"),
+      );
     }),
 });
 
@@ -34,14 +45,18 @@ const ack = defineCommand({
   meta: { name: "ack", description: "Mark a refund due or an unconfirmed charge as handled" },
   args: {
     id: { type: "positional", required: true, description: "Purchase id (pur_…)" },
-    note: { type: "string", required: true, description: "What you did, e.g. \"refunded in the network dashboard\"" },
+    note: { type: "string", required: true, description: 'What you did, e.g. "refunded in the network dashboard"' },
     ...STORE_ARGS,
   },
   run: ({ args }) =>
     withOperatorContext(args, async (ctx) => {
       const record = await acknowledgePurchase(ctx.backend, args.id, args.note, ctx.now());
       if (!record) throw new OperatorError("not_found", `no final purchase "${args.id.slice(0, 80)}"`, EXIT.notFound);
-      printResult(args.json, { id: record.id, state: record.state, acknowledged_at: record.acknowledged_at }, () => `acknowledged ${record.id} (${record.state})`);
+      printResult(
+        args.json,
+        { id: record.id, state: record.state, acknowledged_at: record.acknowledged_at },
+        () => `acknowledged ${record.id} (${record.state})`,
+      );
     }),
 });
 

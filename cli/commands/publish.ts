@@ -7,15 +7,29 @@ import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import { resolveReleaseStore } from "../../runtime/config.ts";
 import { createReleaseStore } from "../../runtime/releases/release-store.ts";
-import { activateRelease, assertReleaseBuild, publishedSigningKids, rollbackRelease, uploadRelease } from "../../scripts/publish-release.ts";
+import {
+  activateRelease,
+  assertReleaseBuild,
+  publishedSigningKids,
+  rollbackRelease,
+  uploadRelease,
+} from "../../scripts/publish-release.ts";
 import { printResult, runOperation } from "../output.ts";
 
 export default defineCommand({
-  meta: { name: "publish", description: "Publish the build in dist/ as the current release (release store from RELEASE_REDIS_URL, RELEASE_DIR or REDIS_URL; default ./releases)" },
+  meta: {
+    name: "publish",
+    description:
+      "Publish the build in dist/ as the current release (release store from RELEASE_REDIS_URL, RELEASE_DIR or REDIS_URL; default ./releases)",
+  },
   args: {
     dist: { type: "string", description: "Build folder to publish (default dist)", default: "dist" },
     rollback: { type: "boolean", description: "Make the previous release current again", default: false },
-    "allow-dev-build": { type: "boolean", description: "Publish a build made without --release (placeholders and drafts allowed)", default: false },
+    "allow-dev-build": {
+      type: "boolean",
+      description: "Publish a build made without --release (placeholders and drafts allowed)",
+      default: false,
+    },
     json: { type: "boolean", description: "Print JSON instead of text", default: false },
   },
   run: ({ args }) =>
@@ -26,14 +40,30 @@ export default defineCommand({
       try {
         if (args.rollback) {
           const pointer = await rollbackRelease(store, config);
-          printResult(args.json, { rolled_back: true, current: pointer.build_id, history: pointer.history }, () => `rolled back: current release is ${pointer.build_id}`);
+          printResult(
+            args.json,
+            { rolled_back: true, current: pointer.build_id, history: pointer.history },
+            () => `rolled back: current release is ${pointer.build_id}`,
+          );
           return;
         }
-        await assertReleaseBuild(resolve(args.dist), { allowDevBuild: args["allow-dev-build"], publishedKids: publishedSigningKids(process.env) });
+        await assertReleaseBuild(resolve(args.dist), {
+          allowDevBuild: args["allow-dev-build"],
+          publishedKids: publishedSigningKids(process.env),
+        });
         const upload = await uploadRelease(store, resolve(args.dist));
         const pointer = await activateRelease(store, config, upload.buildId);
-        printResult(args.json, { build_id: upload.buildId, uploaded: upload.uploaded, files: upload.files, current: pointer.build_id, previous: pointer.history[0] ?? null }, () =>
-          `${upload.uploaded ? "uploaded" : "already present:"} release ${upload.buildId} (${upload.files} files)\ncurrent release is ${pointer.build_id}${pointer.history[0] ? ` (previous ${pointer.history[0]})` : ""}`,
+        printResult(
+          args.json,
+          {
+            build_id: upload.buildId,
+            uploaded: upload.uploaded,
+            files: upload.files,
+            current: pointer.build_id,
+            previous: pointer.history[0] ?? null,
+          },
+          () =>
+            `${upload.uploaded ? "uploaded" : "already present:"} release ${upload.buildId} (${upload.files} files)\ncurrent release is ${pointer.build_id}${pointer.history[0] ? ` (previous ${pointer.history[0]})` : ""}`,
         );
       } finally {
         await store.dispose();

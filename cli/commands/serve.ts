@@ -18,10 +18,28 @@ export default defineCommand({
     runOperation(args.json, async () => {
       const base = resolveOperatorConfig(args);
       // Flags win over the environment; re-resolved so they are validated like any setting.
-      const config = args.port || args.host ? resolveRuntimeConfig({ ...process.env, DATA_DIR: base.dataDir, DIST_DIR: base.distDir, ...(args.port ? { PORT: args.port } : {}), ...(args.host ? { HOST: args.host } : {}) }) : base;
+      const config =
+        args.port || args.host
+          ? resolveRuntimeConfig({
+              ...process.env,
+              DATA_DIR: base.dataDir,
+              DIST_DIR: base.distDir,
+              ...(args.port ? { PORT: args.port } : {}),
+              ...(args.host ? { HOST: args.host } : {}),
+            })
+          : base;
       const service = await startService(config);
-      const started = { url: service.url, build_id: service.deps.build.current.buildId, store: service.deps.backend.kind, store_location: describeStateStore(config) };
-      process.stdout.write(args.json ? `${JSON.stringify(started)}\n` : `serving ${started.url} (build ${started.build_id} from ${config.distDir}, state store ${started.store_location})\n`);
+      const started = {
+        url: service.url,
+        build_id: service.deps.build.current.buildId,
+        store: service.deps.backend.kind,
+        store_location: describeStateStore(config),
+      };
+      process.stdout.write(
+        args.json
+          ? `${JSON.stringify(started)}\n`
+          : `serving ${started.url} (build ${started.build_id} from ${config.distDir}, state store ${started.store_location})\n`,
+      );
       await new Promise<void>((resolve) => {
         const stop = () => void service.close().then(resolve, resolve);
         process.once("SIGTERM", stop);

@@ -16,29 +16,52 @@ export default defineCommand({
       if (args.url !== undefined) return _remote(_parseBaseUrl(args.url), args.json);
       const config = resolveOperatorConfig(args);
       const ctx = await openOperatorContext(config).catch((error: unknown) => {
-        throw new OperatorError("not_ready", `cannot open the build or store: ${error instanceof Error ? error.message : String(error)}`, EXIT.notReady);
+        throw new OperatorError(
+          "not_ready",
+          `cannot open the build or store: ${error instanceof Error ? error.message : String(error)}`,
+          EXIT.notReady,
+        );
       });
       try {
         const storeOk = await ctx.backend.ping().catch(() => false);
         const keys = await ctx.keys.list({});
         const today = new Date(ctx.now()).toISOString().slice(0, 10);
-        const reviewBy = Object.entries(ctx.build.manifest.verticals).flatMap(([slug, v]) => Object.entries(v.nodes).map(([id, n]) => ({ node: `${slug}/${id}`, review_by: n.review_by })));
+        const reviewBy = Object.entries(ctx.build.manifest.verticals).flatMap(([slug, v]) =>
+          Object.entries(v.nodes).map(([id, n]) => ({ node: `${slug}/${id}`, review_by: n.review_by })),
+        );
         const report = {
           ready: storeOk,
           build_id: ctx.build.buildId,
           api_version: ctx.build.catalog.api_version,
-          verticals: Object.fromEntries(Object.entries(ctx.build.manifest.verticals).map(([slug, v]) => [slug, Object.keys(v.nodes).length])),
+          verticals: Object.fromEntries(
+            Object.entries(ctx.build.manifest.verticals).map(([slug, v]) => [slug, Object.keys(v.nodes).length]),
+          ),
           store: { kind: ctx.backend.kind, ok: storeOk, location: describeStateStore(config) },
           // Content ages: nodes past their review date, and the next review due.
           reviews: {
             overdue: reviewBy.filter((r) => r.review_by !== undefined && r.review_by < today).map((r) => r.node),
             unscheduled: reviewBy.filter((r) => r.review_by === undefined).length,
-            next_review_by: reviewBy.map((r) => r.review_by).filter((d): d is string => d !== undefined && d >= today).sort()[0] ?? null,
+            next_review_by:
+              reviewBy
+                .map((r) => r.review_by)
+                .filter((d): d is string => d !== undefined && d >= today)
+                .sort()[0] ?? null,
           },
-          keys: { total: keys.length, active: keys.filter((k) => k.status === "active").length, revoked: keys.filter((k) => k.status === "revoked").length },
+          keys: {
+            total: keys.length,
+            active: keys.filter((k) => k.status === "active").length,
+            revoked: keys.filter((k) => k.status === "revoked").length,
+          },
         };
         printResult(args.json, report, () =>
-          [`build ${report.build_id} (API ${report.api_version}), ${Object.entries(report.verticals).map(([s, n]) => `${s} ${n}`).join(", ")}`, `store ${report.store.location}: ${storeOk ? "ok" : "NOT ANSWERING"}`, `reviews: ${report.reviews.overdue.length} overdue${report.reviews.overdue.length ? ` (${report.reviews.overdue.slice(0, 5).join(", ")})` : ""}, next review by ${report.reviews.next_review_by ?? "none"}`, `keys: ${report.keys.active} active, ${report.keys.revoked} revoked`].join("\n"),
+          [
+            `build ${report.build_id} (API ${report.api_version}), ${Object.entries(report.verticals)
+              .map(([s, n]) => `${s} ${n}`)
+              .join(", ")}`,
+            `store ${report.store.location}: ${storeOk ? "ok" : "NOT ANSWERING"}`,
+            `reviews: ${report.reviews.overdue.length} overdue${report.reviews.overdue.length ? ` (${report.reviews.overdue.slice(0, 5).join(", ")})` : ""}, next review by ${report.reviews.next_review_by ?? "none"}`,
+            `keys: ${report.keys.active} active, ${report.keys.revoked} revoked`,
+          ].join("\n"),
         );
         return storeOk ? EXIT.ok : EXIT.notReady;
       } finally {
@@ -58,7 +81,11 @@ function _parseBaseUrl(raw: string): string {
     // reported below
   }
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    throw new OperatorError("usage", `--url "${raw.slice(0, 80)}" is not an http(s) URL; pass the service's base URL, e.g. --url http://127.0.0.1:8787`, EXIT.failure);
+    throw new OperatorError(
+      "usage",
+      `--url "${raw.slice(0, 80)}" is not an http(s) URL; pass the service's base URL, e.g. --url http://127.0.0.1:8787`,
+      EXIT.failure,
+    );
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
@@ -69,6 +96,10 @@ async function _remote(base: string, json: boolean): Promise<number> {
     (error: unknown) => ({ status: 0, body: { error: String(error) } as Record<string, unknown> | null }),
   );
   const ok = ready.status === 200;
-  printResult(json, { ready: ok, url: base, readyz: ready.body }, () => (ok ? `${base} is ready: build ${String(ready.body?.build_id)}, store ${String(ready.body?.store)}` : `${base} is NOT ready (${ready.status || "unreachable"})`));
+  printResult(json, { ready: ok, url: base, readyz: ready.body }, () =>
+    ok
+      ? `${base} is ready: build ${String(ready.body?.build_id)}, store ${String(ready.body?.store)}`
+      : `${base} is NOT ready (${ready.status || "unreachable"})`,
+  );
   return ok ? EXIT.ok : EXIT.notReady;
 }

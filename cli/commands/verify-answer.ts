@@ -11,7 +11,10 @@ import { EXIT, OperatorError } from "../exit-codes.ts";
 import { printResult, runOperation } from "../output.ts";
 
 export default defineCommand({
-  meta: { name: "verify-answer", description: "Check a saved answer's digest and signature against the published keys; names its node, version and build" },
+  meta: {
+    name: "verify-answer",
+    description: "Check a saved answer's digest and signature against the published keys; names its node, version and build",
+  },
   args: {
     file: { type: "positional", description: "The saved response (curl -si output, or an MCP tool result as JSON)", required: true },
     jwks: { type: "string", description: "A saved JWK Set (/.well-known/jwks.json) to verify against offline" },
@@ -21,14 +24,20 @@ export default defineCommand({
   run: ({ args }) =>
     runOperation(args.json, async () => {
       const saved = await readFile(args.file).catch((error: unknown) => {
-        throw new OperatorError("not_found", `cannot read ${args.file}: ${error instanceof Error ? error.message : String(error)}`, EXIT.notFound);
+        throw new OperatorError(
+          "not_found",
+          `cannot read ${args.file}: ${error instanceof Error ? error.message : String(error)}`,
+          EXIT.notFound,
+        );
       });
       const keys = await _keys(args.jwks, args.url);
       const result = await verifyAnswer(new Uint8Array(saved), keys);
       printResult(args.json, result, () => {
         if (!result.ok) return `NOT VERIFIED: ${result.reason}`;
         const { identity: id, kid, created } = result;
-        const what = id.node ? `node ${id.vertical}/${id.node} version ${id.version}` : `${id.view} of ${id.vertical === "*" ? "every vertical" : id.vertical}`;
+        const what = id.node
+          ? `node ${id.vertical}/${id.node} version ${id.version}`
+          : `${id.view} of ${id.vertical === "*" ? "every vertical" : id.vertical}`;
         return [
           `verified: ${what}, build ${id.build}`,
           `view ${id.view}${id.layers ? ` (layers ${id.layers})` : ""}${id.input ? `, computed from input sha-256 ${id.input}` : ""}`,

@@ -44,7 +44,10 @@ export async function guardAdmin(deps: Pick<AppDeps, "backend" | "clock" | "conf
     const [wrong = 0] = await deps.backend.readCounters([wrongKey], now);
     if (wrong >= limit || performance.now() >= waitUntil) {
       const retryAfter = wrong >= limit ? String(Math.max(1, Math.ceil((expiresAt - now) / 1000))) : "1";
-      throw apiError("rate_limited", { detail: "Too many wrong admin keys from this client; wait for the window to end.", headers: { "retry-after": retryAfter } });
+      throw apiError("rate_limited", {
+        detail: "Too many wrong admin keys from this client; wait for the window to end.",
+        headers: { "retry-after": retryAfter },
+      });
     }
     // Backs off (2 ms doubling to 50 ms, jittered) so waiting requests cost the store little.
     await new Promise((resolve) => setTimeout(resolve, Math.min(50, 2 ** (tries + 1)) * (0.5 + Math.random())));
@@ -52,7 +55,8 @@ export async function guardAdmin(deps: Pick<AppDeps, "backend" | "clock" | "conf
   try {
     assertAdmin(event.req.headers, deps.config.adminKey);
   } catch (error) {
-    if (isApiError(error) && error.code === "admin_auth_invalid") await deps.backend.consume([{ key: wrongKey, limit: Number.POSITIVE_INFINITY, expiresAt }], 1, now);
+    if (isApiError(error) && error.code === "admin_auth_invalid")
+      await deps.backend.consume([{ key: wrongKey, limit: Number.POSITIVE_INFINITY, expiresAt }], 1, now);
     else await _giveBack(deps, slot, now);
     throw error;
   }

@@ -18,4 +18,3 @@ export function credentialProblemHeaders(problem: CredentialProblem | null): Rec
 export function withCredentialProblem(bytes: Uint8Array, problem: CredentialProblem): Uint8Array {
   return prependJsonMember(bytes, "credential_problem", problem);
 }
-

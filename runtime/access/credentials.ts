@@ -15,10 +15,7 @@ export interface PresentedCredentials {
   payToken: string | null;
 }
 
-export type Caller =
-  | { kind: "anonymous" }
-  | { kind: "key"; record: KeyRecord }
-  | { kind: "payment"; token: string };
+export type Caller = { kind: "anonymous" } | { kind: "key"; record: KeyRecord } | { kind: "payment"; token: string };
 
 export function readCredentials(headers: Headers, url: URL, options: { allowQueryKey: boolean }): PresentedCredentials {
   let key = headers.get("x-service-key");
@@ -32,7 +29,8 @@ export function readCredentials(headers: Headers, url: URL, options: { allowQuer
 
 /** Resolves a presented key to its active record, or throws the matching 401. */
 export async function resolveKey(key: string, keys: KeysStore, now: number): Promise<KeyRecord> {
-  if (parseKeyString(key) === null) throw apiError("key_invalid", { detail: "The key does not have the shape of a service key (svc_live_… or svc_trial_…)." });
+  if (parseKeyString(key) === null)
+    throw apiError("key_invalid", { detail: "The key does not have the shape of a service key (svc_live_… or svc_trial_…)." });
   const hash = knownDigests.get(key) ?? hashKey(key);
   const record = await keys.get(hash);
   // The record was looked up by this very digest, so the check below only guards against a store

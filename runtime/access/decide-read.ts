@@ -67,11 +67,16 @@ export interface ReadInput {
 export function decideRead(input: ReadInput): ReadVerdict {
   const { caller, vertical, node } = input;
   if (_isFree(vertical, node)) {
-    return { view: "full", meter: "free", credentialProblem: input.credentialProblem ? toCredentialProblem(input.credentialProblem) : null };
+    return {
+      view: "full",
+      meter: "free",
+      credentialProblem: input.credentialProblem ? toCredentialProblem(input.credentialProblem) : null,
+    };
   }
   if (input.credentialProblem) {
     // The free locked view where there is one, with the warning; otherwise the key's own 401.
-    if (vertical.index_free && node !== null) return { view: "locked", meter: "free", credentialProblem: toCredentialProblem(input.credentialProblem) };
+    if (vertical.index_free && node !== null)
+      return { view: "locked", meter: "free", credentialProblem: toCredentialProblem(input.credentialProblem) };
     return { view: "refused", refusal: input.credentialProblem };
   }
   if (caller.kind === "payment") return { view: "full", meter: node === null ? "free" : "payment", credentialProblem: null };
@@ -108,12 +113,21 @@ export function decideSearchMeter(caller: Caller, scope: readonly ResolvedVertic
 export function refuseLocked({ caller, vertical, node, limits }: ReadInput): ApiError {
   const extra = limits ? { unlock: toUnlockHint(vertical, node, limits) } : undefined;
   if (caller.kind !== "key") {
-    return apiError("payment_required", { detail: `The layers of ${vertical.slug} need a key or a per-use payment token; without them only the index layer is free.`, ...(extra ? { extra } : {}) });
+    return apiError("payment_required", {
+      detail: `The layers of ${vertical.slug} need a key or a per-use payment token; without them only the index layer is free.`,
+      ...(extra ? { extra } : {}),
+    });
   }
   if (keyCoversVertical(caller.record, vertical)) {
-    return apiError("module_not_in_trial", { detail: `Node is not one of the trial modules of ${vertical.slug}.`, ...(extra ? { extra } : {}) });
+    return apiError("module_not_in_trial", {
+      detail: `Node is not one of the trial modules of ${vertical.slug}.`,
+      ...(extra ? { extra } : {}),
+    });
   }
-  return apiError("vertical_forbidden", { detail: `This key unlocks ${describeKeyScope(caller.record)}, not ${vertical.slug}.`, ...(extra ? { extra } : {}) });
+  return apiError("vertical_forbidden", {
+    detail: `This key unlocks ${describeKeyScope(caller.record)}, not ${vertical.slug}.`,
+    ...(extra ? { extra } : {}),
+  });
 }
 
 /** Does the key open this node's layers (or, for `node: null`, the vertical's gated index)? */
@@ -137,7 +151,11 @@ export function describeKeyScope(record: KeyRecord): string {
 }
 
 export function toCredentialProblem(error: ApiError): CredentialProblem {
-  return { code: error.code as CredentialProblem["code"], title: ERRORS[error.code].title, detail: `${error.message} The key was ignored: this answer is what a caller without a key gets (the free view).` };
+  return {
+    code: error.code as CredentialProblem["code"],
+    title: ERRORS[error.code].title,
+    detail: `${error.message} The key was ignored: this answer is what a caller without a key gets (the free view).`,
+  };
 }
 
 // --- Internal helpers ---

@@ -65,11 +65,20 @@ export function findNode(build: Artifacts, vertical: ResolvedVertical, nodeId: s
 export async function planRead(deps: AppDeps, request: ReadRequest, now: number): Promise<ReadPlan> {
   const { build, vertical, meta, reader } = request;
   const { caller, credentialProblem } = reader;
-  const input = { caller, credentialProblem, vertical, node: meta, ...(request.unlockHint === false ? {} : { limits: limitsInForce(deps) }) };
+  const input = {
+    caller,
+    credentialProblem,
+    vertical,
+    node: meta,
+    ...(request.unlockHint === false ? {} : { limits: limitsInForce(deps) }),
+  };
   const decision = orRefuse(decideRead(input));
   if (request.need === "full" && decision.view === "locked") throw refuseLocked(input);
   if (request.perUseAccepted === false && caller.kind === "payment" && meta && !vertical.fully_open) {
-    throw apiError("per_use_not_accepted", { detail: "The browse pages do not charge per-use payment tokens; read this node with a key, or fetch it from GET /api/demo with the token." });
+    throw apiError("per_use_not_accepted", {
+      detail:
+        "The browse pages do not charge per-use payment tokens; read this node with a key, or fetch it from GET /api/demo with the token.",
+    });
   }
   const session = await _begin(deps, caller, decision.meter, request.freeRead, now);
   return { ...session, build, vertical, meta, decision };
@@ -94,7 +103,13 @@ export function planArtifact(plan: ReadPlan, lean: boolean): Promise<Artifact> {
 
 // --- Internal helpers ---
 
-async function _begin(deps: AppDeps, caller: Caller, meter: ReadMeter, freeRead: (() => void | Promise<void>) | undefined, now: number): Promise<ReadSession> {
+async function _begin(
+  deps: AppDeps,
+  caller: Caller,
+  meter: ReadMeter,
+  freeRead: (() => void | Promise<void>) | undefined,
+  now: number,
+): Promise<ReadSession> {
   if (meter === "free") await freeRead?.();
   // Only a node of a live vertical (or a gated search) is ever metered "payment", so a placeholder never verifies a token.
   const perUse = meter === "payment" && caller.kind === "payment" ? await authorizePerUse(deps, caller.token, now) : null;

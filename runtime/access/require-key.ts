@@ -15,13 +15,18 @@ export interface PresentedKey {
   record: KeyRecord;
 }
 
-export async function requireKey(event: H3Event, deps: Pick<AppDeps, "keys" | "clock">, options: { now: number; membership: boolean; detail?: string }): Promise<PresentedKey> {
+export async function requireKey(
+  event: H3Event,
+  deps: Pick<AppDeps, "keys" | "clock">,
+  options: { now: number; membership: boolean; detail?: string },
+): Promise<PresentedKey> {
   const slot = requestCaller(event, deps);
   const { key } = slot.credentials();
   if (key === null || key === "") throw apiError("key_missing");
   const caller = await slot.caller();
   if (caller.kind !== "key") throw apiError("key_missing");
   const record = caller.record;
-  if (options.membership && record.type !== "membership") throw apiError("key_kind_not_allowed", options.detail ? { detail: options.detail } : {});
+  if (options.membership && record.type !== "membership")
+    throw apiError("key_kind_not_allowed", options.detail ? { detail: options.detail } : {});
   return { key, record };
 }

@@ -10,7 +10,11 @@ import type { Artifacts } from "../storage/artifacts.ts";
 type Build = Pick<Artifacts, "catalog" | "manifest">;
 
 /** `vertical_unknown` for `slug`; `extra` adds the problem's other members (e.g. `errors`). */
-export function unknownVertical(build: Build, slug: string, options: { orAll?: boolean; errors?: Array<{ pointer: string; message: string }> } = {}): ApiError {
+export function unknownVertical(
+  build: Build,
+  slug: string,
+  options: { orAll?: boolean; errors?: Array<{ pointer: string; message: string }> } = {},
+): ApiError {
   const names = Object.keys(build.catalog.slugs);
   const shown = slug.slice(0, 64);
   return apiError("vertical_unknown", {
@@ -22,5 +26,7 @@ export function unknownVertical(build: Build, slug: string, options: { orAll?: b
 /** `node_not_found` for `id` in the vertical (its canonical slug). */
 export function unknownNode(build: Build, vertical: string, id: string): ApiError {
   const shown = id.slice(0, 100);
-  return apiError("node_not_found", { detail: `No node "${shown}" in ${vertical}.${didYouMean(shown, Object.keys(build.manifest.verticals[vertical]?.nodes ?? {}))}` });
+  return apiError("node_not_found", {
+    detail: `No node "${shown}" in ${vertical}.${didYouMean(shown, Object.keys(build.manifest.verticals[vertical]?.nodes ?? {}))}`,
+  });
 }

@@ -32,9 +32,13 @@ export function readIdentifier(raw: string, pointer: string): string {
   const bad = REFUSED.exec(raw);
   if (bad) {
     const code = `U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
-    throw apiError("validation_failed", { detail: `${pointer}: contains an invisible or control character (${code})`, errors: [{ pointer, message: `contains an invisible or control character (${code})` }] });
+    throw apiError("validation_failed", {
+      detail: `${pointer}: contains an invisible or control character (${code})`,
+      errors: [{ pointer, message: `contains an invisible or control character (${code})` }],
+    });
   }
   const folded = foldIdentifier(raw);
-  if (folded === "") throw apiError("validation_failed", { detail: `${pointer}: empty once trimmed`, errors: [{ pointer, message: "empty once trimmed" }] });
+  if (folded === "")
+    throw apiError("validation_failed", { detail: `${pointer}: empty once trimmed`, errors: [{ pointer, message: "empty once trimmed" }] });
   return folded;
 }

@@ -43,11 +43,16 @@ export async function resolvePurchaseAccount(keys: KeysStore, input: PurchaseAcc
   const record = await resolveKey(input.presentedKey, keys, now);
   if (record.type !== "membership" || record.account === null) {
     throw apiError("account_proof_required", {
-      detail: record.type === "trial" ? "A trial key does not prove ownership of an account; send a membership key of the account." : "This key belongs to no account; send a membership key of the account you buy for, or send none to create a new account.",
+      detail:
+        record.type === "trial"
+          ? "A trial key does not prove ownership of an account; send a membership key of the account."
+          : "This key belongs to no account; send a membership key of the account you buy for, or send none to create a new account.",
     });
   }
   if (input.agentId !== undefined && foldIdentifier(input.agentId) !== foldIdentifier(record.account)) {
-    throw apiError("account_proof_required", { detail: "The key in X-Service-Key belongs to another account than the agent_id of this purchase." });
+    throw apiError("account_proof_required", {
+      detail: "The key in X-Service-Key belongs to another account than the agent_id of this purchase.",
+    });
   }
   return { account: record.account, create: false, proof: record };
 }

@@ -14,7 +14,8 @@ import type { ServiceDescription } from "../schema/service-description.ts";
 export function prefersJson(accept: string | null): boolean {
   if (!accept) return false;
   const ranked = parseQualityList(accept);
-  const best = (match: (t: string) => boolean) => ranked.filter((r) => match(r.value) && r.q > 0).sort((a, b) => b.q - a.q || a.order - b.order)[0];
+  const best = (match: (t: string) => boolean) =>
+    ranked.filter((r) => match(r.value) && r.q > 0).sort((a, b) => b.q - a.q || a.order - b.order)[0];
   const json = best((t) => t === "application/json" || t === "application/*");
   const html = best((t) => t === "text/html" || t === "text/*" || t === "*/*");
   if (!json) return false;
@@ -37,10 +38,20 @@ function _describe(build: Artifacts): ServiceDescription {
   return {
     object: "service_description",
     name: "Vertical Knowledge Retrieval Service",
-    description: "Structured, validated, cited knowledge for AI agents in regulated fields. The index layer is free; content layers need a key, a per-use payment token, or a fully open vertical.",
+    description:
+      "Structured, validated, cited knowledge for AI agents in regulated fields. The index layer is free; content layers need a key, a per-use payment token, or a fully open vertical.",
     api_version: build.catalog.api_version,
     build_id: build.buildId,
-    links: { openapi: "/openapi.json", docs: "/docs", status: "/api/status", browse: "/browse", llms_txt: "/llms.txt", llms_full_txt: "/llms-full.txt", mcp: "/mcp", trial: "POST /api/trial" },
+    links: {
+      openapi: "/openapi.json",
+      docs: "/docs",
+      status: "/api/status",
+      browse: "/browse",
+      llms_txt: "/llms.txt",
+      llms_full_txt: "/llms-full.txt",
+      mcp: "/mcp",
+      trial: "POST /api/trial",
+    },
     verticals: build.catalog.verticals.map((v) => ({
       slug: v.slug,
       title: v.title,
@@ -50,6 +61,10 @@ function _describe(build: Artifacts): ServiceDescription {
       nodes: v.node_count,
       index: `/api/demo?vertical=${v.slug}`,
     })),
-    authentication: { key_header: "X-Service-Key", payment_header: "pay-network-pay-id", trial: "POST /api/trial with {\"agent_id\": \"…\"} returns a 24-hour key" },
+    authentication: {
+      key_header: "X-Service-Key",
+      payment_header: "pay-network-pay-id",
+      trial: 'POST /api/trial with {"agent_id": "…"} returns a 24-hour key',
+    },
   };
 }

@@ -48,5 +48,10 @@ export function assertSameOrigin(event: H3Event, config: Pick<RuntimeConfig, "pu
   const own = [requestContext(event).url.origin, config.publicBaseUrl ? new URL(config.publicBaseUrl).origin : null];
   if (origin !== null && own.includes(origin)) return;
   if ((origin === null || origin === "null") && event.req.headers.get("sec-fetch-site") === "same-origin") return;
-  throw apiError("cross_site_form", { detail: origin === null ? "The form post carried neither Origin nor Sec-Fetch-Site: same-origin." : `Form posts from ${origin.slice(0, 100)} are refused.` });
+  throw apiError("cross_site_form", {
+    detail:
+      origin === null
+        ? "The form post carried neither Origin nor Sec-Fetch-Site: same-origin."
+        : `Form posts from ${origin.slice(0, 100)} are refused.`,
+  });
 }

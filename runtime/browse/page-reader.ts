@@ -31,9 +31,17 @@ export async function readPageReader(deps: AppDeps, event: H3Event): Promise<Pag
 }
 
 /** What a page read with a refused key adds: the warning header, and the cookie cleared when it held the key. */
-export function pageWarningHeaders(deps: AppDeps, event: H3Event, reader: PageReader, problem: CredentialProblem | null): Record<string, string> {
+export function pageWarningHeaders(
+  deps: AppDeps,
+  event: H3Event,
+  reader: PageReader,
+  problem: CredentialProblem | null,
+): Record<string, string> {
   if (!problem) return {};
-  return { ...credentialProblemHeaders(problem), ...(reader.fromCookie ? { "set-cookie": keyCookieHeader(null, isSecureSite(event, deps.config)) } : {}) };
+  return {
+    ...credentialProblemHeaders(problem),
+    ...(reader.fromCookie ? { "set-cookie": keyCookieHeader(null, isSecureSite(event, deps.config)) } : {}),
+  };
 }
 
 /** Runs a page's handler; a 401 for the reader's own key (content with no free view) also clears a cookie that held it. */

@@ -46,6 +46,10 @@ export function createBrowseSite(distDir: string, logger: Logger): BrowseSite {
  * data only) leaves them at the build they were generated from. Said once per build, in the log.
  */
 async function _warnIfOtherBuild(distDir: string, build: Artifacts, logger: Logger): Promise<void> {
-  const site = await readFile(join(distDir, "browse", "manifest.json"), "utf8").then((t) => (JSON.parse(t) as { build_id?: string }).build_id ?? null, () => null);
-  if (site !== build.buildId) logger.warn("browse pages are not of the build in service", { browse_build_id: site, build_id: build.buildId });
+  const site = await readFile(join(distDir, "browse", "manifest.json"), "utf8").then(
+    (t) => (JSON.parse(t) as { build_id?: string }).build_id ?? null,
+    () => null,
+  );
+  if (site !== build.buildId)
+    logger.warn("browse pages are not of the build in service", { browse_build_id: site, build_id: build.buildId });
 }

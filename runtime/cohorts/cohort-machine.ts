@@ -43,7 +43,8 @@ export function decideProgression(cohorts: readonly Cohort[], snapshot: Progress
   const next = cohorts[index + 1];
   if (!next) return { kind: "stay", active: current.name, reason: "last_tier" };
   if (snapshot.seatsClaimed < current.member_cap) return { kind: "stay", active: current.name, reason: "seats_open" };
-  if (!isConfidenceMet(snapshot.outcomeSubmissions, snapshot.outcomeConfidenceMicros)) return { kind: "stay", active: current.name, reason: "confidence_not_met" };
+  if (!isConfidenceMet(snapshot.outcomeSubmissions, snapshot.outcomeConfidenceMicros))
+    return { kind: "stay", active: current.name, reason: "confidence_not_met" };
   return { kind: "advance", from: current.name, to: next.name, loyaltyCreditUsdMicros: current.loyalty_credit_usd_micros };
 }
 
@@ -63,7 +64,12 @@ export function meanConfidence(submissions: number, confidenceMicros: number): n
 }
 
 /** How a tier reads for someone looking at it from the active cohort. */
-export function cohortStatusOf(cohorts: readonly Cohort[], active: CohortName, name: CohortName, seatsClaimed: number): "closed" | "open" | "full" | "upcoming" {
+export function cohortStatusOf(
+  cohorts: readonly Cohort[],
+  active: CohortName,
+  name: CohortName,
+  seatsClaimed: number,
+): "closed" | "open" | "full" | "upcoming" {
   const a = cohorts.findIndex((c) => c.name === active);
   const i = cohorts.findIndex((c) => c.name === name);
   if (i < a) return "closed";

@@ -52,7 +52,8 @@ export async function claimCohortSeat(deps: CohortDeps, seat: { account: string;
   const active = await readActiveCohort(deps.backend);
   if (COHORT_NAMES.indexOf(active) > COHORT_NAMES.indexOf(seat.cohort)) {
     const left = deps.build.current.catalog.cohorts.find((c) => c.name === seat.cohort);
-    if (left) await _grantLoyalty(createCreditsStore(deps.backend), { account, from: seat.cohort, amount: left.loyalty_credit_usd_micros }, now);
+    if (left)
+      await _grantLoyalty(createCreditsStore(deps.backend), { account, from: seat.cohort, amount: left.loyalty_credit_usd_micros }, now);
   }
 }
 
@@ -80,7 +81,12 @@ export async function evaluateProgression(deps: CohortDeps, trigger: Progression
   const cohorts = deps.build.current.catalog.cohorts;
   const active = await readActiveCohort(deps.backend);
   const [seatsClaimed, totals] = await Promise.all([deps.backend.countList(cohortMembersList(active)), readOutcomeTotals(deps.backend)]);
-  const decision = decideProgression(cohorts, { active, seatsClaimed, outcomeSubmissions: totals.submissions, outcomeConfidenceMicros: totals.confidenceMicros });
+  const decision = decideProgression(cohorts, {
+    active,
+    seatsClaimed,
+    outcomeSubmissions: totals.submissions,
+    outcomeConfidenceMicros: totals.confidenceMicros,
+  });
   if (decision.kind === "stay") return decision;
 
   // 1. Open the tier once; a racing evaluator sees the marker and only helps finish step 2–3.
@@ -90,8 +96,10 @@ export async function evaluateProgression(deps: CohortDeps, trigger: Progression
   // 3. Loyalty credit for every member of the left cohort, idempotent per (cohort, account).
   const credits = createCreditsStore(deps.backend);
   const members = await listCohortMembers(deps.backend, decision.from);
-  for (const member of members) await _grantLoyalty(credits, { account: member.account, from: decision.from, amount: decision.loyaltyCreditUsdMicros }, now);
-  if (opened.created) deps.logger.info("cohort opened", { from: decision.from, to: decision.to, trigger, members_credited: members.length });
+  for (const member of members)
+    await _grantLoyalty(credits, { account: member.account, from: decision.from, amount: decision.loyaltyCreditUsdMicros }, now);
+  if (opened.created)
+    deps.logger.info("cohort opened", { from: decision.from, to: decision.to, trigger, members_credited: members.length });
   return decision;
 }
 
@@ -108,7 +116,11 @@ const OUTCOME_SUBMISSIONS = "poo:{outcome}:submissions";
 const OUTCOME_CONFIDENCE = "poo:{outcome}:confidence_micros";
 
 /** One loyalty credit per (left cohort, account): the grant id makes every repeat a no-op. */
-async function _grantLoyalty(credits: CreditsStore, input: { account: string; from: CohortName; amount: number }, now: number): Promise<void> {
+async function _grantLoyalty(
+  credits: CreditsStore,
+  input: { account: string; from: CohortName; amount: number },
+  now: number,
+): Promise<void> {
   await credits.grant(
     {
       grantId: `loyalty:${input.from}:${input.account}`,

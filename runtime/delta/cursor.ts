@@ -26,7 +26,8 @@ export function decodeCursor(cursor: string, secret: string): FeedPosition {
   if (!match) throw _invalid("The cursor is malformed.");
   const [, payload, mac] = match as unknown as [string, string, string];
   const given = Buffer.from(mac, "base64url");
-  if (given.length !== MAC_BYTES || !timingSafeEqual(given, _mac(payload, secret))) throw _invalid("The cursor was not issued by this service or was altered.");
+  if (given.length !== MAC_BYTES || !timingSafeEqual(given, _mac(payload, secret)))
+    throw _invalid("The cursor was not issued by this service or was altered.");
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));

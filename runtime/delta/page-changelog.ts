@@ -32,7 +32,10 @@ export function pageChangelog(changelog: readonly ChangelogEntry[], options: Cha
   }
   if (options.after !== null) {
     const after = options.after;
-    start = Math.max(start, _firstIndex(changelog, (e) => compareFeedPositions(e, after) > 0));
+    start = Math.max(
+      start,
+      _firstIndex(changelog, (e) => compareFeedPositions(e, after) > 0),
+    );
   }
   const entries: ChangelogEntry[] = [];
   for (let i = start; i < changelog.length; i++) {

@@ -45,7 +45,13 @@ export function requireMembershipKey(caller: Caller): KeyRecord {
  * it. Nothing is metered when any check fails; `count: false` (a HEAD) checks access as usual but
  * consumes nothing.
  */
-export async function readDelta(deps: AppDeps, record: KeyRecord, query: DeltaQuery, now: number, { count = true }: { count?: boolean } = {}): Promise<DeltaResult> {
+export async function readDelta(
+  deps: AppDeps,
+  record: KeyRecord,
+  query: DeltaQuery,
+  now: number,
+  { count = true }: { count?: boolean } = {},
+): Promise<DeltaResult> {
   const build = deps.build.current;
   const sinceMs = query.since === null ? null : parseSince(query.since);
   if (query.since !== null && sinceMs === null) {
@@ -56,7 +62,10 @@ export async function readDelta(deps: AppDeps, record: KeyRecord, query: DeltaQu
   }
   const limit = query.limit ?? DELTA_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > DELTA_MAX_LIMIT) {
-    throw apiError("validation_failed", { detail: `"limit" must be from 1 to ${DELTA_MAX_LIMIT}.`, errors: [{ pointer: "/query/limit", message: `must be from 1 to ${DELTA_MAX_LIMIT}` }] });
+    throw apiError("validation_failed", {
+      detail: `"limit" must be from 1 to ${DELTA_MAX_LIMIT}.`,
+      errors: [{ pointer: "/query/limit", message: `must be from 1 to ${DELTA_MAX_LIMIT}` }],
+    });
   }
   const secret = await cursorSecret(deps);
   const after = query.cursor === null ? null : decodeCursor(query.cursor, secret);
@@ -65,7 +74,8 @@ export async function readDelta(deps: AppDeps, record: KeyRecord, query: DeltaQu
   if (query.vertical !== null) {
     const vertical = build.resolveVertical(query.vertical);
     if (!vertical) throw unknownVertical(build, query.vertical);
-    if (!keyCoversVertical(record, vertical)) throw apiError("vertical_forbidden", { detail: `This key does not read the changes of ${vertical.slug}.` });
+    if (!keyCoversVertical(record, vertical))
+      throw apiError("vertical_forbidden", { detail: `This key does not read the changes of ${vertical.slug}.` });
     verticals = new Set([vertical.slug]);
   } else {
     verticals = new Set(build.catalog.verticals.filter((v) => keyCoversVertical(record, v)).map((v) => v.slug));

@@ -27,7 +27,12 @@ import { consumeDaily } from "./daily-limit.ts";
 /** Distinct proposed (uncatalogued) slugs kept; each costs one count per summary request. */
 export const PROPOSED_VERTICALS_MAX = 200;
 
-export async function registerInterest(deps: AppDeps, body: InterestRequest, client: string, now: number): Promise<Static<typeof InterestRegisteredSchema>> {
+export async function registerInterest(
+  deps: AppDeps,
+  body: InterestRequest,
+  client: string,
+  now: number,
+): Promise<Static<typeof InterestRegisteredSchema>> {
   const listed = deps.build.current.resolveVertical(body.vertical);
   const vertical = listed ?? { slug: body.vertical, status: "proposed" as const };
   if (vertical.status === "live") {
@@ -41,13 +46,19 @@ export async function registerInterest(deps: AppDeps, body: InterestRequest, cli
   else if (body.contact !== undefined) member = `contact:${body.contact.toLowerCase()}`;
   else {
     const limit = deps.config.interestAnonPerClientDay;
-    await consumeDaily(deps, `interest-anon:${client}`, limit, now, { code: "rate_limited", detail: `At most ${limit} anonymous signals per client per day; send an agent_id to be counted once per vertical.` });
+    await consumeDaily(deps, `interest-anon:${client}`, limit, now, {
+      code: "rate_limited",
+      detail: `At most ${limit} anonymous signals per client per day; send an agent_id to be counted once per vertical.`,
+    });
     member = `anon:${randomUUID()}`;
   }
   const recordKey = `interest:signal:${vertical.slug}:${Buffer.from(member).toString("hex")}`;
   if (!member.startsWith("anon:") && !(await deps.backend.records.hasItem(recordKey))) {
     const limit = deps.config.newIdentitiesPerClientDay;
-    await consumeDaily(deps, `interest-new:${client}`, limit, now, { code: "rate_limited", detail: `At most ${limit} new agents or contacts per client per day may signal demand.` });
+    await consumeDaily(deps, `interest-new:${client}`, limit, now, {
+      code: "rate_limited",
+      detail: `At most ${limit} new agents or contacts per client per day may signal demand.`,
+    });
   }
   // Limits first, then the proposal: a refused signal proposes nothing.
   if (!listed) await _propose(deps, vertical.slug, now);
@@ -63,7 +74,14 @@ export async function registerInterest(deps: AppDeps, body: InterestRequest, cli
   }
   const threshold = limitsInForce(deps).demand_signals_to_activate;
   const signals = await deps.backend.countList(interestList(vertical.slug));
-  return { vertical: vertical.slug, registered: true, counted: claim.created, signals, threshold, build_queue_active: signals >= threshold };
+  return {
+    vertical: vertical.slug,
+    registered: true,
+    counted: claim.created,
+    signals,
+    threshold,
+    build_queue_active: signals >= threshold,
+  };
 }
 
 /** Every vertical without live content and every proposed slug, ranked by signals (ties: catalogue order, then proposal order). */
@@ -103,7 +121,11 @@ async function _propose(deps: AppDeps, slug: string, now: number): Promise<void>
   if (await deps.backend.records.hasItem(key)) return;
   // Claimed atomically before writing, so a burst of new slugs cannot pass the cap; two racers on
   // one new slug may both claim, which only makes the cap a little conservative.
-  const slot = await deps.backend.consume([{ key: PROPOSED_COUNTER, limit: PROPOSED_VERTICALS_MAX, expiresAt: Number.MAX_SAFE_INTEGER }], 1, now);
+  const slot = await deps.backend.consume(
+    [{ key: PROPOSED_COUNTER, limit: PROPOSED_VERTICALS_MAX, expiresAt: Number.MAX_SAFE_INTEGER }],
+    1,
+    now,
+  );
   if (!slot.admitted) {
     throw apiError("vertical_not_allowed", {
       detail: `${PROPOSED_VERTICALS_MAX} verticals outside the catalogue have been proposed already; signal one of them (GET /api/interest/summary) or a listed one.`,
@@ -116,5 +138,7 @@ async function _propose(deps: AppDeps, slug: string, now: number): Promise<void>
 async function _proposedSlugs(deps: AppDeps): Promise<Array<{ slug: string; at: string }>> {
   const keys = await deps.backend.records.getKeys(PROPOSED_PREFIX);
   const items = await Promise.all(keys.map((k) => deps.backend.records.getItem<{ slug: string; at: string }>(k)));
-  return items.filter((i): i is { slug: string; at: string } => i !== null).sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.slug < b.slug ? -1 : 1));
+  return items
+    .filter((i): i is { slug: string; at: string } => i !== null)
+    .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.slug < b.slug ? -1 : 1));
 }

@@ -27,7 +27,12 @@ export interface OutcomeSubmission extends TelemetryRequest {
   submitted_at: string;
 }
 
-export async function submitProofOfOutcome(deps: AppDeps, caller: PresentedKey, body: TelemetryRequest, now: number): Promise<Static<typeof OutcomeRecordedSchema>> {
+export async function submitProofOfOutcome(
+  deps: AppDeps,
+  caller: PresentedKey,
+  body: TelemetryRequest,
+  now: number,
+): Promise<Static<typeof OutcomeRecordedSchema>> {
   const limit = deps.config.outcomesPerKeyDay;
   await consumeDaily(deps, `poo:day:${caller.record.id}`, limit, now, {
     code: "outcome_limit_reached",
@@ -35,7 +40,13 @@ export async function submitProofOfOutcome(deps: AppDeps, caller: PresentedKey, 
   });
   const id = `poo_${randomUUID()}`;
   const submittedAt = new Date(now).toISOString();
-  const submission: OutcomeSubmission = { ...body, id, key_id: caller.record.id, account: caller.record.account, submitted_at: submittedAt };
+  const submission: OutcomeSubmission = {
+    ...body,
+    id,
+    key_id: caller.record.id,
+    account: caller.record.account,
+    submitted_at: submittedAt,
+  };
   await deps.backend.records.setItem(`poo:sub:${id}`, submission);
   await addOutcomeScore(deps.backend, toScoreMicros(body.confidence_score), now);
   const decision = await evaluateProgression(deps, "telemetry_received", now);

@@ -39,7 +39,12 @@ export interface PovSubmission {
   first_submitted_at: string;
 }
 
-export async function submitProofOfValue(deps: AppDeps, caller: PresentedKey, body: PovRequest, now: number): Promise<Static<typeof PovRecordedSchema>> {
+export async function submitProofOfValue(
+  deps: AppDeps,
+  caller: PresentedKey,
+  body: PovRequest,
+  now: number,
+): Promise<Static<typeof PovRecordedSchema>> {
   const trial = await _resolveTrialKey(deps, body.trial_key);
   _assertMayReport(caller, body.trial_key, trial);
   const key = `pov:sub:${trial.hash}`;
@@ -106,7 +111,9 @@ export function createPovAggregator(deps: Pick<AppDeps, "backend">, options: { t
 /** The public signal: computed from the current submission of every trial key. */
 export async function aggregateProofOfValue(deps: Pick<AppDeps, "backend">): Promise<PovAggregate> {
   const keys = await deps.backend.records.getKeys("pov:sub:");
-  const subs = (await Promise.all(keys.map((k) => deps.backend.records.getItem<PovSubmission>(k)))).filter((s): s is PovSubmission => s !== null);
+  const subs = (await Promise.all(keys.map((k) => deps.backend.records.getItem<PovSubmission>(k)))).filter(
+    (s): s is PovSubmission => s !== null,
+  );
   const yes = subs.filter((s) => s.intent_to_subscribe === true).length;
   const no = subs.filter((s) => s.intent_to_subscribe === false).length;
   const sum = subs.reduce((a, s) => a + s.confidence_score, 0);
@@ -122,7 +129,8 @@ export async function aggregateProofOfValue(deps: Pick<AppDeps, "backend">): Pro
 // --- Internal helpers ---
 
 async function _resolveTrialKey(deps: AppDeps, trialKey: string): Promise<KeyRecord> {
-  const invalid = () => apiError("trial_key_invalid", { errors: [{ pointer: "/trial_key", message: "must be a trial key issued by this service" }] });
+  const invalid = () =>
+    apiError("trial_key_invalid", { errors: [{ pointer: "/trial_key", message: "must be a trial key issued by this service" }] });
   if (parseKeyString(trialKey) !== "trial") throw invalid();
   const record = await deps.keys.get(hashKey(trialKey));
   if (!record || record.type !== "trial" || record.status === "revoked") throw invalid();
@@ -132,16 +140,26 @@ async function _resolveTrialKey(deps: AppDeps, trialKey: string): Promise<KeyRec
 function _assertMayReport(caller: PresentedKey, trialKey: string, trial: KeyRecord): void {
   if (caller.record.type === "trial" && caller.record.hash === trial.hash) return;
   const agent = trial.agent_id ? foldIdentifier(trial.agent_id) : undefined;
-  if (caller.record.type === "membership" && agent && ((caller.record.agent_id && foldIdentifier(caller.record.agent_id)) === agent || (caller.record.account && foldIdentifier(caller.record.account)) === agent)) return;
+  if (
+    caller.record.type === "membership" &&
+    agent &&
+    ((caller.record.agent_id && foldIdentifier(caller.record.agent_id)) === agent ||
+      (caller.record.account && foldIdentifier(caller.record.account)) === agent)
+  )
+    return;
   throw apiError("key_mismatch", {
-    detail: caller.record.type === "trial" ? "trial_key must be the trial key sent in X-Service-Key." : "This membership key belongs to another agent than the trial key.",
+    detail:
+      caller.record.type === "trial"
+        ? "trial_key must be the trial key sent in X-Service-Key."
+        : "This membership key belongs to another agent than the trial key.",
     errors: [{ pointer: "/trial_key", message: trialKey === "" ? "required" : "not the caller's trial key" }],
   });
 }
 
 function _highlight(subs: PovSubmission[]): PovAggregate["highlighted_reviews"] {
   const withReview = subs.filter((s) => s.review !== null);
-  const recentFirst = (a: PovSubmission, b: PovSubmission) => b.submitted_at.localeCompare(a.submitted_at) || a.trial_key_id.localeCompare(b.trial_key_id);
+  const recentFirst = (a: PovSubmission, b: PovSubmission) =>
+    b.submitted_at.localeCompare(a.submitted_at) || a.trial_key_id.localeCompare(b.trial_key_id);
   const top = withReview
     .filter((s) => s.confidence_score >= HIGHLIGHT_SPLIT)
     .sort((a, b) => b.confidence_score - a.confidence_score || recentFirst(a, b))

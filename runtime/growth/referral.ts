@@ -31,7 +31,10 @@ type ReferralEntry = ReferralLogged["referral"] & { account: string };
 
 export async function logReferral(deps: AppDeps, caller: PresentedKey, body: ReferralRequest, now: number): Promise<ReferralLogged> {
   if (body.referring_key !== caller.key) {
-    throw apiError("key_mismatch", { detail: "referring_key must be the key sent in X-Service-Key.", errors: [{ pointer: "/referring_key", message: "not the caller's key" }] });
+    throw apiError("key_mismatch", {
+      detail: "referring_key must be the key sent in X-Service-Key.",
+      errors: [{ pointer: "/referring_key", message: "not the caller's key" }],
+    });
   }
   const account = referrerAccountOf(caller.record);
   const referred = readIdentifier(body.referred_agent_id, "/referred_agent_id");
@@ -66,7 +69,11 @@ export async function logReferral(deps: AppDeps, caller: PresentedKey, body: Ref
  * A paid purchase issued keys to `agentId` (or `account`): its pending referral, if any, is
  * counted and credited to the referrer. Safe to call any number of times.
  */
-export async function qualifyReferral(deps: Pick<AppDeps, "backend" | "build" | "config" | "logger">, buyer: { agentId: string | null; account: string; purchaseId: string }, now: number): Promise<void> {
+export async function qualifyReferral(
+  deps: Pick<AppDeps, "backend" | "build" | "config" | "logger">,
+  buyer: { agentId: string | null; account: string; purchaseId: string },
+  now: number,
+): Promise<void> {
   for (const name of new Set([buyer.agentId === null ? null : foldIdentifier(buyer.agentId), foldIdentifier(buyer.account)])) {
     if (!name) continue;
     const pointer = await deps.backend.insertOnce(`referral:agent:${_hex(name)}`, "none", null, now);
@@ -85,7 +92,12 @@ export function referrerAccountOf(record: KeyRecord): string {
 
 // --- Internal helpers ---
 
-async function _credit(deps: Pick<AppDeps, "backend" | "build" | "config" | "logger">, entry: ReferralEntry, purchaseId: string, now: number): Promise<void> {
+async function _credit(
+  deps: Pick<AppDeps, "backend" | "build" | "config" | "logger">,
+  entry: ReferralEntry,
+  purchaseId: string,
+  now: number,
+): Promise<void> {
   const limits = limitsInForce(deps);
   const { id: cycle, endsAt } = _cycleOf(now);
   // Counted once per referral: the cap window and a per-referral window move together or not at all.
@@ -105,9 +117,25 @@ async function _credit(deps: Pick<AppDeps, "backend" | "build" | "config" | "log
   }
   const amount = credited ? limits.referral_credit_usd_micros : 0;
   if (amount > 0) {
-    await createCreditsStore(deps.backend).grant({ grantId: `referral:${entry.id}`, account: entry.account, kind: "referral", amountUsdMicros: amount, reason: `referral of ${entry.referred_agent_id}` }, now);
+    await createCreditsStore(deps.backend).grant(
+      {
+        grantId: `referral:${entry.id}`,
+        account: entry.account,
+        kind: "referral",
+        amountUsdMicros: amount,
+        reason: `referral of ${entry.referred_agent_id}`,
+      },
+      now,
+    );
   }
-  const done: ReferralEntry = { ...entry, status: credited ? "credited" : "cap_reached", credited_usd_micros: amount, credited: formatUsd(amount), cycle, qualified_at: new Date(now).toISOString() };
+  const done: ReferralEntry = {
+    ...entry,
+    status: credited ? "credited" : "cap_reached",
+    credited_usd_micros: amount,
+    credited: formatUsd(amount),
+    cycle,
+    qualified_at: new Date(now).toISOString(),
+  };
   await deps.backend.records.setItem(`referral:log:${entry.id}`, done);
   deps.logger.info("referral qualified", { referral_id: entry.id, purchase_id: purchaseId, status: done.status });
 }
@@ -121,7 +149,12 @@ async function _cycle(deps: AppDeps, account: string, now: number) {
   const limits = limitsInForce(deps);
   const { id } = _cycleOf(now);
   const [credited] = await deps.backend.readCounters([`referral-cap:${_hex(account)}:${id}`], now);
-  return { id, referrals_credited: credited!, max_credited: limits.referrals_per_cycle, credit_cap_usd_micros: limits.referrals_per_cycle * limits.referral_credit_usd_micros };
+  return {
+    id,
+    referrals_credited: credited!,
+    max_credited: limits.referrals_per_cycle,
+    credit_cap_usd_micros: limits.referrals_per_cycle * limits.referral_credit_usd_micros,
+  };
 }
 
 /** The UTC calendar month: `2026-11`, ending at the first instant of the next month. */

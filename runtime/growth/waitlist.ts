@@ -25,7 +25,12 @@ export interface WaitlistEntry {
   joined_at: string;
 }
 
-export async function joinWaitlist(deps: AppDeps, body: WaitlistRequest, client: string, now: number): Promise<Static<typeof WaitlistJoinedSchema>> {
+export async function joinWaitlist(
+  deps: AppDeps,
+  body: WaitlistRequest,
+  client: string,
+  now: number,
+): Promise<Static<typeof WaitlistJoinedSchema>> {
   const vertical = deps.build.current.resolveVertical(body.vertical);
   if (!vertical) throw apiError("vertical_unknown", { errors: [{ pointer: "/vertical", message: "must be a paid vertical slug" }] });
   if (!vertical.paid) {
@@ -35,18 +40,30 @@ export async function joinWaitlist(deps: AppDeps, body: WaitlistRequest, client:
     });
   }
   if (body.agent_id === undefined && body.contact === undefined) {
-    throw apiError("validation_failed", { detail: "agent_id is required (a contact email may take its place).", errors: [{ pointer: "/agent_id", message: "required unless contact is given" }] });
+    throw apiError("validation_failed", {
+      detail: "agent_id is required (a contact email may take its place).",
+      errors: [{ pointer: "/agent_id", message: "required unless contact is given" }],
+    });
   }
   const member = body.agent_id !== undefined ? `agent:${body.agent_id}` : `contact:${body.contact!.toLowerCase()}`;
   const entryKey = `waitlist:entry:${vertical.slug}:${_hex(member)}`;
   // A client may bring only so many new parties a day: positions are public, and invented agents would push real ones back.
   if (!(await deps.backend.records.hasItem(entryKey))) {
     const limit = deps.config.newIdentitiesPerClientDay;
-    await consumeDaily(deps, `waitlist-new:${client}`, limit, now, { code: "rate_limited", detail: `At most ${limit} new agents or contacts per client per day may join a waitlist.` });
+    await consumeDaily(deps, `waitlist-new:${client}`, limit, now, {
+      code: "rate_limited",
+      detail: `At most ${limit} new agents or contacts per client per day may join a waitlist.`,
+    });
   }
   const claim = await deps.backend.claimPosition(waitlistList(vertical.slug), member);
   if (claim.created) {
-    const entry: WaitlistEntry = { vertical: vertical.slug, agent_id: body.agent_id ?? null, contact: body.contact?.toLowerCase() ?? null, position: claim.position, joined_at: new Date(now).toISOString() };
+    const entry: WaitlistEntry = {
+      vertical: vertical.slug,
+      agent_id: body.agent_id ?? null,
+      contact: body.contact?.toLowerCase() ?? null,
+      position: claim.position,
+      joined_at: new Date(now).toISOString(),
+    };
     await deps.backend.records.setItem(entryKey, entry);
   }
   const registered = await deps.backend.countList(waitlistList(vertical.slug));
@@ -92,7 +109,8 @@ export async function describeWaitlist(deps: AppDeps): Promise<Static<typeof Wai
     active_cohort_seats_remaining: cohorts.find((c) => c.name === active)!.seats_remaining,
     cohorts,
     progression: {
-      condition: "The next tier opens when every seat of the active cohort is claimed and the mean Proof-of-Outcome confidence over all submissions exceeds 0.8.",
+      condition:
+        "The next tier opens when every seat of the active cohort is claimed and the mean Proof-of-Outcome confidence over all submissions exceeds 0.8.",
       outcome_submissions: totals.submissions,
       mean_outcome_confidence: meanConfidence(totals.submissions, totals.confidenceMicros),
       threshold: PROGRESSION_CONFIDENCE_MICROS / SCORE_MICROS,

@@ -31,7 +31,13 @@ export function compileValidator<T extends TSchema>(schema: T): BodyValidator<T>
         seen.add(error.pointer);
         errors.push(error);
       }
-      throw apiError("validation_failed", { detail: errors.map((e) => `${e.pointer}: ${e.message}`).slice(0, 3).join("; "), errors });
+      throw apiError("validation_failed", {
+        detail: errors
+          .map((e) => `${e.pointer}: ${e.message}`)
+          .slice(0, 3)
+          .join("; "),
+        errors,
+      });
     },
   };
 }
@@ -53,7 +59,8 @@ function _readable(e: ValueError): string {
 /** Reads the raw body as text within `maxBytes`, counting bytes as they stream in. */
 export async function readRawText(event: H3Event, maxBytes: number): Promise<string> {
   const declared = Number(event.req.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > maxBytes) throw apiError("body_too_large", { detail: `Bodies are limited to ${maxBytes} bytes.` });
+  if (Number.isFinite(declared) && declared > maxBytes)
+    throw apiError("body_too_large", { detail: `Bodies are limited to ${maxBytes} bytes.` });
   // On Node, read the IncomingMessage itself: the Web stream srvx would wrap it in cost about 12%
   // of an MCP tools/call's CPU (stream adapters, transferable objects, copies) for a body of 150 bytes.
   const nodeReq = (event.req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req;
@@ -64,7 +71,9 @@ export async function readRawText(event: H3Event, maxBytes: number): Promise<str
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read().catch(() => Promise.reject(apiError("client_closed_request", { detail: "The request body ended early." })));
+    const { done, value } = await reader
+      .read()
+      .catch(() => Promise.reject(apiError("client_closed_request", { detail: "The request body ended early." })));
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
@@ -156,7 +165,8 @@ const _wellFormed = (text: string): boolean => (text as string & { isWellFormed(
 
 function _cutOff(req: IncomingMessage): ApiError {
   const reason = (req.socket as { errored?: { code?: unknown } | null } | null)?.errored;
-  if (reason?.code === "ERR_HTTP_REQUEST_TIMEOUT") return apiError("request_timeout", { detail: "The request body did not arrive within the time limit." });
+  if (reason?.code === "ERR_HTTP_REQUEST_TIMEOUT")
+    return apiError("request_timeout", { detail: "The request body did not arrive within the time limit." });
   return apiError("client_closed_request", { detail: "The connection closed before the request body was complete." });
 }
 
@@ -164,7 +174,8 @@ export async function readJsonBody<T extends TSchema>(event: H3Event, validator:
   const type = event.req.headers.get("content-type") ?? "";
   const text = await readRawText(event, maxBytes);
   if (text.trim() === "") return validator.parse({});
-  if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) throw apiError("unsupported_media_type", { detail: `Got content-type "${type.slice(0, 100)}".` });
+  if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type))
+    throw apiError("unsupported_media_type", { detail: `Got content-type "${type.slice(0, 100)}".` });
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -172,6 +183,10 @@ export async function readJsonBody<T extends TSchema>(event: H3Event, validator:
     throw apiError("invalid_json", { detail: (error as Error).message.slice(0, 200) });
   }
   const illFormed = _illFormedAt(value);
-  if (illFormed !== null) throw apiError("invalid_unicode", { detail: `${illFormed.slice(0, 200)} holds a lone surrogate.`, errors: [{ pointer: illFormed, message: "must be well-formed Unicode" }] });
+  if (illFormed !== null)
+    throw apiError("invalid_unicode", {
+      detail: `${illFormed.slice(0, 200)} holds a lone surrogate.`,
+      errors: [{ pointer: illFormed, message: "must be well-formed Unicode" }],
+    });
   return validator.parse(value);
 }

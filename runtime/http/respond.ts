@@ -11,7 +11,12 @@ import { PartsBody } from "./parts-body.ts";
 const BASE_PAIRS = Object.entries(baseHeaders("")).filter(([name]) => name !== "x-request-id");
 const BASE_NAMES = new Set(Object.keys(baseHeaders("")));
 
-export function sendBytes(event: H3Event, status: number, bytes: Uint8Array | string | PartsBody | null, headers: Record<string, string>): Response {
+export function sendBytes(
+  event: H3Event,
+  status: number,
+  bytes: Uint8Array | string | PartsBody | null,
+  headers: Record<string, string>,
+): Response {
   const ctx = requestContext(event);
   // Header pairs go to srvx as they are (it would take an object apart into pairs anyway); the
   // common case, no override of a base header, skips building two intermediate objects.

@@ -6,5 +6,10 @@ import type { StateBackend } from "../storage/backend.ts";
 import { describeKey } from "./key-view.ts";
 
 export async function describeKeyForAdmin(backend: StateBackend, limits: Limits, record: KeyRecord, now: number): Promise<AdminKeyView> {
-  return { ...(await describeKey(backend, limits, record, now)), agent_id: record.agent_id, source: record.source, revoked_at: record.revoked_at };
+  return {
+    ...(await describeKey(backend, limits, record, now)),
+    agent_id: record.agent_id,
+    source: record.source,
+    revoked_at: record.revoked_at,
+  };
 }

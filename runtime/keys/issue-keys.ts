@@ -45,7 +45,21 @@ export async function issueAdminKeys(deps: PurchaseDeps, input: AdminIssueInput,
     const account = named === undefined ? null : foldIdentifier(named);
     const { record, keys } = await reservePurchase(
       deps,
-      { id, method: "admin", vertical: input.vertical, quantity: input.quantity, cohort: input.cohort, account, createAccount: false, agentId: input.agentId ?? null, contact: input.contact ?? null, label: input.label ?? null, permanent: input.permanent ?? false, secret: null, resumable: false },
+      {
+        id,
+        method: "admin",
+        vertical: input.vertical,
+        quantity: input.quantity,
+        cohort: input.cohort,
+        account,
+        createAccount: false,
+        agentId: input.agentId ?? null,
+        contact: input.contact ?? null,
+        label: input.label ?? null,
+        permanent: input.permanent ?? false,
+        secret: null,
+        resumable: false,
+      },
       now,
     );
     await completePurchase(deps, record, now);
@@ -65,7 +79,11 @@ export interface TrialIssueInput {
 }
 
 /** The new trial key, or null when the agent already holds an active trial for this vertical. */
-export async function issueTrialKey(deps: { backend: StateBackend; keys: KeysStore; config: { failpoint?: string | undefined } }, input: TrialIssueInput, now: number): Promise<IssuedKey | null> {
+export async function issueTrialKey(
+  deps: { backend: StateBackend; keys: KeysStore; config: { failpoint?: string | undefined } },
+  input: TrialIssueInput,
+  now: number,
+): Promise<IssuedKey | null> {
   const key = generateKey("trial");
   const hash = hashKey(key);
   const record: KeyRecord = {

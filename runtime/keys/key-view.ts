@@ -13,7 +13,11 @@ import { createCreditsStore } from "../storage/credits-store.ts";
 
 export async function describeKey(backend: StateBackend, limits: Limits, record: KeyRecord, now: number): Promise<KeyDetails> {
   const windows = planWindows(record, limits, now);
-  const counts = await backend.readCounters(windows.map((w) => w.key), now, windows.map((w) => w.row));
+  const counts = await backend.readCounters(
+    windows.map((w) => w.key),
+    now,
+    windows.map((w) => w.row),
+  );
   // Each window is reported in its slot of the view (windows.ts); the pooled month wins over the key's own.
   const count = (slot: WindowSlot) => counts[slotIndex(windows, slot)] ?? 0;
   const find = (slot: WindowSlot): PlannedWindow | undefined => windows[slotIndex(windows, slot)];
@@ -71,7 +75,13 @@ export async function describeCredits(backend: StateBackend, record: KeyRecord) 
     balance_usd_micros: balance,
     balance: formatUsd(balance),
     applies: "next_renewal" as const,
-    granted: granted.map((g) => ({ id: g.id, kind: g.kind, amount_usd_micros: g.amount_usd_micros, reason: g.reason, created_at: g.created_at })),
+    granted: granted.map((g) => ({
+      id: g.id,
+      kind: g.kind,
+      amount_usd_micros: g.amount_usd_micros,
+      reason: g.reason,
+      created_at: g.created_at,
+    })),
     applied,
   };
 }

@@ -25,11 +25,23 @@ export async function verifyKey(deps: AppDeps, key: string, now: number): Promis
     const record = await resolveKey(key, deps.keys, now);
     const limits = limitsInForce(deps);
     const windows = planWindows(record, limits, now);
-    const counts = await deps.backend.readCounters(windows.map((w) => w.key), now, windows.map((w) => w.row));
-    const verticals = deps.build.current.catalog.verticals.filter((v) => v.status === "live" && keyCoversVertical(record, v)).map((v) => v.slug);
+    const counts = await deps.backend.readCounters(
+      windows.map((w) => w.key),
+      now,
+      windows.map((w) => w.row),
+    );
+    const verticals = deps.build.current.catalog.verticals
+      .filter((v) => v.status === "live" && keyCoversVertical(record, v))
+      .map((v) => v.slug);
     return {
       record,
-      body: { valid: true, type: record.type, vertical_access: verticals, remaining_quota: remainingOf(windows, counts), expires_at: record.expires_at },
+      body: {
+        valid: true,
+        type: record.type,
+        vertical_access: verticals,
+        remaining_quota: remainingOf(windows, counts),
+        expires_at: record.expires_at,
+      },
     };
   } catch (error) {
     if (!isApiError(error) || !(error.code in REASONS)) throw error;

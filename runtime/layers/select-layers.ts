@@ -24,7 +24,14 @@ export function parseLayerSelection(value: string): LayerName[] {
   const unknown = names.filter((n) => !(LAYER_NAMES as readonly string[]).includes(n));
   if (value.trim() === "" || unknown.length > 0) {
     throw apiError("validation_failed", {
-      detail: `"layers" takes a comma-separated list of ${LAYER_NAMES.join(", ")}${unknown.length ? `; unknown: ${unknown.slice(0, 4).map((n) => `"${n.slice(0, 40)}"`).join(", ")}` : ""}.`,
+      detail: `"layers" takes a comma-separated list of ${LAYER_NAMES.join(", ")}${
+        unknown.length
+          ? `; unknown: ${unknown
+              .slice(0, 4)
+              .map((n) => `"${n.slice(0, 40)}"`)
+              .join(", ")}`
+          : ""
+      }.`,
       errors: [{ pointer: "/query/layers", message: `must list layers among ${LAYER_NAMES.join(", ")}` }],
     });
   }
@@ -35,7 +42,10 @@ export function parseLayerSelection(value: string): LayerName[] {
  * `sign` signs each selection once, when it is derived (it is cached with it).
  * @example const selector = createLayerSelector({ maxEntries: 256, sign: (bytes, identity) => signer.sign(bytes, identity) })
  */
-export function createLayerSelector(options: { maxEntries: number; sign: (bytes: Uint8Array, identity: KnowledgeIdentity) => SignatureHeaders }): LayerSelector {
+export function createLayerSelector(options: {
+  maxEntries: number;
+  sign: (bytes: Uint8Array, identity: KnowledgeIdentity) => SignatureHeaders;
+}): LayerSelector {
   // Map iteration order is insertion order: re-inserting on a hit makes the first key the coldest.
   const cache = new Map<string, Artifact>();
   return {
@@ -57,8 +67,14 @@ export function createLayerSelector(options: { maxEntries: number; sign: (bytes:
 
 // --- Internal helpers ---
 
-function _select(artifact: Artifact, layers: readonly LayerName[], sign: (bytes: Uint8Array, identity: KnowledgeIdentity) => SignatureHeaders): Artifact {
-  const body = JSON.parse(Buffer.from(artifact.bytes).toString("utf8")) as { node: { layers: Record<string, unknown>; selected_layers?: LayerName[] } };
+function _select(
+  artifact: Artifact,
+  layers: readonly LayerName[],
+  sign: (bytes: Uint8Array, identity: KnowledgeIdentity) => SignatureHeaders,
+): Artifact {
+  const body = JSON.parse(Buffer.from(artifact.bytes).toString("utf8")) as {
+    node: { layers: Record<string, unknown>; selected_layers?: LayerName[] };
+  };
   const kept: Record<string, unknown> = Object.create(null);
   for (const name of layers) if (Object.hasOwn(body.node.layers, name)) kept[name] = body.node.layers[name];
   body.node.layers = kept;
@@ -67,5 +83,10 @@ function _select(artifact: Artifact, layers: readonly LayerName[], sign: (bytes:
   // which would split an If-None-Match list).
   const bytes = new TextEncoder().encode(JSON.stringify(body));
   const identity = artifact.identity ? { ...artifact.identity, layers: layers.join("+") } : null;
-  return { bytes, etag: `${artifact.etag.slice(0, -1)}.${layers.join("+")}"`, identity, signature: identity ? sign(bytes, identity) : null };
+  return {
+    bytes,
+    etag: `${artifact.etag.slice(0, -1)}.${layers.join("+")}"`,
+    identity,
+    signature: identity ? sign(bytes, identity) : null,
+  };
 }

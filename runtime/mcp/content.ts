@@ -44,17 +44,27 @@ export async function readContent(ctx: McpContext, request: ContentRequest): Pro
   const vertical = build.resolveVertical(request.vertical);
   if (!vertical) throw unknownVertical(build, request.vertical);
   const layers = request.layers?.length ? parseLayerSelection(request.layers.join(",")) : null;
-  if (layers && request.node === null) throw apiError("validation_failed", { detail: `"layers" applies to a node; an index carries no layers.` });
+  if (layers && request.node === null)
+    throw apiError("validation_failed", { detail: `"layers" applies to a node; an index carries no layers.` });
 
   const reader = await toReader(ctx.caller());
   const meta = findNode(build, vertical, request.node);
-  const plan = await planRead(ctx.deps, { build, vertical, meta, reader, freeRead: () => ctx.anonymous.assert(ctx.client(), ctx.now) }, ctx.now);
+  const plan = await planRead(
+    ctx.deps,
+    { build, vertical, meta, reader, freeRead: () => ctx.anonymous.assert(ctx.client(), ctx.now) },
+    ctx.now,
+  );
   const { decision } = plan;
   const problem = decision.credentialProblem;
   Object.assign(ctx.headers, credentialProblemHeaders(problem));
   if (vertical.status !== "live") {
     const placeholder = await describePlaceholder(ctx.deps, vertical);
-    return { bytes: new TextEncoder().encode(JSON.stringify(problem ? { credential_problem: problem, ...placeholder } : placeholder)), etag: null, identity: null, signature: null };
+    return {
+      bytes: new TextEncoder().encode(JSON.stringify(problem ? { credential_problem: problem, ...placeholder } : placeholder)),
+      etag: null,
+      identity: null,
+      signature: null,
+    };
   }
 
   // "unless-locked" (get_node's default): knowledge only, but a locked view keeps the machine-readable
@@ -65,7 +75,12 @@ export async function readContent(ctx: McpContext, request: ContentRequest): Pro
   if (request.lean === "unless-locked" && decision.view === "locked" && meta) {
     // Its own tag: encoded answers are cached by tag, and an explicit lean: true has no hint.
     // Other bytes than the build's: signed when first encoded (methods.ts caches that by ETag).
-    artifact = { bytes: prependJsonMember(artifact.bytes, "unlock", toUnlockHint(vertical, meta, limitsInForce(ctx.deps))), etag: `${artifact.etag}+unlock`, identity: artifact.identity, signature: null };
+    artifact = {
+      bytes: prependJsonMember(artifact.bytes, "unlock", toUnlockHint(vertical, meta, limitsInForce(ctx.deps))),
+      etag: `${artifact.etag}+unlock`,
+      identity: artifact.identity,
+      signature: null,
+    };
   }
   // A warned answer is not the artifact: no ETag, so no cached encoding of it is reused.
   if (problem) return { bytes: withCredentialProblem(artifact.bytes, problem), etag: null, identity: artifact.identity, signature: null };

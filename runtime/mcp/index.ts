@@ -49,7 +49,9 @@ export default definePlugin<AppDeps>((app, deps) => {
   };
 
   const notAllowed = (event: H3Event) =>
-    sendJson(event, 405, rpcErrorBody(null, RPC.transport, "Method not allowed: this MCP endpoint is stateless and answers POST only."), { allow: "POST" });
+    sendJson(event, 405, rpcErrorBody(null, RPC.transport, "Method not allowed: this MCP endpoint is stateless and answers POST only."), {
+      allow: "POST",
+    });
   app.get(MCP_PATH, notAllowed);
   app.delete(MCP_PATH, notAllowed);
 
@@ -61,11 +63,17 @@ export default definePlugin<AppDeps>((app, deps) => {
     // 1–4. Transport checks, before the body is read.
     const denied = guard.check(headers.get("host"), headers.get("origin"), _localPort(event, deps));
     if (denied) return refuse(403, RPC.transport, `Forbidden: ${denied}`);
-    if (!JSON_MEDIA_RE.test(headers.get("content-type") ?? "")) return refuse(415, RPC.transport, "Unsupported Media Type: send the JSON-RPC message as application/json.");
-    if (!_acceptsJson(headers.get("accept"))) return refuse(406, RPC.transport, "Not Acceptable: this endpoint answers application/json; list it in Accept.");
+    if (!JSON_MEDIA_RE.test(headers.get("content-type") ?? ""))
+      return refuse(415, RPC.transport, "Unsupported Media Type: send the JSON-RPC message as application/json.");
+    if (!_acceptsJson(headers.get("accept")))
+      return refuse(406, RPC.transport, "Not Acceptable: this endpoint answers application/json; list it in Accept.");
     const version = headers.get("mcp-protocol-version");
     if (version !== null && !ACCEPTED_VERSIONS.has(version)) {
-      return refuse(400, RPC.transport, `Bad Request: unsupported MCP-Protocol-Version "${version.slice(0, 40)}" (supported: ${[...ACCEPTED_VERSIONS].join(", ")}).`);
+      return refuse(
+        400,
+        RPC.transport,
+        `Bad Request: unsupported MCP-Protocol-Version "${version.slice(0, 40)}" (supported: ${[...ACCEPTED_VERSIONS].join(", ")}).`,
+      );
     }
 
     // 5. One JSON-RPC message.
@@ -73,7 +81,8 @@ export default definePlugin<AppDeps>((app, deps) => {
     try {
       text = await readRawText(event, deps.config.maxBodyBytes);
     } catch (error) {
-      if (isApiError(error) && error.code === "body_too_large") return refuse(413, RPC.invalidRequest, `Request too large: bodies are limited to ${deps.config.maxBodyBytes} bytes.`);
+      if (isApiError(error) && error.code === "body_too_large")
+        return refuse(413, RPC.invalidRequest, `Request too large: bodies are limited to ${deps.config.maxBodyBytes} bytes.`);
       throw error;
     }
     let parsed: unknown;
@@ -94,7 +103,8 @@ export default definePlugin<AppDeps>((app, deps) => {
 
     // 6. Dispatch.
     const handler = Object.hasOwn(METHODS, message.method) ? METHODS[message.method]! : undefined;
-    if (!handler) return sendJson(event, 200, rpcErrorBody(message.id, RPC.methodNotFound, `Method not found: ${message.method.slice(0, 64)}`));
+    if (!handler)
+      return sendJson(event, 200, rpcErrorBody(message.id, RPC.methodNotFound, `Method not found: ${message.method.slice(0, 64)}`));
     const mcp = _context(event, shared);
     try {
       const result = await handler(mcp, message.params);
@@ -106,7 +116,11 @@ export default definePlugin<AppDeps>((app, deps) => {
       return sendBytes(event, 200, body, headers);
     } catch (error) {
       if (error instanceof RpcError) return sendJson(event, 200, rpcErrorBody(message.id, error.code, error.message, error.data));
-      deps.logger.error("mcp method failed", { request_id: ctx.requestId, method: message.method, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      deps.logger.error("mcp method failed", {
+        request_id: ctx.requestId,
+        method: message.method,
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      });
       return sendJson(event, 200, rpcErrorBody(message.id, RPC.internalError, `Internal error; request id ${ctx.requestId}.`));
     }
   });
@@ -120,7 +134,7 @@ function _createResultCache(maxEntries: number): McpShared["results"] {
   return {
     get(etag) {
       const hit = map.get(etag);
-      if (hit) (map.delete(etag), map.set(etag, hit));
+      if (hit) map.delete(etag), map.set(etag, hit);
       return hit;
     },
     set(etag, value) {
@@ -147,10 +161,11 @@ function _context(event: H3Event, shared: McpShared): McpContext {
     client: () => clientAddress(event, deps.config.trustProxy),
     presentedKey: slot.credentials().key,
     caller: resolve,
-    callerOrAnonymous: () => resolve().catch((error: unknown): Caller => {
-      if (isApiError(error)) return { kind: "anonymous" };
-      throw error;
-    }),
+    callerOrAnonymous: () =>
+      resolve().catch((error: unknown): Caller => {
+        if (isApiError(error)) return { kind: "anonymous" };
+        throw error;
+      }),
     headers: {},
   };
 }
@@ -164,5 +179,7 @@ function _localPort(event: H3Event, deps: AppDeps): number {
 /** Absent, `*\/*`, `application/*` or `application/json` (with q > 0); text/event-stream alone is refused. */
 function _acceptsJson(accept: string | null): boolean {
   if (accept === null || accept.trim() === "") return true;
-  return parseQualityList(accept).some(({ value, q }) => q > 0 && (value === "application/json" || value === "application/*" || value === "*/*"));
+  return parseQualityList(accept).some(
+    ({ value, q }) => q > 0 && (value === "application/json" || value === "application/*" || value === "*/*"),
+  );
 }

@@ -102,7 +102,8 @@ export function rpcErrorBody(id: RpcId | null, code: number, message: string, da
  */
 export function readMessage(value: unknown): RpcMessage {
   if (Array.isArray(value)) throw new RpcError(RPC.invalidRequest, "Batching is not supported: send one JSON-RPC message per POST.");
-  if (value === null || typeof value !== "object") throw new RpcError(RPC.invalidRequest, "Invalid Request: the body must be a JSON-RPC 2.0 object.");
+  if (value === null || typeof value !== "object")
+    throw new RpcError(RPC.invalidRequest, "Invalid Request: the body must be a JSON-RPC 2.0 object.");
   const m = value as Record<string, unknown>;
   const id = _readId(m);
   if (m.jsonrpc !== "2.0") throw new RpcError(RPC.invalidRequest, `Invalid Request: "jsonrpc" must be "2.0".`, { id });
@@ -111,7 +112,8 @@ export function readMessage(value: unknown): RpcMessage {
     if (id !== undefined && ("result" in m || "error" in m)) return { kind: "response" };
     throw new RpcError(RPC.invalidRequest, `Invalid Request: "method" is missing.`, { id });
   }
-  if (typeof m.method !== "string" || m.method === "") throw new RpcError(RPC.invalidRequest, `Invalid Request: "method" must be a non-empty string.`, { id });
+  if (typeof m.method !== "string" || m.method === "")
+    throw new RpcError(RPC.invalidRequest, `Invalid Request: "method" must be a non-empty string.`, { id });
   if ("id" in m && id === undefined) throw new RpcError(RPC.invalidRequest, `Invalid Request: "id" must be a string or an integer.`);
   if (m.params !== undefined && (m.params === null || typeof m.params !== "object" || Array.isArray(m.params))) {
     throw new RpcError(RPC.invalidRequest, `Invalid Request: "params" must be an object.`, { id });

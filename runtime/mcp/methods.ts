@@ -27,7 +27,14 @@ const INSTRUCTIONS = [
 
 type Handler = (ctx: McpContext, params: Record<string, unknown>) => Promise<unknown>;
 
-const TOOL_LIST = TOOLS.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({ name, title, description, inputSchema, outputSchema, annotations }));
+const TOOL_LIST = TOOLS.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
+  name,
+  title,
+  description,
+  inputSchema,
+  outputSchema,
+  annotations,
+}));
 const PROMPT_LIST = PROMPTS.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args }));
 
 export const METHODS: Readonly<Record<string, Handler>> = {
@@ -48,10 +55,12 @@ export const METHODS: Readonly<Record<string, Handler>> = {
     const tool = typeof name === "string" ? TOOLS_BY_NAME.get(name) : undefined;
     if (!tool) throw new RpcError(RPC.invalidParams, `Unknown tool: ${String(name).slice(0, 64)}`);
     const raw = params.arguments ?? {};
-    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new RpcError(RPC.invalidParams, `"arguments" must be an object.`);
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+      throw new RpcError(RPC.invalidParams, `"arguments" must be an object.`);
     const started = performance.now();
     // Labelled by the tool's name from TOOLS_BY_NAME (a fixed set), never by what the request said.
-    const observe = (outcome: "ok" | "error") => ctx.deps.metrics?.observeToolCall({ tool: tool.name, outcome, seconds: (performance.now() - started) / 1000 });
+    const observe = (outcome: "ok" | "error") =>
+      ctx.deps.metrics?.observeToolCall({ tool: tool.name, outcome, seconds: (performance.now() - started) / 1000 });
     try {
       const output = await tool.run(ctx, tool.validator.parse(raw));
       observe("ok");
@@ -101,7 +110,9 @@ function _artifactResult(ctx: McpContext, output: ContentAnswer): EncodedJson {
   const text = Buffer.from(output.bytes).toString("utf8");
   // `_meta` carries the headers a REST answer has: the build's signature when the bytes are the
   // build's, else one made now (once per ETag, as the encoding is cached; per call for a warned answer).
-  const signature = output.signature ?? (output.identity ? ctx.deps.shared.signer.sign(output.bytes, output.identity, output.etag === null ? ctx.now : undefined) : null);
+  const signature =
+    output.signature ??
+    (output.identity ? ctx.deps.shared.signer.sign(output.bytes, output.identity, output.etag === null ? ctx.now : undefined) : null);
   const result = { content: [{ type: "text", text }], structuredContent: new RawJson(text), ...(signature ? { _meta: signature } : {}) };
   const encoded = new EncodedJson(new TextEncoder().encode(toJsonText(result)));
   if (output.etag !== null) ctx.results.set(output.etag, encoded);

@@ -29,8 +29,20 @@ export interface ResourceEntry {
 
 /** The template clients can fill in for any node. */
 export const RESOURCE_TEMPLATES = [
-  { uriTemplate: "vkr://{vertical}/{node}", name: "node", title: "A knowledge node", description: "One node of a vertical, as get_node returns it", mimeType: MIME },
-  { uriTemplate: "vkr://{vertical}", name: "index", title: "A vertical's root index", description: "Every node of a vertical with summary and layer_tokens", mimeType: MIME },
+  {
+    uriTemplate: "vkr://{vertical}/{node}",
+    name: "node",
+    title: "A knowledge node",
+    description: "One node of a vertical, as get_node returns it",
+    mimeType: MIME,
+  },
+  {
+    uriTemplate: "vkr://{vertical}",
+    name: "index",
+    title: "A vertical's root index",
+    description: "Every node of a vertical with summary and layer_tokens",
+    mimeType: MIME,
+  },
 ];
 
 /**
@@ -41,13 +53,25 @@ export async function listResources(build: Artifacts, caller: Caller): Promise<R
   const out: ResourceEntry[] = [ABOUT_ENTRY];
   for (const vertical of build.catalog.verticals) {
     if (vertical.status !== "live" || viewOf({ caller, vertical, node: null }) === null) continue;
-    out.push({ uri: `vkr://${vertical.slug}`, name: `${vertical.slug}-index`, title: `${vertical.title}: index`, description: `Root index of ${vertical.title}`, mimeType: MIME });
+    out.push({
+      uri: `vkr://${vertical.slug}`,
+      name: `${vertical.slug}-index`,
+      title: `${vertical.title}: index`,
+      description: `Root index of ${vertical.title}`,
+      mimeType: MIME,
+    });
     // Titles and summaries come from the search index, which holds the index layer already parsed.
     const docs = new Map((await build.search(vertical.slug))?.docs.map((d) => [d.id, d]));
     const nodes = Object.entries(build.manifest.verticals[vertical.slug]?.nodes ?? {}).sort(([, a], [, b]) => a.order - b.order);
     for (const [id] of nodes) {
       const doc = docs.get(id);
-      out.push({ uri: `vkr://${vertical.slug}/${id}`, name: id, title: doc?.title ?? id, description: doc?.summary ?? `Node ${id} of ${vertical.title}`, mimeType: MIME });
+      out.push({
+        uri: `vkr://${vertical.slug}/${id}`,
+        name: id,
+        title: doc?.title ?? id,
+        description: doc?.summary ?? `Node ${id} of ${vertical.title}`,
+        mimeType: MIME,
+      });
     }
   }
   return out;
@@ -61,10 +85,13 @@ export async function readResource(ctx: McpContext, uri: string) {
   try {
     const answer = await readContent(ctx, { vertical: target.vertical, node: target.node });
     const signature = answer.signature ?? (answer.identity ? ctx.deps.shared.signer.sign(answer.bytes, answer.identity, ctx.now) : null);
-    return { contents: [{ uri, mimeType: MIME, text: Buffer.from(answer.bytes).toString("utf8"), ...(signature ? { _meta: signature } : {}) }] };
+    return {
+      contents: [{ uri, mimeType: MIME, text: Buffer.from(answer.bytes).toString("utf8"), ...(signature ? { _meta: signature } : {}) }],
+    };
   } catch (error) {
     if (!isApiError(error)) throw error;
-    if (error.code === "vertical_unknown" || error.code === "node_not_found") throw new RpcError(RPC.resourceNotFound, "Resource not found", { uri });
+    if (error.code === "vertical_unknown" || error.code === "node_not_found")
+      throw new RpcError(RPC.resourceNotFound, "Resource not found", { uri });
     throw _accessError(ctx, error);
   }
 }
@@ -75,7 +102,8 @@ const ABOUT_ENTRY: ResourceEntry = {
   uri: "vkr://about",
   name: "about",
   title: "About this knowledge: how to read it, confidence, node types, community",
-  description: "The notes every full REST answer carries (community_note, confidence_calibration, node_types_explained, performance_preview, cta), once; get_node and get_index leave them out unless lean is false",
+  description:
+    "The notes every full REST answer carries (community_note, confidence_calibration, node_types_explained, performance_preview, cta), once; get_node and get_index leave them out unless lean is false",
   mimeType: MIME,
 };
 
@@ -85,7 +113,9 @@ async function _aboutText(build: Artifacts): Promise<string> {
   const cached = aboutByBuild.get(build);
   if (cached !== undefined) return cached;
   const vertical = build.catalog.verticals.find((v) => v.status === "live");
-  const index = vertical ? (JSON.parse(Buffer.from((await build.index(vertical.slug, false)).bytes).toString("utf8")) as Record<string, unknown>) : {};
+  const index = vertical
+    ? (JSON.parse(Buffer.from((await build.index(vertical.slug, false)).bytes).toString("utf8")) as Record<string, unknown>)
+    : {};
   const text = JSON.stringify(Object.fromEntries(WRAPPER_FIELDS.filter((f) => f in index).map((f) => [f, index[f]])));
   aboutByBuild.set(build, text);
   return text;

@@ -57,7 +57,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   _tool({
     name: "list_verticals",
     title: "List verticals",
-    description: "Lists the knowledge verticals with their status (live, coming_soon, planned), access model (fully_open, index_free, paid), node count and root node. Free; needs no key.",
+    description:
+      "Lists the knowledge verticals with their status (live, coming_soon, planned), access model (fully_open, index_free, paid), node count and root node. Free; needs no key.",
     input: ListVerticalsRequestSchema,
     output: Type.Object({ verticals: Type.Array(ResolvedVerticalSchema) }),
     run: async (ctx) => ({ structured: { verticals: ctx.deps.build.current.catalog.verticals } }),
@@ -70,7 +71,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     input: GetIndexRequestSchema,
     output: _objectOf([IndexGraphSchema, LeanIndexGraphSchema, VerticalPlaceholderSchema]),
     // Knowledge only unless asked: the wrapper text is the same on every answer (vkr://about has it once).
-    run: (ctx, args: Static<typeof GetIndexRequestSchema>) => readContent(ctx, { vertical: args.vertical, node: null, lean: args.lean ?? true }),
+    run: (ctx, args: Static<typeof GetIndexRequestSchema>) =>
+      readContent(ctx, { vertical: args.vertical, node: null, lean: args.lean ?? true }),
   }),
   _tool({
     name: "get_node",
@@ -131,12 +133,14 @@ export const TOOLS: readonly ToolDefinition[] = [
   _tool({
     name: "verify_key",
     title: "Verify a key",
-    description: "Checks the presented service key (or the `key` argument): validity, type, verticals it unlocks, remaining quota and expiry, as GET /api/verify. Consumes no quota.",
+    description:
+      "Checks the presented service key (or the `key` argument): validity, type, verticals it unlocks, remaining quota and expiry, as GET /api/verify. Consumes no quota.",
     input: VerifyKeyRequestSchema,
     output: VerifyResponseSchema,
     run: async (ctx, args: Static<typeof VerifyKeyRequestSchema>) => {
       const key = args.key ?? ctx.presentedKey;
-      if (key === null || key === "") throw apiError("key_missing", { detail: "Pass `key`, or present one in X-Service-Key or Authorization: Bearer." });
+      if (key === null || key === "")
+        throw apiError("key_missing", { detail: "Pass `key`, or present one in X-Service-Key or Authorization: Bearer." });
       return { structured: (await verifyKey(ctx.deps, key, ctx.now)).body };
     },
   }),
@@ -191,4 +195,3 @@ function _plain(schema: unknown): Record<string, unknown> {
   const root = walk(JSON.parse(JSON.stringify(schema))) as Record<string, unknown>;
   return Object.keys(defs).length ? { ...root, $defs: defs } : root;
 }
-

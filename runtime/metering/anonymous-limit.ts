@@ -69,7 +69,11 @@ function _sharedCount(perMinute: number, { backend, name }: SharedLimitOptions):
   return async (client, now) => {
     const minute = Math.floor(now / 60_000);
     // `rate:` marks a limit's counter (not replica-confirmed, see storage/redis-backend.ts).
-    const window = { key: `rate:${name}:{${Buffer.from(client, "utf8").toString("hex")}}:${minute}`, limit: perMinute, expiresAt: (minute + 1) * 60_000 };
+    const window = {
+      key: `rate:${name}:{${Buffer.from(client, "utf8").toString("hex")}}:${minute}`,
+      limit: perMinute,
+      expiresAt: (minute + 1) * 60_000,
+    };
     let result;
     try {
       result = await backend.consume([window], 1, now);

@@ -13,7 +13,8 @@ import { meterKey } from "./meter.ts";
 
 /** Returns the headers that report the count or the charge (RateLimit, Pay-Network-*). */
 export async function meterRead(deps: AppDeps, read: ReadSession, now: number): Promise<Record<string, string>> {
-  if (read.meter === "key" && read.caller.kind === "key") return (await meterKey(deps.backend, limitsInForce(deps), read.caller.record, now)).headers;
+  if (read.meter === "key" && read.caller.kind === "key")
+    return (await meterKey(deps.backend, limitsInForce(deps), read.caller.record, now)).headers;
   if (read.meter === "payment" && read.perUse) return chargePerUse(deps, read.perUse, now);
   return {};
 }

@@ -22,7 +22,13 @@ export interface MeterOutcome {
 }
 
 /** `table`: the windows to meter (tests meter other tables; the service meters `QUOTA_WINDOWS`). */
-export async function meterKey(backend: StateBackend, limits: Limits, record: KeyRecord, now: number, table: readonly QuotaWindowSpec[] = QUOTA_WINDOWS): Promise<MeterOutcome> {
+export async function meterKey(
+  backend: StateBackend,
+  limits: Limits,
+  record: KeyRecord,
+  now: number,
+  table: readonly QuotaWindowSpec[] = QUOTA_WINDOWS,
+): Promise<MeterOutcome> {
   const { windows, policy } = _plan(record, limits, now, table);
   let result;
   try {
@@ -34,7 +40,10 @@ export async function meterKey(backend: StateBackend, limits: Limits, record: Ke
   if (!result.admitted) {
     const w = windows[result.deniedIndex]!;
     const retry = secondsUntil(w.resetAt, now);
-    const headers: Record<string, string> = { "ratelimit-policy": policy, ratelimit: rateLimitValue(w, result.counts[result.deniedIndex]!, now) };
+    const headers: Record<string, string> = {
+      "ratelimit-policy": policy,
+      ratelimit: rateLimitValue(w, result.counts[result.deniedIndex]!, now),
+    };
     if (w.name === "trial") throw apiError("trial_exhausted", { headers, extra: { window: "trial", limit: w.quota } });
     if (retry !== null) headers["retry-after"] = String(retry);
     throw apiError("quota_exceeded", {
@@ -67,7 +76,8 @@ function _plan(record: KeyRecord, limits: Limits, now: number, table: readonly Q
   const hit = plans.get(record.id);
   // Record objects are replaced when the key changes (the keys store re-reads them), so identity
   // is a sound test; time is checked against the plan's own windows, never a fixed hour.
-  if (hit !== undefined && hit.record === record && hit.limits === limits && hit.table === table && now >= hit.from && now < hit.until) return hit;
+  if (hit !== undefined && hit.record === record && hit.limits === limits && hit.table === table && now >= hit.from && now < hit.until)
+    return hit;
   const windows = planWindows(record, limits, now, table);
   const plan = { record, limits, table, ...planSpan(windows), windows, policy: rateLimitPolicy(windows, limits) };
   // A trial key without an end date ends a day after first use, a time that moves with `now`.

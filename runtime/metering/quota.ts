@@ -34,7 +34,12 @@ export interface PlannedWindow extends CounterWindow {
   pooled: boolean;
 }
 
-export function planWindows(record: KeyRecord, limits: Limits, now: number, table: readonly QuotaWindowSpec[] = QUOTA_WINDOWS): PlannedWindow[] {
+export function planWindows(
+  record: KeyRecord,
+  limits: Limits,
+  now: number,
+  table: readonly QuotaWindowSpec[] = QUOTA_WINDOWS,
+): PlannedWindow[] {
   // A shared hash tag keeps all counters of one account (or key) in one Redis Cluster slot.
   const tag = `{${record.account ? "a:" + _hex(record.account) : "k:" + record.id}}`;
   const windows: PlannedWindow[] = [];

@@ -14,7 +14,13 @@ import type { KeyRecord } from "../schema/keys.ts";
 import type { Limits } from "../schema/catalog.ts";
 
 /** The catalogue limits a window may take its size from. */
-export type WindowLimitField = "hourly_rate_limit" | "daily_standard" | "daily_scale" | "per_key_monthly" | "volume_monthly_5_keys" | "trial_calls";
+export type WindowLimitField =
+  | "hourly_rate_limit"
+  | "daily_standard"
+  | "daily_scale"
+  | "per_key_monthly"
+  | "volume_monthly_5_keys"
+  | "trial_calls";
 
 /** How long a window lasts: a fixed length (aligned to the epoch, UTC), the calendar month, or the key's life. */
 export type WindowLength = { kind: "fixed"; ms: number } | { kind: "month" } | { kind: "key-lifetime" };
@@ -45,18 +51,72 @@ export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 
 export const QUOTA_WINDOWS: readonly QuotaWindowSpec[] = Object.freeze([
-  { name: "hour", limit: "hourly_rate_limit", overridable: true, length: { kind: "fixed", ms: HOUR_MS }, appliesTo: () => true, enforced: true, owner: "key", letter: "h", slot: "hour" },
-  { name: "day", limit: { standard: "daily_standard", volume: "daily_scale" }, overridable: true, length: { kind: "fixed", ms: DAY_MS }, appliesTo: () => true, enforced: true, owner: "key", letter: "d", slot: "day" },
+  {
+    name: "hour",
+    limit: "hourly_rate_limit",
+    overridable: true,
+    length: { kind: "fixed", ms: HOUR_MS },
+    appliesTo: () => true,
+    enforced: true,
+    owner: "key",
+    letter: "h",
+    slot: "hour",
+  },
+  {
+    name: "day",
+    limit: { standard: "daily_standard", volume: "daily_scale" },
+    overridable: true,
+    length: { kind: "fixed", ms: DAY_MS },
+    appliesTo: () => true,
+    enforced: true,
+    owner: "key",
+    letter: "d",
+    slot: "day",
+  },
   // A trial key's lifetime allowance, which ends with the key (or a day after first use without an end date).
-  { name: "trial", limit: "trial_calls", overridable: false, length: { kind: "key-lifetime" }, appliesTo: (r) => r.type === "trial", enforced: true, owner: "key", letter: "t", slot: "trial" },
+  {
+    name: "trial",
+    limit: "trial_calls",
+    overridable: false,
+    length: { kind: "key-lifetime" },
+    appliesTo: (r) => r.type === "trial",
+    enforced: true,
+    owner: "key",
+    letter: "t",
+    slot: "trial",
+  },
   // A membership's monthly allowance only counts: beyond it calls continue as overage. Permanent keys never reset it.
-  { name: "month", limit: "per_key_monthly", overridable: true, length: { kind: "month" }, appliesTo: (r) => r.type !== "trial", enforced: false, owner: "key", letter: "m", slot: "month" },
-  { name: "pool", limit: "volume_monthly_5_keys", overridable: true, length: { kind: "month" }, appliesTo: (r) => r.type !== "trial" && r.plan === "volume" && r.account !== null, enforced: false, owner: "pool", letter: "m", slot: "month" },
+  {
+    name: "month",
+    limit: "per_key_monthly",
+    overridable: true,
+    length: { kind: "month" },
+    appliesTo: (r) => r.type !== "trial",
+    enforced: false,
+    owner: "key",
+    letter: "m",
+    slot: "month",
+  },
+  {
+    name: "pool",
+    limit: "volume_monthly_5_keys",
+    overridable: true,
+    length: { kind: "month" },
+    appliesTo: (r) => r.type !== "trial" && r.plan === "volume" && r.account !== null,
+    enforced: false,
+    owner: "pool",
+    letter: "m",
+    slot: "month",
+  },
 ] satisfies QuotaWindowSpec[]);
 
 /** The limits RETRIEVAL_LIMITS may override, in table order. */
 export const OVERRIDABLE_LIMITS: readonly WindowLimitField[] = Object.freeze([
-  ...new Set(QUOTA_WINDOWS.filter((w) => w.overridable).flatMap((w) => (typeof w.limit === "string" ? [w.limit] : [w.limit.standard, w.limit.volume]))),
+  ...new Set(
+    QUOTA_WINDOWS.filter((w) => w.overridable).flatMap((w) =>
+      typeof w.limit === "string" ? [w.limit] : [w.limit.standard, w.limit.volume],
+    ),
+  ),
 ]);
 
 /** The size of `spec` for this key. */

@@ -19,7 +19,14 @@ export interface Metrics {
 }
 
 /** Checkout statuses by outcome word; others are labelled with the status number. */
-const PAYMENT_OUTCOMES: Record<number, string> = { 200: "info", 201: "issued", 303: "redirect", 402: "failed", 409: "conflict", 503: "unavailable" };
+const PAYMENT_OUTCOMES: Record<number, string> = {
+  200: "info",
+  201: "issued",
+  303: "redirect",
+  402: "failed",
+  409: "conflict",
+  503: "unavailable",
+};
 
 /** Routes whose 2xx answers are retrievals of knowledge (what a key is metered for). */
 export const RETRIEVAL_ROUTES: ReadonlySet<string> = new Set(["/api/demo", "/api/evaluate", "/v1/delta", "/mcp"]);
@@ -30,7 +37,12 @@ export const UNMATCHED_ROUTE = "unmatched";
 /** @example const metrics = createMetrics({ build: deps.build, backend: deps.backend }) */
 export function createMetrics(source: { build: BuildRef; backend: StateBackend }): Metrics {
   const registry = new Registry();
-  const requests = new Counter({ name: "vkr_http_requests_total", help: "HTTP requests answered, by route pattern, method and status.", labelNames: ["route", "method", "status"], registers: [registry] });
+  const requests = new Counter({
+    name: "vkr_http_requests_total",
+    help: "HTTP requests answered, by route pattern, method and status.",
+    labelNames: ["route", "method", "status"],
+    registers: [registry],
+  });
   const latency = new Histogram({
     name: "vkr_http_request_duration_seconds",
     help: "Time to answer a request, by route pattern and method.",
@@ -38,7 +50,12 @@ export function createMetrics(source: { build: BuildRef; backend: StateBackend }
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
-  const retrievals = new Counter({ name: "vkr_retrievals_total", help: "Successful knowledge retrievals (2xx on a retrieval route), by route.", labelNames: ["route"], registers: [registry] });
+  const retrievals = new Counter({
+    name: "vkr_retrievals_total",
+    help: "Successful knowledge retrievals (2xx on a retrieval route), by route.",
+    labelNames: ["route"],
+    registers: [registry],
+  });
   const payments = new Counter({
     name: "vkr_payment_outcomes_total",
     help: "Checkout answers by payment method and outcome (issued 201, redirect 303, failed 402, other statuses by number).",
@@ -60,7 +77,12 @@ export function createMetrics(source: { build: BuildRef; backend: StateBackend }
   });
   // Process CPU, memory, event-loop lag, GC and handles, under prom-client's standard names.
   collectDefaultMetrics({ register: registry });
-  const denials = new Counter({ name: "vkr_quota_denials_total", help: "Requests refused by a quota or rate window, by window.", labelNames: ["window", "code"], registers: [registry] });
+  const denials = new Counter({
+    name: "vkr_quota_denials_total",
+    help: "Requests refused by a quota or rate window, by window.",
+    labelNames: ["window", "code"],
+    registers: [registry],
+  });
   new Gauge({
     name: "vkr_build_info",
     help: "The build in service (value 1), labelled with its build id and API version.",

@@ -34,7 +34,9 @@ export function createOpenApiDocument(options: { apiVersion: string; baseUrl?: s
         adminBearer: { type: "http", scheme: "bearer" },
       },
     },
-    "x-error-codes": Object.fromEntries(Object.entries(ERRORS).map(([code, d]) => [code, { status: d.status, title: d.title, ...("hint" in d ? { hint: d.hint } : {}) }])),
+    "x-error-codes": Object.fromEntries(
+      Object.entries(ERRORS).map(([code, d]) => [code, { status: d.status, title: d.title, ...("hint" in d ? { hint: d.hint } : {}) }]),
+    ),
   };
 }
 
@@ -74,25 +76,48 @@ function _operation(op: Operation, shared: Record<string, unknown>) {
     const headers = r.headers ? Object.fromEntries(r.headers.map((h) => [h, { schema: { type: "string" } }])) : undefined;
     // Errors are problem+json unless the operation names its own body (POST /mcp: JSON-RPC errors).
     if (code >= 400 && !r.content) {
-      responses[status] = { description: r.description, content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } }, ...(headers ? { headers } : {}) };
+      responses[status] = {
+        description: r.description,
+        content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+        ...(headers ? { headers } : {}),
+      };
     } else if (r.content) {
       // Non-JSON or negotiated bodies (HTML, Prometheus text, markdown): one entry per media type.
-      const content = Object.fromEntries(Object.entries(r.content).map(([type, schema]) => [type, { schema: toJsonSchema(schema, shared) }]));
+      const content = Object.fromEntries(
+        Object.entries(r.content).map(([type, schema]) => [type, { schema: toJsonSchema(schema, shared) }]),
+      );
       responses[status] = { description: r.description, content, ...(headers ? { headers } : {}) };
     } else if (r.schema) {
-      responses[status] = { description: r.description, content: { "application/json": { schema: toJsonSchema(r.schema, shared) } }, ...(headers ? { headers } : {}) };
+      responses[status] = {
+        description: r.description,
+        content: { "application/json": { schema: toJsonSchema(r.schema, shared) } },
+        ...(headers ? { headers } : {}),
+      };
     } else {
       responses[status] = { description: r.description, ...(headers ? { headers } : {}) };
     }
   }
-  responses.default = { description: "Any other error", content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } };
+  responses.default = {
+    description: "Any other error",
+    content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+  };
   return {
     operationId: op.operationId,
     tags: [tagOf(op.path)],
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
     ...(op.security ? { security: op.security.map((s) => (s === "none" ? {} : { [s]: [] })) } : {}),
-    ...(op.params ? { parameters: op.params.map((p) => ({ name: p.name, in: p.in, required: p.required ?? false, schema: toJsonSchema(p.schema, shared), ...(p.description ? { description: p.description } : {}) })) } : {}),
+    ...(op.params
+      ? {
+          parameters: op.params.map((p) => ({
+            name: p.name,
+            in: p.in,
+            required: p.required ?? false,
+            schema: toJsonSchema(p.schema, shared),
+            ...(p.description ? { description: p.description } : {}),
+          })),
+        }
+      : {}),
     ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: toJsonSchema(op.body, shared) } } } } : {}),
     responses,
   };

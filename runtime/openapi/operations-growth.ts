@@ -4,7 +4,13 @@
  */
 import { Type } from "@sinclair/typebox";
 import type { Operation, OperationParam } from "./operations.ts";
-import { InterestRequestSchema, PovRequestSchema, ReferralRequestSchema, TelemetryRequestSchema, WaitlistRequestSchema } from "../schema/growth-requests.ts";
+import {
+  InterestRequestSchema,
+  PovRequestSchema,
+  ReferralRequestSchema,
+  TelemetryRequestSchema,
+  WaitlistRequestSchema,
+} from "../schema/growth-requests.ts";
 import {
   InterestRegisteredSchema,
   InterestSummarySchema,
@@ -17,7 +23,12 @@ import {
 } from "../schema/growth-responses.ts";
 import { HIGHLIGHT_RULE } from "../growth/proof-of-value.ts";
 
-const KEY_HEADER: OperationParam = { name: "X-Service-Key", in: "header", schema: Type.String(), description: "Membership (svc_live_…) or trial (svc_trial_…) key" };
+const KEY_HEADER: OperationParam = {
+  name: "X-Service-Key",
+  in: "header",
+  schema: Type.String(),
+  description: "Membership (svc_live_…) or trial (svc_trial_…) key",
+};
 const COHORT_RULE =
   "Cohort progression is evaluated whenever a member account claims its seat (its first membership key) and whenever member telemetry arrives: when every seat of the active cohort is claimed AND the mean Proof-of-Outcome confidence over all submissions is strictly above 0.8 (scores are aggregated at 6-decimal precision), the next tier opens (inaugural → core → growth → scale → cap) and every member account of the left cohort is credited that cohort's loyalty credit ($1.90, $4.90, $9.90, $14.90) once, owed against its next monthly cycle. Members keep their cohort's price (grandfathered). A member account joins the cohort that is active when it takes its seat; if that cohort is full while the confidence condition is unmet, the account still joins it (seats_claimed may exceed member_cap, seats_remaining stays 0).";
 
@@ -72,7 +83,8 @@ export const GROWTH_OPERATIONS: Operation[] = [
     path: "/api/interest/summary",
     operationId: "getInterestSummary",
     summary: "Ranked demand leaderboard",
-    description: "Every vertical without live content and every proposed slug (status `proposed`, title = slug), ranked by signal count (ties in catalogue order, then proposal order), with the activation threshold (500), whether each build queue is active and how many signals remain to activate it.",
+    description:
+      "Every vertical without live content and every proposed slug (status `proposed`, title = slug), ranked by signal count (ties in catalogue order, then proposal order), with the activation threshold (500), whether each build queue is active and how many signals remain to activate it.",
     responses: { 200: { description: "The ranking", schema: InterestSummarySchema } },
   },
   {
@@ -127,7 +139,10 @@ export const GROWTH_OPERATIONS: Operation[] = [
       400: { description: "Invalid body" },
       401: { description: "Missing or bad key" },
       403: { description: "A trial key: Proof-of-Outcome needs a membership key" },
-      429: { description: "`outcome_limit_reached`: this key's submissions for the UTC day are used up; nothing was recorded", headers: ["Retry-After"] },
+      429: {
+        description: "`outcome_limit_reached`: this key's submissions for the UTC day are used up; nothing was recorded",
+        headers: ["Retry-After"],
+      },
     },
   },
   {

@@ -13,7 +13,11 @@ const JsonRpcErrorSchema = Type.Object({
   error: Type.Object({ code: Type.Integer(), message: Type.String(), data: Type.Optional(Type.Unknown()) }),
 });
 const JsonRpcResponseSchema = Type.Union([
-  Type.Object({ jsonrpc: Type.Literal("2.0"), id: Type.Union([Type.String(), Type.Integer()]), result: Type.Record(Type.String(), Type.Unknown()) }),
+  Type.Object({
+    jsonrpc: Type.Literal("2.0"),
+    id: Type.Union([Type.String(), Type.Integer()]),
+    result: Type.Record(Type.String(), Type.Unknown()),
+  }),
   JsonRpcErrorSchema,
 ]);
 const rpcError = (description: string) => ({ description, content: { "application/json": JsonRpcErrorSchema } });
@@ -31,21 +35,40 @@ export const MCP_OPERATIONS: Operation[] = [
       "Score and match: `score` is normalised to 0–1 and comparable across queries: the share of the query's weight (rarer words weigh more; a word no node uses weighs as one in a tenth of the nodes) that the node covers, each word counted by how strongly the node holds it, mostly in its title, questions and summary (a passing mention in a body layer counts little). `match` says whether to answer from the results: `good` when the first result scores 0.22 or more, `poor` when there are results but the first covers little of the query (treat them as unrelated to the question), `none` when nothing matched. Words too common to rank on are dropped (function words and the words questions are made of: how, do, I, can, what, …).",
       "Quota: a search is free unless its snippets may quote gated layers the caller unlocked (a vertical in scope that is not fully open and that the key covers, or, with a per-use pay token in `pay-network-pay-id`, any such vertical: the token unlocks every layer); then it counts as one retrieval for the key, whatever the number of hits, with the RateLimit headers, or is charged once at $0.002 like a content node request on GET /api/demo, with `Pay-Network-Charged` / `Pay-Network-Remaining` (the token is verified before anything is scored; invalid, expired, kya-only or used-up tokens are 402 as on GET /api/demo). Searching the index layer is never metered nor charged.",
       "A malformed, unknown, revoked or expired key searches as a caller without a key (the anonymous per-client limit applies) and is warned: the `Credential-Problem` header and a `credential_problem` member, as on GET /api/demo.",
-      "`q`: 1 to 200 characters with at least one searchable word (words shorter than two letters and stopwords are dropped; words are Porter-stemmed, so plurals and inflections meet, and two adjacent words also match as one, so `deepfake`, `deep fake` and `deep-fake` meet); `limit` 1 to 50, default 10. Questions work as well as keywords: \"do I need to tell users they are talking to an AI\".",
+      '`q`: 1 to 200 characters with at least one searchable word (words shorter than two letters and stopwords are dropped; words are Porter-stemmed, so plurals and inflections meet, and two adjacent words also match as one, so `deepfake`, `deep fake` and `deep-fake` meet); `limit` 1 to 50, default 10. Questions work as well as keywords: "do I need to tell users they are talking to an AI".',
     ].join("\n\n"),
     security: ["none", "serviceKey", "payToken"],
     params: [
       { name: "q", in: "query", required: true, schema: Type.String({ minLength: 1, maxLength: 200 }), description: "Words to search for" },
       { name: "vertical", in: "query", schema: Type.String(), description: "Limit to one vertical" },
       { name: "limit", in: "query", schema: Type.Integer({ minimum: 1, maximum: 50, default: 10 }), description: "Most results" },
-      { name: "X-Service-Key", in: "header", schema: Type.String(), description: "Membership or trial key: also searches the layers it unlocks" },
+      {
+        name: "X-Service-Key",
+        in: "header",
+        schema: Type.String(),
+        description: "Membership or trial key: also searches the layers it unlocks",
+      },
     ],
     responses: {
-      200: { description: "Results, best first", schema: SearchResponseSchema, headers: ["RateLimit", "RateLimit-Policy", "Pay-Network-Charged", "Pay-Network-Remaining", "Credential-Problem", ...SIGNATURE_HEADERS] },
+      200: {
+        description: "Results, best first",
+        schema: SearchResponseSchema,
+        headers: [
+          "RateLimit",
+          "RateLimit-Policy",
+          "Pay-Network-Charged",
+          "Pay-Network-Remaining",
+          "Credential-Problem",
+          ...SIGNATURE_HEADERS,
+        ],
+      },
       400: { description: "Missing or invalid q, unknown vertical, limit out of range" },
       402: { description: "The named vertical needs a key or payment, or a per-use token that is invalid, expired, kya-only or used up" },
       403: { description: "The key does not unlock the named vertical" },
-      429: { description: "The key's quota is used up (metered searches only), or the anonymous per-client limit (ANON_RATE_PER_MINUTE, shared with nothing else) is reached" },
+      429: {
+        description:
+          "The key's quota is used up (metered searches only), or the anonymous per-client limit (ANON_RATE_PER_MINUTE, shared with nothing else) is reached",
+      },
     },
   },
   {
@@ -73,7 +96,11 @@ export const MCP_OPERATIONS: Operation[] = [
       params: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     }),
     responses: {
-      200: { description: "A JSON-RPC 2.0 response (result or error)", schema: JsonRpcResponseSchema, headers: ["RateLimit", "RateLimit-Policy"] },
+      200: {
+        description: "A JSON-RPC 2.0 response (result or error)",
+        schema: JsonRpcResponseSchema,
+        headers: ["RateLimit", "RateLimit-Policy"],
+      },
       202: { description: "Notification or response accepted; no body" },
       400: rpcError("Parse error (-32700), batch or invalid envelope (-32600), or unsupported MCP-Protocol-Version (-32000)"),
       403: rpcError("Host or Origin not allowed (DNS rebinding protection)"),

@@ -49,23 +49,51 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     ].join("\n\n"),
     security: ["none", "payToken", "serviceKey"],
     params: [
-      { name: "pay-network-pay-id", in: "header", schema: Type.String(), description: "KYAPay pay or kya-pay token (agent_network); without it the answer is a quote" },
-      { name: "X-Service-Key", in: "header", schema: Type.String(), description: "A live membership key of the account: proof needed to buy for an existing account" },
+      {
+        name: "pay-network-pay-id",
+        in: "header",
+        schema: Type.String(),
+        description: "KYAPay pay or kya-pay token (agent_network); without it the answer is a quote",
+      },
+      {
+        name: "X-Service-Key",
+        in: "header",
+        schema: Type.String(),
+        description: "A live membership key of the account: proof needed to buy for an existing account",
+      },
       { name: "X-PAYMENT", in: "header", schema: Type.String(), description: "x402 v1 payment payload, base64 JSON (http402)" },
       { name: "PAYMENT-SIGNATURE", in: "header", schema: Type.String(), description: "x402 v2 payment payload, base64 JSON (http402)" },
-      { name: "Idempotency-Key", in: "header", schema: Type.String({ minLength: 1, maxLength: 255 }), description: "Makes a retried request finish or repeat the first purchase" },
+      {
+        name: "Idempotency-Key",
+        in: "header",
+        schema: Type.String({ minLength: 1, maxLength: 255 }),
+        description: "Makes a retried request finish or repeat the first purchase",
+      },
     ],
     body: CheckoutRequestSchema,
     responses: {
       200: { description: "Quote: agent_network without a token", schema: CheckoutQuoteSchema },
-      201: { description: "Keys issued (agent_network, http402)", schema: CheckoutKeysSchema, headers: ["X-PAYMENT-RESPONSE", "PAYMENT-RESPONSE"] },
+      201: {
+        description: "Keys issued (agent_network, http402)",
+        schema: CheckoutKeysSchema,
+        headers: ["X-PAYMENT-RESPONSE", "PAYMENT-RESPONSE"],
+      },
       303: { description: "Card: continue at the Stripe Checkout page", schema: CheckoutSessionSchema, headers: ["Location"] },
-      400: { description: "Invalid body (quantity outside 1–5, card without contact, unknown method or vertical, an agent_id or contact with control or invisible format characters) or malformed x402 payment" },
+      400: {
+        description:
+          "Invalid body (quantity outside 1–5, card without contact, unknown method or vertical, an agent_id or contact with control or invisible format characters) or malformed x402 payment",
+      },
       401: { description: "The key in X-Service-Key is malformed, unknown, revoked or expired" },
-      402: { description: "Payment required, failed, invalid or insufficient; nothing issued", headers: ["PAYMENT-REQUIRED", "X-PAYMENT-RESPONSE", "PAYMENT-RESPONSE"] },
+      402: {
+        description: "Payment required, failed, invalid or insufficient; nothing issued",
+        headers: ["PAYMENT-REQUIRED", "X-PAYMENT-RESPONSE", "PAYMENT-RESPONSE"],
+      },
       403: { description: "`account_proof_required`: the account exists and no live membership key of it was sent; nothing charged" },
       409: { description: "The account would hold more than 5 keys (uncharged), or the same purchase is being processed" },
-      422: { description: "Idempotency-Key reused with a different request (keys are scoped to the caller: the account proven by X-Service-Key, else agent_id, else contact)" },
+      422: {
+        description:
+          "Idempotency-Key reused with a different request (keys are scoped to the caller: the account proven by X-Service-Key, else agent_id, else contact)",
+      },
       429: { description: "`rate_limited`: this client address already holds CARD_PENDING_PER_CLIENT unpaid card checkouts" },
       502: { description: "A payment provider did not answer; retry with the same Idempotency-Key (never charged twice)" },
       503: { description: "This payment method is not configured here" },
@@ -99,9 +127,20 @@ export const PAYMENT_OPERATIONS: Operation[] = [
       "Stripe's default success and cancel URL here (STRIPE_SUCCESS_URL / STRIPE_CANCEL_URL override them). HTML for browsers, JSON with `Accept: application/json`; never cached.",
       "If our webhook has not fulfilled the session yet, the page asks Stripe for the session and, when it is paid, issues the keys exactly as the webhook would. The keys are then shown **once** (`status: keys`): the first view drops the only stored copy, sealed under a secret that lives in the server's environment, so any later view answers `already_shown` (and says where they were mailed, when mail is configured). `awaiting_payment` while Stripe has not confirmed (the HTML page reloads itself); `processing` while another worker (or the lease of one that crashed) is issuing a paid purchase's keys (it reloads too; any purchase not final is resumed here, and its keys mailed once whichever path issued them); `not_completed` for an expired, failed or refunded purchase; 404 `unknown` for a session that is not ours.",
     ].join("\n\n"),
-    params: [{ name: "session_id", in: "query", required: true, schema: Type.String({ pattern: "^cs_[A-Za-z0-9_]{1,250}$" }), description: "Stripe fills it in as {CHECKOUT_SESSION_ID}" }],
+    params: [
+      {
+        name: "session_id",
+        in: "query",
+        required: true,
+        schema: Type.String({ pattern: "^cs_[A-Za-z0-9_]{1,250}$" }),
+        description: "Stripe fills it in as {CHECKOUT_SESSION_ID}",
+      },
+    ],
     responses: {
-      200: { description: "The purchase as the buyer may see it", content: { "text/html": Type.String(), "application/json": CardSuccessSchema } },
+      200: {
+        description: "The purchase as the buyer may see it",
+        content: { "text/html": Type.String(), "application/json": CardSuccessSchema },
+      },
       400: { description: "session_id missing or not a Stripe session id" },
       404: { description: "Not a session of this service", content: { "text/html": Type.String(), "application/json": CardSuccessSchema } },
     },
@@ -111,7 +150,8 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     path: "/api/admin/payments",
     operationId: "listPayments",
     summary: "Open purchases and those needing an operator (admin)",
-    description: "Admin bearer. Changes nothing. `open`: purchases not in a final state (being worked on, awaiting a card payment, or left by a crash). `attention`: final purchases an operator must act on and has not acknowledged: `refund_due`, and keys issued on a charge that could not be confirmed. The same as `vkr payments list`.",
+    description:
+      "Admin bearer. Changes nothing. `open`: purchases not in a final state (being worked on, awaiting a card payment, or left by a crash). `attention`: final purchases an operator must act on and has not acknowledged: `refund_due`, and keys issued on a charge that could not be confirmed. The same as `vkr payments list`.",
     security: ["adminBearer"],
     responses: { 200: { description: "Open and attention lists", schema: PaymentsOverviewSchema }, ...ADMIN_ERRORS },
   },
@@ -120,18 +160,27 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     path: "/api/admin/payments/reconcile",
     operationId: "reconcilePayments",
     summary: "Finish or undo purchases a crash left open (admin)",
-    description: "Admin bearer. For each open purchase nobody works on (its lease ran out): `reserved` → released; `awaiting_payment` past its session's expiry → Stripe is asked (paid → keys, else released); `charging`/`charged` → keys issued when the buyer can come back for them (an unknown charge resolved in the buyer's favour and flagged), else `refund_due`. Every instance also runs this at start and every RECONCILE_INTERVAL_MS. The same as `vkr payments reconcile`.",
+    description:
+      "Admin bearer. For each open purchase nobody works on (its lease ran out): `reserved` → released; `awaiting_payment` past its session's expiry → Stripe is asked (paid → keys, else released); `charging`/`charged` → keys issued when the buyer can come back for them (an unknown charge resolved in the buyer's favour and flagged), else `refund_due`. Every instance also runs this at start and every RECONCILE_INTERVAL_MS. The same as `vkr payments reconcile`.",
     security: ["adminBearer"],
-    responses: { 200: { description: "What was resolved, what stays open, what needs an operator", schema: ReconcileReportSchema }, ...ADMIN_ERRORS },
+    responses: {
+      200: { description: "What was resolved, what stays open, what needs an operator", schema: ReconcileReportSchema },
+      ...ADMIN_ERRORS,
+    },
   },
   {
     method: "post",
     path: "/api/admin/payments/acknowledge",
     operationId: "acknowledgePayment",
     summary: "Mark a refund due or an unconfirmed charge as handled (admin)",
-    description: "Admin bearer. Records the operator's note on a final purchase and drops it from `attention`. The same as `vkr payments ack`.",
+    description:
+      "Admin bearer. Records the operator's note on a final purchase and drops it from `attention`. The same as `vkr payments ack`.",
     security: ["adminBearer"],
     body: AcknowledgePurchaseSchema,
-    responses: { 200: { description: "Acknowledged", schema: AcknowledgedSchema }, 404: { description: "No final purchase with this id" }, ...ADMIN_ERRORS },
+    responses: {
+      200: { description: "Acknowledged", schema: AcknowledgedSchema },
+      404: { description: "No final purchase with this id" },
+      ...ADMIN_ERRORS,
+    },
   },
 ];

@@ -11,11 +11,19 @@ import type { Operation } from "./operations.ts";
 const HTML = { "text/html": Type.String() };
 const PROBLEM = Type.Unsafe<unknown>({ $ref: "Problem" });
 /** Browse routes answer errors as an HTML page to browsers (`Accept: text/html`), problem+json otherwise. */
-const PAGE_ERROR = (description: string, headers?: string[]) => ({ description, content: { "application/problem+json": PROBLEM, ...HTML }, ...(headers ? { headers } : {}) });
+const PAGE_ERROR = (description: string, headers?: string[]) => ({
+  description,
+  content: { "application/problem+json": PROBLEM, ...HTML },
+  ...(headers ? { headers } : {}),
+});
 const PAGE_ERRORS_NOTE =
   "Errors: a request whose `Accept` names text/html (and does not prefer JSON) gets an HTML error page with the same status, title, code, detail and hint; other callers get problem+json.";
 /** The per-client page limit (runtime/metering/page-limit.ts): HTML pages answer a friendly HTML page. */
-const PAGE_LIMITED = { description: "Too many pages from this client in a minute (ANON_RATE_PER_MINUTE): a short HTML page saying how long to wait", headers: ["Retry-After"], content: HTML };
+const PAGE_LIMITED = {
+  description: "Too many pages from this client in a minute (ANON_RATE_PER_MINUTE): a short HTML page saying how long to wait",
+  headers: ["Retry-After"],
+  content: HTML,
+};
 const TEXT_LIMITED = { description: "Too many pages from this client in a minute (ANON_RATE_PER_MINUTE)", headers: ["Retry-After"] };
 const ADMIN_ERRORS = { 401: { description: "Admin authorization missing" }, 403: { description: "Admin key invalid" } };
 /** Issue 27: a refused key reads the free pages, warned. */
@@ -33,7 +41,9 @@ export const PEOPLE_OPERATIONS: Operation[] = [
       "A separate path rather than an admin mode of GET /api/keys: that route answers a key holder about their own key, and mixing the two audiences on one path would make a missing key header ambiguous. Secrets and hashes are never listed; keys are named by their public id.",
     ].join("\n\n"),
     security: ["adminBearer"],
-    params: [{ name: "label", in: "query", schema: Type.String({ minLength: 1, maxLength: 100 }), description: "Only keys with this label" }],
+    params: [
+      { name: "label", in: "query", schema: Type.String({ minLength: 1, maxLength: 100 }), description: "Only keys with this label" },
+    ],
     responses: { 200: { description: "The keys, with usage, quota and revocation", schema: AdminKeyListSchema }, ...ADMIN_ERRORS },
   },
   {
@@ -47,7 +57,12 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     ].join("\n\n"),
     security: ["adminBearer"],
     body: RevokeKeyRequestSchema,
-    responses: { 200: { description: "The revoked key", schema: AdminKeyViewSchema }, 400: { description: "Invalid body" }, ...ADMIN_ERRORS, 404: { description: "No such key" } },
+    responses: {
+      200: { description: "The revoked key", schema: AdminKeyViewSchema },
+      400: { description: "Invalid body" },
+      ...ADMIN_ERRORS,
+      404: { description: "No such key" },
+    },
   },
   {
     method: "get",
@@ -72,7 +87,9 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     summary: "The service, for people and for agents",
     description:
       "Content negotiation on `Accept`: `application/json` (preferred over text/html by q-value or order) returns a short machine description (API version, build, verticals, links to /openapi.json, /docs, /browse, /llms.txt, /mcp); anything else returns an HTML page with the same links. `Vary: Accept`.",
-    responses: { 200: { description: "HTML page or JSON description", content: { ...HTML, "application/json": ServiceDescriptionSchema } } },
+    responses: {
+      200: { description: "HTML page or JSON description", content: { ...HTML, "application/json": ServiceDescriptionSchema } },
+    },
   },
   {
     method: "get",
@@ -80,7 +97,8 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     operationId: "browseVerticals",
     summary: "Browse site: the verticals",
     description:
-      "Static HTML pages generated at build time from dist/data (no client framework, no script). Lists every vertical with its status and node count, and links to /docs. " + BAD_KEY_NOTE,
+      "Static HTML pages generated at build time from dist/data (no client framework, no script). Lists every vertical with its status and node count, and links to /docs. " +
+      BAD_KEY_NOTE,
     responses: { 200: { description: "HTML page", content: HTML, headers: ["Credential-Problem", "Set-Cookie"] }, 429: PAGE_LIMITED },
   },
   {
@@ -94,7 +112,14 @@ export const PEOPLE_OPERATIONS: Operation[] = [
       BAD_KEY_NOTE,
     ].join("\n\n"),
     params: [{ name: "vertical", in: "path", required: true, schema: Type.String() }],
-    responses: { 200: { description: "HTML page", content: HTML, headers: ["Credential-Problem", "Set-Cookie"] }, 401: PAGE_ERROR("Bad key on a vertical with no free index", ["Set-Cookie"]), 402: PAGE_ERROR("Paid vertical without credentials"), 403: PAGE_ERROR("The key does not read this vertical"), 404: PAGE_ERROR("Unknown vertical or no content"), 429: PAGE_LIMITED },
+    responses: {
+      200: { description: "HTML page", content: HTML, headers: ["Credential-Problem", "Set-Cookie"] },
+      401: PAGE_ERROR("Bad key on a vertical with no free index", ["Set-Cookie"]),
+      402: PAGE_ERROR("Paid vertical without credentials"),
+      403: PAGE_ERROR("The key does not read this vertical"),
+      404: PAGE_ERROR("Unknown vertical or no content"),
+      429: PAGE_LIMITED,
+    },
   },
   {
     method: "get",
@@ -113,12 +138,19 @@ export const PEOPLE_OPERATIONS: Operation[] = [
       { name: "node", in: "path", required: true, schema: Type.String() },
     ],
     responses: {
-      200: { description: "HTML page, or markdown for `{node}.md`", content: { ...HTML, "text/markdown": Type.String() }, headers: ["Credential-Problem", "Set-Cookie"] },
+      200: {
+        description: "HTML page, or markdown for `{node}.md`",
+        content: { ...HTML, "text/markdown": Type.String() },
+        headers: ["Credential-Problem", "Set-Cookie"],
+      },
       401: PAGE_ERROR("Bad key on a node with no free view (a key cookie that stopped working is cleared with Set-Cookie)", ["Set-Cookie"]),
       402: PAGE_ERROR("Paid vertical without credentials"),
       403: PAGE_ERROR("The key does not read this vertical or module"),
       404: PAGE_ERROR("Unknown vertical or node"),
-      429: PAGE_ERROR("A quota window of the presented key is full, or too many pages from this client in a minute (ANON_RATE_PER_MINUTE)", ["Retry-After"]),
+      429: PAGE_ERROR(
+        "A quota window of the presented key is full, or too many pages from this client in a minute (ANON_RATE_PER_MINUTE)",
+        ["Retry-After"],
+      ),
     },
   },
   {
@@ -126,7 +158,9 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     path: "/browse/key",
     operationId: "browseKeyForm",
     summary: "Browse site: the form to read with a key",
-    description: "A page with a form that posts a key to POST /browse/key once, and a log-out button (POST /browse/logout), built at build time. The runtime adds which key this browser reads with (its public id, kind, scope and expiry, never the key) and, after POST /browse/key (`?saved=1`), that it was saved. " + BAD_KEY_NOTE,
+    description:
+      "A page with a form that posts a key to POST /browse/key once, and a log-out button (POST /browse/logout), built at build time. The runtime adds which key this browser reads with (its public id, kind, scope and expiry, never the key) and, after POST /browse/key (`?saved=1`), that it was saved. " +
+      BAD_KEY_NOTE,
     params: [{ name: "saved", in: "query", schema: Type.String(), description: "1 after a key was posted: the page confirms the save" }],
     responses: { 200: { description: "HTML page", content: HTML, headers: ["Credential-Problem", "Set-Cookie"] } },
   },
@@ -198,7 +232,8 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     path: "/llms.txt",
     operationId: "getLlmsTxt",
     summary: "llms.txt: the service and its verticals in markdown",
-    description: "The llms.txt convention (an H1, a blockquote summary, then sections of links): every live vertical with a link to its index and each node's title and summary, the MCP endpoint (/mcp) and the docs. Generated at build time; free content only. Served as text/plain so browsers display it.",
+    description:
+      "The llms.txt convention (an H1, a blockquote summary, then sections of links): every live vertical with a link to its index and each node's title and summary, the MCP endpoint (/mcp) and the docs. Generated at build time; free content only. Served as text/plain so browsers display it.",
     responses: { 200: { description: "Markdown", content: { "text/plain": Type.String() } }, 429: TEXT_LIMITED },
   },
   {
@@ -206,7 +241,8 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     path: "/llms-full.txt",
     operationId: "getLlmsFullTxt",
     summary: "llms-full.txt: every vertical's index, and the full text of the fully open verticals",
-    description: "The free index layer of every node of every live vertical (title, summary, version, next nodes, sources) in one markdown document, plus the four content layers (text, facts and rules) of the fully open verticals, which need no key anyway. Generated at build time; never contains a gated layer.",
+    description:
+      "The free index layer of every node of every live vertical (title, summary, version, next nodes, sources) in one markdown document, plus the four content layers (text, facts and rules) of the fully open verticals, which need no key anyway. Generated at build time; never contains a gated layer.",
     responses: { 200: { description: "Markdown", content: { "text/plain": Type.String() } }, 429: TEXT_LIMITED },
   },
 ];

@@ -31,6 +31,8 @@ export const SIGNING_OPERATIONS: Operation[] = [
       "The Ed25519 keys answers are signed with: the current key, keys kept after a rotation (SIGNING_PREVIOUS_KEYS) so answers saved before it still verify, and a development build's own key. " +
       'Every knowledge answer (GET /api/demo, POST /api/evaluate, GET /api/search, GET /v1/delta; MCP results in `_meta`) carries `Content-Digest: sha-256=:…:` and `Knowledge-Identity: vertical="…", node="…", version="…", view="…", build="…"` (plus `layers`, and `input`: the sha-256 of the RFC 8785 JSON of the facts or query of a dynamic answer), signed per RFC 9421: ' +
       '`Signature-Input: vkr=("content-digest" "knowledge-identity");keyid="<kid>";alg="ed25519";tag="vkr-answer"` (with `created` on dynamic answers). The signature covers header fields only, so a saved response verifies offline with this key set (`vkr verify-answer`, or the client\'s `verifyAnswer`).',
-    responses: { 200: { description: "The JWK Set", content: { "application/jwk-set+json": Type.Object({ keys: Type.Array(PublicJwkSchema) }) } } },
+    responses: {
+      200: { description: "The JWK Set", content: { "application/jwk-set+json": Type.Object({ keys: Type.Array(PublicJwkSchema) }) } },
+    },
   },
 ];

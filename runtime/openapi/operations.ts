@@ -43,7 +43,12 @@ export interface Operation {
   responses: Record<number, { description: string; schema?: TSchema; headers?: string[]; content?: Record<string, TSchema> }>;
 }
 
-const KEY_HEADER: OperationParam = { name: "X-Service-Key", in: "header", schema: Type.String(), description: "Membership (svc_live_…) or trial (svc_trial_…) key" };
+const KEY_HEADER: OperationParam = {
+  name: "X-Service-Key",
+  in: "header",
+  schema: Type.String(),
+  description: "Membership (svc_live_…) or trial (svc_trial_…) key",
+};
 const RATE_HEADERS = ["RateLimit", "RateLimit-Policy"];
 
 /** Status, retrieval, trial, keys, verify, health. Other areas keep theirs in `operations-<area>.ts`. */
@@ -53,7 +58,8 @@ const CORE_OPERATIONS: Operation[] = [
     path: "/api/status",
     operationId: "getStatus",
     summary: "System status",
-    description: "The status object of the spec. Counts are computed from content and state; `retrieval_limits` are the limits in force (RETRIEVAL_LIMITS may raise them).",
+    description:
+      "The status object of the spec. Counts are computed from content and state; `retrieval_limits` are the limits in force (RETRIEVAL_LIMITS may raise them).",
     responses: { 200: { description: "The status object", schema: StatusObjectSchema } },
   },
   {
@@ -72,10 +78,26 @@ const CORE_OPERATIONS: Operation[] = [
     ].join("\n\n"),
     security: ["none", "serviceKey", "serviceKeyQuery", "payToken"],
     params: [
-      { name: "vertical", in: "query", required: true, schema: Type.String(), description: "A vertical slug (ai-compliance and ethics are the same vertical)" },
+      {
+        name: "vertical",
+        in: "query",
+        required: true,
+        schema: Type.String(),
+        description: "A vertical slug (ai-compliance and ethics are the same vertical)",
+      },
       { name: "node", in: "query", schema: Type.String(), description: "Node id; omit for the root index" },
-      { name: "lean", in: "query", schema: Type.Boolean({ default: false }), description: "Only `node` and `next_nodes` (index: no wrapper)" },
-      { name: "layers", in: "query", schema: Type.String({ pattern: "^(logic|directive|skill|action)(,(logic|directive|skill|action))*$" }), description: "Comma-separated layers to return (logic, directive, skill, action); others are omitted" },
+      {
+        name: "lean",
+        in: "query",
+        schema: Type.Boolean({ default: false }),
+        description: "Only `node` and `next_nodes` (index: no wrapper)",
+      },
+      {
+        name: "layers",
+        in: "query",
+        schema: Type.String({ pattern: "^(logic|directive|skill|action)(,(logic|directive|skill|action))*$" }),
+        description: "Comma-separated layers to return (logic, directive, skill, action); others are omitted",
+      },
       { name: "If-None-Match", in: "header", schema: Type.String() },
     ],
     responses: {
@@ -86,12 +108,22 @@ const CORE_OPERATIONS: Operation[] = [
       },
       304: { description: "Not modified" },
       400: { description: "Missing or unknown vertical, bad parameter" },
-      401: { description: "Malformed, unknown, revoked or expired key, on content with no free view (a node of a paid vertical whose index is not free); wherever there is a free view it is served with `Credential-Problem` instead" },
-      402: { description: "A paid vertical without a free index and without credentials, or a per-use token that is invalid, expired, kya-only or used up" },
+      401: {
+        description:
+          "Malformed, unknown, revoked or expired key, on content with no free view (a node of a paid vertical whose index is not free); wherever there is a free view it is served with `Credential-Problem` instead",
+      },
+      402: {
+        description:
+          "A paid vertical without a free index and without credentials, or a per-use token that is invalid, expired, kya-only or used up",
+      },
       403: { description: "The key does not unlock this vertical, and the vertical has no free view" },
       404: { description: "Unknown node" },
       429: { description: "A quota window is full", headers: ["Retry-After", ...RATE_HEADERS] },
-      503: { description: "`store_unavailable`: the shared state store (Redis) is unreachable, so a keyed request cannot be metered and is refused, never served unmetered; requests without a key keep working", headers: ["Retry-After"] },
+      503: {
+        description:
+          "`store_unavailable`: the shared state store (Redis) is unreachable, so a keyed request cannot be metered and is refused, never served unmetered; requests without a key keep working",
+        headers: ["Retry-After"],
+      },
     },
   },
   {
@@ -112,14 +144,23 @@ const CORE_OPERATIONS: Operation[] = [
     security: ["none", "serviceKey", "payToken"],
     body: EvaluateRequestSchema,
     responses: {
-      200: { description: "The evaluation", schema: EvaluateResponseSchema, headers: [...RATE_HEADERS, "Pay-Network-Charged", "Pay-Network-Remaining", ...SIGNATURE_HEADERS] },
+      200: {
+        description: "The evaluation",
+        schema: EvaluateResponseSchema,
+        headers: [...RATE_HEADERS, "Pay-Network-Charged", "Pay-Network-Remaining", ...SIGNATURE_HEADERS],
+      },
       400: { description: "Invalid body, non-boolean or unknown fact, unknown vertical" },
       401: { description: "Malformed, unknown, revoked or expired key" },
-      402: { description: "The logic layer is locked for a caller without credentials, or a per-use token that is invalid, expired, kya-only or used up" },
+      402: {
+        description:
+          "The logic layer is locked for a caller without credentials, or a per-use token that is invalid, expired, kya-only or used up",
+      },
       403: { description: "The key does not unlock this vertical or module" },
       404: { description: "Unknown node" },
       429: { description: "A quota window is full", headers: ["Retry-After", ...RATE_HEADERS] },
-      502: { description: "`payment_gateway_error`: the agent payment network did not answer a per-use charge properly; nothing was served" },
+      502: {
+        description: "`payment_gateway_error`: the agent payment network did not answer a per-use charge properly; nothing was served",
+      },
       503: { description: "`store_unavailable`", headers: ["Retry-After"] },
     },
   },
@@ -132,19 +173,28 @@ const CORE_OPERATIONS: Operation[] = [
       "Membership key required in X-Service-Key (or `Authorization: Bearer svc_…`): no key 401 `key_missing`, a trial key 401 `membership_required`, a bad key 401 `key_*`. `?key=` is not accepted here.",
       "`vertical` scopes the feed (unknown 400, a vertical the key cannot read 403 `vertical_forbidden`); omitted, the feed covers every vertical the key can read. `since` (RFC 3339 date-time with a zone, or a date meaning midnight UTC; invalid 400) keeps entries strictly after it. `limit` 1–1000, default 100.",
       "Entries come in (`at`, `id`) order. `next_cursor` is opaque: a signed position (the last entry's `at` and `id`, HMAC with CURSOR_SECRET, else with a random secret generated once and kept in the state store), not an index, so it stays valid across restarts, instances sharing the secret or the store, and new builds: entries already returned never reappear, and entries added later appear after it. Paging with any limit yields every entry exactly once. A cursor that was altered or not issued here is 400 `invalid_cursor`. `cursor` and `since` may be combined; the later bound wins.",
-      "`next_cursor` points after the last entry of the page even on the last page (`has_more: false`), so a client can keep it and poll for later changes; an empty page returns the cursor it was given (null without one). While `has_more` is true a `Link: <…>; rel=\"next\"` header carries the next page's URL.",
+      '`next_cursor` points after the last entry of the page even on the last page (`has_more: false`), so a client can keep it and poll for later changes; an empty page returns the cursor it was given (null without one). While `has_more` is true a `Link: <…>; rel="next"` header carries the next page\'s URL.',
       "Metering: each page answered counts as one retrieval for the key (refused requests are not counted).",
     ].join("\n\n"),
     security: ["serviceKey"],
     params: [
       KEY_HEADER,
       { name: "vertical", in: "query", schema: Type.String(), description: "A vertical slug; omit for every vertical the key can read" },
-      { name: "since", in: "query", schema: Type.String(), description: "Only entries strictly after this instant (ISO 8601 date-time with zone, or a date)" },
+      {
+        name: "since",
+        in: "query",
+        schema: Type.String(),
+        description: "Only entries strictly after this instant (ISO 8601 date-time with zone, or a date)",
+      },
       { name: "limit", in: "query", schema: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }) },
       { name: "cursor", in: "query", schema: Type.String(), description: "next_cursor of a previous page" },
     ],
     responses: {
-      200: { description: "One page of delta entries", schema: DeltaResponseSchema, headers: ["Link", ...RATE_HEADERS, ...SIGNATURE_HEADERS] },
+      200: {
+        description: "One page of delta entries",
+        schema: DeltaResponseSchema,
+        headers: ["Link", ...RATE_HEADERS, ...SIGNATURE_HEADERS],
+      },
       400: { description: "Invalid since, limit, cursor or unknown vertical" },
       401: { description: "No membership key (missing, trial, malformed, unknown, revoked or expired)" },
       403: { description: "The key does not read this vertical" },
@@ -156,36 +206,55 @@ const CORE_OPERATIONS: Operation[] = [
     path: "/api/trial",
     operationId: "createTrial",
     summary: "Request a trial key",
-    description: "One active trial per agent_id and vertical (409 while it lasts); at most TRIALS_PER_CLIENT_HOUR trial keys per client address per hour (429). The key is shown only in this response.",
+    description:
+      "One active trial per agent_id and vertical (409 while it lasts); at most TRIALS_PER_CLIENT_HOUR trial keys per client address per hour (429). The key is shown only in this response.",
     body: TrialRequestSchema,
-    responses: { 200: { description: "The trial key", schema: TrialResponseSchema }, 400: { description: "Invalid body or vertical" }, 409: { description: "Active trial exists" }, 429: { description: "Too many trials from this client" } },
+    responses: {
+      200: { description: "The trial key", schema: TrialResponseSchema },
+      400: { description: "Invalid body or vertical" },
+      409: { description: "Active trial exists" },
+      429: { description: "Too many trials from this client" },
+    },
   },
   {
     method: "get",
     path: "/api/keys",
     operationId: "getKey",
     summary: "Key details",
-    description: "The presented key's own record, usage by window and quota, and `credits`: the referral and loyalty credit owed to its account (`balance`, each grant, and every renewal invoice it was applied to; credit is taken off the next card renewal). Revoked and expired keys are still described (status says so). Prefer the header: a key in the URL can leak through logs (ours redact it).",
+    description:
+      "The presented key's own record, usage by window and quota, and `credits`: the referral and loyalty credit owed to its account (`balance`, each grant, and every renewal invoice it was applied to; credit is taken off the next card renewal). Revoked and expired keys are still described (status says so). Prefer the header: a key in the URL can leak through logs (ours redact it).",
     security: ["serviceKey", "serviceKeyQuery"],
     params: [KEY_HEADER, { name: "key", in: "query", schema: Type.String() }],
-    responses: { 200: { description: "Key details", schema: OwnKeyDetailsSchema }, 401: { description: "No key given" }, 404: { description: "Key not found" } },
+    responses: {
+      200: { description: "Key details", schema: OwnKeyDetailsSchema },
+      401: { description: "No key given" },
+      404: { description: "Key not found" },
+    },
   },
   {
     method: "post",
     path: "/api/keys",
     operationId: "issueKeys",
     summary: "Issue membership keys (admin)",
-    description: "Admin bearer required: missing → 401, wrong → 403 (also when the server has no ADMIN_KEY). The admin is trusted, so no proof of the account is asked. Issuance runs through the same durable purchase record as a checkout (without a payment): slots, keys and the cohort seat are all-or-nothing across a crash. An account (agent_id or contact) holds at most 5 keys (409 beyond); an account holding 5 keys is on the volume plan (daily 3000 per key, 50,000 pooled per month). `permanent` keys have no monthly reset: their allowance counts over the key's lifetime.",
+    description:
+      "Admin bearer required: missing → 401, wrong → 403 (also when the server has no ADMIN_KEY). The admin is trusted, so no proof of the account is asked. Issuance runs through the same durable purchase record as a checkout (without a payment): slots, keys and the cohort seat are all-or-nothing across a crash. An account (agent_id or contact) holds at most 5 keys (409 beyond); an account holding 5 keys is on the volume plan (daily 3000 per key, 50,000 pooled per month). `permanent` keys have no monthly reset: their allowance counts over the key's lifetime.",
     security: ["adminBearer"],
     body: IssueKeysRequestSchema,
-    responses: { 201: { description: "The new keys, each shown only here", schema: KeysIssuedSchema }, 400: { description: "Invalid body" }, 401: { description: "Admin authorization missing" }, 403: { description: "Admin key invalid" }, 409: { description: "Account key cap reached" } },
+    responses: {
+      201: { description: "The new keys, each shown only here", schema: KeysIssuedSchema },
+      400: { description: "Invalid body" },
+      401: { description: "Admin authorization missing" },
+      403: { description: "Admin key invalid" },
+      409: { description: "Account key cap reached" },
+    },
   },
   {
     method: "get",
     path: "/api/verify",
     operationId: "verifyKey",
     summary: "Validate a key",
-    description: "200 for any presented key: `valid: false` with a `reason` (unknown, malformed, revoked, expired) when it cannot be used. 401 only when no key is sent.",
+    description:
+      "200 for any presented key: `valid: false` with a `reason` (unknown, malformed, revoked, expired) when it cannot be used. 401 only when no key is sent.",
     security: ["serviceKey"],
     params: [KEY_HEADER],
     responses: { 200: { description: "Verification result", schema: VerifyResponseSchema }, 401: { description: "No key given" } },
@@ -202,9 +271,19 @@ const CORE_OPERATIONS: Operation[] = [
     path: "/readyz",
     operationId: "ready",
     summary: "Readiness: a verified build is loaded and the state store answers",
-    responses: { 200: { description: "Ready", schema: Type.Object({ status: Type.Literal("ready"), build_id: Type.String(), store: Type.String() }) }, 503: { description: "Store unavailable" } },
+    responses: {
+      200: { description: "Ready", schema: Type.Object({ status: Type.Literal("ready"), build_id: Type.String(), store: Type.String() }) },
+      503: { description: "Store unavailable" },
+    },
   },
 ];
 
 /** Every published operation; each area's list is spread in here. */
-export const OPERATIONS: Operation[] = [...CORE_OPERATIONS, ...PEOPLE_OPERATIONS, ...GROWTH_OPERATIONS, ...MCP_OPERATIONS, ...PAYMENT_OPERATIONS, ...SIGNING_OPERATIONS];
+export const OPERATIONS: Operation[] = [
+  ...CORE_OPERATIONS,
+  ...PEOPLE_OPERATIONS,
+  ...GROWTH_OPERATIONS,
+  ...MCP_OPERATIONS,
+  ...PAYMENT_OPERATIONS,
+  ...SIGNING_OPERATIONS,
+];

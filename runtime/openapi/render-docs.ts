@@ -34,7 +34,11 @@ export const DOCS_INIT_JS = `window.addEventListener("load", function () {
 `;
 
 /** The Swagger UI files /docs/assets/ serves, by name. */
-export const DOCS_ASSETS = { "swagger-ui.css": "text/css; charset=utf-8", "swagger-ui-bundle.js": "text/javascript; charset=utf-8", "docs-init.js": "text/javascript; charset=utf-8" } as const;
+export const DOCS_ASSETS = {
+  "swagger-ui.css": "text/css; charset=utf-8",
+  "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+  "docs-init.js": "text/javascript; charset=utf-8",
+} as const;
 export type DocsAsset = keyof typeof DOCS_ASSETS;
 
 /** Reads one asset: Swagger UI's from the installed swagger-ui-dist package, ours from memory. */
@@ -51,15 +55,30 @@ export function renderDocsHtml(doc: Doc): string {
   );
   const rows = ops
     .map(({ path, method, op }) => {
-      const params = (op.parameters ?? []).map((p: any) => `<li><code>${_e(p.name)}</code> (${p.in}${p.required ? ", required" : ""})${p.description ? ` — ${_text(p.description)}` : ""}</li>`).join("");
-      const body = op.requestBody ? `<details><summary>Request body schema</summary><pre>${_e(JSON.stringify(op.requestBody.content["application/json"].schema, null, 2))}</pre></details>` : "";
-      const responses = Object.entries(op.responses).map(([s, r]: [string, any]) => `<li><b>${s}</b> ${_text(r.description)}</li>`).join("");
-      const desc = (op.description ?? "").split("\n\n").map((p: string) => `<p>${_text(p)}</p>`).join("");
+      const params = (op.parameters ?? [])
+        .map(
+          (p: any) =>
+            `<li><code>${_e(p.name)}</code> (${p.in}${p.required ? ", required" : ""})${p.description ? ` — ${_text(p.description)}` : ""}</li>`,
+        )
+        .join("");
+      const body = op.requestBody
+        ? `<details><summary>Request body schema</summary><pre>${_e(JSON.stringify(op.requestBody.content["application/json"].schema, null, 2))}</pre></details>`
+        : "";
+      const responses = Object.entries(op.responses)
+        .map(([s, r]: [string, any]) => `<li><b>${s}</b> ${_text(r.description)}</li>`)
+        .join("");
+      const desc = (op.description ?? "")
+        .split("\n\n")
+        .map((p: string) => `<p>${_text(p)}</p>`)
+        .join("");
       return `<section id="${_e(op.operationId)}"><h2><span class="m">${method.toUpperCase()}</span> <code>${_e(path)}</code></h2><p><b>${_text(op.summary)}</b></p>${desc}${params ? `<h3>Parameters</h3><ul>${params}</ul>` : ""}${body}<h3>Responses</h3><ul>${responses}</ul></section>`;
     })
     .join("\n");
   const errors = Object.entries(doc["x-error-codes"])
-    .map(([code, d]: [string, any]) => `<tr id="problem-${_e(code)}"><td><code>${_e(code)}</code></td><td>${d.status}</td><td>${_e(d.title)}</td><td>${_text(d.hint ?? "")}</td></tr>`)
+    .map(
+      ([code, d]: [string, any]) =>
+        `<tr id="problem-${_e(code)}"><td><code>${_e(code)}</code></td><td>${d.status}</td><td>${_e(d.title)}</td><td>${_text(d.hint ?? "")}</td></tr>`,
+    )
     .join("");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${_e(doc.info.title)} — API reference</title><link rel="icon" href="data:,">

@@ -47,7 +47,12 @@ export async function handleCardWebhook(deps: AppDeps, rawBody: string, signatur
       return fulfilCardSession(deps, { ...session, paymentStatus: "paid" }, now);
     case "checkout.session.async_payment_failed":
     case "checkout.session.expired":
-      return _release(deps, session, event.type === "checkout.session.expired" ? "the Stripe session expired unpaid" : "the asynchronous payment failed", now);
+      return _release(
+        deps,
+        session,
+        event.type === "checkout.session.expired" ? "the Stripe session expired unpaid" : "the asynchronous payment failed",
+        now,
+      );
     default:
       return "ignored";
   }
@@ -77,7 +82,12 @@ export async function fulfilCardSession(deps: CardDeps, session: CardSessionStat
 }
 
 /** `fulfilCardSession` for a caller that already holds the purchase's lease (reconciliation). */
-export async function fulfilHeldCardPurchase(deps: CardDeps, record: PurchaseRecord, session: CardSessionState, now: number): Promise<WebhookOutcome> {
+export async function fulfilHeldCardPurchase(
+  deps: CardDeps,
+  record: PurchaseRecord,
+  session: CardSessionState,
+  now: number,
+): Promise<WebhookOutcome> {
   const store = createPurchaseStore(deps.backend);
   if (record.state === "issued") {
     await mailKeysOnce(deps, record, now);
@@ -88,8 +98,20 @@ export async function fulfilHeldCardPurchase(deps: CardDeps, record: PurchaseRec
     // the keys if the account still has room, else a refund for the operator.
     const again = await _takeSlots(deps, record, now);
     if (!again) {
-      await store.save(record, "refund_due", now, record.account_pending ? "paid after the reservation was released; the account name was taken meanwhile" : "paid after the reservation was released; the account is full");
-      deps.logger.error("purchase needs a refund", { purchase_id: record.id, method: "card", amount_usd_micros: record.amount_usd_micros, session_id: session.id });
+      await store.save(
+        record,
+        "refund_due",
+        now,
+        record.account_pending
+          ? "paid after the reservation was released; the account name was taken meanwhile"
+          : "paid after the reservation was released; the account is full",
+      );
+      deps.logger.error("purchase needs a refund", {
+        purchase_id: record.id,
+        method: "card",
+        amount_usd_micros: record.amount_usd_micros,
+        session_id: session.id,
+      });
       return "refund_due";
     }
     record = again;
@@ -99,14 +121,26 @@ export async function fulfilHeldCardPurchase(deps: CardDeps, record: PurchaseRec
     const owned = await _takeSlots(deps, record, now);
     if (!owned) {
       await store.save(record, "refund_due", now, "paid, but another buyer's payment created this account first");
-      deps.logger.error("purchase needs a refund", { purchase_id: record.id, method: "card", amount_usd_micros: record.amount_usd_micros, session_id: session.id });
+      deps.logger.error("purchase needs a refund", {
+        purchase_id: record.id,
+        method: "card",
+        amount_usd_micros: record.amount_usd_micros,
+        session_id: session.id,
+      });
       await freePendingPlace(deps, record.pending_place, record.id);
       return "refund_due";
     }
     record = owned;
   }
   if (record.state !== "charged") {
-    record = await store.save({ ...record, payment: { reference: session.reference ?? session.id, charged_usd_micros: record.amount_usd_micros, unconfirmed: null } }, "charged", now);
+    record = await store.save(
+      {
+        ...record,
+        payment: { reference: session.reference ?? session.id, charged_usd_micros: record.amount_usd_micros, unconfirmed: null },
+      },
+      "charged",
+      now,
+    );
     failpoint(deps.config, "purchase:charged");
     await freePendingPlace(deps, record.pending_place, record.id);
   }
@@ -131,7 +165,14 @@ async function _purchaseOf(deps: CardDeps, session: CardSessionState): Promise<P
 async function _takeSlots(deps: CardDeps, record: PurchaseRecord, now: number): Promise<PurchaseRecord | null> {
   if (record.account === null) return record;
   const create = record.account_pending === true;
-  const slots = await reserveSlots(deps.backend, { account: record.account, quantity: record.quantity, cap: limitsInForce(deps).keys_per_account, holder: record.id, create, now });
+  const slots = await reserveSlots(deps.backend, {
+    account: record.account,
+    quantity: record.quantity,
+    cap: limitsInForce(deps).keys_per_account,
+    holder: record.id,
+    create,
+    now,
+  });
   return slots.ok ? { ...record, positions: slots.positions, ...(create ? { account_pending: false } : {}) } : null;
 }
 

@@ -16,7 +16,13 @@ import { apiError } from "../errors.ts";
  * Takes a free place for `purchaseId` (or finds the one it holds) until `expiresAt`; returns its
  * store key, or throws 429 `rate_limited` when the client holds them all.
  */
-export async function holdPendingPlace(deps: Pick<AppDeps, "backend" | "config">, client: string, purchaseId: string, expiresAt: number, now: number): Promise<string> {
+export async function holdPendingPlace(
+  deps: Pick<AppDeps, "backend" | "config">,
+  client: string,
+  purchaseId: string,
+  expiresAt: number,
+  now: number,
+): Promise<string> {
   const limit = deps.config.payments.cardPendingPerClient;
   const prefix = `cardpending:${Buffer.from(client, "utf8").toString("hex")}`;
   for (let n = 1; n <= limit; n++) {
@@ -31,6 +37,10 @@ export async function holdPendingPlace(deps: Pick<AppDeps, "backend" | "config">
 }
 
 /** Gives a place back (compare-and-delete: never one another purchase took after it ran out). */
-export async function freePendingPlace(deps: Pick<AppDeps, "backend">, place: string | null | undefined, purchaseId: string): Promise<void> {
+export async function freePendingPlace(
+  deps: Pick<AppDeps, "backend">,
+  place: string | null | undefined,
+  purchaseId: string,
+): Promise<void> {
   if (place) await deps.backend.removeOnce(place, purchaseId);
 }

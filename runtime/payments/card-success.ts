@@ -46,7 +46,11 @@ export async function viewCardSuccess(deps: AppDeps, sessionId: string, now: num
   }
   const mailedTo = card.delivery ? record.contact : null;
   if (record.state === "awaiting_payment" || record.state === "reserved") {
-    return { status: "awaiting_payment", purchase_id: record.id, expires_at: record.card?.expires_at ? new Date(record.card.expires_at).toISOString() : null };
+    return {
+      status: "awaiting_payment",
+      purchase_id: record.id,
+      expires_at: record.card?.expires_at ? new Date(record.card.expires_at).toISOString() : null,
+    };
   }
   if (!FINAL_STATES.has(record.state)) return { status: "processing", purchase_id: record.id };
   if (record.state !== "issued") return { status: "not_completed", purchase_id: record.id, state: record.state };

@@ -86,7 +86,6 @@ interface OpenRecord {
   settledBeforeMicros?: number;
 }
 
-
 export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatcher {
   const { network, backend, logger } = options;
   const now = options.now ?? Date.now;
@@ -108,7 +107,14 @@ export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatche
 
   /** One outside call under the durable protocol: record the amount, call, count it settled, clear the record. */
   const seal = (owner: string, jti: string, token: string) => sealAnswer(token, options.sealingSecret, openKey(owner, jti));
-  const sendOne = async (owner: string, token: string, ids: PerUseIds, amountMicros: number, requests: number, sealed = seal(owner, ids.jti, token)) => {
+  const sendOne = async (
+    owner: string,
+    token: string,
+    ids: PerUseIds,
+    amountMicros: number,
+    requests: number,
+    sealed = seal(owner, ids.jti, token),
+  ) => {
     const [settledBeforeMicros = 0] = await backend.readCounters([settledWindow(owner, ids).key], now());
     const record: OpenRecord = { token: sealed, sub: ids.sub, expiresAt: ids.expiresAt, sendingMicros: amountMicros, settledBeforeMicros };
     await backend.records.setItem(openKey(owner, ids.jti), record);
@@ -117,7 +123,13 @@ export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatche
       logger.info("per-use charges sent", { jti: ids.jti, sub: ids.sub, requests, charged_usd_micros: result.chargedMicros });
     } catch (error) {
       refused.add(ids.jti);
-      logger.error("per-use batched charge failed; reconcile by hand", { jti: ids.jti, sub: ids.sub, requests, amount_usd_micros: amountMicros, reason: (error as Error).message });
+      logger.error("per-use batched charge failed; reconcile by hand", {
+        jti: ids.jti,
+        sub: ids.sub,
+        requests,
+        amount_usd_micros: amountMicros,
+        reason: (error as Error).message,
+      });
     }
     // Settled whatever the answer: a refused amount is the operator's to chase, never re-sent.
     await backend.consume([settledWindow(owner, ids)], amountMicros, now());
@@ -129,7 +141,10 @@ export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatche
       [...batch.values()].map((p) =>
         sendOne(instance, p.token, p.ids, p.amountMicros, p.requests).catch((error: unknown) => {
           // The store failed around the call: the durable facts still let reconciliation finish it.
-          logger.error("per-use charge bookkeeping failed; reconciliation will settle it", { jti: p.ids.jti, reason: (error as Error).message });
+          logger.error("per-use charge bookkeeping failed; reconciliation will settle it", {
+            jti: p.ids.jti,
+            reason: (error as Error).message,
+          });
         }),
       ),
     );
@@ -160,15 +175,26 @@ export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatche
       if (record.sendingMicros > 0) {
         const [settledNow = 0] = await backend.readCounters([settledWindow(owner, ids).key], now());
         if (record.settledBeforeMicros === undefined || settledNow === record.settledBeforeMicros) {
-          logger.warn("per-use charge interrupted by a crash; counted as charged, check the network's records", { jti, sub: record.sub, amount_usd_micros: record.sendingMicros });
+          logger.warn("per-use charge interrupted by a crash; counted as charged, check the network's records", {
+            jti,
+            sub: record.sub,
+            amount_usd_micros: record.sendingMicros,
+          });
           await backend.consume([settledWindow(owner, ids)], record.sendingMicros, now());
         }
       }
-      const [reserved, settled] = await backend.readCounters([countWindow("payreserved", owner, ids).key, settledWindow(owner, ids).key], now());
+      const [reserved, settled] = await backend.readCounters(
+        [countWindow("payreserved", owner, ids).key, settledWindow(owner, ids).key],
+        now(),
+      );
       const unsent = reserved! - settled!;
       const token = openAnswer<string>(record.token, options.sealingSecret, key);
       if (token === null) {
-        logger.error("per-use record cannot be opened (the network API key changed?); reconcile by hand", { jti, sub: record.sub, amount_usd_micros: unsent });
+        logger.error("per-use record cannot be opened (the network API key changed?); reconcile by hand", {
+          jti,
+          sub: record.sub,
+          amount_usd_micros: unsent,
+        });
       } else if (unsent > 0 && now() < record.expiresAt + CHARGE_WINDOW_MS) {
         await sendOne(owner, token, ids, unsent, 0, record.token);
         logger.info("per-use charges reconciled after a crash", { jti, sub: record.sub, charged_usd_micros: unsent });
@@ -251,7 +277,9 @@ export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatche
         for (const jti of tracked.keys()) await backend.records.removeItem(openKey(instance, jti));
         await backend.records.removeItem(`peruse:alive:${instance}`);
       } catch (error) {
-        logger.warn("per-use records not removed at shutdown; reconciliation will find nothing to charge", { reason: (error as Error).message });
+        logger.warn("per-use records not removed at shutdown; reconciliation will find nothing to charge", {
+          reason: (error as Error).message,
+        });
       }
     },
   };

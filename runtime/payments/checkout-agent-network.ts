@@ -31,7 +31,13 @@ export interface AgentNetworkCheckout {
   fingerprint: string;
 }
 
-export async function checkoutWithAgentNetwork(deps: AppDeps, order: CheckoutOrder, account: PurchaseAccount, input: AgentNetworkCheckout, now: number): Promise<SavedResponse> {
+export async function checkoutWithAgentNetwork(
+  deps: AppDeps,
+  order: CheckoutOrder,
+  account: PurchaseAccount,
+  input: AgentNetworkCheckout,
+  now: number,
+): Promise<SavedResponse> {
   const network = deps.payments.agentNetwork;
   if (!network) throw apiError("payment_provider_unavailable", { detail: "Agent-network tokens are not configured on this deployment." });
   if (!input.payToken) return _quote(deps, order, account);
@@ -52,7 +58,20 @@ export async function checkoutWithAgentNetwork(deps: AppDeps, order: CheckoutOrd
     if (!record) {
       ({ record, keys } = await reservePurchase(
         deps,
-        { id, method: "agent_network", vertical: order.vertical, quantity: order.quantity, cohort: order.cohort, account: account.account, createAccount: account.create, agentId: order.agentId ?? null, contact: order.contact ?? null, secret, resumable: claim !== null, payer: { jti: token.jti, sub: token.sub } },
+        {
+          id,
+          method: "agent_network",
+          vertical: order.vertical,
+          quantity: order.quantity,
+          cohort: order.cohort,
+          account: account.account,
+          createAccount: account.create,
+          agentId: order.agentId ?? null,
+          contact: order.contact ?? null,
+          secret,
+          resumable: claim !== null,
+          payer: { jti: token.jti, sub: token.sub },
+        },
         now,
       ));
     }
@@ -65,7 +84,13 @@ export async function checkoutWithAgentNetwork(deps: AppDeps, order: CheckoutOrd
 // --- Internal helpers ---
 
 /** Ledger, then the one charge call; resumes a purchase left in any state before `issued`. */
-async function _pay(deps: AppDeps, record: PurchaseRecord, token: VerifiedPayToken, payToken: string, now: number): Promise<PurchaseRecord> {
+async function _pay(
+  deps: AppDeps,
+  record: PurchaseRecord,
+  token: VerifiedPayToken,
+  payToken: string,
+  now: number,
+): Promise<PurchaseRecord> {
   if (record.state === "charged") return record;
   if (record.state === "reserved") {
     try {
@@ -87,7 +112,14 @@ async function _pay(deps: AppDeps, record: PurchaseRecord, token: VerifiedPayTok
   );
 }
 
-async function _answer(deps: AppDeps, record: PurchaseRecord, secret: string, now: number, replayed: boolean, fresh: string[] | null = null): Promise<SavedResponse> {
+async function _answer(
+  deps: AppDeps,
+  record: PurchaseRecord,
+  secret: string,
+  now: number,
+  replayed: boolean,
+  fresh: string[] | null = null,
+): Promise<SavedResponse> {
   const keys = fresh ?? openKeys(record, secret);
   if (!keys) throw apiError("internal_error", { detail: "The keys of this purchase cannot be opened with this request's credentials." });
   return {
@@ -125,9 +157,14 @@ async function _quote(deps: AppDeps, order: CheckoutOrder, account: PurchaseAcco
 
 /** A purchase of this key ended refused (its claim is freed on the way out): the client may retry. */
 function _earlierRefused() {
-  return apiError("payment_failed", { detail: "An earlier attempt with this Idempotency-Key was refused and nothing was charged; send the request again.", extra: { unlock: howToPay() } });
+  return apiError("payment_failed", {
+    detail: "An earlier attempt with this Idempotency-Key was refused and nothing was charged; send the request again.",
+    extra: { unlock: howToPay() },
+  });
 }
 
 function _refundDue(record: PurchaseRecord) {
-  return apiError("payment_unconfirmed", { detail: `Purchase ${record.id} was interrupted and is recorded for a refund by the operator; it will not be charged again.` });
+  return apiError("payment_unconfirmed", {
+    detail: `Purchase ${record.id} was interrupted and is recorded for a refund by the operator; it will not be charged again.`,
+  });
 }

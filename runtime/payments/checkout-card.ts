@@ -36,9 +36,18 @@ export interface CardCheckout {
   client: string;
 }
 
-export async function checkoutWithCard(deps: AppDeps, order: CheckoutOrder, account: PurchaseAccount, input: CardCheckout, now: number): Promise<SavedResponse> {
+export async function checkoutWithCard(
+  deps: AppDeps,
+  order: CheckoutOrder,
+  account: PurchaseAccount,
+  input: CardCheckout,
+  now: number,
+): Promise<SavedResponse> {
   const card = deps.payments.card;
-  if (!card) throw apiError("payment_provider_unavailable", { detail: "Card payments are not configured on this deployment; use agent_network or http402." });
+  if (!card)
+    throw apiError("payment_provider_unavailable", {
+      detail: "Card payments are not configured on this deployment; use agent_network or http402.",
+    });
   const claim = input.idempotencyKey ? await claimPurchase(deps, "idem", input.idempotencyKey, input.fingerprint, now) : null;
   if (input.idempotencyKey && !claim) throw idempotencyKeyReused();
   const id = claim?.purchaseId ?? newPurchaseId();
@@ -47,16 +56,33 @@ export async function checkoutWithCard(deps: AppDeps, order: CheckoutOrder, acco
     let record = await store.get(id);
     // A retry of a purchase that already has its session gets the same session again.
     if (record?.card) return _answer(deps, record, true);
-    if (record && record.state !== "reserved") throw apiError("payment_failed", { detail: `This purchase ended (${record.state}); start a new checkout.` });
+    if (record && record.state !== "reserved")
+      throw apiError("payment_failed", { detail: `This purchase ended (${record.state}); start a new checkout.` });
     const expiresAt = now + CARD_SESSION_MS;
     if (!record) {
       // The client's limit first, atomically; given back if this checkout goes no further.
       const place = await holdPendingPlace(deps, input.client, id, expiresAt, now);
       try {
-        if (account.create && (await deps.keys.listByAccount(account.account)).some((k) => k.type === "membership")) throw accountProofRequired(account.account);
+        if (account.create && (await deps.keys.listByAccount(account.account)).some((k) => k.type === "membership"))
+          throw accountProofRequired(account.account);
         ({ record } = await reservePurchase(
           deps,
-          { id, method: "card", vertical: order.vertical, quantity: order.quantity, cohort: order.cohort, account: account.account, createAccount: account.create, deferAccount: account.create, pendingPlace: place, agentId: order.agentId ?? null, contact: order.contact!, secret: card.sealSecret, resumable: true, payer: { contact: order.contact! } },
+          {
+            id,
+            method: "card",
+            vertical: order.vertical,
+            quantity: order.quantity,
+            cohort: order.cohort,
+            account: account.account,
+            createAccount: account.create,
+            deferAccount: account.create,
+            pendingPlace: place,
+            agentId: order.agentId ?? null,
+            contact: order.contact!,
+            secret: card.sealSecret,
+            resumable: true,
+            payer: { contact: order.contact! },
+          },
           now,
         ));
       } catch (error) {
@@ -74,7 +100,14 @@ export async function checkoutWithCard(deps: AppDeps, order: CheckoutOrder, acco
           lineItems: _lineItems(record),
           successUrl: config?.successUrl ?? `${input.baseUrl}/checkout/success?session_id={CHECKOUT_SESSION_ID}`,
           cancelUrl: config?.cancelUrl ?? `${input.baseUrl}/checkout/success?session_id={CHECKOUT_SESSION_ID}`,
-          metadata: { purchase_id: id, account: record.account ?? "", vertical: order.vertical, cohort: order.cohort, quantity: String(order.quantity), agent_id: order.agentId ?? "" },
+          metadata: {
+            purchase_id: id,
+            account: record.account ?? "",
+            vertical: order.vertical,
+            cohort: order.cohort,
+            quantity: String(order.quantity),
+            agent_id: order.agentId ?? "",
+          },
           expiresAt,
         },
         // Stripe's own idempotency: a retried creation returns the same session.
@@ -88,7 +121,11 @@ export async function checkoutWithCard(deps: AppDeps, order: CheckoutOrder, acco
     }
     failpoint(deps.config, "card:session-created");
     await store.indexSession(session.id, id);
-    record = await store.save({ ...record, card: { session_id: session.id, url: session.url, expires_at: session.expiresAt ?? expiresAt } }, "awaiting_payment", now);
+    record = await store.save(
+      { ...record, card: { session_id: session.id, url: session.url, expires_at: session.expiresAt ?? expiresAt } },
+      "awaiting_payment",
+      now,
+    );
     deps.logger.info("checkout session created", { purchase_id: id, session_id: session.id, amount_usd_micros: record.amount_usd_micros });
     return _answer(deps, record, false);
   });

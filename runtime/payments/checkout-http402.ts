@@ -22,7 +22,14 @@ import { claimPurchase, type SavedResponse } from "./idempotency.ts";
 import { describePurchasedKeys, openKeys } from "./purchase-keys.ts";
 import { runCheckout } from "./methods/run-checkout.ts";
 import type { PurchaseRecord } from "./purchase-store.ts";
-import { decodePaymentHeader, encodeRequiredHeader, encodeResponseHeader, mismatchReason, type DecodedPayment, type Requirements } from "./x402-requirements.ts";
+import {
+  decodePaymentHeader,
+  encodeRequiredHeader,
+  encodeResponseHeader,
+  mismatchReason,
+  type DecodedPayment,
+  type Requirements,
+} from "./x402-requirements.ts";
 
 type Quote = Awaited<ReturnType<typeof describeQuote>>;
 
@@ -32,15 +39,27 @@ type Quote = Awaited<ReturnType<typeof describeQuote>>;
  */
 const NONCE_USED_RE = /nonce_used|nonce_already_used|authorization_used|authorization is used/i;
 
-export async function checkoutWithX402(deps: AppDeps, order: CheckoutOrder, account: PurchaseAccount, request: { headers: Headers; resourceUrl: string }, now: number): Promise<SavedResponse> {
+export async function checkoutWithX402(
+  deps: AppDeps,
+  order: CheckoutOrder,
+  account: PurchaseAccount,
+  request: { headers: Headers; resourceUrl: string },
+  now: number,
+): Promise<SavedResponse> {
   const x402 = deps.payments.x402;
   if (!x402) throw apiError("payment_provider_unavailable", { detail: "HTTP 402 (x402) payments are not configured on this deployment." });
   const requirementsFor = (amountMicros: number) =>
-    x402.requirements(amountMicros, { url: request.resourceUrl, description: `${order.quantity} ${order.vertical} membership key${order.quantity === 1 ? "" : "s"}, first month (${formatUsd(amountMicros)})` });
+    x402.requirements(amountMicros, {
+      url: request.resourceUrl,
+      description: `${order.quantity} ${order.vertical} membership key${order.quantity === 1 ? "" : "s"}, first month (${formatUsd(amountMicros)})`,
+    });
   const preview = async (options: { proofNeeded: boolean }) => {
     // Refusing a used payment must not hinge on proving the account: price it as a new one then.
     const quote = await quoteOrder(deps, order, options.proofNeeded ? account : null);
-    return { requirements: await requirementsFor(quote.totalMicros), quote: await describeQuote(deps, quote, account.create ? null : account.account) };
+    return {
+      requirements: await requirementsFor(quote.totalMicros),
+      quote: await describeQuote(deps, quote, account.create ? null : account.account),
+    };
   };
   const payment = _presentedPayment(request.headers);
   if (!payment) {
@@ -57,7 +76,8 @@ export async function checkoutWithX402(deps: AppDeps, order: CheckoutOrder, acco
   // Our requirements for the price the reservation fixed, built once per request.
   let ours: { amount: number; requirements: Requirements } | null = null;
   const requirementsOf = async (record: PurchaseRecord) => {
-    if (ours?.amount !== record.amount_usd_micros) ours = { amount: record.amount_usd_micros, requirements: await requirementsFor(record.amount_usd_micros) };
+    if (ours?.amount !== record.amount_usd_micros)
+      ours = { amount: record.amount_usd_micros, requirements: await requirementsFor(record.amount_usd_micros) };
     return ours.requirements;
   };
   return runCheckout(
@@ -80,7 +100,8 @@ export async function checkoutWithX402(deps: AppDeps, order: CheckoutOrder, acco
         const verified = await x402.verify(payment, requirements);
         return verified.isValid ? null : (verified.invalidReason ?? "invalid_payment");
       },
-      refused: async (record, reason) => _paymentRequired(await requirementsOf(record), await describeQuote(deps, record, record.account), reason),
+      refused: async (record, reason) =>
+        _paymentRequired(await requirementsOf(record), await describeQuote(deps, record, record.account), reason),
       // An interrupted settle is safe to ask again: the authorization's nonce settles once, and the
       // answer tells whether the earlier attempt went through.
       chargeOptions: { repeatable: true },
@@ -89,15 +110,30 @@ export async function checkoutWithX402(deps: AppDeps, order: CheckoutOrder, acco
         const settled = await x402.settle(payment, requirements);
         if (!settled.success) {
           const reason = settled.errorReason ?? "settlement_failed";
-          if (resumed && NONCE_USED_RE.test(reason)) return { reference: null, chargedMicros: record.amount_usd_micros, note: "settled by an interrupted attempt (nonce used); transaction not reported" };
-          const failure = { success: false, errorReason: reason, transaction: settled.transaction, network: (settled.network || payment.network) as Network, payer: settled.payer ?? undefined };
-          throw _paymentRequired(requirements, await describeQuote(deps, record, record.account), failure.errorReason, { [responseHeader]: encodeResponseHeader(failure) });
+          if (resumed && NONCE_USED_RE.test(reason))
+            return {
+              reference: null,
+              chargedMicros: record.amount_usd_micros,
+              note: "settled by an interrupted attempt (nonce used); transaction not reported",
+            };
+          const failure = {
+            success: false,
+            errorReason: reason,
+            transaction: settled.transaction,
+            network: (settled.network || payment.network) as Network,
+            payer: settled.payer ?? undefined,
+          };
+          throw _paymentRequired(requirements, await describeQuote(deps, record, record.account), failure.errorReason, {
+            [responseHeader]: encodeResponseHeader(failure),
+          });
         }
         return { reference: settled.transaction, chargedMicros: record.amount_usd_micros };
       },
       answer: (record, fresh) => _answer(deps, record, payment, secret, responseHeader, now, fresh),
-      earlierRefused: () => apiError("payment_failed", { detail: "An earlier attempt with this payment was refused and nothing was settled; send it again." }),
-      refundDue: (record) => apiError("payment_unconfirmed", { detail: `Purchase ${record.id} was interrupted and is recorded for a refund by the operator.` }),
+      earlierRefused: () =>
+        apiError("payment_failed", { detail: "An earlier attempt with this payment was refused and nothing was settled; send it again." }),
+      refundDue: (record) =>
+        apiError("payment_unconfirmed", { detail: `Purchase ${record.id} was interrupted and is recorded for a refund by the operator.` }),
     },
     now,
   );
@@ -105,10 +141,23 @@ export async function checkoutWithX402(deps: AppDeps, order: CheckoutOrder, acco
 
 // --- Internal helpers ---
 
-async function _answer(deps: AppDeps, record: PurchaseRecord, payment: DecodedPayment, secret: string, responseHeader: string, now: number, fresh: string[] | null = null): Promise<SavedResponse> {
+async function _answer(
+  deps: AppDeps,
+  record: PurchaseRecord,
+  payment: DecodedPayment,
+  secret: string,
+  responseHeader: string,
+  now: number,
+  fresh: string[] | null = null,
+): Promise<SavedResponse> {
   const keys = fresh ?? openKeys(record, secret);
   if (!keys) throw apiError("internal_error", { detail: "The keys of this purchase cannot be opened with this payment." });
-  const receipt = { success: true, transaction: record.payment.reference ?? "", network: payment.network as Network, payer: payment.authorization.from };
+  const receipt = {
+    success: true,
+    transaction: record.payment.reference ?? "",
+    network: payment.network as Network,
+    payer: payment.authorization.from,
+  };
   return {
     status: 201,
     headers: { [responseHeader]: encodeResponseHeader(receipt) },

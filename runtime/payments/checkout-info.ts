@@ -27,20 +27,41 @@ export async function describeCheckout(deps: AppDeps) {
         member_cap: c.member_cap,
         price: formatUsd(c.price_usd_micros),
         price_usd_micros: c.price_usd_micros,
-        ...(c.graduated_usd_micros ? { graduated: c.graduated_usd_micros.map((p, i) => ({ key: i + 1, price: formatUsd(p), price_usd_micros: p })) } : {}),
+        ...(c.graduated_usd_micros
+          ? { graduated: c.graduated_usd_micros.map((p, i) => ({ key: i + 1, price: formatUsd(p), price_usd_micros: p })) }
+          : {}),
       })),
       max_keys_per_account: maxKeys,
       quantity: { min: 1, max: maxKeys, default: 1 },
-      per_use: { header: "pay-network-pay-id", price_usd_micros: limits.per_use_price_usd_micros, price: formatUsdExact(limits.per_use_price_usd_micros), index_free: true },
+      per_use: {
+        header: "pay-network-pay-id",
+        price_usd_micros: limits.per_use_price_usd_micros,
+        price: formatUsdExact(limits.per_use_price_usd_micros),
+        index_free: true,
+      },
     },
     loyalty_credit: {
       description: "When the next cohort tier opens, every member of the previous cohort gets 10% off the next monthly cycle.",
-      credits: Object.fromEntries(catalog.cohorts.filter((c) => c.loyalty_credit_usd_micros > 0).map((c) => [c.name, { credit: formatUsd(c.loyalty_credit_usd_micros), credit_usd_micros: c.loyalty_credit_usd_micros }])),
+      credits: Object.fromEntries(
+        catalog.cohorts
+          .filter((c) => c.loyalty_credit_usd_micros > 0)
+          .map((c) => [c.name, { credit: formatUsd(c.loyalty_credit_usd_micros), credit_usd_micros: c.loyalty_credit_usd_micros }]),
+      ),
     },
     subscription_options: [
       { id: "single", description: "One membership key", quantity: 1, monthly_retrievals: limits.per_key_monthly },
-      { id: "multi", description: `2 to ${maxKeys - 1} keys, priced per key (graduated in the inaugural cohort)`, quantity: 2, monthly_retrievals: 2 * limits.per_key_monthly },
-      { id: "volume", description: `${maxKeys} keys: the volume plan (daily ${limits.daily_scale} per key, monthly pooled)`, quantity: maxKeys, monthly_retrievals: limits.volume_monthly_5_keys },
+      {
+        id: "multi",
+        description: `2 to ${maxKeys - 1} keys, priced per key (graduated in the inaugural cohort)`,
+        quantity: 2,
+        monthly_retrievals: 2 * limits.per_key_monthly,
+      },
+      {
+        id: "volume",
+        description: `${maxKeys} keys: the volume plan (daily ${limits.daily_scale} per key, monthly pooled)`,
+        quantity: maxKeys,
+        monthly_retrievals: limits.volume_monthly_5_keys,
+      },
     ],
     notes: [
       "Prices are computed by the server from the active cohort and the keys the account (agent_id, else contact) already holds; an account holds at most 5 keys. Prices are grandfathered.",

@@ -29,19 +29,31 @@ export interface CheckoutOrder {
 
 export async function resolveCheckoutOrder(deps: AppDeps, request: CheckoutRequest): Promise<CheckoutOrder> {
   if (request.payment_method === "card" && !request.contact) {
-    throw apiError("validation_failed", { detail: "/contact: required for card (keys are delivered there)", errors: [{ pointer: "/contact", message: "required when payment_method is card" }] });
+    throw apiError("validation_failed", {
+      detail: "/contact: required for card (keys are delivered there)",
+      errors: [{ pointer: "/contact", message: "required when payment_method is card" }],
+    });
   }
   const build = deps.build.current;
   const vertical = build.resolveVertical(request.vertical);
   if (!vertical) throw unknownVertical(build, request.vertical, { errors: [{ pointer: "/vertical", message: "unknown vertical" }] });
   if (vertical.fully_open || !(vertical.paid || vertical.included_with_membership)) {
-    throw apiError("vertical_not_allowed", { detail: `${vertical.slug} is free to use; memberships are sold for paid verticals and ai-compliance.`, errors: [{ pointer: "/vertical", message: "not sold" }] });
+    throw apiError("vertical_not_allowed", {
+      detail: `${vertical.slug} is free to use; memberships are sold for paid verticals and ai-compliance.`,
+      errors: [{ pointer: "/vertical", message: "not sold" }],
+    });
   }
   // agent_id is kept folded (it names the account, the referral, the keys' agent); contact only
   // checked, since it is also the address the keys are mailed to.
   const agentId = request.agent_id === undefined ? undefined : readIdentifier(request.agent_id, "/agent_id");
   if (request.contact !== undefined) readIdentifier(request.contact, "/contact");
-  return { vertical: vertical.slug, quantity: request.quantity ?? 1, cohort: await readActiveCohort(deps.backend), agentId, contact: request.contact };
+  return {
+    vertical: vertical.slug,
+    quantity: request.quantity ?? 1,
+    cohort: await readActiveCohort(deps.backend),
+    agentId,
+    contact: request.contact,
+  };
 }
 
 /**
@@ -50,7 +62,8 @@ export async function resolveCheckoutOrder(deps: AppDeps, request: CheckoutReque
  */
 export async function quoteOrder(deps: AppDeps, order: CheckoutOrder, account: PurchaseAccount | null): Promise<PriceQuote> {
   // null: priced as a new account (where the account is not the point, e.g. refusing a used payment).
-  if (account === null) return quoteKeys(deps.build.current.catalog.cohorts, order.cohort, 0, order.quantity, limitsInForce(deps).keys_per_account);
+  if (account === null)
+    return quoteKeys(deps.build.current.catalog.cohorts, order.cohort, 0, order.quantity, limitsInForce(deps).keys_per_account);
   const held = (await deps.keys.listByAccount(account.account)).filter((k) => k.type === "membership").length;
   // What an account holds (and so pays) is its owner's business: no quote for it without proof.
   if (account.create && held > 0) throw accountProofRequired(account.account);
@@ -82,5 +95,11 @@ export function digestOf(...parts: string[]): string {
 function _quoteOfRecord(record: PurchaseRecord): PriceQuote {
   // Keys held before this purchase: its first slot's number minus one (slots are taken lowest first).
   const keysHeld = record.positions.length > 0 ? Math.min(...record.positions) - 1 : 0;
-  return { cohort: record.cohort, keysHeld, quantity: record.quantity, perKeyMicros: record.per_key_usd_micros, totalMicros: record.amount_usd_micros };
+  return {
+    cohort: record.cohort,
+    keysHeld,
+    quantity: record.quantity,
+    perKeyMicros: record.per_key_usd_micros,
+    totalMicros: record.amount_usd_micros,
+  };
 }

@@ -44,7 +44,10 @@ export function readIdempotencyKey(headers: Headers): string | null {
   const key = headers.get("idempotency-key");
   if (key === null) return null;
   if (!KEY_RE.test(key)) {
-    throw apiError("validation_failed", { detail: "Idempotency-Key must be 1 to 255 printable ASCII characters.", errors: [{ pointer: "/header/Idempotency-Key", message: "1-255 printable ASCII characters" }] });
+    throw apiError("validation_failed", {
+      detail: "Idempotency-Key must be 1 to 255 printable ASCII characters.",
+      errors: [{ pointer: "/header/Idempotency-Key", message: "1-255 printable ASCII characters" }],
+    });
   }
   return key;
 }
@@ -54,8 +57,17 @@ export function readIdempotencyKey(headers: Headers): string | null {
  * X-Service-Key, else the agent_id, else the contact (both folded), else the namespace of callers
  * who name nobody.
  */
-export function scopeIdempotencyKey(key: string, caller: { account: PurchaseAccount; agentId: string | undefined; contact: string | undefined }): string {
-  const owner = caller.account.proof ? `account:${caller.account.account}` : caller.agentId !== undefined ? `agent:${foldIdentifier(caller.agentId)}` : caller.contact !== undefined ? `contact:${foldIdentifier(caller.contact)}` : "anonymous";
+export function scopeIdempotencyKey(
+  key: string,
+  caller: { account: PurchaseAccount; agentId: string | undefined; contact: string | undefined },
+): string {
+  const owner = caller.account.proof
+    ? `account:${caller.account.account}`
+    : caller.agentId !== undefined
+      ? `agent:${foldIdentifier(caller.agentId)}`
+      : caller.contact !== undefined
+        ? `contact:${foldIdentifier(caller.contact)}`
+        : "anonymous";
   return `${owner}\u0000${key}`;
 }
 
@@ -63,7 +75,13 @@ export function scopeIdempotencyKey(key: string, caller: { account: PurchaseAcco
  * Takes (or finds) the claim `scope`/`key` for a request with this `fingerprint`. Returns null
  * when the claim is held by a different request.
  */
-export async function claimPurchase(deps: AppDeps, scope: "idem" | "x402", key: string, fingerprint: string, now: number): Promise<PurchaseClaim | null> {
+export async function claimPurchase(
+  deps: AppDeps,
+  scope: "idem" | "x402",
+  key: string,
+  fingerprint: string,
+  now: number,
+): Promise<PurchaseClaim | null> {
   const slot = `${scope}:${digestOf(scope, key)}`;
   const proposed = `${fingerprint} ${newPurchaseId()}`;
   const claim = await deps.backend.insertOnce(slot, proposed, now + CLAIM_MS, now);

@@ -22,11 +22,21 @@ export interface PerUseAuthorization {
 
 export async function authorizePerUse(deps: AppDeps, token: string, now: number): Promise<PerUseAuthorization> {
   const network = deps.payments.agentNetwork;
-  if (!network) throw apiError("per_use_not_accepted", { detail: "This deployment has no agent payment network configured, so per-use payment tokens are not accepted; use a key." });
+  if (!network)
+    throw apiError("per_use_not_accepted", {
+      detail: "This deployment has no agent payment network configured, so per-use payment tokens are not accepted; use a key.",
+    });
   const verified = await network.verify(token, now);
-  if (verified.type === "kya") throw apiError("payment_token_required", { detail: "A kya token proves identity but carries no funds; content needs a pay or kya-pay token.", extra: { unlock: howToPay() } });
+  if (verified.type === "kya")
+    throw apiError("payment_token_required", {
+      detail: "A kya token proves identity but carries no funds; content needs a pay or kya-pay token.",
+      extra: { unlock: howToPay() },
+    });
   if (deps.perUseCharges?.refused(verified.jti)) {
-    throw apiError("payment_failed", { detail: "The agent payment network refused an earlier charge of this token; use another token.", extra: { unlock: howToPay() } });
+    throw apiError("payment_failed", {
+      detail: "The agent payment network refused an earlier charge of this token; use another token.",
+      extra: { unlock: howToPay() },
+    });
   }
   return { token, verified };
 }

@@ -63,7 +63,14 @@ const CHARGE_ATTEMPTED = "attempted";
 const CHARGE_FENCED = "fenced";
 
 /** Refusals a charge attempt can end in that prove nothing was charged. */
-const REFUSED_CODES = new Set(["payment_failed", "payment_token_invalid", "payment_token_expired", "payment_token_required", "payment_token_depleted", "checkout_payment_required"]);
+const REFUSED_CODES = new Set([
+  "payment_failed",
+  "payment_token_invalid",
+  "payment_token_expired",
+  "payment_token_required",
+  "payment_token_depleted",
+  "checkout_payment_required",
+]);
 
 export function newPurchaseId(): string {
   return `pur_${randomBytes(16).toString("hex")}`;
@@ -121,7 +128,14 @@ export async function reservePurchase(deps: PurchaseDeps, request: PurchaseReque
     positions = Array.from({ length: request.quantity }, (_, i) => i + 1);
   } else if (request.account !== null) {
     const cap = limits.keys_per_account;
-    const slots = await reserveSlots(deps.backend, { account: request.account, quantity: request.quantity, cap, holder: request.id, create: request.createAccount, now });
+    const slots = await reserveSlots(deps.backend, {
+      account: request.account,
+      quantity: request.quantity,
+      cap,
+      holder: request.id,
+      create: request.createAccount,
+      now,
+    });
     if (!slots.ok) {
       await store.save(record, "released", now, slots.reason);
       if (slots.reason === "account_exists") throw accountProofRequired(request.account);
@@ -135,9 +149,20 @@ export async function reservePurchase(deps: PurchaseDeps, request: PurchaseReque
   // 3. The price of exactly those slots, and the keys they will hold.
   const cohort = deps.build.current.catalog.cohorts.find((c) => c.name === request.cohort)!;
   // Without an account every key is priced as a first key of its own.
-  const perKey = request.account === null ? Array.from({ length: request.quantity }, (_, i) => keyPriceMicros(cohort, i + 1)) : positions.map((p) => keyPriceMicros(cohort, p));
+  const perKey =
+    request.account === null
+      ? Array.from({ length: request.quantity }, (_, i) => keyPriceMicros(cohort, i + 1))
+      : positions.map((p) => keyPriceMicros(cohort, p));
   const keys = prepareKeys(request.id, request.quantity, request.secret);
-  record = { ...record, positions, per_key_usd_micros: perKey, amount_usd_micros: perKey.reduce((a, b) => a + b, 0), key_ids: keys.ids, key_hashes: keys.hashes, sealed_keys: keys.sealed };
+  record = {
+    ...record,
+    positions,
+    per_key_usd_micros: perKey,
+    amount_usd_micros: perKey.reduce((a, b) => a + b, 0),
+    key_ids: keys.ids,
+    key_hashes: keys.hashes,
+    sealed_keys: keys.sealed,
+  };
   record = await store.save(record, "reserved", now);
   failpoint(deps.config, "purchase:reserved");
   return { record, keys: keys.keys };
@@ -163,7 +188,13 @@ export interface ChargeOptions {
  * Runs `charge` at most once for this purchase. Returns the `charged` record; throws the refusal
  * (after releasing) or, when the outcome is unknown, a 502 that tells the client to retry.
  */
-export async function chargePurchase(deps: PurchaseDeps, record: PurchaseRecord, charge: () => Promise<ChargeReceipt>, now: number, options: ChargeOptions = {}): Promise<PurchaseRecord> {
+export async function chargePurchase(
+  deps: PurchaseDeps,
+  record: PurchaseRecord,
+  charge: () => Promise<ChargeReceipt>,
+  now: number,
+  options: ChargeOptions = {},
+): Promise<PurchaseRecord> {
   const store = createPurchaseStore(deps.backend);
   const charging = await store.save(record, "charging", now);
   failpoint(deps.config, "purchase:charging");
@@ -185,7 +216,10 @@ export async function chargePurchase(deps: PurchaseDeps, record: PurchaseRecord,
     }
     // Maybe charged, maybe not: the record stays `charging`; a retry (or reconciliation)
     // resolves it in the buyer's favour and never charges again.
-    deps.logger.error("charge outcome unknown; purchase left charging", { purchase_id: record.id, reason: error instanceof Error ? error.message : String(error) });
+    deps.logger.error("charge outcome unknown; purchase left charging", {
+      purchase_id: record.id,
+      reason: error instanceof Error ? error.message : String(error),
+    });
     throw apiError("payment_gateway_error", {
       detail: record.resumable
         ? "The payment provider did not confirm the charge. Send the same request with the same Idempotency-Key again: you will not be charged twice."
@@ -193,15 +227,41 @@ export async function chargePurchase(deps: PurchaseDeps, record: PurchaseRecord,
       extra: { purchase_id: record.id },
     });
   }
-  if (receipt.note) deps.logger.error("charge unconfirmed; resolved in the buyer's favour, reconcile with the provider", { purchase_id: record.id, method: record.method, amount_usd_micros: record.amount_usd_micros, ...record.payer, reason: receipt.note });
-  const charged = await store.save({ ...charging, payment: { reference: receipt.reference, charged_usd_micros: receipt.chargedMicros, unconfirmed: receipt.note ?? null } }, "charged", now, receipt.note);
+  if (receipt.note)
+    deps.logger.error("charge unconfirmed; resolved in the buyer's favour, reconcile with the provider", {
+      purchase_id: record.id,
+      method: record.method,
+      amount_usd_micros: record.amount_usd_micros,
+      ...record.payer,
+      reason: receipt.note,
+    });
+  const charged = await store.save(
+    {
+      ...charging,
+      payment: { reference: receipt.reference, charged_usd_micros: receipt.chargedMicros, unconfirmed: receipt.note ?? null },
+    },
+    "charged",
+    now,
+    receipt.note,
+  );
   failpoint(deps.config, "purchase:charged");
   return charged;
 }
 
 /** A charge that may or may not have happened: the buyer gets what was paid for, the operator a flag. */
-export async function resolveUnknownCharge(deps: PurchaseDeps, record: PurchaseRecord, reason: string, now: number): Promise<PurchaseRecord> {
-  deps.logger.error("charge unconfirmed; resolved in the buyer's favour, reconcile with the provider", { purchase_id: record.id, method: record.method, amount_usd_micros: record.amount_usd_micros, ...record.payer, reason });
+export async function resolveUnknownCharge(
+  deps: PurchaseDeps,
+  record: PurchaseRecord,
+  reason: string,
+  now: number,
+): Promise<PurchaseRecord> {
+  deps.logger.error("charge unconfirmed; resolved in the buyer's favour, reconcile with the provider", {
+    purchase_id: record.id,
+    method: record.method,
+    amount_usd_micros: record.amount_usd_micros,
+    ...record.payer,
+    reason,
+  });
   const store = createPurchaseStore(deps.backend);
   return store.save({ ...record, payment: { ...record.payment, unconfirmed: reason } }, "charged", now, reason);
 }
@@ -211,7 +271,14 @@ export async function completePurchase(deps: PurchaseDeps, record: PurchaseRecor
   await issuePurchaseKeys(deps, record, now);
   const issued = await createPurchaseStore(deps.backend).save(record, "issued", now);
   failpoint(deps.config, "purchase:issued");
-  deps.logger.info("keys issued", { source: record.method === "admin" ? "admin" : "checkout", method: record.method, purchase_id: record.id, key_ids: record.key_ids, ...record.payer, unconfirmed: record.payment.unconfirmed ?? undefined });
+  deps.logger.info("keys issued", {
+    source: record.method === "admin" ? "admin" : "checkout",
+    method: record.method,
+    purchase_id: record.id,
+    key_ids: record.key_ids,
+    ...record.payer,
+    unconfirmed: record.payment.unconfirmed ?? undefined,
+  });
   return issued;
 }
 
@@ -221,12 +288,19 @@ export async function completePurchase(deps: PurchaseDeps, record: PurchaseRecor
  * charge was already attempted, nothing is released and the purchase is resolved as unknown
  * instead (the buyer's favour), since money may have moved.
  */
-export async function releasePurchase(deps: PurchaseDeps, record: PurchaseRecord, reason: string, now: number, options: { chargeRefused?: boolean; state?: "released" | "refund_due" } = {}): Promise<PurchaseRecord> {
+export async function releasePurchase(
+  deps: PurchaseDeps,
+  record: PurchaseRecord,
+  reason: string,
+  now: number,
+  options: { chargeRefused?: boolean; state?: "released" | "refund_due" } = {},
+): Promise<PurchaseRecord> {
   const store = createPurchaseStore(deps.backend);
   const state = options.state ?? "released";
   if (!options.chargeRefused && state === "released") {
     const fence = await store.takeStep(record.id, "charge", CHARGE_FENCED, now);
-    if (!fence.taken && fence.mark !== CHARGE_FENCED) return resolveUnknownCharge(deps, record, `release refused: a charge was attempted (${reason})`, now);
+    if (!fence.taken && fence.mark !== CHARGE_FENCED)
+      return resolveUnknownCharge(deps, record, `release refused: a charge was attempted (${reason})`, now);
   }
   if ((await store.takeStep(record.id, "release", String(now), now)).taken) {
     for (const hash of record.key_hashes) {
@@ -237,11 +311,23 @@ export async function releasePurchase(deps: PurchaseDeps, record: PurchaseRecord
     // them must not leak any. Compare-and-delete frees only this purchase's own.
     if (record.account !== null) {
       const cap = limitsInForce(deps).keys_per_account;
-      await releaseSlots(deps.backend, record.account, Array.from({ length: cap }, (_, i) => i + 1), record.id);
+      await releaseSlots(
+        deps.backend,
+        record.account,
+        Array.from({ length: cap }, (_, i) => i + 1),
+        record.id,
+      );
     }
   }
   const released = await store.save(record, state, now, reason);
-  if (state === "refund_due") deps.logger.error("purchase needs a refund", { purchase_id: record.id, method: record.method, amount_usd_micros: record.amount_usd_micros, ...record.payer, reason });
+  if (state === "refund_due")
+    deps.logger.error("purchase needs a refund", {
+      purchase_id: record.id,
+      method: record.method,
+      amount_usd_micros: record.amount_usd_micros,
+      ...record.payer,
+      reason,
+    });
   return released;
 }
 
@@ -254,5 +340,7 @@ export function accountProofRequired(account: string): ApiError {
 // --- Internal helpers ---
 
 function _lapsed(record: PurchaseRecord): ApiError {
-  return apiError("payment_failed", { detail: `Purchase ${record.id} was released before it was charged (it took too long); nothing was charged. Send the request again.` });
+  return apiError("payment_failed", {
+    detail: `Purchase ${record.id} was released before it was charged (it took too long); nothing was charged. Send the request again.`,
+  });
 }

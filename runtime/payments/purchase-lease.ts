@@ -15,7 +15,13 @@ import { createPurchaseStore } from "./purchase-store.ts";
 type InProgressCode = Extract<ErrorCode, "idempotency_in_progress" | "payment_in_progress" | "purchase_in_progress">;
 
 /** Takes the purchase's lease or throws `code` (409, Retry-After). */
-export async function leasePurchase(deps: Pick<AppDeps, "backend" | "config">, id: string, holder: string, now: number, code: InProgressCode): Promise<void> {
+export async function leasePurchase(
+  deps: Pick<AppDeps, "backend" | "config">,
+  id: string,
+  holder: string,
+  now: number,
+  code: InProgressCode,
+): Promise<void> {
   const ms = purchaseLeaseMs(deps);
   if (!(await createPurchaseStore(deps.backend).lease(id, holder, ms, now))) {
     throw apiError(code, { headers: { "retry-after": String(Math.max(1, Math.ceil(ms / 1000))) } });
@@ -28,7 +34,12 @@ export async function leasePurchase(deps: Pick<AppDeps, "backend" | "config">, i
  * client can fix the request and retry under the same key; a purchase that may have charged
  * keeps its claim, so the retry resumes it instead of starting a second one.
  */
-export async function finishClaimed<T>(deps: AppDeps, ctx: { id: string; claim: PurchaseClaim | null; inProgress: InProgressCode }, now: number, work: (holder: string) => Promise<T>): Promise<T> {
+export async function finishClaimed<T>(
+  deps: AppDeps,
+  ctx: { id: string; claim: PurchaseClaim | null; inProgress: InProgressCode },
+  now: number,
+  work: (holder: string) => Promise<T>,
+): Promise<T> {
   const holder = randomUUID();
   const store = createPurchaseStore(deps.backend);
   // Held by someone else: this throws before the claim could be touched.

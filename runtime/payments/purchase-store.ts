@@ -97,7 +97,12 @@ export function createPurchaseStore(backend: StateBackend): PurchaseStore {
     get: (id) => records.getItem<PurchaseRecord>(`purchase:${id}`),
     async save(record, state, now, note) {
       const at = new Date(now).toISOString();
-      const next: PurchaseRecord = { ...record, state, updated_at: at, history: [...record.history, { state, at, ...(note ? { note } : {}) }] };
+      const next: PurchaseRecord = {
+        ...record,
+        state,
+        updated_at: at,
+        history: [...record.history, { state, at, ...(note ? { note } : {}) }],
+      };
       // Open index first, record second, index removal last: a crash between them leaves an
       // index entry for a final record (harmless, skipped and cleaned when listed), never an
       // open record that reconciliation cannot find.

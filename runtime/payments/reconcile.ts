@@ -48,7 +48,11 @@ export interface ReconcileReport {
  * `attention: false` skips listing attention items: that list reads every final purchase ever
  * made, which an operator asking once can afford and a timer on every instance cannot.
  */
-export async function reconcilePurchases(deps: ReconcileDeps, now: number, options: { attention?: boolean } = {}): Promise<ReconcileReport> {
+export async function reconcilePurchases(
+  deps: ReconcileDeps,
+  now: number,
+  options: { attention?: boolean } = {},
+): Promise<ReconcileReport> {
   const store = createPurchaseStore(deps.backend);
   const report: ReconcileReport = { resolved: [], open: [], attention: [] };
   for (const record of await store.listOpen()) {
@@ -75,16 +79,28 @@ export async function reconcilePurchases(deps: ReconcileDeps, now: number, optio
 /** What an operator should see now, changing nothing: open purchases and attention items. */
 export async function listPurchasesForOperator(backend: AppDeps["backend"], now: number): Promise<Omit<ReconcileReport, "resolved">> {
   const store = createPurchaseStore(backend);
-  const open = (await store.listOpen()).map((r) => _entry(r, r.state === "awaiting_payment" && r.card?.expires_at && r.card.expires_at > now ? "awaiting payment at Stripe" : "open"));
+  const open = (await store.listOpen()).map((r) =>
+    _entry(r, r.state === "awaiting_payment" && r.card?.expires_at && r.card.expires_at > now ? "awaiting payment at Stripe" : "open"),
+  );
   return { open, attention: await _attention(store) };
 }
 
 /** Marks an attention item as handled by the operator (kept for audit). */
-export async function acknowledgePurchase(backend: AppDeps["backend"], id: string, note: string, now: number): Promise<PurchaseRecord | null> {
+export async function acknowledgePurchase(
+  backend: AppDeps["backend"],
+  id: string,
+  note: string,
+  now: number,
+): Promise<PurchaseRecord | null> {
   const store = createPurchaseStore(backend);
   const record = await store.get(id);
   if (!record || !FINAL_STATES.has(record.state)) return null;
-  return store.save({ ...record, acknowledged_at: new Date(now).toISOString(), operator_note: note }, record.state, now, `acknowledged: ${note}`);
+  return store.save(
+    { ...record, acknowledged_at: new Date(now).toISOString(), operator_note: note },
+    record.state,
+    now,
+    `acknowledged: ${note}`,
+  );
 }
 
 /**
@@ -96,9 +112,12 @@ export function startReconciler(deps: ReconcileDeps & Pick<AppDeps, "clock">, in
   const pass = () => {
     running ??= reconcilePurchases(deps, deps.clock.now(), { attention: false })
       .then((report) => {
-        if (report.resolved.length) deps.logger.warn("purchases reconciled", { resolved: report.resolved.map((e) => `${e.id}: ${e.action}`) });
+        if (report.resolved.length)
+          deps.logger.warn("purchases reconciled", { resolved: report.resolved.map((e) => `${e.id}: ${e.action}`) });
       })
-      .catch((error: unknown) => deps.logger.error("reconciliation failed", { reason: error instanceof Error ? error.message : String(error) }))
+      .catch((error: unknown) =>
+        deps.logger.error("reconciliation failed", { reason: error instanceof Error ? error.message : String(error) }),
+      )
       .finally(() => (running = null));
   };
   pass();
@@ -115,22 +134,42 @@ async function _resolve(deps: ReconcileDeps, record: PurchaseRecord, now: number
       return { record: await releasePurchase(deps, record, "reconciled: never charged", now), action: "released (never charged)" };
     case "awaiting_payment": {
       const card = deps.payments.card;
-      if (!card || !record.card) return { record: await releasePurchase(deps, record, "reconciled: no card session", now), action: "released (no card session)" };
+      if (!card || !record.card)
+        return { record: await releasePurchase(deps, record, "reconciled: no card session", now), action: "released (no card session)" };
       if (record.card.expires_at !== null && record.card.expires_at > now) return { record, action: "awaiting payment at Stripe" };
       const session = await card.stripe.retrieveSession(record.card.session_id);
       if (session.paymentStatus === "paid" || session.paymentStatus === "no_payment_required") {
         await fulfilHeldCardPurchase(deps, record, session, now);
         return { record: (await createPurchaseStore(deps.backend).get(record.id))!, action: "paid at Stripe: keys issued" };
       }
-      return { record: await releasePurchase(deps, record, "reconciled: the card session ended unpaid", now), action: "released (session ended unpaid)" };
+      return {
+        record: await releasePurchase(deps, record, "reconciled: the card session ended unpaid", now),
+        action: "released (session ended unpaid)",
+      };
     }
     case "charging": {
-      if (!record.resumable) return { record: await releasePurchase(deps, record, "reconciled: charge outcome unknown and the buyer cannot come back for the keys", now, { state: "refund_due" }), action: "refund due (charge outcome unknown)" };
+      if (!record.resumable)
+        return {
+          record: await releasePurchase(
+            deps,
+            record,
+            "reconciled: charge outcome unknown and the buyer cannot come back for the keys",
+            now,
+            { state: "refund_due" },
+          ),
+          action: "refund due (charge outcome unknown)",
+        };
       const charged = await resolveUnknownCharge(deps, record, "reconciled: charge outcome unknown", now);
       return { record: await _issue(deps, charged, now), action: "keys issued (charge unconfirmed: resolved in the buyer's favour)" };
     }
     case "charged":
-      if (!record.resumable) return { record: await releasePurchase(deps, record, "reconciled: charged, but the buyer cannot come back for the keys", now, { state: "refund_due" }), action: "refund due (charged, keys undeliverable)" };
+      if (!record.resumable)
+        return {
+          record: await releasePurchase(deps, record, "reconciled: charged, but the buyer cannot come back for the keys", now, {
+            state: "refund_due",
+          }),
+          action: "refund due (charged, keys undeliverable)",
+        };
       return { record: await _issue(deps, record, now), action: "keys issued" };
     default:
       return { record, action: "final" };
@@ -149,7 +188,8 @@ async function _attention(store: ReturnType<typeof createPurchaseStore>): Promis
   for (const record of await store.list({ states: FINAL_STATES })) {
     if (record.acknowledged_at) continue;
     if (record.state === "refund_due") attention.push(_entry(record, "refund the buyer"));
-    else if (record.state === "issued" && record.payment.unconfirmed) attention.push(_entry(record, "confirm the charge with the provider"));
+    else if (record.state === "issued" && record.payment.unconfirmed)
+      attention.push(_entry(record, "confirm the charge with the provider"));
   }
   return attention;
 }

@@ -36,11 +36,20 @@ function _body(view: CardSuccessView): { title: string; html: string } {
         html: `<p>The keys of purchase <code>${escapeHtml(view.purchase_id)}</code> were shown once on this page and are not shown again.${view.mailed_to ? ` They were mailed to ${escapeHtml(view.mailed_to)}.` : " If you did not keep them, contact support with the purchase id."}</p>`,
       };
     case "awaiting_payment":
-      return { title: "Waiting for the payment", html: `<p>Stripe has not confirmed the payment yet. This page reloads by itself; your keys appear here once it is confirmed.</p>` };
+      return {
+        title: "Waiting for the payment",
+        html: `<p>Stripe has not confirmed the payment yet. This page reloads by itself; your keys appear here once it is confirmed.</p>`,
+      };
     case "processing":
-      return { title: "Issuing your keys", html: `<p>Stripe confirmed the payment and your keys are being issued. This page reloads by itself; they appear here in a moment.</p>` };
+      return {
+        title: "Issuing your keys",
+        html: `<p>Stripe confirmed the payment and your keys are being issued. This page reloads by itself; they appear here in a moment.</p>`,
+      };
     case "not_completed":
-      return { title: "Purchase not completed", html: `<p>Purchase <code>${escapeHtml(view.purchase_id)}</code> did not complete (${escapeHtml(view.state)}). Nothing was issued${view.state === "refund_due" ? "; the payment is recorded for a refund" : ""}.</p>` };
+      return {
+        title: "Purchase not completed",
+        html: `<p>Purchase <code>${escapeHtml(view.purchase_id)}</code> did not complete (${escapeHtml(view.state)}). Nothing was issued${view.state === "refund_due" ? "; the payment is recorded for a refund" : ""}.</p>`,
+      };
     default:
       return { title: "Unknown checkout", html: "<p>This checkout session is not known here.</p>" };
   }

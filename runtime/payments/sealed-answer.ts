@@ -27,14 +27,24 @@ export function sealAnswer(answer: unknown, secret: string, slot: string): Seale
   const cipher = createCipheriv("aes-256-gcm", _key(secret, salt, slot), iv);
   cipher.setAAD(Buffer.from(slot, "utf8"));
   const data = Buffer.concat([cipher.update(JSON.stringify(answer), "utf8"), cipher.final()]);
-  return { sealed: 1, salt: salt.toString("base64"), iv: iv.toString("base64"), tag: cipher.getAuthTag().toString("base64"), data: data.toString("base64") };
+  return {
+    sealed: 1,
+    salt: salt.toString("base64"),
+    iv: iv.toString("base64"),
+    tag: cipher.getAuthTag().toString("base64"),
+    data: data.toString("base64"),
+  };
 }
 
 /** The answer, or null when `record` is not a sealed answer or `secret` does not open it. */
 export function openAnswer<T>(record: unknown, secret: string, slot: string): T | null {
   if (!_isSealed(record)) return null;
   try {
-    const decipher = createDecipheriv("aes-256-gcm", _key(secret, Buffer.from(record.salt, "base64"), slot), Buffer.from(record.iv, "base64"));
+    const decipher = createDecipheriv(
+      "aes-256-gcm",
+      _key(secret, Buffer.from(record.salt, "base64"), slot),
+      Buffer.from(record.iv, "base64"),
+    );
     decipher.setAAD(Buffer.from(slot, "utf8"));
     decipher.setAuthTag(Buffer.from(record.tag, "base64"));
     const plain = Buffer.concat([decipher.update(Buffer.from(record.data, "base64")), decipher.final()]);

@@ -23,8 +23,19 @@ export const LEDGER_GRACE_MS = CHARGE_WINDOW_MS + 3600_000;
  * `alongside` are count-only windows incremented in the same atomic step (batched charges'
  * bookkeeping).
  */
-export async function reserveFromLedger(deps: AppDeps, token: VerifiedPayToken, amountMicros: number, limitMicros: number, now: number, alongside: CounterWindow[] = []): Promise<{ spentMicros: number }> {
-  const result = await deps.backend.consume([{ key: `payledger:${token.jti}`, limit: limitMicros, expiresAt: token.expiresAt + LEDGER_GRACE_MS }, ...alongside], amountMicros, now);
+export async function reserveFromLedger(
+  deps: AppDeps,
+  token: VerifiedPayToken,
+  amountMicros: number,
+  limitMicros: number,
+  now: number,
+  alongside: CounterWindow[] = [],
+): Promise<{ spentMicros: number }> {
+  const result = await deps.backend.consume(
+    [{ key: `payledger:${token.jti}`, limit: limitMicros, expiresAt: token.expiresAt + LEDGER_GRACE_MS }, ...alongside],
+    amountMicros,
+    now,
+  );
   if (!result.admitted) {
     throw apiError("payment_token_depleted", {
       detail: `This token has ${formatUsd(Math.max(0, limitMicros - result.counts[0]!))} left of what it may spend here; ${formatUsd(amountMicros)} is needed.`,

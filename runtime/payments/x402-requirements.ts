@@ -68,7 +68,12 @@ export function requirementsFor(v2: PaymentRequirements, networkV1: string, reso
     asset: v2.asset,
     extra: v2.extra,
   };
-  const paymentRequired: PaymentRequired = { x402Version: 2, error: "payment required", resource: { url: resource.url, description: resource.description, mimeType: "application/json" }, accepts: [v2] };
+  const paymentRequired: PaymentRequired = {
+    x402Version: 2,
+    error: "payment required",
+    resource: { url: resource.url, description: resource.description, mimeType: "application/json" },
+    accepts: [v2],
+  };
   return { v2, v1, paymentRequired };
 }
 
@@ -93,12 +98,18 @@ export function decodePaymentHeader(raw: string, version: 1 | 2): DecodedPayment
   if (!_isObject(parsed)) throw malformed("The payment header is not a JSON object.");
   if (parsed.x402Version !== version) throw malformed(`This header carries x402Version ${version}.`);
   const payload = parsed.payload;
-  if (!_isObject(payload) || typeof payload.signature !== "string" || !_isObject(payload.authorization)) throw malformed("payload.signature and payload.authorization are required (scheme exact).");
+  if (!_isObject(payload) || typeof payload.signature !== "string" || !_isObject(payload.authorization))
+    throw malformed("payload.signature and payload.authorization are required (scheme exact).");
   const auth = payload.authorization;
   for (const field of ["from", "to", "value", "validAfter", "validBefore", "nonce"] as const) {
-    if (typeof auth[field] !== "string" || (auth[field] as string).length > 200) throw malformed(`payload.authorization.${field} must be a string.`);
+    if (typeof auth[field] !== "string" || (auth[field] as string).length > 200)
+      throw malformed(`payload.authorization.${field} must be a string.`);
   }
-  if (!/^\d{1,40}$/.test(auth.value as string) || !/^\d{1,20}$/.test(auth.validBefore as string) || !/^\d{1,20}$/.test(auth.validAfter as string)) {
+  if (
+    !/^\d{1,40}$/.test(auth.value as string) ||
+    !/^\d{1,20}$/.test(auth.validBefore as string) ||
+    !/^\d{1,20}$/.test(auth.validAfter as string)
+  ) {
     throw malformed("authorization value, validAfter and validBefore must be decimal integer strings.");
   }
   const accepted = version === 2 ? parsed.accepted : null;
@@ -106,7 +117,14 @@ export function decodePaymentHeader(raw: string, version: 1 | 2): DecodedPayment
   const scheme = version === 1 ? parsed.scheme : (accepted as Record<string, unknown>).scheme;
   const network = version === 1 ? parsed.network : (accepted as Record<string, unknown>).network;
   if (typeof scheme !== "string" || typeof network !== "string") throw malformed("scheme and network are required.");
-  return { version, payload: parsed, scheme, network, accepted: accepted as Record<string, unknown> | null, authorization: auth as unknown as ExactAuthorization };
+  return {
+    version,
+    payload: parsed,
+    scheme,
+    network,
+    accepted: accepted as Record<string, unknown> | null,
+    authorization: auth as unknown as ExactAuthorization,
+  };
 }
 
 /**

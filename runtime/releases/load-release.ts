@@ -25,8 +25,10 @@ export async function loadRelease(store: Storage, buildId: string): Promise<Arti
   } catch {
     throw new ReleaseRejectedError(`release ${buildId}: manifest.json does not parse`);
   }
-  if (!manifest || typeof manifest.files !== "object" || manifest.build_id !== buildId) throw new ReleaseRejectedError(`release ${buildId}: manifest names build ${String(manifest?.build_id)}`);
-  if (computeBuildId(manifest.files) !== buildId) throw new ReleaseRejectedError(`release ${buildId}: build id does not match the manifest's file digests`);
+  if (!manifest || typeof manifest.files !== "object" || manifest.build_id !== buildId)
+    throw new ReleaseRejectedError(`release ${buildId}: manifest names build ${String(manifest?.build_id)}`);
+  if (computeBuildId(manifest.files) !== buildId)
+    throw new ReleaseRejectedError(`release ${buildId}: build id does not match the manifest's file digests`);
 
   const files = new Map<string, Uint8Array>([["manifest.json", manifestBytes]]);
   const entries = Object.entries(manifest.files);

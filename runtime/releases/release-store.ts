@@ -34,7 +34,12 @@ export function releaseFileKey(buildId: string, rel: string): string {
 /** Opens the store (for Redis: connected, commands failing fast while it is unreachable). */
 export async function createReleaseStore(config: ReleaseStoreConfig): Promise<Storage> {
   if (config.kind === "dir") return createStorage({ driver: fsLiteDriver({ base: config.dir }) });
-  const { driver } = await connectRedisDriver({ url: config.url, base: config.prefix.replace(/:$/, ""), commandTimeoutMs: 5000, label: "release-store" });
+  const { driver } = await connectRedisDriver({
+    url: config.url,
+    base: config.prefix.replace(/:$/, ""),
+    commandTimeoutMs: 5000,
+    label: "release-store",
+  });
   return createStorage({ driver });
 }
 
@@ -47,7 +52,13 @@ export async function readReleasePointer(store: Storage): Promise<ReleasePointer
 export function isReleasePointer(value: unknown): value is ReleasePointer {
   if (!value || typeof value !== "object") return false;
   const v = value as Partial<ReleasePointer>;
-  return typeof v.build_id === "string" && BUILD_ID_RE.test(v.build_id) && typeof v.published_at === "string" && Array.isArray(v.history) && v.history.every((h) => typeof h === "string" && BUILD_ID_RE.test(h));
+  return (
+    typeof v.build_id === "string" &&
+    BUILD_ID_RE.test(v.build_id) &&
+    typeof v.published_at === "string" &&
+    Array.isArray(v.history) &&
+    v.history.every((h) => typeof h === "string" && BUILD_ID_RE.test(h))
+  );
 }
 
 /** A file's bytes as stored (drivers without raw support hand back base64 or plain strings). */

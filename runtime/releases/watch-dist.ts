@@ -23,7 +23,13 @@ export interface DistWatcher {
 /** How long a new data build may wait for its browse site before it is swapped in anyway. */
 const BROWSE_WAIT_MS = 5_000;
 
-export function watchDist(options: { distDir: string; build: BuildRef; logger: Logger; pollMs?: number; cacheBytes?: number }): DistWatcher {
+export function watchDist(options: {
+  distDir: string;
+  build: BuildRef;
+  logger: Logger;
+  pollMs?: number;
+  cacheBytes?: number;
+}): DistWatcher {
   const { distDir, build, logger } = options;
   let seenAt: { dir: string; since: number } | null = null;
   let refused: string | null = null;

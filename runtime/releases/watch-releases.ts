@@ -44,7 +44,11 @@ export function startReleaseWatcher(options: { store: Storage; build: BuildRef; 
       logger.info("release swapped", { build_id: next.buildId, previous, ms: Math.round(performance.now() - started) });
     } catch (error) {
       refused = attempt;
-      logger.error("release refused", { build_id: pointer.build_id, serving: build.current.buildId, error: error instanceof Error ? error.message : String(error) });
+      logger.error("release refused", {
+        build_id: pointer.build_id,
+        serving: build.current.buildId,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   };
   const check = () => (running ??= checkOnce().finally(() => (running = null)));

@@ -31,7 +31,11 @@ export default definePlugin<AppDeps>((app, deps) => {
     const body = await readJsonBody(event, acknowledgeValidator, deps.config.maxBodyBytes);
     const record = await acknowledgePurchase(deps.backend, body.id, body.note, deps.clock.now());
     if (!record) throw apiError("not_found", { detail: `No final purchase "${body.id.slice(0, 80)}".` });
-    return sendJson(event, 200, { id: record.id, state: record.state, acknowledged_at: record.acknowledged_at, operator_note: record.operator_note });
+    return sendJson(event, 200, {
+      id: record.id,
+      state: record.state,
+      acknowledged_at: record.acknowledged_at,
+      operator_note: record.operator_note,
+    });
   });
 });
-

@@ -18,7 +18,14 @@ import { createBrowseSite, type BrowseSite } from "../browse/read-site.ts";
 import { describeService, prefersJson } from "../browse/describe-service.ts";
 import { fillErrorPage, fillSearchPage, fillTemplate } from "../browse/fill-template.ts";
 import { assertSameOrigin, isSecureSite, keyCookieHeader } from "../browse/key-cookie.ts";
-import { credentialNoticeHtml, credentialNoticeMarkdown, pageWarningHeaders, readPageReader, withCookieRefusal, type PageReader } from "../browse/page-reader.ts";
+import {
+  credentialNoticeHtml,
+  credentialNoticeMarkdown,
+  pageWarningHeaders,
+  readPageReader,
+  withCookieRefusal,
+  type PageReader,
+} from "../browse/page-reader.ts";
 import { escapeHtml } from "../http/escape-html.ts";
 import type { CredentialProblem } from "../schema/unlock.ts";
 import { readRawText } from "../http/body.ts";
@@ -53,13 +60,32 @@ export default definePlugin<AppDeps>((app, deps) => {
     const text = await site.read(deps.build.current, rel);
     if (text === null) throw apiError("not_found", { detail: "This page is not part of the build (was the browse site built?)." });
     const type = rel.endsWith(".txt") ? TEXT_TYPE : rel.endsWith(".md") ? MARKDOWN_TYPE : HTML_TYPE;
-    return sendBytes(event, 200, fill ? fill(text) : text, { "content-type": type, "cache-control": "public, max-age=60", "content-security-policy": PAGE_CSP, ...headers });
+    return sendBytes(event, 200, fill ? fill(text) : text, {
+      "content-type": type,
+      "cache-control": "public, max-age=60",
+      "content-security-policy": PAGE_CSP,
+      ...headers,
+    });
   };
   /** A page read by `reader`: with a refused key, the notice, Credential-Problem and a cleared cookie; never cached then. */
-  const warnedPage = (event: H3Event, rel: string, reader: PageReader, problem: CredentialProblem | null, headers: Record<string, string> = {}, fill?: (text: string) => string) => {
+  const warnedPage = (
+    event: H3Event,
+    rel: string,
+    reader: PageReader,
+    problem: CredentialProblem | null,
+    headers: Record<string, string> = {},
+    fill?: (text: string) => string,
+  ) => {
     if (!problem) return page(event, rel, headers, fill);
-    const notice = rel.endsWith(".md") ? (text: string) => credentialNoticeMarkdown(problem, reader.fromCookie) + text : (text: string) => fillTemplate(text, { notice: credentialNoticeHtml(problem, reader.fromCookie) }, NOTICE_RAW, true);
-    return page(event, rel, { ...headers, "cache-control": "private, no-store", ...pageWarningHeaders(deps, event, reader, problem) }, (text) => notice(fill ? fill(text) : text));
+    const notice = rel.endsWith(".md")
+      ? (text: string) => credentialNoticeMarkdown(problem, reader.fromCookie) + text
+      : (text: string) => fillTemplate(text, { notice: credentialNoticeHtml(problem, reader.fromCookie) }, NOTICE_RAW, true);
+    return page(
+      event,
+      rel,
+      { ...headers, "cache-control": "private, no-store", ...pageWarningHeaders(deps, event, reader, problem) },
+      (text) => notice(fill ? fill(text) : text),
+    );
   };
   const html = (handler: (event: H3Event) => Promise<Response> | Response) => _htmlErrors(deps, site, handler);
 
@@ -83,7 +109,8 @@ export default definePlugin<AppDeps>((app, deps) => {
     "/docs/:page",
     html((event) => {
       const name = getRouterParam(event, "page") ?? "";
-      if (!DOC_PAGE_RE.test(name)) throw apiError("not_found", { detail: `No documentation page "${name.slice(0, 64)}"; the index is /docs/guides.` });
+      if (!DOC_PAGE_RE.test(name))
+        throw apiError("not_found", { detail: `No documentation page "${name.slice(0, 64)}"; the index is /docs/guides.` });
       return page(event, `docs/${name}.html`);
     }),
   );
@@ -95,7 +122,18 @@ export default definePlugin<AppDeps>((app, deps) => {
       const reader = await readPageReader(deps, event);
       const saved = requestContext(event).url.searchParams.get("saved") === "1" && reader.caller.kind === "key";
       const active = reader.caller.kind === "key" ? _activeKey(reader.caller.record) : "";
-      const fill = (text: string) => fillTemplate(text, { active, saved: saved ? '<p class="saved" role="status">Key saved. Pages, search and node pages now show what it unlocks: <a href="/browse">browse the verticals</a>.</p>' : "" }, ACTIVE_RAW, true);
+      const fill = (text: string) =>
+        fillTemplate(
+          text,
+          {
+            active,
+            saved: saved
+              ? '<p class="saved" role="status">Key saved. Pages, search and node pages now show what it unlocks: <a href="/browse">browse the verticals</a>.</p>'
+              : "",
+          },
+          ACTIVE_RAW,
+          true,
+        );
       return warnedPage(event, "key.html", reader, _problem(reader), { ...KEYED, "cache-control": "no-store" }, fill);
     }),
   );
@@ -103,18 +141,31 @@ export default definePlugin<AppDeps>((app, deps) => {
     "/browse/key",
     html(async (event) => {
       assertSameOrigin(event, deps.config);
-      if (!(event.req.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded")) throw apiError("bad_request", { detail: "Send the form as application/x-www-form-urlencoded." });
+      if (!(event.req.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded"))
+        throw apiError("bad_request", { detail: "Send the form as application/x-www-form-urlencoded." });
       const key = new URLSearchParams(await readRawText(event, FORM_MAX_BYTES)).get("key")?.trim() ?? "";
-      if (key === "") throw apiError("validation_failed", { detail: "Paste a key into the form.", errors: [{ pointer: "/key", message: "is required" }] });
+      if (key === "")
+        throw apiError("validation_failed", {
+          detail: "Paste a key into the form.",
+          errors: [{ pointer: "/key", message: "is required" }],
+        });
       await resolveKey(key, deps.keys, deps.clock.now());
-      return sendBytes(event, 303, null, { location: "/browse/key?saved=1", "set-cookie": keyCookieHeader(key, isSecureSite(event, deps.config)), "cache-control": "no-store" });
+      return sendBytes(event, 303, null, {
+        location: "/browse/key?saved=1",
+        "set-cookie": keyCookieHeader(key, isSecureSite(event, deps.config)),
+        "cache-control": "no-store",
+      });
     }),
   );
   app.post(
     "/browse/logout",
     html((event) => {
       assertSameOrigin(event, deps.config);
-      return sendBytes(event, 303, null, { location: "/browse/key", "set-cookie": keyCookieHeader(null, isSecureSite(event, deps.config)), "cache-control": "no-store" });
+      return sendBytes(event, 303, null, {
+        location: "/browse/key",
+        "set-cookie": keyCookieHeader(null, isSecureSite(event, deps.config)),
+        "cache-control": "no-store",
+      });
     }),
   );
 
@@ -139,7 +190,13 @@ export default definePlugin<AppDeps>((app, deps) => {
         filled = fillSearchPage(template, { q, vertical, notice }, outcome.body);
         headers = { ...outcome.headers, ...headers };
       }
-      return sendBytes(event, 200, filled, { "content-type": HTML_TYPE, "content-security-policy": PAGE_CSP, ...KEYED, "cache-control": "private, no-store", ...headers });
+      return sendBytes(event, 200, filled, {
+        "content-type": HTML_TYPE,
+        "content-security-policy": PAGE_CSP,
+        ...KEYED,
+        "cache-control": "private, no-store",
+        ...headers,
+      });
     }),
   );
 
@@ -160,13 +217,21 @@ export default definePlugin<AppDeps>((app, deps) => {
       const meta = build.nodeMeta(vertical.slug, nodeId);
       if (!meta) throw unknownNode(build, vertical.slug, nodeId);
       // Free pages are bounded by the page limit in front of every /browse page, and a pay token is refused, not charged.
-      const plan = await withCookieRefusal(deps, event, reader, () => planRead(deps, { build, vertical, meta, reader, perUseAccepted: false, unlockHint: false }, now));
+      const plan = await withCookieRefusal(deps, event, reader, () =>
+        planRead(deps, { build, vertical, meta, reader, perUseAccepted: false, unlockHint: false }, now),
+      );
       const { decision } = plan;
       const headers: Record<string, string> = { ...KEYED };
       // A page of gated layers read with a key is a retrieval like GET /api/demo, so the site is no
       // way around a quota; free pages (open verticals, locked views) cost nothing.
       if (!isHeadRequest(event)) Object.assign(headers, await meterRead(deps, plan, now));
-      return warnedPage(event, `${vertical.slug}/nodes/${meta.id}${decision.view === "full" ? "" : ".locked"}${markdown ? ".md" : ".html"}`, reader, decision.credentialProblem, headers);
+      return warnedPage(
+        event,
+        `${vertical.slug}/nodes/${meta.id}${decision.view === "full" ? "" : ".locked"}${markdown ? ".md" : ".html"}`,
+        reader,
+        decision.credentialProblem,
+        headers,
+      );
     }),
   );
 });
@@ -178,10 +243,13 @@ async function _resolve(deps: AppDeps, event: H3Event) {
   const build = deps.build.current;
   const slug = getRouterParam(event, "vertical") ?? "";
   const vertical = build.resolveVertical(slug);
-  if (!vertical || !build.manifest.verticals[vertical.slug]) throw apiError("not_found", { detail: `No vertical with content named "${slug.slice(0, 64)}".` });
+  if (!vertical || !build.manifest.verticals[vertical.slug])
+    throw apiError("not_found", { detail: `No vertical with content named "${slug.slice(0, 64)}".` });
   const now = deps.clock.now();
   const reader = await readPageReader(deps, event);
-  await withCookieRefusal(deps, event, reader, () => orRefuse(decideRead({ caller: reader.caller, credentialProblem: reader.credentialProblem, vertical, node: null })));
+  await withCookieRefusal(deps, event, reader, () =>
+    orRefuse(decideRead({ caller: reader.caller, credentialProblem: reader.credentialProblem, vertical, node: null })),
+  );
   return { vertical, reader, now };
 }
 

@@ -19,13 +19,20 @@ export default definePlugin<AppDeps>((app, deps) => {
   app.get("/checkout/success", async (event) => {
     const sessionId = readSingleParam(requestContext(event).url.searchParams, "session_id");
     if (sessionId === null || !SESSION_ID_RE.test(sessionId)) {
-      throw apiError("validation_failed", { detail: "session_id must be the Stripe Checkout Session id (cs_…).", errors: [{ pointer: "/query/session_id", message: "a Stripe session id" }] });
+      throw apiError("validation_failed", {
+        detail: "session_id must be the Stripe Checkout Session id (cs_…).",
+        errors: [{ pointer: "/query/session_id", message: "a Stripe session id" }],
+      });
     }
     const view = await viewCardSuccess(deps, sessionId, deps.clock.now());
     const status = view.status === "unknown" ? 404 : 200;
     // Keys are on this answer: never stored by a cache, never sent as a referrer.
     const headers = { "cache-control": "no-store", vary: "Accept" };
     if (prefersJson(event.req.headers.get("accept"))) return sendJson(event, status, view, headers);
-    return sendBytes(event, status, renderCardSuccess(view), { ...headers, "content-type": "text/html; charset=utf-8", "content-security-policy": PAGE_CSP });
+    return sendBytes(event, status, renderCardSuccess(view), {
+      ...headers,
+      "content-type": "text/html; charset=utf-8",
+      "content-security-policy": PAGE_CSP,
+    });
   });
 });

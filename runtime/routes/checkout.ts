@@ -39,10 +39,24 @@ export default definePlugin<AppDeps>((app, deps) => {
     const order = await resolveCheckoutOrder(deps, request);
     const account = await resolvePurchaseAccount(deps.keys, { agentId: order.agentId, contact: order.contact, presentedKey: key }, now);
     if (account.proof) ctx.keyId = account.proof.id;
-    const idempotencyKey = rawIdempotencyKey && scopeIdempotencyKey(rawIdempotencyKey, { account, agentId: order.agentId, contact: order.contact });
+    const idempotencyKey =
+      rawIdempotencyKey && scopeIdempotencyKey(rawIdempotencyKey, { account, agentId: order.agentId, contact: order.contact });
     // A retry is "the same request" only with the same body and the same credentials.
-    const fingerprint = digestOf(JSON.stringify(request, Object.keys(request).sort()), payToken ?? "", headers.get("x-payment") ?? "", headers.get("payment-signature") ?? "", key ?? "");
-    const input = { headers, idempotencyKey, fingerprint, payToken, baseUrl: publicBaseUrl(deps), client: clientAddress(event, deps.config.trustProxy) };
+    const fingerprint = digestOf(
+      JSON.stringify(request, Object.keys(request).sort()),
+      payToken ?? "",
+      headers.get("x-payment") ?? "",
+      headers.get("payment-signature") ?? "",
+      key ?? "",
+    );
+    const input = {
+      headers,
+      idempotencyKey,
+      fingerprint,
+      payToken,
+      baseUrl: publicBaseUrl(deps),
+      client: clientAddress(event, deps.config.trustProxy),
+    };
     const response = await paymentMethod(request.payment_method).checkout(deps, order, account, input, now);
     return sendJson(event, response.status, response.body, response.headers);
   });

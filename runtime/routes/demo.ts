@@ -39,7 +39,10 @@ export default definePlugin<AppDeps>((app, deps) => {
     const layersParam = readSingleParam(params, "layers");
     const layers = layersParam === null ? null : parseLayerSelection(layersParam);
     if (layers && nodeId === null) {
-      throw apiError("validation_failed", { detail: `"layers" applies to a node; an index carries no layers.`, errors: [{ pointer: "/query/layers", message: "needs node" }] });
+      throw apiError("validation_failed", {
+        detail: `"layers" applies to a node; an index carries no layers.`,
+        errors: [{ pointer: "/query/layers", message: "needs node" }],
+      });
     }
 
     const now = deps.clock.now();
@@ -50,7 +53,12 @@ export default definePlugin<AppDeps>((app, deps) => {
     const problem = decision.credentialProblem;
     if (vertical.status !== "live") {
       const placeholder = await describePlaceholder(deps, vertical);
-      return sendJson(event, 200, problem ? { credential_problem: problem, ...placeholder } : placeholder, credentialProblemHeaders(problem));
+      return sendJson(
+        event,
+        200,
+        problem ? { credential_problem: problem, ...placeholder } : placeholder,
+        credentialProblemHeaders(problem),
+      );
     }
 
     let artifact = await planArtifact(plan, lean);
@@ -60,7 +68,12 @@ export default definePlugin<AppDeps>((app, deps) => {
       // Rare (a refused key on free content), so signed here rather than precomputed.
       const warned = withCredentialProblem(artifact.bytes, problem);
       const signature = artifact.identity ? deps.shared.signer.sign(warned, artifact.identity, now) : {};
-      return sendBytes(event, 200, warned, { "cache-control": "no-store", vary: CREDENTIAL_VARY, ...credentialProblemHeaders(problem), ...signature });
+      return sendBytes(event, 200, warned, {
+        "cache-control": "no-store",
+        vary: CREDENTIAL_VARY,
+        ...credentialProblemHeaders(problem),
+        ...signature,
+      });
     }
     const headers: Record<string, string> = { etag: artifact.etag, ..._cacheHeaders(caller, vertical.fully_open), ...artifact.signature };
     if (matchesEtag(event.req.headers.get("if-none-match"), artifact.etag)) return sendBytes(event, 304, null, headers);

@@ -24,7 +24,11 @@ export default definePlugin<AppDeps>((app, deps) => {
   };
   app.get("/openapi.json", (event) => sendBytes(event, 200, rendered().json, { "cache-control": "public, max-age=300" }));
   app.get("/docs", (event) =>
-    sendBytes(event, 200, rendered().html, { "content-type": "text/html; charset=utf-8", "cache-control": "public, max-age=300", "content-security-policy": DOCS_CSP }),
+    sendBytes(event, 200, rendered().html, {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "public, max-age=300",
+      "content-security-policy": DOCS_CSP,
+    }),
   );
   app.get("/docs/assets/:file", (event) => {
     const file = getRouterParam(event, "file") ?? "";

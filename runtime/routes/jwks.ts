@@ -9,6 +9,11 @@ import { sendJson } from "../http/respond.ts";
 
 export default definePlugin<AppDeps>((app, deps) => {
   app.get("/.well-known/jwks.json", (event) =>
-    sendJson(event, 200, { keys: deps.shared.signer.publicKeys(deps.build.current) }, { "content-type": "application/jwk-set+json", "cache-control": "public, max-age=300" }),
+    sendJson(
+      event,
+      200,
+      { keys: deps.shared.signer.publicKeys(deps.build.current) },
+      { "content-type": "application/jwk-set+json", "cache-control": "public, max-age=300" },
+    ),
   );
 });

@@ -44,7 +44,15 @@ export default definePlugin<AppDeps>((app, deps) => {
     const now = deps.clock.now();
     const issued = await issueAdminKeys(
       deps,
-      { vertical, quantity: body.quantity ?? 1, cohort: await readActiveCohort(deps.backend), agentId: body.agent_id === undefined ? undefined : readIdentifier(body.agent_id, "/agent_id"), contact: body.contact === undefined ? undefined : _checkedContact(body.contact), label: body.label, permanent: body.permanent ?? false },
+      {
+        vertical,
+        quantity: body.quantity ?? 1,
+        cohort: await readActiveCohort(deps.backend),
+        agentId: body.agent_id === undefined ? undefined : readIdentifier(body.agent_id, "/agent_id"),
+        contact: body.contact === undefined ? undefined : _checkedContact(body.contact),
+        label: body.label,
+        permanent: body.permanent ?? false,
+      },
       now,
     );
     const keys = await Promise.all(issued.map(async (i) => ({ key: i.key, ...(await describeKey(deps.backend, limits, i.record, now)) })));

@@ -24,6 +24,8 @@ export default definePlugin<AppDeps>((app, deps) => {
 function _assertMetricsToken(headers: Headers, token: string | undefined): void {
   if (token === undefined) return;
   const auth = headers.get("authorization");
-  if (!auth || !/^bearer\s+\S/i.test(auth)) throw apiError("admin_auth_missing", { detail: "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>." });
-  if (!secretsEqual(auth.replace(/^bearer\s+/i, "").trim(), token)) throw apiError("admin_auth_invalid", { detail: "The metrics token is not valid." });
+  if (!auth || !/^bearer\s+\S/i.test(auth))
+    throw apiError("admin_auth_missing", { detail: "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>." });
+  if (!secretsEqual(auth.replace(/^bearer\s+/i, "").trim(), token))
+    throw apiError("admin_auth_invalid", { detail: "The metrics token is not valid." });
 }

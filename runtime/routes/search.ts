@@ -24,7 +24,11 @@ export default definePlugin<AppDeps>((app, deps) => {
     // A refused key searches as a caller without one (warned in the answer), so the anonymous limit applies to it too.
     const reader = await requestCaller(event, deps).reader();
     if (reader.caller.kind === "anonymous") await anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
-    const query = { q: readSingleParam(params, "q"), vertical: readSingleParam(params, "vertical"), limit: readIntegerParam(params, "limit") };
+    const query = {
+      q: readSingleParam(params, "q"),
+      vertical: readSingleParam(params, "vertical"),
+      limit: readIntegerParam(params, "limit"),
+    };
     // The build searchNodes reads (first thing, before any await), so the identity names it.
     const build = deps.build.current;
     const { body, headers } = await searchNodes(deps, reader, query, now, { count: !isHeadRequest(event) });

@@ -31,7 +31,9 @@ export default definePlugin<AppDeps>((app, deps) => {
       timestamp: new Date(deps.clock.now()).toISOString(),
       api_version: catalog.api_version,
       active_cohort: active,
-      cohort_structure: Object.fromEntries(catalog.cohorts.map((c) => [c.name, { member_cap: c.member_cap, price: formatUsd(c.price_usd_micros) }])),
+      cohort_structure: Object.fromEntries(
+        catalog.cohorts.map((c) => [c.name, { member_cap: c.member_cap, price: formatUsd(c.price_usd_micros) }]),
+      ),
       total_inaugural_registered: inauguralRegistered,
       inaugural_member_cap: inaugural.member_cap,
       inaugural_seats_remaining: inaugural.member_cap - inauguralRegistered,

@@ -29,11 +29,17 @@ export default definePlugin<AppDeps>((app, deps) => {
     return sendJson(event, 200, recorded);
   });
 
-  app.get("/api/telemetry/pov", async (event) => sendJson(event, 200, await aggregator.read(deps.clock.now()), { "cache-control": "no-cache" }));
+  app.get("/api/telemetry/pov", async (event) =>
+    sendJson(event, 200, await aggregator.read(deps.clock.now()), { "cache-control": "no-cache" }),
+  );
 
   app.post("/api/telemetry", async (event) => {
     const now = deps.clock.now();
-    const caller = await requireKey(event, deps, { now, membership: true, detail: "Proof-of-Outcome needs a paid membership key; trial keys report Proof-of-Value at POST /api/telemetry/pov." });
+    const caller = await requireKey(event, deps, {
+      now,
+      membership: true,
+      detail: "Proof-of-Outcome needs a paid membership key; trial keys report Proof-of-Value at POST /api/telemetry/pov.",
+    });
     const body = await readJsonBody(event, telemetryValidator, deps.config.maxBodyBytes);
     return sendJson(event, 200, await submitProofOfOutcome(deps, caller, body, now));
   });

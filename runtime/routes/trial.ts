@@ -40,10 +40,20 @@ export default definePlugin<AppDeps>((app, deps) => {
       now,
     );
     if (!perClient.admitted) {
-      throw apiError("rate_limited", { detail: "Too many trial keys from this client in the last hour.", headers: { "retry-after": String(3600 - Math.floor((now / 1000) % 3600)) } });
+      throw apiError("rate_limited", {
+        detail: "Too many trial keys from this client in the last hour.",
+        headers: { "retry-after": String(3600 - Math.floor((now / 1000) % 3600)) },
+      });
     }
-    const issued = await issueTrialKey(deps, { vertical: vertical.slug, agentId, cohort: await readActiveCohort(deps.backend), expiresAt }, now);
-    if (!issued) throw apiError("trial_exists", { detail: "This agent already holds an active trial key for this vertical; it is shown only once, at creation." });
+    const issued = await issueTrialKey(
+      deps,
+      { vertical: vertical.slug, agentId, cohort: await readActiveCohort(deps.backend), expiresAt },
+      now,
+    );
+    if (!issued)
+      throw apiError("trial_exists", {
+        detail: "This agent already holds an active trial key for this vertical; it is shown only once, at creation.",
+      });
     const key = issued.key;
     const base = deps.config.publicBaseUrl ?? "";
     return sendJson(event, 200, {

@@ -16,8 +16,14 @@ export async function describePlaceholder(deps: AppDeps, vertical: ResolvedVerti
     paid: vertical.paid,
     waitlist_registered: waitlist,
     interest_signals: interest,
-    join_waitlist: vertical.paid ? { method: "POST" as const, path: "/api/waitlist", body: { vertical: vertical.slug, agent_id: "<your agent id>" } } : null,
-    register_interest: { method: "POST" as const, path: "/api/interest", body: { vertical: vertical.slug, agent_id: "<your agent id>", use_case: "<optional>" } },
+    join_waitlist: vertical.paid
+      ? { method: "POST" as const, path: "/api/waitlist", body: { vertical: vertical.slug, agent_id: "<your agent id>" } }
+      : null,
+    register_interest: {
+      method: "POST" as const,
+      path: "/api/interest",
+      body: { vertical: vertical.slug, agent_id: "<your agent id>", use_case: "<optional>" },
+    },
     locked_layers: [...LAYER_NAMES],
   };
 }

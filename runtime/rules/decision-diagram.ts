@@ -34,7 +34,10 @@ export class DecisionDiagrams {
    * for the reader, and one whose every path runs through a branch the given facts closed is not.
    */
   readonly intermediate: ReadonlySet<string>;
-  private readonly table: Array<{ v: number; lo: Ref; hi: Ref }> = [{ v: Infinity, lo: 0, hi: 0 }, { v: Infinity, lo: 1, hi: 1 }];
+  private readonly table: Array<{ v: number; lo: Ref; hi: Ref }> = [
+    { v: Infinity, lo: 0, hi: 0 },
+    { v: Infinity, lo: 1, hi: 1 },
+  ];
   private readonly unique = new Map<string, Ref>();
   private readonly applyMemo = new Map<string, Ref>();
   private readonly rankings = new Map<string, readonly RankedFact[]>();
@@ -157,7 +160,9 @@ export class DecisionDiagrams {
     if (hit !== undefined) return hit;
     const fixed = given.get(v);
     const result =
-      fixed === undefined ? this.mk(v, this._restrict(lo, given, last, memo), this._restrict(hi, given, last, memo)) : this._restrict(fixed ? hi : lo, given, last, memo);
+      fixed === undefined
+        ? this.mk(v, this._restrict(lo, given, last, memo), this._restrict(hi, given, last, memo))
+        : this._restrict(fixed ? hi : lo, given, last, memo);
     memo.set(ref, result);
     return result;
   }

@@ -47,14 +47,24 @@ export async function evaluateNode(deps: AppDeps, caller: Caller, request: Evalu
 
   // 2. Facts: only names the node declares (listing them is safe now that the layer is unlocked).
   const logic = await build.logic(vertical.slug, meta.id);
-  const ruleSet = { facts: logic?.facts ?? [], outcomes: logic?.outcomes ?? [], rules: logic?.rules ?? [], ...(logic?.intermediate ? { intermediate: logic.intermediate } : {}) };
+  const ruleSet = {
+    facts: logic?.facts ?? [],
+    outcomes: logic?.outcomes ?? [],
+    rules: logic?.rules ?? [],
+    ...(logic?.intermediate ? { intermediate: logic.intermediate } : {}),
+  };
   const declared = new Set(ruleSet.facts.map((f) => f.id));
   const unknown = Object.keys(request.facts).filter((name) => !declared.has(name));
   if (unknown.length > 0) {
     const list = ruleSet.facts.map((f) => f.id);
     throw apiError("validation_failed", {
-      detail: `Unknown fact${unknown.length > 1 ? "s" : ""} ${unknown.slice(0, 5).map((n) => `"${n.slice(0, 100)}"`).join(", ")}; ${meta.id} declares ${list.length ? list.join(", ") : "no facts"}.`,
-      errors: unknown.slice(0, 20).map((name) => ({ pointer: `/facts/${_escapePointer(name.slice(0, 100))}`, message: "not a fact of this node" })),
+      detail: `Unknown fact${unknown.length > 1 ? "s" : ""} ${unknown
+        .slice(0, 5)
+        .map((n) => `"${n.slice(0, 100)}"`)
+        .join(", ")}; ${meta.id} declares ${list.length ? list.join(", ") : "no facts"}.`,
+      errors: unknown
+        .slice(0, 20)
+        .map((name) => ({ pointer: `/facts/${_escapePointer(name.slice(0, 100))}`, message: "not a fact of this node" })),
       extra: { declared_facts: ruleSet.facts },
     });
   }
@@ -62,7 +72,11 @@ export async function evaluateNode(deps: AppDeps, caller: Caller, request: Evalu
   // 3. Evaluate, then meter as decided (gated layers only): a refused request consumes nothing.
   const evaluation = evaluateRules(ruleSet, request.facts);
   const headers = await meterRead(deps, plan, now);
-  return { body: { vertical: vertical.slug, node: meta.id, version: meta.version, ...evaluation }, headers, identity: evaluationIdentity(build, meta, request.facts) };
+  return {
+    body: { vertical: vertical.slug, node: meta.id, version: meta.version, ...evaluation },
+    headers,
+    identity: evaluationIdentity(build, meta, request.facts),
+  };
 }
 
 // --- Internal helpers ---

@@ -93,7 +93,11 @@ function _collectDeciding(trace: GateTrace, into: Set<string>): Set<string> {
  * The facts some undetermined outcome still depends on, most decisive first (see
  * `DecisionDiagrams.rankOpenFacts`), as questions.
  */
-function _rankQuestions(diagrams: DecisionDiagrams, restricted: ReadonlyMap<string, Ref>, ruleSet: CompiledRuleSet): Evaluation["missing_facts"] {
+function _rankQuestions(
+  diagrams: DecisionDiagrams,
+  restricted: ReadonlyMap<string, Ref>,
+  ruleSet: CompiledRuleSet,
+): Evaluation["missing_facts"] {
   return diagrams.rankOpenFacts(restricted).map(({ v, outcomes, settles }) => ({
     id: ruleSet.facts[v]!.id,
     question: ruleSet.facts[v]!.question,
@@ -102,11 +106,7 @@ function _rankQuestions(diagrams: DecisionDiagrams, restricted: ReadonlyMap<stri
   }));
 }
 
-function _evaluateGate(
-  gate: CompiledGate,
-  facts: FactValues,
-  outcomes: ReadonlyMap<string, Truth>,
-): GateTrace {
+function _evaluateGate(gate: CompiledGate, facts: FactValues, outcomes: ReadonlyMap<string, Truth>): GateTrace {
   switch (gate.op) {
     case "fact": {
       const value = Object.hasOwn(facts, gate.name) ? facts[gate.name]! : null;

@@ -165,7 +165,14 @@ export const ManifestSigningSchema = Type.Object({
   /** Signed with a development key (no SIGNING_KEY): never a release. */
   dev: Type.Boolean(),
   /** The public JWK of `kid`, so a development build's key can be published with it. */
-  public_key: Type.Object({ kty: Type.Literal("OKP"), crv: Type.Literal("Ed25519"), x: Type.String(), kid: Type.String(), use: Type.Literal("sig"), alg: Type.Literal("EdDSA") }),
+  public_key: Type.Object({
+    kty: Type.Literal("OKP"),
+    crv: Type.Literal("Ed25519"),
+    x: Type.String(),
+    kid: Type.String(),
+    use: Type.Literal("sig"),
+    alg: Type.Literal("EdDSA"),
+  }),
   /** base64 signature of each signed file, by path relative to `dist/data`. */
   signatures: Type.Record(Type.String(), Type.String()),
 });

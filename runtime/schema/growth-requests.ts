@@ -29,7 +29,12 @@ export type WaitlistRequest = Static<typeof WaitlistRequestSchema>;
 
 export const InterestRequestSchema = Type.Object(
   {
-    vertical: Type.String({ minLength: 1, maxLength: 64, pattern: SLUG_RE, description: "Slug of a vertical without live content: a listed one, or any new lowercase kebab-case slug (at most 64 characters)" }),
+    vertical: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      pattern: SLUG_RE,
+      description: "Slug of a vertical without live content: a listed one, or any new lowercase kebab-case slug (at most 64 characters)",
+    }),
     agent_id: Type.Optional(AgentIdSchema),
     use_case: Type.Optional(Type.String({ minLength: 1, maxLength: REVIEW_MAX_LENGTH })),
     contact: Type.Optional(EmailSchema),
@@ -53,7 +58,11 @@ export type PovRequest = Static<typeof PovRequestSchema>;
 /** Proof-of-Outcome: the member's own account of what the knowledge achieved. */
 export const TelemetryRequestSchema = Type.Object(
   {
-    confidence_score: Type.Number({ minimum: 0, maximum: 1, description: "How confident the member is that the outcome was due to the retrieved knowledge, 0 to 1" }),
+    confidence_score: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: "How confident the member is that the outcome was due to the retrieved knowledge, 0 to 1",
+    }),
     outcome: Type.Optional(Type.Union(OUTCOMES.map((o) => Type.Literal(o)))),
     vertical: Type.Optional(VerticalField),
     nodes_used: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 200 })),

@@ -43,7 +43,14 @@ export const WaitlistOverviewSchema = Type.Object({
     mean_outcome_confidence: Nullable(Type.Number()),
     threshold: Type.Number(),
   }),
-  verticals: Type.Array(Type.Object({ vertical: Type.String(), title: Type.String(), status: VerticalStatusSchema, waitlist_registered: Type.Integer({ minimum: 0 }) })),
+  verticals: Type.Array(
+    Type.Object({
+      vertical: Type.String(),
+      title: Type.String(),
+      status: VerticalStatusSchema,
+      waitlist_registered: Type.Integer({ minimum: 0 }),
+    }),
+  ),
   total_waitlist_registered: Type.Integer({ minimum: 0 }),
 });
 

@@ -12,11 +12,21 @@ export type PaymentMethod = PaymentMethodId;
 
 export const CheckoutRequestSchema = Type.Object(
   {
-    vertical: Type.String({ minLength: 1, maxLength: 64, description: "The vertical the keys unlock (a paid vertical or ai-compliance; every membership also includes ai-compliance)" }),
+    vertical: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: "The vertical the keys unlock (a paid vertical or ai-compliance; every membership also includes ai-compliance)",
+    }),
     payment_method: Type.Union(PAYMENT_METHODS.map((m) => Type.Literal(m))),
     quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, default: 1, description: "Number of keys, 1 to 5" })),
     agent_id: Type.Optional(AgentIdSchema),
-    contact: Type.Optional(Type.String({ maxLength: EmailSchema.maxLength, pattern: EmailSchema.pattern, description: "Email for key delivery; required for card" })),
+    contact: Type.Optional(
+      Type.String({
+        maxLength: EmailSchema.maxLength,
+        pattern: EmailSchema.pattern,
+        description: "Email for key delivery; required for card",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -53,8 +63,13 @@ export const CheckoutInfoSchema = Type.Object({
     quantity: Type.Object({ min: Type.Integer(), max: Type.Integer(), default: Type.Integer() }),
     per_use: Type.Object({ header: Type.String(), price_usd_micros: Type.Integer(), price: Type.String(), index_free: Type.Boolean() }),
   }),
-  loyalty_credit: Type.Object({ description: Type.String(), credits: Type.Record(Type.String(), Type.Object({ credit: Type.String(), credit_usd_micros: Type.Integer() })) }),
-  subscription_options: Type.Array(Type.Object({ id: Type.String(), description: Type.String(), quantity: Type.Integer(), monthly_retrievals: Type.Integer() })),
+  loyalty_credit: Type.Object({
+    description: Type.String(),
+    credits: Type.Record(Type.String(), Type.Object({ credit: Type.String(), credit_usd_micros: Type.Integer() })),
+  }),
+  subscription_options: Type.Array(
+    Type.Object({ id: Type.String(), description: Type.String(), quantity: Type.Integer(), monthly_retrievals: Type.Integer() }),
+  ),
   notes: Type.Array(Type.String()),
 });
 
@@ -65,7 +80,9 @@ const QuoteSchema = Type.Object({
   per_key_usd_micros: Type.Array(Type.Integer()),
   amount_usd_micros: Type.Integer(),
   amount: Type.String(),
-  credit_balance_usd_micros: Type.Integer({ description: "Referral and loyalty credit owed to the account; applied at the next renewal, not to this purchase" }),
+  credit_balance_usd_micros: Type.Integer({
+    description: "Referral and loyalty credit owed to the account; applied at the next renewal, not to this purchase",
+  }),
 });
 
 export const CheckoutQuoteSchema = Type.Object({
@@ -108,7 +125,12 @@ export const CardSuccessSchema = Type.Union([
   Type.Object({ status: Type.Literal("unknown") }),
   Type.Object({ status: Type.Literal("awaiting_payment"), purchase_id: Type.String(), expires_at: Nullable(Type.String()) }),
   Type.Object({ status: Type.Literal("processing"), purchase_id: Type.String() }),
-  Type.Object({ status: Type.Literal("keys"), purchase_id: Type.String(), keys: Type.Array(IssuedKeySchema), mailed_to: Nullable(Type.String()) }),
+  Type.Object({
+    status: Type.Literal("keys"),
+    purchase_id: Type.String(),
+    keys: Type.Array(IssuedKeySchema),
+    mailed_to: Nullable(Type.String()),
+  }),
   Type.Object({ status: Type.Literal("already_shown"), purchase_id: Type.String(), mailed_to: Nullable(Type.String()) }),
   Type.Object({ status: Type.Literal("not_completed"), purchase_id: Type.String(), state: Type.String() }),
 ]);
@@ -126,13 +148,33 @@ const ReconcileEntrySchema = Type.Object({
 });
 
 export const PaymentsOverviewSchema = Type.Object({ open: Type.Array(ReconcileEntrySchema), attention: Type.Array(ReconcileEntrySchema) });
-export const ReconcileReportSchema = Type.Object({ resolved: Type.Array(ReconcileEntrySchema), open: Type.Array(ReconcileEntrySchema), attention: Type.Array(ReconcileEntrySchema) });
-export const AcknowledgedSchema = Type.Object({ id: Type.String(), state: Type.String(), acknowledged_at: Type.Optional(Type.String()), operator_note: Type.Optional(Type.String()) });
+export const ReconcileReportSchema = Type.Object({
+  resolved: Type.Array(ReconcileEntrySchema),
+  open: Type.Array(ReconcileEntrySchema),
+  attention: Type.Array(ReconcileEntrySchema),
+});
+export const AcknowledgedSchema = Type.Object({
+  id: Type.String(),
+  state: Type.String(),
+  acknowledged_at: Type.Optional(Type.String()),
+  operator_note: Type.Optional(Type.String()),
+});
 
 export const WebhookAckSchema = Type.Object({
   received: Type.Literal(true),
   outcome: Type.Union(
-    ["fulfilled", "duplicate", "awaiting_payment", "payment_failed", "unknown_checkout", "account_cap_reached", "refund_due", "credit_applied", "no_credit", "ignored"].map((o) => Type.Literal(o)),
+    [
+      "fulfilled",
+      "duplicate",
+      "awaiting_payment",
+      "payment_failed",
+      "unknown_checkout",
+      "account_cap_reached",
+      "refund_due",
+      "credit_applied",
+      "no_credit",
+      "ignored",
+    ].map((o) => Type.Literal(o)),
   ),
 });
 export type WebhookOutcome = Static<typeof WebhookAckSchema>["outcome"];
@@ -140,7 +182,11 @@ export type WebhookOutcome = Static<typeof WebhookAckSchema>["outcome"];
 export const AcknowledgePurchaseSchema = Type.Object(
   {
     id: Type.String({ pattern: "^pur_[0-9a-f]{32}$", description: "The purchase id" }),
-    note: Type.String({ minLength: 1, maxLength: 500, description: "What the operator did (e.g. refunded through the network's dashboard)" }),
+    note: Type.String({
+      minLength: 1,
+      maxLength: 500,
+      description: "What the operator did (e.g. refunded through the network's dashboard)",
+    }),
   },
   { additionalProperties: false },
 );

@@ -7,7 +7,7 @@ import { Type, type Static } from "@sinclair/typebox";
 /** Stable agent identifiers: printable, no control characters, bounded. */
 export const AgentIdSchema = Type.String({ minLength: 1, maxLength: 200, pattern: "^[^\\u0000-\\u001f\\u007f]+$" });
 /** A pragmatic email shape (RFC 5321 length bound); delivery, not validation, is the real check. */
-export const EmailSchema = Type.String({ maxLength: 254, pattern: "^[^\\s@<>()\\[\\],;:\"]+@[^\\s@<>()\\[\\],;:\"]+\\.[A-Za-z]{2,}$" });
+export const EmailSchema = Type.String({ maxLength: 254, pattern: '^[^\\s@<>()\\[\\],;:"]+@[^\\s@<>()\\[\\],;:"]+\\.[A-Za-z]{2,}$' });
 export const SlugParamSchema = Type.String({ minLength: 1, maxLength: 64 });
 
 export const TrialRequestSchema = Type.Object(
@@ -49,8 +49,18 @@ export type EvaluateRequest = Static<typeof EvaluateRequestSchema>;
 /** Query of `GET /api/search` (and the MCP `search` tool). */
 export const SearchRequestSchema = Type.Object(
   {
-    q: Type.String({ minLength: 1, maxLength: 200, description: "Words to search for in titles, summaries and the layers the caller has unlocked" }),
-    vertical: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Limit the search to one vertical; omit for every vertical the caller can see" })),
+    q: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: "Words to search for in titles, summaries and the layers the caller has unlocked",
+    }),
+    vertical: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: "Limit the search to one vertical; omit for every vertical the caller can see",
+      }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10, description: "Most results to return" })),
   },
   { additionalProperties: false },
@@ -61,7 +71,13 @@ export type SearchRequest = Static<typeof SearchRequestSchema>;
 export const GetIndexRequestSchema = Type.Object(
   {
     vertical: Type.String({ minLength: 1, maxLength: 64, description: "A vertical slug (ai-compliance and ethics are the same vertical)" }),
-    lean: Type.Optional(Type.Boolean({ default: true, description: "true (the default): the index only; false adds the wrapper fields REST sends (the same text as the vkr://about resource)" })),
+    lean: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description:
+          "true (the default): the index only; false adds the wrapper fields REST sends (the same text as the vkr://about resource)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -72,7 +88,13 @@ export const GetNodeRequestSchema = Type.Object(
   {
     vertical: Type.String({ minLength: 1, maxLength: 64, description: "A vertical slug (ai-compliance and ethics are the same vertical)" }),
     node: Type.String({ minLength: 1, maxLength: 200, description: "Node id, as listed by get_index or search" }),
-    lean: Type.Optional(Type.Boolean({ default: true, description: "true (the default): only node and next_nodes; false adds the wrapper fields REST sends (the same text as the vkr://about resource)" })),
+    lean: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description:
+          "true (the default): only node and next_nodes; false adds the wrapper fields REST sends (the same text as the vkr://about resource)",
+      }),
+    ),
     layers: Type.Optional(
       Type.Array(Type.Union([Type.Literal("logic"), Type.Literal("directive"), Type.Literal("skill"), Type.Literal("action")]), {
         minItems: 1,
@@ -90,7 +112,9 @@ export type GetNodeRequest = Static<typeof GetNodeRequestSchema>;
 export const DeltaRequestSchema = Type.Object(
   {
     since: Type.Optional(Type.String({ maxLength: 64, description: "ISO 8601 date-time; only changes strictly after it" })),
-    vertical: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Scope to one vertical; omit for every vertical the key reads" })),
+    vertical: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: "Scope to one vertical; omit for every vertical the key reads" }),
+    ),
     cursor: Type.Optional(Type.String({ maxLength: 512, description: "next_cursor of the previous page" })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: "Changes per page, 1 to 1000" })),
   },
@@ -100,7 +124,11 @@ export type DeltaRequest = Static<typeof DeltaRequestSchema>;
 
 /** The MCP `verify_key` tool: checks the presented key, or one passed explicitly. */
 export const VerifyKeyRequestSchema = Type.Object(
-  { key: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "A key to check; omit to check the key this session presents" })) },
+  {
+    key: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: "A key to check; omit to check the key this session presents" }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type VerifyKeyRequest = Static<typeof VerifyKeyRequestSchema>;

@@ -63,7 +63,15 @@ export const KeyCreditsSchema = Type.Object({
   balance_usd_micros: Type.Integer({ minimum: 0 }),
   balance: Type.String(),
   applies: Type.Literal("next_renewal"),
-  granted: Type.Array(Type.Object({ id: Type.String(), kind: Type.String(), amount_usd_micros: Type.Integer(), reason: Type.String(), created_at: Type.String() })),
+  granted: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      kind: Type.String(),
+      amount_usd_micros: Type.Integer(),
+      reason: Type.String(),
+      created_at: Type.String(),
+    }),
+  ),
   applied: Type.Array(Type.Object({ invoice: Type.String(), amount_usd_micros: Type.Integer(), applied_at: Type.String() })),
 });
 
@@ -93,7 +101,9 @@ export const VerifyResponseSchema = Type.Object({
   valid: Type.Boolean(),
   type: Nullable(KeyTypeSchema),
   vertical_access: Type.Array(Type.String()),
-  remaining_quota: Nullable(Type.Object({ hour: Type.Integer(), day: Type.Integer(), month: Nullable(Type.Integer()), trial: Nullable(Type.Integer()) })),
+  remaining_quota: Nullable(
+    Type.Object({ hour: Type.Integer(), day: Type.Integer(), month: Nullable(Type.Integer()), trial: Nullable(Type.Integer()) }),
+  ),
   expires_at: Nullable(Type.String()),
   reason: Type.Optional(Type.Union([Type.Literal("unknown"), Type.Literal("malformed"), Type.Literal("revoked"), Type.Literal("expired")])),
 });
@@ -106,7 +116,9 @@ export const VerticalPlaceholderSchema = Type.Object({
   paid: Type.Boolean(),
   waitlist_registered: Type.Integer(),
   interest_signals: Type.Integer(),
-  join_waitlist: Nullable(Type.Object({ method: Type.Literal("POST"), path: Type.String(), body: Type.Record(Type.String(), Type.String()) })),
+  join_waitlist: Nullable(
+    Type.Object({ method: Type.Literal("POST"), path: Type.String(), body: Type.Record(Type.String(), Type.String()) }),
+  ),
   register_interest: Type.Object({ method: Type.Literal("POST"), path: Type.String(), body: Type.Record(Type.String(), Type.String()) }),
   locked_layers: Type.Array(LayerNameSchema),
   credential_problem: Type.Optional(CredentialProblemSchema),

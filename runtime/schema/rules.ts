@@ -44,13 +44,58 @@ const FigureRef = Type.Optional(Type.String({ pattern: "^[a-z][a-z0-9_]*$" }));
 export const DURATION_UNITS = ["minutes", "hours", "days", "business_days", "weeks", "months", "years"] as const;
 export const OutcomeValueSchema = Type.Union(
   [
-    Type.Object({ type: Type.Literal("amount"), amount: Type.Number({ minimum: 0 }), currency: Type.String({ pattern: "^[A-Z]{3}$" }), note: Note, figure: FigureRef }, { additionalProperties: false }),
-    Type.Object({ type: Type.Literal("cap"), amount: Type.Number({ minimum: 0 }), unit: Type.String({ pattern: "^([A-Z]{3}|SDR)(/[a-z]+)?$" }), note: Note, figure: FigureRef }, { additionalProperties: false }),
-    Type.Object({ type: Type.Literal("percent"), percent: Type.Number({ minimum: 0 }), of: Type.String({ minLength: 1, maxLength: 120 }), note: Note, figure: FigureRef }, { additionalProperties: false }),
-    Type.Object({ type: Type.Literal("duration"), amount: Type.Number({ exclusiveMinimum: 0 }), unit: Type.Union(DURATION_UNITS.map((u) => Type.Literal(u))), note: Note, figure: FigureRef }, { additionalProperties: false }),
-    Type.Object({ type: Type.Literal("date"), date: Type.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$" }), note: Note, figure: FigureRef }, { additionalProperties: false }),
-    Type.Object({ type: Type.Literal("url"), url: Type.String({ pattern: "^https?://\\S+$" }), note: Note, figure: FigureRef }, { additionalProperties: false }),
-    Type.Object({ type: Type.Literal("path"), path: Type.String({ pattern: "^/\\S*$" }), note: Note, figure: FigureRef }, { additionalProperties: false }),
+    Type.Object(
+      {
+        type: Type.Literal("amount"),
+        amount: Type.Number({ minimum: 0 }),
+        currency: Type.String({ pattern: "^[A-Z]{3}$" }),
+        note: Note,
+        figure: FigureRef,
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal("cap"),
+        amount: Type.Number({ minimum: 0 }),
+        unit: Type.String({ pattern: "^([A-Z]{3}|SDR)(/[a-z]+)?$" }),
+        note: Note,
+        figure: FigureRef,
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal("percent"),
+        percent: Type.Number({ minimum: 0 }),
+        of: Type.String({ minLength: 1, maxLength: 120 }),
+        note: Note,
+        figure: FigureRef,
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal("duration"),
+        amount: Type.Number({ exclusiveMinimum: 0 }),
+        unit: Type.Union(DURATION_UNITS.map((u) => Type.Literal(u))),
+        note: Note,
+        figure: FigureRef,
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      { type: Type.Literal("date"), date: Type.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$" }), note: Note, figure: FigureRef },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      { type: Type.Literal("url"), url: Type.String({ pattern: "^https?://\\S+$" }), note: Note, figure: FigureRef },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      { type: Type.Literal("path"), path: Type.String({ pattern: "^/\\S*$" }), note: Note, figure: FigureRef },
+      { additionalProperties: false },
+    ),
   ],
   { $id: "OutcomeValue" },
 );
@@ -82,7 +127,9 @@ export type CompiledRule = Static<typeof CompiledRuleSchema>;
 /** Everything needed to evaluate one node's logic layer; rules are in dependency order. */
 export const CompiledRuleSetSchema = Type.Object({
   facts: Type.Array(Type.Object({ id: Type.String(), question: Type.String() })),
-  outcomes: Type.Array(Type.Object({ id: Type.String(), description: Type.String(), values: Type.Optional(Type.Array(OutcomeValueSchema)) })),
+  outcomes: Type.Array(
+    Type.Object({ id: Type.String(), description: Type.String(), values: Type.Optional(Type.Array(OutcomeValueSchema)) }),
+  ),
   rules: Type.Array(CompiledRuleSchema),
   /**
    * Outcomes that only feed other rules (a step such as "the change is significant"): evaluated and
@@ -96,14 +143,15 @@ export type CompiledRuleSet = Static<typeof CompiledRuleSetSchema>;
 /** Three-valued result of a gate: true, false, or null when a missing fact leaves it open. */
 export type Truth = boolean | null;
 
-const TraceSchema: TSchema = Type.Recursive((Self) =>
-  Type.Object({
-    op: Type.Union([Type.Literal("fact"), Type.Literal("outcome"), Type.Literal("all"), Type.Literal("any"), Type.Literal("not")]),
-    name: Type.Optional(Type.String()),
-    value: Type.Union([Type.Boolean(), Type.Null()]),
-    reason: Type.String(),
-    args: Type.Optional(Type.Array(Self)),
-  }),
+const TraceSchema: TSchema = Type.Recursive(
+  (Self) =>
+    Type.Object({
+      op: Type.Union([Type.Literal("fact"), Type.Literal("outcome"), Type.Literal("all"), Type.Literal("any"), Type.Literal("not")]),
+      name: Type.Optional(Type.String()),
+      value: Type.Union([Type.Boolean(), Type.Null()]),
+      reason: Type.String(),
+      args: Type.Optional(Type.Array(Self)),
+    }),
   { $id: "GateTrace" },
 );
 export const GateTraceSchema = TraceSchema;

@@ -66,7 +66,10 @@ export const SearchResultSchema = Type.Object({
     maximum: 1,
     description: `How well the node answers the query, normalised to 0–1: the share of the query's weight (rare words weigh more) the node matches, saturated as in BM25F. Comparable across queries; ${GOOD_MATCH_SCORE} or more is a good match.`,
   }),
-  snippet: Type.String({ description: "A sentence from the best-matching layer the caller has unlocked (the index layer: the summary), cut at sentence boundaries, never inside a citation" }),
+  snippet: Type.String({
+    description:
+      "A sentence from the best-matching layer the caller has unlocked (the index layer: the summary), cut at sentence boundaries, never inside a citation",
+  }),
 });
 export type SearchResult = Static<typeof SearchResultSchema>;
 

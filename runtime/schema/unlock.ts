@@ -11,7 +11,13 @@ export const UnlockHintSchema = Type.Object(
   {
     /** Present when a free trial key of this vertical unlocks the node. */
     trial: Type.Optional(
-      Type.Object({ method: Type.Literal("POST"), path: Type.Literal("/api/trial"), body: Type.Object({ vertical: Type.String() }), calls: Type.Integer(), hours: Type.Integer() }),
+      Type.Object({
+        method: Type.Literal("POST"),
+        path: Type.Literal("/api/trial"),
+        body: Type.Object({ vertical: Type.String() }),
+        calls: Type.Integer(),
+        hours: Type.Integer(),
+      }),
     ),
     /** A membership key of `vertical` (or, for a vertical included with every membership, any). */
     membership: Type.Object({
@@ -51,11 +57,31 @@ export interface UnlockVertical {
  * @param node the node's trial flag (null for a vertical as a whole: a trial exists at all)
  * @example toUnlockHint(travel, { trial: false }, limits).membership.vertical // "travel"
  */
-export function toUnlockHint(vertical: UnlockVertical, node: { trial: boolean } | null, limits: Pick<Limits, "per_use_price_usd_micros" | "trial_calls" | "trial_hours">): UnlockHint {
+export function toUnlockHint(
+  vertical: UnlockVertical,
+  node: { trial: boolean } | null,
+  limits: Pick<Limits, "per_use_price_usd_micros" | "trial_calls" | "trial_hours">,
+): UnlockHint {
   const trialOpen = node === null ? vertical.trial !== undefined : node.trial;
   return {
-    ...(trialOpen ? { trial: { method: "POST" as const, path: "/api/trial" as const, body: { vertical: vertical.slug }, calls: limits.trial_calls, hours: limits.trial_hours } } : {}),
-    membership: { vertical: vertical.slug, any_membership: vertical.included_with_membership, method: "POST", path: "/api/checkout", checkout_info: "/api/checkout" },
+    ...(trialOpen
+      ? {
+          trial: {
+            method: "POST" as const,
+            path: "/api/trial" as const,
+            body: { vertical: vertical.slug },
+            calls: limits.trial_calls,
+            hours: limits.trial_hours,
+          },
+        }
+      : {}),
+    membership: {
+      vertical: vertical.slug,
+      any_membership: vertical.included_with_membership,
+      method: "POST",
+      path: "/api/checkout",
+      checkout_info: "/api/checkout",
+    },
     per_use: { header: "pay-network-pay-id", price_usd: _usd(limits.per_use_price_usd_micros) },
   };
 }
@@ -64,6 +90,8 @@ export function toUnlockHint(vertical: UnlockVertical, node: { trial: boolean } 
 
 /** Micro-dollars as a plain decimal without float noise: 2000 → "0.002". */
 function _usd(micros: number): string {
-  const fraction = String(micros % 1_000_000).padStart(6, "0").replace(/0+$/, "");
+  const fraction = String(micros % 1_000_000)
+    .padStart(6, "0")
+    .replace(/0+$/, "");
   return `${Math.floor(micros / 1_000_000)}${fraction ? `.${fraction}` : ""}`;
 }

@@ -68,7 +68,12 @@ export function wordWeights(query: QueryTerms, indexes: readonly LoadedSearchInd
  * word the node holds only as part of a matching pair ("deepfake" for "deep fake") counts as held
  * that strongly.
  */
-export function scoreVertical(index: LoadedSearchIndex, query: QueryTerms, weights: ReadonlyMap<string, number>, readable: (trial: boolean) => boolean): Hit[] {
+export function scoreVertical(
+  index: LoadedSearchIndex,
+  query: QueryTerms,
+  weights: ReadonlyMap<string, number>,
+  readable: (trial: boolean) => boolean,
+): Hit[] {
   const rank = new Map<number, number>();
   // Per doc: how strongly it holds each query word (0–1), and the weighted frequency per readable layer (the snippet's layer is the highest).
   const held = new Map<number, Map<string, number>>();
@@ -115,7 +120,13 @@ export function scoreVertical(index: LoadedSearchIndex, query: QueryTerms, weigh
     for (const [word, strength] of held.get(doc)!) covered += (weights.get(word) ?? 0) * strength;
     const factor = d.status === "deprecated" ? DEPRECATED_FACTOR : 1;
     const layers = byLayer.get(doc) ?? [0];
-    out.push({ doc: d, vertical: index.vertical, rank: sum * factor, score: (covered / (total || 1)) * factor, layer: layers.indexOf(Math.max(...layers)) });
+    out.push({
+      doc: d,
+      vertical: index.vertical,
+      rank: sum * factor,
+      score: (covered / (total || 1)) * factor,
+      layer: layers.indexOf(Math.max(...layers)),
+    });
   }
   return out;
 }

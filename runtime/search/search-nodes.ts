@@ -48,14 +48,23 @@ export interface SearchOutcome {
  * `count: false` (a HEAD) checks access as usual but consumes nothing.
  * @example await searchNodes(deps, { caller: { kind: "anonymous" }, credentialProblem: null }, { q: "delayed flight", vertical: "travel", limit: 5 }, now)
  */
-export async function searchNodes(deps: AppDeps, reader: Reader, query: SearchQuery, now: number, { count = true }: { count?: boolean } = {}): Promise<SearchOutcome> {
+export async function searchNodes(
+  deps: AppDeps,
+  reader: Reader,
+  query: SearchQuery,
+  now: number,
+  { count = true }: { count?: boolean } = {},
+): Promise<SearchOutcome> {
   const { caller } = reader;
   const problem = reader.credentialProblem ? toCredentialProblem(reader.credentialProblem) : null;
   const terms = _parseQuery(query.q);
   const words = [...terms.words, ...terms.pairs.map((p) => p.term)];
   const limit = query.limit ?? SEARCH_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_MAX_LIMIT) {
-    throw apiError("validation_failed", { detail: `"limit" must be from 1 to ${SEARCH_MAX_LIMIT}.`, errors: [{ pointer: "/query/limit", message: `must be from 1 to ${SEARCH_MAX_LIMIT}` }] });
+    throw apiError("validation_failed", {
+      detail: `"limit" must be from 1 to ${SEARCH_MAX_LIMIT}.`,
+      errors: [{ pointer: "/query/limit", message: `must be from 1 to ${SEARCH_MAX_LIMIT}` }],
+    });
   }
 
   // 1. Scope: the named vertical (its access errors surface as on /api/demo), or every live
@@ -75,8 +84,13 @@ export async function searchNodes(deps: AppDeps, reader: Reader, query: SearchQu
   const session = await planSearch(deps, caller, scope, now);
 
   // 2. Score each vertical from its posting lists only, normalised by what the query could score at best.
-  const indexes = (await Promise.all(scope.map(async (vertical) => ({ vertical, index: await build.search(vertical.slug) })))).filter((v): v is { vertical: ResolvedVertical; index: LoadedSearchIndex } => v.index !== null);
-  const weights = wordWeights(terms, indexes.map((v) => v.index));
+  const indexes = (await Promise.all(scope.map(async (vertical) => ({ vertical, index: await build.search(vertical.slug) })))).filter(
+    (v): v is { vertical: ResolvedVertical; index: LoadedSearchIndex } => v.index !== null,
+  );
+  const weights = wordWeights(
+    terms,
+    indexes.map((v) => v.index),
+  );
   const hits: Hit[] = [];
   for (const { vertical, index } of indexes) hits.push(...scoreVertical(index, terms, weights, _layerGate(caller, vertical)));
   hits.sort((a, b) => b.rank - a.rank || (a.vertical < b.vertical ? -1 : a.vertical > b.vertical ? 1 : a.doc.id < b.doc.id ? -1 : 1));
@@ -95,7 +109,12 @@ export async function searchNodes(deps: AppDeps, reader: Reader, query: SearchQu
 
   // 3. Meter once when gated layers were read (`decideSearchMeter`): the key's windows or one per-use charge; a HEAD consumes nothing.
   const headers = count ? await meterRead(deps, session, now) : {};
-  if (problem) return { body: { credential_problem: problem, match, results }, headers: { ...headers, ...credentialProblemHeaders(problem) }, metered: false };
+  if (problem)
+    return {
+      body: { credential_problem: problem, match, results },
+      headers: { ...headers, ...credentialProblemHeaders(problem) },
+      metered: false,
+    };
   return { body: { match, results }, headers, metered: session.meter !== "free" };
 }
 
@@ -103,19 +122,31 @@ export async function searchNodes(deps: AppDeps, reader: Reader, query: SearchQu
 
 function _parseQuery(q: string | null): QueryTerms {
   if (q === null || q.trim() === "") {
-    throw apiError("validation_failed", { detail: `"q" is required: the words to search for.`, errors: [{ pointer: "/query/q", message: "required" }] });
+    throw apiError("validation_failed", {
+      detail: `"q" is required: the words to search for.`,
+      errors: [{ pointer: "/query/q", message: "required" }],
+    });
   }
   if (q.length > SEARCH_MAX_QUERY) {
-    throw apiError("validation_failed", { detail: `"q" is limited to ${SEARCH_MAX_QUERY} characters.`, errors: [{ pointer: "/query/q", message: `at most ${SEARCH_MAX_QUERY} characters` }] });
+    throw apiError("validation_failed", {
+      detail: `"q" is limited to ${SEARCH_MAX_QUERY} characters.`,
+      errors: [{ pointer: "/query/q", message: `at most ${SEARCH_MAX_QUERY} characters` }],
+    });
   }
   const { words, pairs, pairWords } = searchTokens(q);
   if (words.length === 0) {
-    throw apiError("validation_failed", { detail: `"q" has no searchable words (too short or too common).`, errors: [{ pointer: "/query/q", message: "no searchable words" }] });
+    throw apiError("validation_failed", {
+      detail: `"q" has no searchable words (too short or too common).`,
+      errors: [{ pointer: "/query/q", message: "no searchable words" }],
+    });
   }
   const seen = new Set<string>();
   return {
     words: [...new Set(words)].slice(0, 32),
-    pairs: pairs.map((term, i) => ({ term, words: pairWords[i]! })).filter((p) => !seen.has(p.term) && seen.add(p.term)).slice(0, 32),
+    pairs: pairs
+      .map((term, i) => ({ term, words: pairWords[i]! }))
+      .filter((p) => !seen.has(p.term) && seen.add(p.term))
+      .slice(0, 32),
   };
 }
 

@@ -44,7 +44,10 @@ const BRITISH_IZE_RE = /^([a-z]{3,})is(e|es|ed|ing|ation|ations)$/;
  * @example searchTokens("Deep-fake labels") // { words: ["deep", "fake", "label"], pairs: ["deepfak", "fakelabel"], pairWords: [["deep", "fake"], ["fake", "label"]] }
  */
 export function searchTokens(text: string): SearchTokens {
-  const folded = text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase();
+  const folded = text
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase();
   const words: string[] = [];
   const pairs: string[] = [];
   const pairWords: Array<readonly [string, string]> = [];

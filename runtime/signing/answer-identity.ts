@@ -9,17 +9,35 @@ import { inputDigest, type KnowledgeIdentity } from "./answer-signature.ts";
 
 /** An evaluation of a node's rules over `facts`. */
 export function evaluationIdentity(build: Artifacts, meta: NodeMeta, facts: Record<string, unknown>): KnowledgeIdentity {
-  return { vertical: meta.vertical, node: meta.id, version: meta.version, view: "evaluation", input: canonicalDigest(facts), build: build.buildId };
+  return {
+    vertical: meta.vertical,
+    node: meta.id,
+    version: meta.version,
+    view: "evaluation",
+    input: canonicalDigest(facts),
+    build: build.buildId,
+  };
 }
 
 /** A search: the query as asked (absent members as null), scoped to the canonical vertical or `*` for all. */
-export function searchIdentity(build: Artifacts, query: { q: string | null; vertical: string | null; limit: number | null }): KnowledgeIdentity {
+export function searchIdentity(
+  build: Artifacts,
+  query: { q: string | null; vertical: string | null; limit: number | null },
+): KnowledgeIdentity {
   return _queryIdentity(build, "search", query.vertical, { q: query.q, vertical: query.vertical, limit: query.limit });
 }
 
 /** A page of the change feed. */
-export function deltaIdentity(build: Artifacts, query: { vertical: string | null; since: string | null; cursor: string | null; limit: number | null }): KnowledgeIdentity {
-  return _queryIdentity(build, "delta", query.vertical, { vertical: query.vertical, since: query.since, cursor: query.cursor, limit: query.limit });
+export function deltaIdentity(
+  build: Artifacts,
+  query: { vertical: string | null; since: string | null; cursor: string | null; limit: number | null },
+): KnowledgeIdentity {
+  return _queryIdentity(build, "delta", query.vertical, {
+    vertical: query.vertical,
+    since: query.since,
+    cursor: query.cursor,
+    limit: query.limit,
+  });
 }
 
 /** base64 sha-256 of the RFC 8785 canonical JSON of a value. */
@@ -33,7 +51,12 @@ export function canonicalDigest(value: unknown): string {
 // export; Node, esbuild and vitest all hand the function itself to a default import.
 const canonicalize = canonicalizeModule as unknown as (value: unknown) => string | undefined;
 
-function _queryIdentity(build: Artifacts, view: "search" | "delta", vertical: string | null, query: Record<string, unknown>): KnowledgeIdentity {
+function _queryIdentity(
+  build: Artifacts,
+  view: "search" | "delta",
+  vertical: string | null,
+  query: Record<string, unknown>,
+): KnowledgeIdentity {
   // Callers have resolved the vertical already; an unknown one would have been refused.
   const slug = vertical === null ? "*" : (build.resolveVertical(vertical)?.slug ?? encodeURIComponent(vertical));
   return { vertical: slug, view, input: canonicalDigest(query), build: build.buildId };

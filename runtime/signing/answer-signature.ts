@@ -109,7 +109,7 @@ function _headers(digestHeader: string, identityHeader: string, params: string, 
     "content-digest": digestHeader,
     "knowledge-identity": identityHeader,
     "signature-input": `${SIGNATURE_LABEL}=${params}`,
-    "signature": `${SIGNATURE_LABEL}=:${signature}:`,
+    signature: `${SIGNATURE_LABEL}=:${signature}:`,
   };
 }
 

@@ -14,7 +14,10 @@ export function identityOfFile(rel: string, manifest: Pick<Manifest, "build_id" 
   const node = NODE_FILE_RE.exec(rel);
   if (node) {
     const [, vertical, id, suffix] = node as unknown as [string, string, string, string];
-    const meta = Object.hasOwn(manifest.verticals, vertical) && Object.hasOwn(manifest.verticals[vertical]!.nodes, id) ? manifest.verticals[vertical]!.nodes[id]! : null;
+    const meta =
+      Object.hasOwn(manifest.verticals, vertical) && Object.hasOwn(manifest.verticals[vertical]!.nodes, id)
+        ? manifest.verticals[vertical]!.nodes[id]!
+        : null;
     if (!meta) return null;
     return { vertical, node: id, version: meta.version, view: suffix === "" ? "full" : suffix.slice(0, -1), build: manifest.build_id };
   }

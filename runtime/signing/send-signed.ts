@@ -7,7 +7,14 @@ import type { AppDeps } from "../deps.ts";
 import { sendBytes } from "../http/respond.ts";
 import type { KnowledgeIdentity } from "./answer-signature.ts";
 
-export function sendSignedJson(event: H3Event, deps: AppDeps, body: unknown, identity: KnowledgeIdentity, now: number, headers: Record<string, string> = {}): Response {
+export function sendSignedJson(
+  event: H3Event,
+  deps: AppDeps,
+  body: unknown,
+  identity: KnowledgeIdentity,
+  now: number,
+  headers: Record<string, string> = {},
+): Response {
   const text = JSON.stringify(body);
   return sendBytes(event, 200, text, { "cache-control": "no-store", ...headers, ...deps.shared.signer.sign(text, identity, now) });
 }

@@ -21,11 +21,14 @@ export function parseSigningKey(text: string): SigningKey {
   const trimmed = text.trim();
   let privateKey: KeyObject;
   try {
-    privateKey = trimmed.startsWith("{") ? createPrivateKey({ key: JSON.parse(trimmed) as import("node:crypto").JsonWebKey, format: "jwk" }) : createPrivateKey(trimmed);
+    privateKey = trimmed.startsWith("{")
+      ? createPrivateKey({ key: JSON.parse(trimmed) as import("node:crypto").JsonWebKey, format: "jwk" })
+      : createPrivateKey(trimmed);
   } catch (error) {
     throw new Error(`not a private key (a JWK with "d" or a PKCS#8 PEM): ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (privateKey.asymmetricKeyType !== "ed25519") throw new Error(`an Ed25519 key is needed, not ${privateKey.asymmetricKeyType ?? "a symmetric key"}`);
+  if (privateKey.asymmetricKeyType !== "ed25519")
+    throw new Error(`an Ed25519 key is needed, not ${privateKey.asymmetricKeyType ?? "a symmetric key"}`);
   return { kid: publicJwk(privateKey).kid, privateKey };
 }
 
@@ -39,7 +42,11 @@ export function parsePublicKeys(text: string): PublicSigningJwk[] {
   let sources: Array<import("node:crypto").JsonWebKey | string>;
   if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
     const parsed = JSON.parse(trimmed) as unknown;
-    const list = Array.isArray(parsed) ? parsed : Array.isArray((parsed as { keys?: unknown }).keys) ? (parsed as { keys: unknown[] }).keys : [parsed];
+    const list = Array.isArray(parsed)
+      ? parsed
+      : Array.isArray((parsed as { keys?: unknown }).keys)
+        ? (parsed as { keys: unknown[] }).keys
+        : [parsed];
     sources = list.map((jwk) => {
       // Only the public members: a private JWK pasted here must not make its private part travel further.
       const { kty, crv, x } = jwk as Record<string, string>;

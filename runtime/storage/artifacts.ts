@@ -12,7 +12,13 @@ import type { Catalog, ResolvedVertical } from "../schema/catalog.ts";
 import type { ChangelogEntry, LogicLayer, Manifest } from "../schema/artifacts.ts";
 import type { StatusStatic } from "../schema/status.ts";
 import { readSearchIndex, type LoadedSearchIndex } from "../search/search-index.ts";
-import { assembleHeaders, contentDigestFromHex, formatIdentity, type KnowledgeIdentity, type SignatureHeaders } from "../signing/answer-signature.ts";
+import {
+  assembleHeaders,
+  contentDigestFromHex,
+  formatIdentity,
+  type KnowledgeIdentity,
+  type SignatureHeaders,
+} from "../signing/answer-signature.ts";
 import { identityOfFile } from "../signing/file-identity.ts";
 
 export type NodeVariant = "full" | "lean" | "locked" | "locked.lean";
@@ -56,7 +62,12 @@ export interface Artifacts {
   search(vertical: string): Promise<LoadedSearchIndex | null>;
 }
 
-const NODE_SUFFIX: Record<NodeVariant, string> = { full: ".json", lean: ".lean.json", locked: ".locked.json", "locked.lean": ".locked.lean.json" };
+const NODE_SUFFIX: Record<NodeVariant, string> = {
+  full: ".json",
+  lean: ".lean.json",
+  locked: ".locked.json",
+  "locked.lean": ".locked.lean.json",
+};
 
 export interface ArtifactsOptions {
   /** Bytes of artifacts kept in memory; the default suits the hot set of a large build. */
@@ -99,7 +110,8 @@ export async function readArtifacts(readBytes: (rel: string) => Promise<Uint8Arr
   const verticals = new Map(catalog.verticals.map((v) => [v.slug, v]));
   const metas = new Map<string, NodeMeta>();
   for (const [vertical, v] of Object.entries(manifest.verticals)) {
-    for (const [id, n] of Object.entries(v.nodes)) metas.set(`${vertical}/${id}`, { id, vertical, order: n.order, trial: n.trial, version: n.version });
+    for (const [id, n] of Object.entries(v.nodes))
+      metas.set(`${vertical}/${id}`, { id, vertical, order: n.order, trial: n.trial, version: n.version });
   }
   const bytes = _createArtifactCache(options.cacheBytes ?? DEFAULT_ARTIFACT_CACHE_BYTES);
   const logic = new Map<string, Promise<LogicLayer | null>>();
@@ -111,7 +123,12 @@ export async function readArtifacts(readBytes: (rel: string) => Promise<Uint8Arr
       rel,
       readBytes(rel).then((b) => {
         const identity = identityOfFile(rel, manifest);
-        return { bytes: new Uint8Array(b.buffer, b.byteOffset, b.byteLength), etag: `"${(manifest.files[rel] ?? "").slice(0, 32)}"`, identity, signature: _buildSignature(manifest, rel, identity) };
+        return {
+          bytes: new Uint8Array(b.buffer, b.byteOffset, b.byteLength),
+          etag: `"${(manifest.files[rel] ?? "").slice(0, 32)}"`,
+          identity,
+          signature: _buildSignature(manifest, rel, identity),
+        };
       }),
     );
 
@@ -135,7 +152,8 @@ export async function readArtifacts(readBytes: (rel: string) => Promise<Uint8Arr
       if (!hit) {
         if (logic.size >= LOGIC_CACHE_ENTRIES) logic.clear();
         hit = load(`verticals/${vertical}/nodes/${id}.json`).then(
-          (a) => (JSON.parse(Buffer.from(a.bytes).toString("utf8")) as { node: { layers: { logic?: LogicLayer } } }).node.layers.logic ?? null,
+          (a) =>
+            (JSON.parse(Buffer.from(a.bytes).toString("utf8")) as { node: { layers: { logic?: LogicLayer } } }).node.layers.logic ?? null,
         );
         logic.set(key, hit);
       }

@@ -26,7 +26,10 @@ export interface CreditEntry {
 
 export interface CreditsStore {
   /** Records a credit once per `grantId`; `created: false` when that id was granted before. */
-  grant(input: { grantId: string; account: string; kind: CreditKind; amountUsdMicros: number; reason: string }, now: number): Promise<{ created: boolean }>;
+  grant(
+    input: { grantId: string; account: string; kind: CreditKind; amountUsdMicros: number; reason: string },
+    now: number,
+  ): Promise<{ created: boolean }>;
   /** Credit owed to the account and not yet applied to a renewal. */
   balance(account: string): Promise<number>;
   /** Consumes credit at a renewal; callers apply at most `balance(account)`. */
@@ -50,7 +53,8 @@ export interface AppliedCredit {
 export function createCreditsStore(backend: StateBackend): CreditsStore {
   return {
     async grant(input, now) {
-      if (!Number.isInteger(input.amountUsdMicros) || input.amountUsdMicros < 0) throw new Error("credit amounts are non-negative integer micro-dollars");
+      if (!Number.isInteger(input.amountUsdMicros) || input.amountUsdMicros < 0)
+        throw new Error("credit amounts are non-negative integer micro-dollars");
       const account = _accountKey(input.account);
       const once = await backend.insertOnce(`credits:grant:${_hex(input.grantId)}`, account, null, now);
       if (!once.created) return { created: false };
@@ -85,12 +89,23 @@ export function createCreditsStore(backend: StateBackend): CreditsStore {
       const [granted, applied] = await backend.readCounters([_counter(key, "granted").key, _counter(key, "applied").key], 0);
       const amount = Math.min(Math.max(0, granted! - applied!), Math.max(0, amountDueMicros));
       if (amount === 0) return 0;
-      const taken = await backend.consume([{ ..._counter(key, "applied"), limit: granted! }, { key: perInvoice, limit: amount, expiresAt: Number.MAX_SAFE_INTEGER }], amount, now);
+      const taken = await backend.consume(
+        [
+          { ..._counter(key, "applied"), limit: granted! },
+          { key: perInvoice, limit: amount, expiresAt: Number.MAX_SAFE_INTEGER },
+        ],
+        amount,
+        now,
+      );
       if (!taken.admitted) {
         const [raced] = await backend.readCounters([perInvoice], 0);
         return raced!;
       }
-      await backend.records.setItem(`credits:applied:${key}:${_hex(invoiceId)}`, { invoice: invoiceId, amount_usd_micros: amount, applied_at: new Date(now).toISOString() } satisfies AppliedCredit);
+      await backend.records.setItem(`credits:applied:${key}:${_hex(invoiceId)}`, {
+        invoice: invoiceId,
+        amount_usd_micros: amount,
+        applied_at: new Date(now).toISOString(),
+      } satisfies AppliedCredit);
       return amount;
     },
     async listApplied(account) {
@@ -102,7 +117,9 @@ export function createCreditsStore(backend: StateBackend): CreditsStore {
       const prefix = `credits:entry:${_accountKey(account)}:`;
       const keys = await backend.records.getKeys(prefix);
       const entries = await Promise.all(keys.map((k) => backend.records.getItem<CreditEntry>(k)));
-      return entries.filter((e): e is CreditEntry => e !== null).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+      return entries
+        .filter((e): e is CreditEntry => e !== null)
+        .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
     },
   };
 }

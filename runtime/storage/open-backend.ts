@@ -14,7 +14,10 @@ export interface OpenBackendOptions {
   onCheckpointError?: (message: string) => void;
 }
 
-export async function openBackend(config: Pick<RuntimeConfig, "redisUrl" | "redisPrefix" | "dataDir"> & Partial<Pick<RuntimeConfig, "redisWait">>, options: OpenBackendOptions = {}): Promise<StateBackend> {
+export async function openBackend(
+  config: Pick<RuntimeConfig, "redisUrl" | "redisPrefix" | "dataDir"> & Partial<Pick<RuntimeConfig, "redisWait">>,
+  options: OpenBackendOptions = {},
+): Promise<StateBackend> {
   return config.redisUrl
     ? createRedisBackend({ url: config.redisUrl, prefix: config.redisPrefix, wait: config.redisWait })
     : createSqliteBackend({ dataDir: config.dataDir, onCheckpointError: options.onCheckpointError });

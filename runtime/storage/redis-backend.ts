@@ -81,12 +81,16 @@ export async function createRedisBackend(options: RedisBackendOptions): Promise<
   /** A multi-key script whose keys span slots is a bug in a key builder: refuse it by name. */
   const oneSlot = clustered
     ? (keys: readonly string[]) => {
-        if (keys.length > 1 && new Set(keys.map(calculateSlot)).size > 1) throw new Error(`[redis-backend] keys of one script span Redis Cluster slots: ${keys.join(", ")}`);
+        if (keys.length > 1 && new Set(keys.map(calculateSlot)).size > 1)
+          throw new Error(`[redis-backend] keys of one script span Redis Cluster slots: ${keys.join(", ")}`);
       }
     : () => {};
   const durableScript = async <T>(name: keyof ScriptCommands, keys: string[], args: string[]): Promise<T> => {
     oneSlot(keys);
-    const [reply] = await durable.write(keys[0]!, (pipe) => void (pipe as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!(keys.length, ...keys, ...args));
+    const [reply] = await durable.write(
+      keys[0]!,
+      (pipe) => void (pipe as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!(keys.length, ...keys, ...args),
+    );
     return reply as T;
   };
 
@@ -267,7 +271,10 @@ async function _guard<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 function _unavailable(cause: unknown) {
-  const error = apiError("store_unavailable", { detail: "The state store is unreachable; retry shortly.", headers: { "retry-after": "5" } });
+  const error = apiError("store_unavailable", {
+    detail: "The state store is unreachable; retry shortly.",
+    headers: { "retry-after": "5" },
+  });
   (error as { cause?: unknown }).cause = cause;
   return error;
 }

@@ -20,7 +20,14 @@ export type RedisClient = Redis | Cluster;
 export type RedisTarget =
   | { kind: "single"; url: string }
   | { kind: "cluster"; nodes: Array<{ host: string; port: number }>; username?: string; password?: string; tls: boolean }
-  | { kind: "sentinel"; sentinels: Array<{ host: string; port: number }>; name: string; username?: string; password?: string; tls: boolean };
+  | {
+      kind: "sentinel";
+      sentinels: Array<{ host: string; port: number }>;
+      name: string;
+      username?: string;
+      password?: string;
+      tls: boolean;
+    };
 
 export interface RedisConnectionOptions {
   /** A locator: `redis://…`, `redis+cluster://h:p,h:p` or `redis+sentinel://h:p,h:p/<master name>`. */
@@ -59,7 +66,8 @@ const LOCATOR_RE = /^(rediss?)\+(cluster|sentinel):\/\/(?:([^@/]*)@)?([^/?#]+)(?
 export function parseRedisLocator(url: string): RedisTarget {
   const m = LOCATOR_RE.exec(url);
   if (!m) {
-    if (!/^rediss?:\/\//.test(url)) throw new Error(`not a Redis locator: ${redactRedisUrl(url)} (expected redis://, rediss://, redis+cluster:// or redis+sentinel://)`);
+    if (!/^rediss?:\/\//.test(url))
+      throw new Error(`not a Redis locator: ${redactRedisUrl(url)} (expected redis://, rediss://, redis+cluster:// or redis+sentinel://)`);
     return { kind: "single", url };
   }
   const [, scheme, kind, userinfo, hosts, path] = m;
@@ -93,10 +101,12 @@ export async function connectRedisDriver(options: RedisConnectionOptions): Promi
     driver.clear = async (sub: string) => {
       await Promise.all((await scanCluster(client, matchAll(sub))).map((key) => client.unlink(key)));
     };
-    driver.getItems = async (items: Array<{ key: string }>) => Promise.all(items.map(async ({ key }) => ({ key, value: (await client.get(prefixed(key))) ?? null })));
+    driver.getItems = async (items: Array<{ key: string }>) =>
+      Promise.all(items.map(async ({ key }) => ({ key, value: (await client.get(prefixed(key))) ?? null })));
   }
   if (!options.durable) return { driver, client, target };
-  const durableClient = client instanceof Cluster ? client.duplicate([], { enableAutoPipelining: false }) : client.duplicate({ enableAutoPipelining: false });
+  const durableClient =
+    client instanceof Cluster ? client.duplicate([], { enableAutoPipelining: false }) : client.duplicate({ enableAutoPipelining: false });
   try {
     await _connect(durableClient, options);
   } catch (error) {
@@ -146,7 +156,9 @@ async function _connect(client: RedisClient, options: RedisConnectionOptions): P
     await client.connect();
   } catch (error) {
     client.disconnect(); // stop the reconnect loop: startup fails instead
-    throw new Error(`[${options.label}] cannot connect to ${redactRedisUrl(options.url)}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(
+      `[${options.label}] cannot connect to ${redactRedisUrl(options.url)}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
@@ -175,7 +187,11 @@ function _driverOptions(target: RedisTarget, options: RedisConnectionOptions): R
     enableAutoPipelining: true,
   };
   if (target.kind === "single") return { url: target.url, base: options.base, ...common };
-  const auth = { ...(target.username ? { username: target.username } : {}), ...(target.password ? { password: target.password } : {}), ...(target.tls ? { tls: {} } : {}) };
+  const auth = {
+    ...(target.username ? { username: target.username } : {}),
+    ...(target.password ? { password: target.password } : {}),
+    ...(target.tls ? { tls: {} } : {}),
+  };
   if (target.kind === "sentinel") {
     return {
       base: options.base,

@@ -63,7 +63,10 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
   // SQLite only uses what the file needs.
   db.pragma("cache_size = -65536");
   _assertReadable(db, file);
-  const checkpointer = options.onCheckpointError && file !== ":memory:" ? startCheckpointer(file, options.onCheckpointError, options.checkpointIntervalMs) : null;
+  const checkpointer =
+    options.onCheckpointError && file !== ":memory:"
+      ? startCheckpointer(file, options.onCheckpointError, options.checkpointIntervalMs)
+      : null;
   if (checkpointer) db.pragma("wal_autocheckpoint = 0");
   db.exec(`
     create table if not exists kv (key text primary key, value text not null) without rowid;
@@ -75,7 +78,9 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
 
   const q = {
     rowGet: db.prepare<[string], string>("select cells from counter_rows where row = ?").pluck(),
-    rowSet: db.prepare("insert into counter_rows (row, cells, expires_at) values (?, ?, ?) on conflict(row) do update set cells = excluded.cells, expires_at = excluded.expires_at"),
+    rowSet: db.prepare(
+      "insert into counter_rows (row, cells, expires_at) values (?, ?, ?) on conflict(row) do update set cells = excluded.cells, expires_at = excluded.expires_at",
+    ),
     rowDel: db.prepare("delete from counter_rows where row = ?"),
     dataVersion: db.prepare<[], number>("pragma data_version").pluck(),
     onceGet: db.prepare<[string], { value: string; expires_at: number | null }>("select value, expires_at from once where key = ?"),
@@ -173,7 +178,12 @@ const FORGET_AFTER_MS = 86_400_000;
 const COUNTER_ROWS_MAX = 100_000;
 
 /** The row holding counter `key` (its declared row, else its own) and its cells, taken from `rows` or read into it (`load`) once. */
-function _cellsOf(rows: Map<string, Map<string, Cell>>, key: string, declared: string | undefined, load: (row: string) => Map<string, Cell>): { row: string; cells: Map<string, Cell> } {
+function _cellsOf(
+  rows: Map<string, Map<string, Cell>>,
+  key: string,
+  declared: string | undefined,
+  load: (row: string) => Map<string, Cell>,
+): { row: string; cells: Map<string, Cell> } {
   const row = declared !== undefined && key.startsWith(declared) ? declared : key;
   let cells = rows.get(row);
   if (cells === undefined) rows.set(row, (cells = load(row)));
@@ -263,7 +273,9 @@ function _assertReadable(db: Database.Database, file: string): void {
   const layout = db.pragma("user_version", { simple: true }) as number;
   if (layout <= STATE_LAYOUT) return;
   db.close();
-  throw new Error(`${file} has state layout ${layout}, written by a newer version of this service; this version reads up to layout ${STATE_LAYOUT}. Run the newer version, or point DATA_DIR at another folder.`);
+  throw new Error(
+    `${file} has state layout ${layout}, written by a newer version of this service; this version reads up to layout ${STATE_LAYOUT}. Run the newer version, or point DATA_DIR at another folder.`,
+  );
 }
 
 /**
@@ -278,7 +290,11 @@ function _upgrade(db: Database.Database): void {
     const old = db.prepare("select name from sqlite_master where type = 'table' and name = 'counters'").get();
     if (old === undefined) return;
     const byRow = new Map<string, Map<string, Cell>>();
-    for (const r of db.prepare("select key, n, expires_at from counters").iterate() as IterableIterator<{ key: string; n: number; expires_at: number }>) {
+    for (const r of db.prepare("select key, n, expires_at from counters").iterate() as IterableIterator<{
+      key: string;
+      n: number;
+      expires_at: number;
+    }>) {
       // The old layout kept no row names: the quota keys of that time are grouped by their known shape.
       _cellsOf(byRow, r.key, legacyRowOf(r.key), () => new Map()).cells.set(r.key, { n: r.n, expiresAt: r.expires_at });
     }

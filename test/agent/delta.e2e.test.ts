@@ -11,11 +11,17 @@ let travelMember: string;
 let travelTrial: string;
 
 const issue = async (s: TestService, vertical: string) =>
-  (await s.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical } })).body.keys[0].key as string;
-const delta = (s: TestService, query: string, key?: string) => s.request(`/v1/delta?${query}`, { headers: key ? { "x-service-key": key } : {} });
+  (await s.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical } })).body.keys[0]
+    .key as string;
+const delta = (s: TestService, query: string, key?: string) =>
+  s.request(`/v1/delta?${query}`, { headers: key ? { "x-service-key": key } : {} });
 
 /** Follows next_cursor to the end; checks the Link header on the way. */
-async function readAll(s: TestService, key: string, query: string): Promise<{ ids: string[]; entries: any[]; cursor: string | null; pages: number }> {
+async function readAll(
+  s: TestService,
+  key: string,
+  query: string,
+): Promise<{ ids: string[]; entries: any[]; cursor: string | null; pages: number }> {
   const entries: any[] = [];
   let cursor: string | null = null;
   let pages = 0;
@@ -29,7 +35,12 @@ async function readAll(s: TestService, key: string, query: string): Promise<{ id
       expect(res.headers.get("link")).toBeNull();
       break;
     }
-    expect(res.headers.get("link")).toBe(`</v1/delta?${new URLSearchParams([...new URLSearchParams(query)].filter(([k]) => k !== "cursor")).toString()}&cursor=${encodeURIComponent(res.body.next_cursor)}>; rel="next"`.replace("?&", "?"));
+    expect(res.headers.get("link")).toBe(
+      `</v1/delta?${new URLSearchParams([...new URLSearchParams(query)].filter(([k]) => k !== "cursor")).toString()}&cursor=${encodeURIComponent(res.body.next_cursor)}>; rel="next"`.replace(
+        "?&",
+        "?",
+      ),
+    );
     if (pages > 100) throw new Error("feed does not end");
   }
   return { ids: entries.map((e) => e.id), entries, cursor, pages };
@@ -57,7 +68,11 @@ describe("paging", () => {
     expect(new Set(all.ids).size).toBe(19);
     const keys = all.entries.map((e) => `${e.at}\u0000${e.id}`);
     expect(keys).toEqual([...keys].sort());
-    expect(all.entries.find((e) => e.change === "deprecated")).toMatchObject({ node_id: "re-two", vertical: "real-estate", replaced_by: "re-one" });
+    expect(all.entries.find((e) => e.change === "deprecated")).toMatchObject({
+      node_id: "re-two",
+      vertical: "real-estate",
+      replaced_by: "re-one",
+    });
   });
 
   it("defaults to 100 entries a page and meters each page as one retrieval", async () => {
@@ -77,7 +92,11 @@ describe("paging", () => {
 
   it("scopes to one vertical, resolving aliases", async () => {
     const { entries } = await readAll(svc, travelMember, "vertical=ethics&limit=2");
-    expect(entries.map((e) => e.id)).toEqual(["ai-compliance/aic-start/added", "ai-compliance/aic-second/added", "ai-compliance/aic-start/updated"]);
+    expect(entries.map((e) => e.id)).toEqual([
+      "ai-compliance/aic-start/added",
+      "ai-compliance/aic-second/added",
+      "ai-compliance/aic-start/updated",
+    ]);
   });
 });
 
@@ -120,12 +139,16 @@ describe("cursors", () => {
     expect(end.body).toEqual({ entries: [], next_cursor: v1.cursor, has_more: false });
 
     // The new build runs on the same deployment's state store, which keeps the cursor secret.
-    const v2 = await startTestService(buildContentTo(writeFixtureContent(undefined, TIMELINE_V2)), { DATA_DIR: svc.service.deps.config.dataDir });
+    const v2 = await startTestService(buildContentTo(writeFixtureContent(undefined, TIMELINE_V2)), {
+      DATA_DIR: svc.service.deps.config.dataDir,
+    });
     try {
       const key = await issue(v2, "all");
       const next = await delta(v2, `cursor=${encodeURIComponent(v1.cursor!)}`, key);
       expect(next.status).toBe(200);
-      expect(next.body.entries).toEqual([expect.objectContaining({ id: "travel/trv-m8/added", change: "added", at: ADDED_IN_V2_AT, node_id: "trv-m8" })]);
+      expect(next.body.entries).toEqual([
+        expect.objectContaining({ id: "travel/trv-m8/added", change: "added", at: ADDED_IN_V2_AT, node_id: "trv-m8" }),
+      ]);
       expect(next.body.has_more).toBe(false);
       const whole = await readAll(v2, key, "limit=7");
       expect(whole.ids).toEqual([...v1.ids, "travel/trv-m8/added"]);
@@ -144,7 +167,9 @@ describe("cursors", () => {
       expect(res.status, bad).toBe(400);
       expect(res.body.code).toBe("invalid_cursor");
     }
-    const other = await startTestService(buildContentTo(writeFixtureContent(undefined, TIMELINE)), { CURSOR_SECRET: "another-secret-0123456789" });
+    const other = await startTestService(buildContentTo(writeFixtureContent(undefined, TIMELINE)), {
+      CURSOR_SECRET: "another-secret-0123456789",
+    });
     try {
       const res = await delta(other, `cursor=${encodeURIComponent(cursor)}`, await issue(other, "all"));
       expect(res.body.code).toBe("invalid_cursor");

@@ -10,8 +10,10 @@ let travelTrial: string;
 let aicTrial: string;
 
 const issue = async (vertical: string) =>
-  (await svc.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical } })).body.keys[0].key as string;
-const evaluate = (json: unknown, key?: string) => svc.request("/api/evaluate", { method: "POST", headers: key ? { "x-service-key": key } : {}, json });
+  (await svc.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical } })).body.keys[0]
+    .key as string;
+const evaluate = (json: unknown, key?: string) =>
+  svc.request("/api/evaluate", { method: "POST", headers: key ? { "x-service-key": key } : {}, json });
 const usage = async (key: string) => (await svc.request("/api/keys", { headers: { "x-service-key": key } })).body.usage.hour as number;
 const trv = (facts: Record<string, unknown>) => ({ vertical: "travel", node: "trv-m1", facts });
 
@@ -33,7 +35,13 @@ describe("answers", () => {
     expect(res.body.undetermined).toEqual([]);
     expect(res.body.missing_facts).toEqual([]);
     expect(res.body.rules).toEqual([
-      expect.objectContaining({ id: "rule-x", then: "outcome_x", value: true, citation: "Fixture Regulation, Art. 1(1)", source: expect.objectContaining({ id: "fixture" }) }),
+      expect.objectContaining({
+        id: "rule-x",
+        then: "outcome_x",
+        value: true,
+        citation: "Fixture Regulation, Art. 1(1)",
+        source: expect.objectContaining({ id: "fixture" }),
+      }),
     ]);
     expect(res.body.rules[0].trace).toEqual({
       op: "all",
@@ -41,7 +49,12 @@ describe("answers", () => {
       reason: "every part is true",
       args: [
         { op: "fact", name: "condition_a", value: true, reason: "fact is true" },
-        { op: "not", value: true, reason: "negates false", args: [{ op: "fact", name: "condition_b", value: false, reason: "fact is false" }] },
+        {
+          op: "not",
+          value: true,
+          reason: "negates false",
+          args: [{ op: "fact", name: "condition_b", value: false, reason: "fact is false" }],
+        },
       ],
     });
   });
@@ -73,7 +86,12 @@ describe("answers", () => {
 });
 
 describe("facts", () => {
-  it.each([["a string", "yes"], ["a number", 1], ["null", null], ["an object", { value: true }]])("400 validation_failed for %s", async (_name, value) => {
+  it.each([
+    ["a string", "yes"],
+    ["a number", 1],
+    ["null", null],
+    ["an object", { value: true }],
+  ])("400 validation_failed for %s", async (_name, value) => {
     const res = await evaluate(trv({ condition_a: value }), travelMember);
     expect(res.status).toBe(400);
     expect(res.body.code).toBe("validation_failed");

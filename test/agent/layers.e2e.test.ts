@@ -12,7 +12,9 @@ const demo = (query: string, key?: string, extra: Record<string, string> = {}) =
 
 beforeAll(async () => {
   svc = await startTestService(buildContentTo(writeFixtureContent()));
-  member = (await svc.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "travel" } })).body.keys[0].key;
+  member = (
+    await svc.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "travel" } })
+  ).body.keys[0].key;
 });
 afterAll(() => svc?.close());
 
@@ -53,9 +55,13 @@ describe("layers=", () => {
     expect(a.headers.get("etag")).toBe(b.headers.get("etag"));
     expect(a.text).toBe(b.text);
     expect(a.headers.get("etag")).not.toBe(whole.headers.get("etag"));
-    const again = await demo("vertical=a2a-handoff&node=a2a-one&layers=logic,action", undefined, { "if-none-match": a.headers.get("etag")! });
+    const again = await demo("vertical=a2a-handoff&node=a2a-one&layers=logic,action", undefined, {
+      "if-none-match": a.headers.get("etag")!,
+    });
     expect(again.status).toBe(304);
-    expect((await demo("vertical=a2a-handoff&node=a2a-one&layers=logic", undefined, { "if-none-match": a.headers.get("etag")! })).status).toBe(200);
+    expect(
+      (await demo("vertical=a2a-handoff&node=a2a-one&layers=logic", undefined, { "if-none-match": a.headers.get("etag")! })).status,
+    ).toBe(200);
   });
 
   it.each(["logic,wisdom", "", "logic,", "LOGIC"])("400 for layers=%j", async (layers) => {

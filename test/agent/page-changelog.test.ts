@@ -25,7 +25,9 @@ const ids = (entries: ChangelogEntry[]) => entries.map((e) => e.node_id);
 
 describe("pageChangelog", () => {
   it("starts strictly after `since` and after the cursor position, whichever is later", () => {
-    expect(ids(pageChangelog(LOG, { sinceMs: Date.parse("2026-10-01T00:00:00Z"), after: null, verticals: BOTH, limit: 10 }).entries)).toEqual(["n3", "n4", "n5"]);
+    expect(
+      ids(pageChangelog(LOG, { sinceMs: Date.parse("2026-10-01T00:00:00Z"), after: null, verticals: BOTH, limit: 10 }).entries),
+    ).toEqual(["n3", "n4", "n5"]);
     const after = { at: LOG[2]!.at, id: LOG[2]!.id };
     expect(ids(pageChangelog(LOG, { sinceMs: 0, after, verticals: BOTH, limit: 10 }).entries)).toEqual(["n4", "n5"]);
   });

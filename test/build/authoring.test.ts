@@ -75,7 +75,11 @@ describe("authoring (issue 17, item 12)", () => {
     const tmp = createTempDir();
     const contentDir = materializeFixture(tmp);
     const care = join(contentDir, "travel", "trv-care.md");
-    const draft = readFileSync(care, "utf8").replace("id: trv-care", "id: trv-draft").replace("order: 3", "order: 40").replace("next_nodes: [trv-claims]", "next_nodes: []").replace("status: active", "status: active\ndraft: true");
+    const draft = readFileSync(care, "utf8")
+      .replace("id: trv-care", "id: trv-draft")
+      .replace("order: 3", "order: 40")
+      .replace("next_nodes: [trv-claims]", "next_nodes: []")
+      .replace("status: active", "status: active\ndraft: true");
     writeFileSync(join(contentDir, "travel", "trv-draft.md"), draft);
     edit(care, "next_nodes: [trv-claims]", "next_nodes: [trv-claims, trv-draft]");
     const options = { contentDir, outDir: join(tmp, "dist"), rootDir: tmp, write: false };

@@ -12,7 +12,12 @@ import { createTempDir, materializeFixture } from "./_fixtures.ts";
 
 async function changelogOf(...overlays: string[]): Promise<ChangelogEntry[]> {
   const tmp = createTempDir();
-  const result = await buildContent({ contentDir: materializeFixture(tmp, ...overlays), outDir: join(tmp, "dist"), rootDir: tmp, write: false });
+  const result = await buildContent({
+    contentDir: materializeFixture(tmp, ...overlays),
+    outDir: join(tmp, "dist"),
+    rootDir: tmp,
+    write: false,
+  });
   expect(result.ok).toBe(true);
   return JSON.parse(result.files!.get("changelog.json")!).entries;
 }

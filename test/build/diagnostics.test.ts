@@ -96,7 +96,14 @@ describe("diagnostics: one invalid fixture per code", () => {
 
 describe("formatIssue / formatReport", () => {
   it("prints file:line field: message, grouped by file", () => {
-    const issue = { code: "link_dangling" as const, file: "content/travel/x.md", line: 7, pointer: "next_nodes[2]", message: 'unknown node "visa-chek"', fatal: true };
+    const issue = {
+      code: "link_dangling" as const,
+      file: "content/travel/x.md",
+      line: 7,
+      pointer: "next_nodes[2]",
+      message: 'unknown node "visa-chek"',
+      fatal: true,
+    };
     expect(formatIssue(issue)).toBe('content/travel/x.md:7 next_nodes[2]: unknown node "visa-chek"');
     const other = { ...issue, file: "content/a.md", line: 1, code: "fact_unused" as const, fatal: false, message: "m" };
     expect(formatReport([issue, other]).split("\n")).toEqual([
@@ -110,7 +117,12 @@ describe("formatIssue / formatReport", () => {
 describe("one pass (issue 27)", () => {
   it("reports every problem of a run at once: a bad date does not hide a rule error, nor a schema error the rules", async () => {
     const tmp = createTempDir();
-    const result = await buildContent({ contentDir: materializeFixture(tmp, "one-pass"), outDir: join(tmp, "dist"), rootDir: tmp, write: false });
+    const result = await buildContent({
+      contentDir: materializeFixture(tmp, "one-pass"),
+      outDir: join(tmp, "dist"),
+      rootDir: tmp,
+      write: false,
+    });
     expect(result.ok).toBe(false);
     const found = result.issues.map((i) => [i.file, i.code, i.pointer ?? null]);
     expect(found).toEqual(
@@ -129,4 +141,3 @@ describe("one pass (issue 27)", () => {
     expect(result.issues.filter((i) => i.code === "link_dangling")).toHaveLength(1);
   });
 });
-

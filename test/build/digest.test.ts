@@ -43,9 +43,15 @@ describe("write", () => {
 describe("toCanonicalJson matches JSON.stringify with sorted keys", () => {
   it("on awkward values", () => {
     const sortKeys = (_k: string, v: unknown) =>
-      v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]])) : v;
+      v && typeof v === "object" && !Array.isArray(v)
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, (v as Record<string, unknown>)[k]]),
+          )
+        : v;
     const samples: unknown[] = [
-      { z: "ü \u2028 \"q\" \n", a: [1, -0.5, 1e21, null, undefined, { y: [], x: {} }], m: { b: true, a: false, c: undefined }, "é": 0 },
+      { z: 'ü \u2028 "q" \n', a: [1, -0.5, 1e21, null, undefined, { y: [], x: {} }], m: { b: true, a: false, c: undefined }, é: 0 },
       [],
       {},
       "s",

@@ -55,7 +55,10 @@ describe("emit", () => {
       per_use: { header: "pay-network-pay-id", price_usd: "0.002" },
     });
     expect(read("verticals/travel/nodes/trv-care.locked.json").unlock.trial).toBeUndefined();
-    expect(read("verticals/travel/nodes/trv-care.locked.lean.json")).toEqual({ node: expect.objectContaining({ layers: {} }), next_nodes: [{ id: "trv-claims", title: "Filing a claim" }] });
+    expect(read("verticals/travel/nodes/trv-care.locked.lean.json")).toEqual({
+      node: expect.objectContaining({ layers: {} }),
+      next_nodes: [{ id: "trv-claims", title: "Filing a claim" }],
+    });
   });
 
   it("index graph with wrapper, lean index without", async () => {
@@ -82,14 +85,17 @@ describe("emit", () => {
   it("catalogue: statuses, counts, aliases in one slug map; status counts from content", async () => {
     const { read } = await files();
     const catalog = read("catalog.json");
-    expect(catalog.slugs).toEqual({ "ai-compliance": "ai-compliance", ethics: "ai-compliance", travel: "travel", traversal: "traversal", logistics: "logistics", legal: "legal" });
-    expect(catalog.verticals.map((v: { slug: string; status: string; node_count: number }) => `${v.slug}:${v.status}:${v.node_count}`)).toEqual([
-      "ai-compliance:planned:0",
-      "travel:live:4",
-      "traversal:live:2",
-      "logistics:coming_soon:0",
-      "legal:planned:0",
-    ]);
+    expect(catalog.slugs).toEqual({
+      "ai-compliance": "ai-compliance",
+      ethics: "ai-compliance",
+      travel: "travel",
+      traversal: "traversal",
+      logistics: "logistics",
+      legal: "legal",
+    });
+    expect(
+      catalog.verticals.map((v: { slug: string; status: string; node_count: number }) => `${v.slug}:${v.status}:${v.node_count}`),
+    ).toEqual(["ai-compliance:planned:0", "travel:live:4", "traversal:live:2", "logistics:coming_soon:0", "legal:planned:0"]);
     const status = read("status.json");
     expect(status.travel).toMatchObject({ module_count: 4, trial_modules: 2 });
     expect(status.ai_compliance.node_count).toBe(0);
@@ -98,12 +104,21 @@ describe("emit", () => {
 
   it("self-check: an artifact that breaks the contract is reported as artifact_invalid", () => {
     const diagnostics = createDiagnostics();
-    emitArtifact("verticals/x/nodes/y.json", { vertical: "x" }, compileSchema(NodeResponseSchema), { diagnostics, sink: { write: () => "", reuse: () => false } });
+    emitArtifact("verticals/x/nodes/y.json", { vertical: "x" }, compileSchema(NodeResponseSchema), {
+      diagnostics,
+      sink: { write: () => "", reuse: () => false },
+    });
     expect(diagnostics.hasFatal()).toBe(true);
     expect(diagnostics.issues[0]).toMatchObject({ code: "artifact_invalid", file: "dist/data/verticals/x/nodes/y.json" });
   });
 
   it("toUsd formats micro-dollars exactly", () => {
-    expect([toUsd(2000), toUsd(1_900_000), toUsd(19_000_000), toUsd(14_900_000), toUsd(1_500_000)]).toEqual(["$0.002", "$1.90", "$19", "$14.90", "$1.50"]);
+    expect([toUsd(2000), toUsd(1_900_000), toUsd(19_000_000), toUsd(14_900_000), toUsd(1_500_000)]).toEqual([
+      "$0.002",
+      "$1.90",
+      "$19",
+      "$14.90",
+      "$1.50",
+    ]);
   });
 });

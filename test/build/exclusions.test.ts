@@ -27,7 +27,12 @@ const eu261Before = {
     { id: "notice", when: { all: ["cancelled", "notice_14_days"] }, then: "notice_exception", citation: "Art. 5(1)(c)(i)" },
     {
       id: "trigger",
-      when: { any: [{ all: ["cancelled", { not: "notice_exception" }, { not: "extraordinary" }] }, { all: ["delay_3h", { not: "extraordinary" }] }] },
+      when: {
+        any: [
+          { all: ["cancelled", { not: "notice_exception" }, { not: "extraordinary" }] },
+          { all: ["delay_3h", { not: "extraordinary" }] },
+        ],
+      },
       then: "compensation_due",
       citation: "Arts 5, 7; Sturgeon",
     },
@@ -49,7 +54,12 @@ describe("exclusions", () => {
 
   it("passes once the delay branch requires a flight that was not cancelled", () => {
     const fixed = structuredClone(eu261Before);
-    fixed.rules[1]!.when = { any: [{ all: ["cancelled", { not: "notice_exception" }, { not: "extraordinary" }] }, { all: ["delay_3h", { not: "cancelled" }, { not: "extraordinary" }] }] };
+    fixed.rules[1]!.when = {
+      any: [
+        { all: ["cancelled", { not: "notice_exception" }, { not: "extraordinary" }] },
+        { all: ["delay_3h", { not: "cancelled" }, { not: "extraordinary" }] },
+      ],
+    };
     const diagnostics = createDiagnostics();
     expect(checkExclusions([node(fixed)], diagnostics)).toEqual({ groups: 1, pairs: 1, violated: 0 });
     expect(diagnostics.issues).toEqual([]);

@@ -25,7 +25,10 @@ describe("figures", () => {
     writeFileSync(join(contentDir, "travel/_figures.yaml"), FIGURES);
     const source = readFileSync(join(FIXTURES_DIR, "invalid/figure_conflict/travel/trv-start.md"), "utf8")
       .replace("amount: 300", "amount: {{fig:eu_band_short:value}}")
-      .replace("EU261 applies to departures from the EU", "The short band is {{fig:eu_band_short}}. EU261 applies to departures from the EU");
+      .replace(
+        "EU261 applies to departures from the EU",
+        "The short band is {{fig:eu_band_short}}. EU261 applies to departures from the EU",
+      );
     mkdirSync(join(contentDir, "travel"), { recursive: true });
     writeFileSync(join(contentDir, "travel/trv-start.md"), source);
     const result = await buildContent({ contentDir, outDir: join(tmp, "dist"), rootDir: tmp, write: false, previous: false });

@@ -49,7 +49,8 @@ describe("pipeline", () => {
     expect(second.buildId).toBe(first.buildId);
     const files = _listFiles(join(a, "dist", "data"));
     expect(_listFiles(join(b, "dist", "data"))).toEqual(files);
-    for (const f of files) expect(readFileSync(join(b, "dist", "data", f), "utf8"), f).toBe(readFileSync(join(a, "dist", "data", f), "utf8"));
+    for (const f of files)
+      expect(readFileSync(join(b, "dist", "data", f), "utf8"), f).toBe(readFileSync(join(a, "dist", "data", f), "utf8"));
   });
 
   it("in memory (write: false) emits the same bytes as on disk", async () => {
@@ -107,7 +108,11 @@ describe("pipeline", () => {
     expect(Object.keys(manifest.files).sort()).toEqual(_listFiles(data).filter((f) => f !== "manifest.json"));
     const { createHash } = await import("node:crypto");
     for (const [path, digest] of Object.entries(manifest.files)) {
-      expect(createHash("sha256").update(readFileSync(join(data, path))).digest("hex")).toBe(digest);
+      expect(
+        createHash("sha256")
+          .update(readFileSync(join(data, path)))
+          .digest("hex"),
+      ).toBe(digest);
     }
     expect(manifest).toMatchObject({ api_version: "0.9.23", content_date: "2026-11-05T10:00:00Z", node_count: 6 });
     expect(manifest.verticals.travel.nodes["trv-start"]).toMatchObject({ order: 1, trial: true, status: "active" });

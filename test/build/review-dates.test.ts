@@ -68,7 +68,9 @@ describe("review dates", () => {
     // With review_by before the announced date there is nothing to warn about.
     const path = join(contentDir, "travel", "trv-start.md");
     writeFileSync(path, readFileSync(path, "utf8").replace("review_by: 2099-06-01", "review_by: 2098-12-01"));
-    expect((await buildContent({ ...options, today: "2098-01-15" })).issues.filter((i) => i.code === "review_after_announcement")).toEqual([]);
+    expect((await buildContent({ ...options, today: "2098-01-15" })).issues.filter((i) => i.code === "review_after_announcement")).toEqual(
+      [],
+    );
   });
 
   it("warns on a node past its review_by", async () => {

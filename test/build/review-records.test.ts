@@ -36,12 +36,16 @@ describe("review records", () => {
   it("a heading that states another verdict than the record fails the build", async () => {
     const { tmp, contentDir, options, path } = setup("invalid/review_md_stale");
     writeReviewDocs(loadContent(resolveBuildConfig({ contentDir, rootDir: tmp })));
-    writeFileSync(path("REVIEW.md"), readFileSync(path("REVIEW.md"), "utf8").replace("## trv-care — corrected", "## trv-care — open (not edited)"));
+    writeFileSync(
+      path("REVIEW.md"),
+      readFileSync(path("REVIEW.md"), "utf8").replace("## trv-care — corrected", "## trv-care — open (not edited)"),
+    );
     const result = await buildContent(options);
     expect(result.ok).toBe(false);
     expect(result.issues.find((i) => i.code === "review_md_stale")).toMatchObject({
       line: expect.any(Number),
-      message: 'heading says trv-care is "open" but content/travel/_review.yaml records "corrected": drop the verdict from the heading or correct the record',
+      message:
+        'heading says trv-care is "open" but content/travel/_review.yaml records "corrected": drop the verdict from the heading or correct the record',
     });
   });
 

@@ -31,11 +31,20 @@ describe("rules", () => {
     expect(set.rules.map((r) => r.id)).toEqual(["due", "band"]);
     expect(set.rules[1]!.when).toEqual({
       op: "all",
-      args: [{ op: "outcome", name: "due" }, { op: "not", arg: { op: "fact", name: "b" } }],
+      args: [
+        { op: "outcome", name: "due" },
+        { op: "not", arg: { op: "fact", name: "b" } },
+      ],
     });
     expect(set.rules[0]!.source).toEqual({ id: "s", title: "Source title", url: "https://example.org" });
-    expect(set.facts).toEqual([{ id: "a", question: "A?" }, { id: "b", question: "B?" }]);
-    expect(set.outcomes).toEqual([{ id: "band", description: "Band." }, { id: "due", description: "Due." }]);
+    expect(set.facts).toEqual([
+      { id: "a", question: "A?" },
+      { id: "b", question: "B?" },
+    ]);
+    expect(set.outcomes).toEqual([
+      { id: "band", description: "Band." },
+      { id: "due", description: "Due." },
+    ]);
   });
 
   it("a node without logic compiles to an empty rule set", () => {
@@ -54,6 +63,8 @@ describe("rules", () => {
       }),
       diagnostics,
     );
-    expect(diagnostics.issues.map((i) => [i.code, i.message])).toEqual([["rule_cycle", "rules depend on each other's outcomes in a cycle: rx → ry → rx"]]);
+    expect(diagnostics.issues.map((i) => [i.code, i.message])).toEqual([
+      ["rule_cycle", "rules depend on each other's outcomes in a cycle: rx → ry → rx"],
+    ]);
   });
 });

@@ -15,21 +15,17 @@ describe("snippet passages", () => {
       "See CJEU C-146/20.",
       "Then stop.",
     ]);
-    expect(splitSentences("Regulation (EC) No. 261/2004 applies. Arts. 8 and 9 follow, e.g. The Hague rules, cf. Sturgeon v. Condor.")).toEqual([
-      "Regulation (EC) No. 261/2004 applies.",
-      "Arts. 8 and 9 follow, e.g. The Hague rules, cf. Sturgeon v. Condor.",
-    ]);
+    expect(
+      splitSentences("Regulation (EC) No. 261/2004 applies. Arts. 8 and 9 follow, e.g. The Hague rules, cf. Sturgeon v. Condor."),
+    ).toEqual(["Regulation (EC) No. 261/2004 applies.", "Arts. 8 and 9 follow, e.g. The Hague rules, cf. Sturgeon v. Condor."]);
   });
 
   it("keeps inline code and identifiers whole, drops code blocks, reads lists and tables", () => {
-    expect(toPassages("Set `is_ai_system` first. **Art. 50(1)**: tell people.\n\n- one item. Two.\n\n| fact | value |\n|---|---|\n| in_scope | yes |\n\n```\nnot. Quoted\n```")).toEqual([
-      "Set is_ai_system first.",
-      "Art. 50(1): tell people.",
-      "one item.",
-      "Two.",
-      "fact; value",
-      "in_scope; yes",
-    ]);
+    expect(
+      toPassages(
+        "Set `is_ai_system` first. **Art. 50(1)**: tell people.\n\n- one item. Two.\n\n| fact | value |\n|---|---|\n| in_scope | yes |\n\n```\nnot. Quoted\n```",
+      ),
+    ).toEqual(["Set is_ai_system first.", "Art. 50(1): tell people.", "one item.", "Two.", "fact; value", "in_scope; yes"]);
   });
 
   it("cuts a sentence longer than a snippet at a clause boundary outside any citation", () => {

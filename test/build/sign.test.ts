@@ -35,7 +35,11 @@ describe("build signatures", () => {
     // Each signature checks with node:crypto over the RFC 9421 base rebuilt from the manifest.
     const key = createPublicKey({ key: signing.public_key, format: "jwk" });
     for (const rel of served) {
-      const base = signatureBase(contentDigestFromHex(manifest.files[rel]!), formatIdentity(identityOfFile(rel, manifest)!), signatureParams(signing.kid));
+      const base = signatureBase(
+        contentDigestFromHex(manifest.files[rel]!),
+        formatIdentity(identityOfFile(rel, manifest)!),
+        signatureParams(signing.kid),
+      );
       expect(verify(null, Buffer.from(base), key, Buffer.from(signing.signatures[rel]!, "base64")), rel).toBe(true);
     }
   });

@@ -61,15 +61,26 @@ describe("validate", () => {
 
   it("accepts the questions a node answers, each one line ending with a question mark, and keeps them out of the version (issue 27)", () => {
     const plain = validate(`---\n${FM}\n---\n${LAYERS}`).nodes[0]!;
-    const asked = validate(`---\n${FM.replace("order: 1", 'questions:\n  - "Can I get my money back?"\n  - "Who pays for the hotel?"\norder: 1')}\n---\n${LAYERS}`);
+    const asked = validate(
+      `---\n${FM.replace("order: 1", 'questions:\n  - "Can I get my money back?"\n  - "Who pays for the hotel?"\norder: 1')}\n---\n${LAYERS}`,
+    );
     expect(asked.issues).toEqual([]);
     expect(asked.nodes[0]!.frontmatter.questions).toEqual(["Can I get my money back?", "Who pays for the hotel?"]);
     // Questions steer search only: no node response carries them, so they change no version.
     expect(asked.nodes[0]!.version).toBe(plain.version);
-    for (const bad of ['questions: []', 'questions:\n  - "Not a question."', 'questions:\n  - "Short?"', 'questions: "Is it one string?"', 'questions:\n  - "Twice the same?"\n  - "Twice the same?"']) {
+    for (const bad of [
+      "questions: []",
+      'questions:\n  - "Not a question."',
+      'questions:\n  - "Short?"',
+      'questions: "Is it one string?"',
+      'questions:\n  - "Twice the same?"\n  - "Twice the same?"',
+    ]) {
       const { nodes, issues } = validate(`---\n${FM.replace("order: 1", `${bad}\norder: 1`)}\n---\n${LAYERS}`);
       expect(nodes, bad).toEqual([]);
-      expect(issues.map((i) => [i.code, i.pointer?.startsWith("questions")]), bad).toEqual([["schema_invalid", true]]);
+      expect(
+        issues.map((i) => [i.code, i.pointer?.startsWith("questions")]),
+        bad,
+      ).toEqual([["schema_invalid", true]]);
     }
   });
 });

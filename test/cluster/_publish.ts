@@ -9,8 +9,13 @@ export function runPublish(args: string[], env: Record<string, string>): Promise
   const base = { ...process.env };
   for (const name of ["RELEASE_DIR", "RELEASE_REDIS_URL", "REDIS_URL", "REDIS_PREFIX"]) delete base[name];
   return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", "scripts/publish.ts", "--allow-dev-build", ...args], { env: { ...base, ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr });
-    });
+    execFile(
+      process.execPath,
+      ["--import", "tsx", "scripts/publish.ts", "--allow-dev-build", ...args],
+      { env: { ...base, ...env } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr });
+      },
+    );
   });
 }

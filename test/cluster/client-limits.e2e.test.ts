@@ -66,7 +66,11 @@ describe("per-client limits across two instances", () => {
   it("trial keys: a burst of 100 over both instances issues exactly the per-client hourly limit", async () => {
     const statuses = await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
-        fetch(`${instances[i % 2]!.url}/api/trial`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ agent_id: `limits-agent-${i}`, vertical: "travel" }) }).then(async (res) => {
+        fetch(`${instances[i % 2]!.url}/api/trial`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ agent_id: `limits-agent-${i}`, vertical: "travel" }),
+        }).then(async (res) => {
           await res.arrayBuffer();
           return res.status;
         }),

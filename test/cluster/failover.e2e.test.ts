@@ -40,8 +40,14 @@ for (const kind of ["a Redis Cluster", "a sentinel set"] as const) {
     });
 
     describe(`a primary of ${kind} killed under load`, () => {
-      it("loses no acknowledged key, answers 503 (never 500) in the window, recovers without restart; quota over-admission measured", { timeout: 150_000 }, async () => {
-        const issued = await postJson(`${instances[0]!.url}/api/keys`, { vertical: "travel" }, { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` });
+      it("loses no acknowledged key, answers 503 (never 500) in the window, recovers without restart; quota over-admission measured", {
+        timeout: 150_000,
+      }, async () => {
+        const issued = await postJson(
+          `${instances[0]!.url}/api/keys`,
+          { vertical: "travel" },
+          { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` },
+        );
         expect(issued.status).toBe(201);
         const member: string = issued.body.keys[0].key;
         const first = await fetch(`${instances[0]!.url}/api/demo?vertical=travel&node=trv-m3`, { headers: { "x-service-key": member } });
@@ -58,7 +64,11 @@ for (const kind of ["a Redis Cluster", "a sentinel set"] as const) {
             const instance = instances[i % instances.length]!;
             try {
               if (i % 4 === 0) {
-                const res = await postJson(`${instance.url}/api/keys`, { vertical: "travel", label: "failover" }, { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` });
+                const res = await postJson(
+                  `${instance.url}/api/keys`,
+                  { vertical: "travel", label: "failover" },
+                  { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` },
+                );
                 if (res.status === 201) {
                   tally.keys201++;
                   acknowledged.push(...res.body.keys.map((k: { key: string }) => k.key));
@@ -69,7 +79,12 @@ for (const kind of ["a Redis Cluster", "a sentinel set"] as const) {
                 const body = await res.text();
                 if (res.status === 200) tally.metered200++;
                 else if (res.status === 429) tally.metered429++;
-                else if (res.status === 503 && res.headers.get("content-type")?.includes("problem+json") && JSON.parse(body).code === "store_unavailable") tally.metered503++;
+                else if (
+                  res.status === 503 &&
+                  res.headers.get("content-type")?.includes("problem+json") &&
+                  JSON.parse(body).code === "store_unavailable"
+                )
+                  tally.metered503++;
                 else tally.other.push(`metered ${res.status} ${body.slice(0, 120)}`);
               }
             } catch (error) {

@@ -72,15 +72,27 @@ describe("uploadRelease", () => {
 
 describe("release store configuration", () => {
   it("RELEASE_REDIS_URL, else RELEASE_DIR, else REDIS_URL, else none", () => {
-    expect(resolveReleaseStore({ RELEASE_REDIS_URL: "redis://a", RELEASE_DIR: "rel", REDIS_URL: "redis://b" })).toEqual({ kind: "redis", url: "redis://a", prefix: "vkr:rel:" });
+    expect(resolveReleaseStore({ RELEASE_REDIS_URL: "redis://a", RELEASE_DIR: "rel", REDIS_URL: "redis://b" })).toEqual({
+      kind: "redis",
+      url: "redis://a",
+      prefix: "vkr:rel:",
+    });
     expect(resolveReleaseStore({ RELEASE_DIR: "rel", REDIS_URL: "redis://b" })).toMatchObject({ kind: "dir" });
-    expect(resolveReleaseStore({ REDIS_URL: "redis://b", REDIS_PREFIX: "prod:" })).toEqual({ kind: "redis", url: "redis://b", prefix: "prod:rel:" });
+    expect(resolveReleaseStore({ REDIS_URL: "redis://b", REDIS_PREFIX: "prod:" })).toEqual({
+      kind: "redis",
+      url: "redis://b",
+      prefix: "prod:rel:",
+    });
     expect(resolveReleaseStore({})).toBeNull();
   });
 
   it("REDIS_PREFIX may not contain braces; RELEASE_POLL_MS is bounded", () => {
     expect(() => resolveRuntimeConfig({ REDIS_PREFIX: "a{b}:" })).toThrow(ConfigError);
     expect(() => resolveRuntimeConfig({ RELEASE_POLL_MS: "0" })).toThrow(ConfigError);
-    expect(resolveRuntimeConfig({ REDIS_URL: "redis://h:6379" })).toMatchObject({ redisUrl: "redis://h:6379", redisPrefix: "vkr:", releasePollMs: 2000 });
+    expect(resolveRuntimeConfig({ REDIS_URL: "redis://h:6379" })).toMatchObject({
+      redisUrl: "redis://h:6379",
+      redisPrefix: "vkr:",
+      releasePollMs: 2000,
+    });
   });
 });

@@ -16,7 +16,12 @@ let instances: ChildServer[] = [];
 
 beforeAll(async () => {
   network = await startAgentNetwork();
-  instances = await startInstances(3, { DIST_DIR: buildContentTo(writeFixtureContent()), REDIS_URL: SHARED_REDIS_URL, REDIS_PREFIX: prefix, ...agentNetworkEnv(network) });
+  instances = await startInstances(3, {
+    DIST_DIR: buildContentTo(writeFixtureContent()),
+    REDIS_URL: SHARED_REDIS_URL,
+    REDIS_PREFIX: prefix,
+    ...agentNetworkEnv(network),
+  });
 });
 
 afterAll(async () => {
@@ -30,7 +35,9 @@ describe("per-use token across three instances", () => {
     const token = await network.mint({ valueMicros: 5 * 2000 });
     const results = await Promise.all(
       Array.from({ length: 30 }, async (_, i) => {
-        const res = await fetch(`${instances[i % 3]!.url}/api/demo?vertical=travel&node=trv-m${(i % 7) + 1}`, { headers: { "pay-network-pay-id": token } });
+        const res = await fetch(`${instances[i % 3]!.url}/api/demo?vertical=travel&node=trv-m${(i % 7) + 1}`, {
+          headers: { "pay-network-pay-id": token },
+        });
         const body = (await res.json()) as { code?: string };
         return res.status === 200 ? "served" : `${res.status} ${body.code}`;
       }),

@@ -19,7 +19,8 @@ let v1: string;
 let v2: string;
 let instance: ChildServer;
 
-const buildIdOf = (dist: string) => (JSON.parse(readFileSync(join(dist, "data", "manifest.json"), "utf8")) as { build_id: string }).build_id;
+const buildIdOf = (dist: string) =>
+  (JSON.parse(readFileSync(join(dist, "data", "manifest.json"), "utf8")) as { build_id: string }).build_id;
 
 beforeAll(async () => {
   v1 = buildContentTo(writeFixtureContent());

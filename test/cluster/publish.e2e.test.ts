@@ -26,11 +26,21 @@ const CHANGED_AT = "2026-11-21T08:00:00Z";
 
 const V2: FixtureOptions = {
   extraNodes: { travel: [{ id: "trv-m8", order: 8, next: [] }] },
-  dates: (_vertical, node) => (node.id === "trv-m8" ? { created: CHANGED_AT, updated: CHANGED_AT } : node.id === "trv-m2" ? { updated: CHANGED_AT } : undefined),
+  dates: (_vertical, node) =>
+    node.id === "trv-m8" ? { created: CHANGED_AT, updated: CHANGED_AT } : node.id === "trv-m2" ? { updated: CHANGED_AT } : undefined,
 };
-const V3: FixtureOptions = { ...V2, extraNodes: { travel: [{ id: "trv-m8", order: 8, next: [] }, { id: "trv-m9", order: 9, next: [] }] } };
+const V3: FixtureOptions = {
+  ...V2,
+  extraNodes: {
+    travel: [
+      { id: "trv-m8", order: 8, next: [] },
+      { id: "trv-m9", order: 9, next: [] },
+    ],
+  },
+};
 
-const buildIdOf = (dist: string) => (JSON.parse(readFileSync(join(dist, "data", "manifest.json"), "utf8")) as { build_id: string }).build_id;
+const buildIdOf = (dist: string) =>
+  (JSON.parse(readFileSync(join(dist, "data", "manifest.json"), "utf8")) as { build_id: string }).build_id;
 
 for (const topology of ["one Redis", "a Redis Cluster"] as const) {
   const prefix = uniquePrefix();
@@ -46,7 +56,11 @@ for (const topology of ["one Redis", "a Redis Cluster"] as const) {
       cluster = await startRedisCluster();
       storeEnv = { REDIS_URL: cluster.url, REDIS_PREFIX: prefix };
     }
-    dists = { v1: buildContentTo(writeFixtureContent()), v2: buildContentTo(writeFixtureContent(undefined, V2)), v3: buildContentTo(writeFixtureContent(undefined, V3)) };
+    dists = {
+      v1: buildContentTo(writeFixtureContent()),
+      v2: buildContentTo(writeFixtureContent(undefined, V2)),
+      v3: buildContentTo(writeFixtureContent(undefined, V3)),
+    };
     expect((await runPublish(["--dist", dists.v1], storeEnv)).code).toBe(0);
     instances = await startInstances(2, {
       ...storeEnv,
@@ -55,7 +69,8 @@ for (const topology of ["one Redis", "a Redis Cluster"] as const) {
       LOG_LEVEL: "info",
       RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, per_key_monthly: 1e9 }),
     });
-    member = (await postJson(`${instances[0]!.url}/api/keys`, { vertical: "all" }, { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` })).body.keys[0].key;
+    member = (await postJson(`${instances[0]!.url}/api/keys`, { vertical: "all" }, { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` })).body
+      .keys[0].key;
     load = startLoad(instances, member);
   }, 120_000);
 
@@ -80,7 +95,10 @@ for (const topology of ["one Redis", "a Redis Cluster"] as const) {
         expect(added.status).toBe(200);
         const feed = await getJson(`${instance.url}/v1/delta?since=2026-11-15T00:00:00Z`, { "x-service-key": member });
         expect(feed.status).toBe(200);
-        expect(feed.body.entries.map((e: { node_id: string; change: string }) => `${e.change} ${e.node_id}`).sort()).toEqual(["added trv-m8", "updated trv-m2"]);
+        expect(feed.body.entries.map((e: { node_id: string; change: string }) => `${e.change} ${e.node_id}`).sort()).toEqual([
+          "added trv-m8",
+          "updated trv-m2",
+        ]);
       }
     });
 
@@ -88,7 +106,8 @@ for (const topology of ["one Redis", "a Redis Cluster"] as const) {
       const rolledBack = await runPublish(["--rollback"], storeEnv);
       expect(rolledBack.output).toContain(`current release is ${buildIdOf(dists.v1)}`);
       await Promise.all(instances.map((i) => waitForBuild(i, buildIdOf(dists.v1))));
-      for (const instance of instances) expect((await getJson(`${instance.url}/api/demo?vertical=travel&node=trv-m8`, { "x-service-key": member })).status).toBe(404);
+      for (const instance of instances)
+        expect((await getJson(`${instance.url}/api/demo?vertical=travel&node=trv-m8`, { "x-service-key": member })).status).toBe(404);
     });
 
     it("a corrupted release is refused and logged; the build in service keeps serving", async () => {
@@ -125,7 +144,12 @@ function startLoad(targets: ChildServer[], key: string) {
   let stopped = false;
   let ok = 0;
   const failures: string[] = [];
-  const paths = ["/api/demo?vertical=travel&node=trv-m1", "/api/demo?vertical=travel", "/api/status", "/api/demo?vertical=travel&node=trv-m2&lean=true"];
+  const paths = [
+    "/api/demo?vertical=travel&node=trv-m1",
+    "/api/demo?vertical=travel",
+    "/api/status",
+    "/api/demo?vertical=travel&node=trv-m2&lean=true",
+  ];
   const worker = async (w: number) => {
     for (let i = w; !stopped; i++) {
       const url = targets[i % targets.length]!.url + paths[i % paths.length]!;

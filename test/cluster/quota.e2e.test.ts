@@ -23,7 +23,12 @@ for (const topology of ["one Redis", "a Redis Cluster"] as const) {
       if (topology === "a Redis Cluster") redisUrl = (cluster = await startRedisCluster()).url;
       const dist = buildContentTo(writeFixtureContent());
       // Many agents from one test client: the per-client new-identity limit is not under test here.
-      instances = await startInstances(3, { DIST_DIR: dist, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, NEW_IDENTITIES_PER_CLIENT_DAY: "1000000" });
+      instances = await startInstances(3, {
+        DIST_DIR: dist,
+        REDIS_URL: redisUrl,
+        REDIS_PREFIX: prefix,
+        NEW_IDENTITIES_PER_CLIENT_DAY: "1000000",
+      });
     }, 120_000);
 
     afterAll(async () => {
@@ -33,7 +38,8 @@ for (const topology of ["one Redis", "a Redis Cluster"] as const) {
     });
 
     it("report the Redis store as ready", async () => {
-      for (const instance of instances) expect((await getJson(`${instance.url}/readyz`)).body).toMatchObject({ status: "ready", store: "redis" });
+      for (const instance of instances)
+        expect((await getJson(`${instance.url}/readyz`)).body).toMatchObject({ status: "ready", store: "redis" });
     });
 
     it("600 concurrent requests on one fresh trial key admit exactly the hourly 200, and every instance reads 200", async () => {
@@ -42,10 +48,12 @@ for (const topology of ["one Redis", "a Redis Cluster"] as const) {
       const key: string = trial.body.key;
       const statuses = await Promise.all(
         Array.from({ length: 600 }, (_, i) =>
-          fetch(`${instances[i % 3]!.url}/api/demo?vertical=travel&node=trv-m1`, { headers: { "x-service-key": key } }).then(async (res) => {
-            await res.arrayBuffer();
-            return res.status;
-          }),
+          fetch(`${instances[i % 3]!.url}/api/demo?vertical=travel&node=trv-m1`, { headers: { "x-service-key": key } }).then(
+            async (res) => {
+              await res.arrayBuffer();
+              return res.status;
+            },
+          ),
         ),
       );
       const tally = statuses.reduce<Record<number, number>>((t, s) => ({ ...t, [s]: (t[s] ?? 0) + 1 }), {});
@@ -58,13 +66,17 @@ for (const topology of ["one Redis", "a Redis Cluster"] as const) {
     });
 
     it("a trial created on one instance is a duplicate on every other (one active trial per agent)", async () => {
-      const results = await Promise.all(instances.map((i) => postJson(`${i.url}/api/trial`, { agent_id: "cluster-dup-agent", vertical: "travel" })));
+      const results = await Promise.all(
+        instances.map((i) => postJson(`${i.url}/api/trial`, { agent_id: "cluster-dup-agent", vertical: "travel" })),
+      );
       expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409]);
     });
 
     it("waitlist joins spread over the instances get unique consecutive positions", async () => {
       const joins = await Promise.all(
-        Array.from({ length: 90 }, (_, i) => postJson(`${instances[i % 3]!.url}/api/waitlist`, { vertical: "legal", agent_id: `cluster-wl-${i}` })),
+        Array.from({ length: 90 }, (_, i) =>
+          postJson(`${instances[i % 3]!.url}/api/waitlist`, { vertical: "legal", agent_id: `cluster-wl-${i}` }),
+        ),
       );
       expect(joins.every((j) => j.status === 200)).toBe(true);
       const positions = joins.map((j) => j.body.position as number).sort((a, b) => a - b);

@@ -30,7 +30,8 @@ beforeAll(async () => {
     REDIS_URL: `redis://127.0.0.1:${redisPort}`,
     RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, per_key_monthly: 1e9 }),
   });
-  member = (await postJson(`${instances[0]!.url}/api/keys`, { vertical: "travel" }, { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` })).body.keys[0].key;
+  member = (await postJson(`${instances[0]!.url}/api/keys`, { vertical: "travel" }, { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` })).body
+    .keys[0].key;
 });
 
 afterAll(async () => {
@@ -52,14 +53,23 @@ describe("Redis stops mid-load and comes back", () => {
         try {
           if (i % 5 === 0) {
             // An acknowledged write: a key issued with 201 must survive the outage.
-            const res = await postJson(`${instance.url}/api/keys`, { vertical: "travel", label: "fault" }, { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` });
+            const res = await postJson(
+              `${instance.url}/api/keys`,
+              { vertical: "travel", label: "fault" },
+              { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` },
+            );
             if (res.status === 201) acknowledgedKeys.push(...res.body.keys.map((k: { key: string }) => k.key));
             else if (res.status !== 503) tally.other.push(`keys ${res.status}`);
           } else if (i % 2 === 0) {
             const res = await fetch(`${instance.url}/api/demo?vertical=travel&node=trv-m3`, { headers: { "x-service-key": member } });
             const body = await res.text();
             if (res.status === 200) tally.meteredOk++;
-            else if (res.status === 503 && res.headers.get("content-type")?.includes("problem+json") && JSON.parse(body).code === "store_unavailable") tally.metered503++;
+            else if (
+              res.status === 503 &&
+              res.headers.get("content-type")?.includes("problem+json") &&
+              JSON.parse(body).code === "store_unavailable"
+            )
+              tally.metered503++;
             else tally.other.push(`metered ${res.status} ${body.slice(0, 120)}`);
             if (outage) outageStatuses.add(`metered ${res.status}`);
           } else {
@@ -96,7 +106,11 @@ describe("Redis stops mid-load and comes back", () => {
     redis = await startRedis(redisPort, redisDir);
     const recoveredAt = Date.now();
     for (const instance of instances) {
-      await waitFor(async () => (await fetch(`${instance.url}/api/demo?vertical=travel&node=trv-m1`, { headers: { "x-service-key": member } })).status === 200, 10_000);
+      await waitFor(
+        async () =>
+          (await fetch(`${instance.url}/api/demo?vertical=travel&node=trv-m1`, { headers: { "x-service-key": member } })).status === 200,
+        10_000,
+      );
     }
     const recoveryMs = Date.now() - recoveredAt;
     await sleep(300);
@@ -143,7 +157,11 @@ function exitedOutputs(): string[] {
 }
 
 async function startRedis(port: number, dir: string): Promise<ChildProcess> {
-  const proc = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--appendfsync", "always", "--save", ""], { stdio: "ignore" });
+  const proc = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--appendfsync", "always", "--save", ""],
+    { stdio: "ignore" },
+  );
   await waitFor(async () => {
     if (proc.exitCode !== null) throw new Error(`redis-server exited with ${proc.exitCode}`);
     const { Redis } = await import("ioredis");

@@ -43,7 +43,17 @@ describe("real content", () => {
   it("the first 5 travel modules by order are exactly the trial ones", () => {
     const nodes = read<IndexGraph>("verticals/travel/index.json").nodes.filter((n) => n.status === "active");
     const byOrder = [...nodes].sort((a, b) => a.order - b.order);
-    expect(nodes.filter((n) => n.trial).map((n) => n.id).sort()).toEqual(byOrder.slice(0, 5).map((n) => n.id).sort());
+    expect(
+      nodes
+        .filter((n) => n.trial)
+        .map((n) => n.id)
+        .sort(),
+    ).toEqual(
+      byOrder
+        .slice(0, 5)
+        .map((n) => n.id)
+        .sort(),
+    );
   });
 
   it("every ai-compliance node is a trial node, and the catalogue resolves ethics to ai-compliance", () => {
@@ -59,7 +69,9 @@ describe("real content", () => {
       const questions = index.fields.indexOf("questions");
       for (const doc of index.docs) {
         expect(doc.lengths[questions], `${vertical.slug}/${doc.id} has no questions:`).toBeGreaterThan(0);
-        for (const passage of doc.passages.flat()) if (/\b(?:Arts?|Nos?|paras?|Sec|v|vs|cf|e\.g|i\.e|U\.S\.C|C\.F\.R|U\.S)\.$/.test(passage)) broken.push(`${doc.id}: …${passage.slice(-50)}`);
+        for (const passage of doc.passages.flat())
+          if (/\b(?:Arts?|Nos?|paras?|Sec|v|vs|cf|e\.g|i\.e|U\.S\.C|C\.F\.R|U\.S)\.$/.test(passage))
+            broken.push(`${doc.id}: …${passage.slice(-50)}`);
       }
     }
     // Two table cells of aic-timeline end with "first para." / "second para." by design.

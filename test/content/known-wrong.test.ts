@@ -35,7 +35,8 @@ describe("known-wrong figures from the fact base", () => {
       readFileSync(file, "utf8")
         .split("\n")
         .forEach((line, i) => {
-          if (wrong.test(line) && !line.includes(right) && !OUTDATED_MARKERS.test(line)) offending.push(`${file}:${i + 1}: ${line.trim().slice(0, 160)}`);
+          if (wrong.test(line) && !line.includes(right) && !OUTDATED_MARKERS.test(line))
+            offending.push(`${file}:${i + 1}: ${line.trim().slice(0, 160)}`);
         });
     }
     expect(offending).toEqual([]);

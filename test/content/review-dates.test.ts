@@ -24,7 +24,9 @@ describe("review dates in the content", () => {
 
   it("every node response carries reviewed and review_by, in that order of time", () => {
     expect(nodes.length).toBeGreaterThan(70);
-    const missing = nodes.filter(({ node }) => !DATE.test(node.reviewed ?? "") || !DATE.test(node.review_by ?? "") || node.review_by! < node.reviewed!);
+    const missing = nodes.filter(
+      ({ node }) => !DATE.test(node.reviewed ?? "") || !DATE.test(node.review_by ?? "") || node.review_by! < node.reviewed!,
+    );
     expect(missing.map(({ vertical, node }) => `${vertical}/${node.id}`)).toEqual([]);
   });
 
@@ -38,20 +40,40 @@ describe("review dates in the content", () => {
   });
 
   it("builds with no overdue review, no passed future-event statement and no review due after an announced date (as of the review date)", async () => {
-    const result = await buildContent({ contentDir: join(REPO_ROOT, "content"), outDir: join(DIST, "unused"), rootDir: REPO_ROOT, write: false, previous: false, today: "2026-11-23" });
+    const result = await buildContent({
+      contentDir: join(REPO_ROOT, "content"),
+      outDir: join(DIST, "unused"),
+      rootDir: REPO_ROOT,
+      write: false,
+      previous: false,
+      today: "2026-11-23",
+    });
     expect(result.ok).toBe(true);
-    expect(result.issues.filter((i) => i.code === "review_overdue" || i.code === "statement_outdated" || i.code === "review_after_announcement")).toEqual([]);
+    expect(
+      result.issues.filter((i) => i.code === "review_overdue" || i.code === "statement_outdated" || i.code === "review_after_announcement"),
+    ).toEqual([]);
   });
 
   it("every vertical keeps its review records in _review.yaml, one per node, and REVIEW.md agrees with them", async () => {
-    const verticals = readdirSync(join(REPO_ROOT, "content")).filter((d) => !d.startsWith("_") && existsSync(join(REPO_ROOT, "content", d, "_index.md")));
+    const verticals = readdirSync(join(REPO_ROOT, "content")).filter(
+      (d) => !d.startsWith("_") && existsSync(join(REPO_ROOT, "content", d, "_index.md")),
+    );
     expect(verticals.length).toBe(5);
     for (const v of verticals) {
       expect(existsSync(join(REPO_ROOT, "content", v, "_review.yaml")), v).toBe(true);
       expect(readFileSync(join(REPO_ROOT, "content", v, "REVIEW.md"), "utf8"), v).toContain("<!-- review-records:");
     }
-    const result = await buildContent({ contentDir: join(REPO_ROOT, "content"), outDir: join(DIST, "unused"), rootDir: REPO_ROOT, write: false, previous: false, release: true });
-    expect(result.issues.filter((i) => i.code.startsWith("review_record") || i.code === "review_md_stale" || i.code === "review_question_stale")).toEqual([]);
+    const result = await buildContent({
+      contentDir: join(REPO_ROOT, "content"),
+      outDir: join(DIST, "unused"),
+      rootDir: REPO_ROOT,
+      write: false,
+      previous: false,
+      release: true,
+    });
+    expect(
+      result.issues.filter((i) => i.code.startsWith("review_record") || i.code === "review_md_stale" || i.code === "review_question_stale"),
+    ).toEqual([]);
     expect(result.ok).toBe(true);
   });
 });

@@ -20,7 +20,12 @@ describe("content scenarios", () => {
     for (const { file, items } of files) {
       expect(Array.isArray(items), file).toBe(true);
       for (const s of items) {
-        expect(s, `${file}: ${s?.name}`).toMatchObject({ name: expect.any(String), vertical: expect.any(String), node: expect.any(String), basis: expect.any(String) });
+        expect(s, `${file}: ${s?.name}`).toMatchObject({
+          name: expect.any(String),
+          vertical: expect.any(String),
+          node: expect.any(String),
+          basis: expect.any(String),
+        });
         expect(typeof s.facts === "object" && typeof s.expect === "object", `${file}: ${s.name}`).toBe(true);
       }
     }
@@ -39,7 +44,8 @@ describe("content scenarios", () => {
           for (const o of s.expect.not_holds ?? []) expect(result.does_not_hold, context).toContain(o);
           for (const o of s.expect.undetermined ?? []) expect(result.undetermined, context).toContain(o);
           if (s.expect.missing) expect(result.missing_facts.map((f) => f.id).sort(), context).toEqual([...s.expect.missing].sort());
-          for (const [o, values] of Object.entries(s.expect.values ?? {})) expect(result.outcomes.find((x) => x.id === o)?.values, context).toEqual(values);
+          for (const [o, values] of Object.entries(s.expect.values ?? {}))
+            expect(result.outcomes.find((x) => x.id === o)?.values, context).toEqual(values);
           // Typed values come only with an outcome that holds.
           for (const o of result.outcomes) if (o.value !== true) expect(o.values, `${context}: ${o.id}`).toBeUndefined();
           const text = _nodeText(response);

@@ -30,7 +30,8 @@ function outcomes() {
     const dir = join(VERTICALS, vertical, "nodes");
     for (const file of readdirSync(dir).filter((f) => /^[a-z0-9-]+\.json$/.test(f))) {
       const node = (JSON.parse(readFileSync(join(dir, file), "utf8")) as NodeResponse).node;
-      for (const o of node.layers.logic?.outcomes ?? []) out.push({ where: `${vertical}/${node.id}#${o.id}`, description: o.description, values: o.values });
+      for (const o of node.layers.logic?.outcomes ?? [])
+        out.push({ where: `${vertical}/${node.id}#${o.id}`, description: o.description, values: o.values });
     }
   }
   return out;
@@ -66,7 +67,14 @@ describe("typed values on outcomes", () => {
   });
 
   it("the build's typed-value lint finds nothing in the content, so a release build passes it", async () => {
-    const result = await buildContent({ contentDir: join(REPO_ROOT, "content"), outDir: join(REPO_ROOT, "dist/unused"), rootDir: REPO_ROOT, write: false, previous: false, release: true });
+    const result = await buildContent({
+      contentDir: join(REPO_ROOT, "content"),
+      outDir: join(REPO_ROOT, "dist/unused"),
+      rootDir: REPO_ROOT,
+      write: false,
+      previous: false,
+      release: true,
+    });
     expect(result.issues.filter((i) => i.code === "value_untyped").map(formatIssue)).toEqual([]);
   });
 });

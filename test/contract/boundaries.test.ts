@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../build/_fixtures.ts";
 
 const BANNED_IN_RUNTIME = ["unified", "remark-parse", "gray-matter", "ajv", "ajv-formats", "gpt-tokenizer"];
-const IMPORT_RE = /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|(?:^|\n)\s*import\s*["']([^"']+)["']/g;
+const IMPORT_RE =
+  /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|(?:^|\n)\s*import\s*["']([^"']+)["']/g;
 
 function runtimeFiles(dir = join(REPO_ROOT, "runtime")): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -50,8 +51,9 @@ describe("contract: boundaries", () => {
     const production = [...files, join(REPO_ROOT, "scripts", "start.ts"), ...runtimeFiles(join(REPO_ROOT, "cli"))];
     const offenders = production.filter((f) => importsOf(f).some((spec) => spec.endsWith("dev-key.ts")));
     expect(offenders).toEqual([]);
-    const importers = readdirSync(join(REPO_ROOT, "scripts")).filter((f) => f.endsWith(".ts") && importsOf(join(REPO_ROOT, "scripts", f)).some((spec) => spec.endsWith("dev-key.ts")));
+    const importers = readdirSync(join(REPO_ROOT, "scripts")).filter(
+      (f) => f.endsWith(".ts") && importsOf(join(REPO_ROOT, "scripts", f)).some((spec) => spec.endsWith("dev-key.ts")),
+    );
     expect(importers).toEqual(["dev.ts"]);
   });
 });
-

@@ -2,17 +2,32 @@
 import { readFileSync } from "node:fs";
 import yaml from "js-yaml";
 import { describe, expect, it } from "vitest";
-import { cohortStatusOf, decideProgression, isConfidenceMet, meanConfidence, toScoreMicros, type ProgressionSnapshot } from "../../runtime/cohorts/cohort-machine.ts";
+import {
+  cohortStatusOf,
+  decideProgression,
+  isConfidenceMet,
+  meanConfidence,
+  toScoreMicros,
+  type ProgressionSnapshot,
+} from "../../runtime/cohorts/cohort-machine.ts";
 import type { Cohort } from "../../runtime/schema/catalog.ts";
 
 const COHORTS = (yaml.load(readFileSync("content/_catalog/cohorts.yaml", "utf8")) as { cohorts: Cohort[] }).cohorts;
-const snap = (over: Partial<ProgressionSnapshot>): ProgressionSnapshot => ({ active: "inaugural", seatsClaimed: 0, outcomeSubmissions: 0, outcomeConfidenceMicros: 0, ...over });
+const snap = (over: Partial<ProgressionSnapshot>): ProgressionSnapshot => ({
+  active: "inaugural",
+  seatsClaimed: 0,
+  outcomeSubmissions: 0,
+  outcomeConfidenceMicros: 0,
+  ...over,
+});
 /** n submissions with mean `mean` (in micro-units). */
 const outcomes = (n: number, meanMicros: number) => ({ outcomeSubmissions: n, outcomeConfidenceMicros: n * meanMicros });
 
 describe("decideProgression", () => {
   it("walks inaugural → core → growth → scale → cap with each cohort's loyalty credit from the data file", () => {
-    const steps = COHORTS.slice(0, -1).map((c) => decideProgression(COHORTS, snap({ active: c.name, seatsClaimed: c.member_cap, ...outcomes(10, 900_000) })));
+    const steps = COHORTS.slice(0, -1).map((c) =>
+      decideProgression(COHORTS, snap({ active: c.name, seatsClaimed: c.member_cap, ...outcomes(10, 900_000) })),
+    );
     expect(steps).toEqual([
       { kind: "advance", from: "inaugural", to: "core", loyaltyCreditUsdMicros: 1_900_000 },
       { kind: "advance", from: "core", to: "growth", loyaltyCreditUsdMicros: 4_900_000 },
@@ -23,14 +38,24 @@ describe("decideProgression", () => {
   });
 
   it("stays while a seat is open, whatever the confidence", () => {
-    expect(decideProgression(COHORTS, snap({ seatsClaimed: 899, ...outcomes(5, 1_000_000) }))).toEqual({ kind: "stay", active: "inaugural", reason: "seats_open" });
+    expect(decideProgression(COHORTS, snap({ seatsClaimed: 899, ...outcomes(5, 1_000_000) }))).toEqual({
+      kind: "stay",
+      active: "inaugural",
+      reason: "seats_open",
+    });
   });
 
   it("stays when full but the mean confidence is exactly 0.8 (must exceed), below it, or there are no submissions", () => {
     for (const o of [outcomes(10, 800_000), outcomes(3, 500_000), outcomes(0, 0)]) {
-      expect(decideProgression(COHORTS, snap({ seatsClaimed: 900, ...o }))).toEqual({ kind: "stay", active: "inaugural", reason: "confidence_not_met" });
+      expect(decideProgression(COHORTS, snap({ seatsClaimed: 900, ...o }))).toEqual({
+        kind: "stay",
+        active: "inaugural",
+        reason: "confidence_not_met",
+      });
     }
-    expect(decideProgression(COHORTS, snap({ seatsClaimed: 900, outcomeSubmissions: 10, outcomeConfidenceMicros: 8_000_001 })).kind).toBe("advance");
+    expect(decideProgression(COHORTS, snap({ seatsClaimed: 900, outcomeSubmissions: 10, outcomeConfidenceMicros: 8_000_001 })).kind).toBe(
+      "advance",
+    );
   });
 
   it("advances from an over-full cohort (seats beyond the cap while confidence lagged)", () => {
@@ -38,7 +63,11 @@ describe("decideProgression", () => {
   });
 
   it("never leaves the last tier", () => {
-    expect(decideProgression(COHORTS, snap({ active: "cap", seatsClaimed: 1e9, ...outcomes(1, 1_000_000) }))).toEqual({ kind: "stay", active: "cap", reason: "last_tier" });
+    expect(decideProgression(COHORTS, snap({ active: "cap", seatsClaimed: 1e9, ...outcomes(1, 1_000_000) }))).toEqual({
+      kind: "stay",
+      active: "cap",
+      reason: "last_tier",
+    });
   });
 
   it("rejects a cohort the catalogue does not have", () => {
@@ -62,7 +91,13 @@ describe("helpers", () => {
     expect(meanConfidence(3, 2_500_000)).toBe(0.833333);
   });
   it("reads each tier's status from the active one", () => {
-    expect(COHORTS.map((c) => cohortStatusOf(COHORTS, "core", c.name, c.name === "core" ? 3600 : 0))).toEqual(["closed", "full", "upcoming", "upcoming", "upcoming"]);
+    expect(COHORTS.map((c) => cohortStatusOf(COHORTS, "core", c.name, c.name === "core" ? 3600 : 0))).toEqual([
+      "closed",
+      "full",
+      "upcoming",
+      "upcoming",
+      "upcoming",
+    ]);
     expect(cohortStatusOf(COHORTS, "inaugural", "inaugural", 10)).toBe("open");
   });
 });

@@ -29,13 +29,21 @@ afterAll(() => svc?.close());
 
 const keys: Record<string, string> = {};
 async function issue(agent: string, quantity = 1) {
-  const res = await svc.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "travel", agent_id: agent, quantity } });
+  const res = await svc.request("/api/keys", {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    json: { vertical: "travel", agent_id: agent, quantity },
+  });
   expect(res.status).toBe(201);
   keys[agent] = res.body.keys[0].key;
   return res.body.keys as Array<{ key: string; cohort: string }>;
 }
 const telemetry = (agent: string, confidence_score: number) =>
-  svc.request("/api/telemetry", { method: "POST", headers: { "x-service-key": keys[agent]! }, json: { confidence_score, outcome: "succeeded" } });
+  svc.request("/api/telemetry", {
+    method: "POST",
+    headers: { "x-service-key": keys[agent]! },
+    json: { confidence_score, outcome: "succeeded" },
+  });
 const ledger = (account: string) => createCreditsStore(svc.service.deps.backend).list(account);
 const balance = (account: string) => createCreditsStore(svc.service.deps.backend).balance(account);
 
@@ -43,7 +51,12 @@ describe("cohort progression", () => {
   it("stays in inaugural while seats are open, then while confidence is not above 0.8", async () => {
     await issue("founder-1");
     await issue("founder-2", 2);
-    expect((await svc.request("/api/waitlist")).body.cohorts[0]).toMatchObject({ name: "inaugural", status: "open", seats_claimed: 2, seats_remaining: 1 });
+    expect((await svc.request("/api/waitlist")).body.cohorts[0]).toMatchObject({
+      name: "inaugural",
+      status: "open",
+      seats_claimed: 2,
+      seats_remaining: 1,
+    });
     // Confidence is high, but a seat is still open.
     expect((await telemetry("founder-1", 1)).body.cohort).toEqual({ active_cohort: "inaugural", opened: null });
     // A trial key never takes a seat.
@@ -57,7 +70,13 @@ describe("cohort progression", () => {
     expect(full.cohorts[0].status).toBe("full");
     expect(full.progression).toMatchObject({ outcome_submissions: 2, mean_outcome_confidence: 0.8 });
     const status = (await svc.request("/api/status")).body;
-    expect(status).toMatchObject({ active_cohort: "inaugural", inaugural_member_cap: 3, total_inaugural_registered: 3, inaugural_seats_remaining: 0, inaugural_status: "full" });
+    expect(status).toMatchObject({
+      active_cohort: "inaugural",
+      inaugural_member_cap: 3,
+      total_inaugural_registered: 3,
+      inaugural_seats_remaining: 0,
+      inaugural_status: "full",
+    });
     expect(await balance("founder-1")).toBe(0);
   });
 
@@ -84,7 +103,11 @@ describe("cohort progression", () => {
     expect((await telemetry("founder-3", 0.95)).body.cohort).toEqual({ active_cohort: "core", opened: null });
     expect(await balance("founder-2")).toBe(1_900_000);
     // The member sees the loyalty credit in its balance; a referral adds nothing until the friend pays.
-    const ref = await svc.request("/api/referral", { method: "POST", headers: { "x-service-key": keys["founder-1"]! }, json: { referring_key: keys["founder-1"], referred_agent_id: "friend-of-founder" } });
+    const ref = await svc.request("/api/referral", {
+      method: "POST",
+      headers: { "x-service-key": keys["founder-1"]! },
+      json: { referring_key: keys["founder-1"], referred_agent_id: "friend-of-founder" },
+    });
     expect(ref.body.credit_balance).toMatchObject({ usd_micros: 1_900_000, amount: "$1.90" });
     expect(ref.body.referral.status).toBe("pending");
   });

@@ -20,19 +20,29 @@ afterAll(async () => {
 
 async function burst(services: TestService[]): Promise<void> {
   const signal = (i: number) =>
-    services[i % services.length]!.request("/api/interest", { method: "POST", headers: { "x-forwarded-for": `198.51.100.${i % 200}` }, json: { vertical: `proposal-${i}`, agent_id: `proposer-${i}` } });
+    services[i % services.length]!.request("/api/interest", {
+      method: "POST",
+      headers: { "x-forwarded-for": `198.51.100.${i % 200}` },
+      json: { vertical: `proposal-${i}`, agent_id: `proposer-${i}` },
+    });
   const answers = await Promise.all(Array.from({ length: 260 }, (_, i) => signal(i)));
   const statuses = answers.map((a) => a.status);
   expect(statuses.filter((s) => s === 200)).toHaveLength(200);
   const refused = answers.filter((a) => a.status !== 200);
   expect(refused.every((a) => a.status === 400 && a.body.code === "vertical_not_allowed")).toBe(true);
-  const proposed = (await services[0]!.request("/api/interest/summary")).body.verticals.filter((r: { status: string }) => r.status === "proposed");
+  const proposed = (await services[0]!.request("/api/interest/summary")).body.verticals.filter(
+    (r: { status: string }) => r.status === "proposed",
+  );
   expect(proposed).toHaveLength(200);
   expect(proposed.every((r: { signals: number }) => r.signals === 1)).toBe(true);
   // A proposal that made it still takes signals; listed verticals are unaffected by the cap.
   const kept = proposed[0].vertical as string;
-  expect((await services[0]!.request("/api/interest", { method: "POST", json: { vertical: kept, agent_id: "late-fan" } })).body.signals).toBe(2);
-  expect((await services[0]!.request("/api/interest", { method: "POST", json: { vertical: "logistics", agent_id: "late-fan" } })).status).toBe(200);
+  expect(
+    (await services[0]!.request("/api/interest", { method: "POST", json: { vertical: kept, agent_id: "late-fan" } })).body.signals,
+  ).toBe(2);
+  expect(
+    (await services[0]!.request("/api/interest", { method: "POST", json: { vertical: "logistics", agent_id: "late-fan" } })).status,
+  ).toBe(200);
 }
 
 describe("proposed verticals are capped exactly under a concurrent burst", () => {

@@ -21,13 +21,21 @@ afterAll(async () => {
 });
 
 async function memberKey(agent: string | null, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await svc.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "travel", ...(agent ? { agent_id: agent } : {}), ...extra } });
+  const res = await svc.request("/api/keys", {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    json: { vertical: "travel", ...(agent ? { agent_id: agent } : {}), ...extra },
+  });
   expect(res.status).toBe(201);
   return res.body.keys[0].key;
 }
 /** The referred agent pays for a membership by agent-network token. */
 async function pays(agent: string) {
-  const res = await svc.request("/api/checkout", { method: "POST", headers: { "pay-network-pay-id": await network.mint({ now: svc.clock.now(), valueMicros: 50_000_000 }) }, json: checkoutBody("agent_network", { agent_id: agent }) });
+  const res = await svc.request("/api/checkout", {
+    method: "POST",
+    headers: { "pay-network-pay-id": await network.mint({ now: svc.clock.now(), valueMicros: 50_000_000 }) },
+    json: checkoutBody("agent_network", { agent_id: agent }),
+  });
   expect(res.status).toBe(201);
   return res.body.keys[0].key as string;
 }
@@ -42,29 +50,44 @@ describe("POST /api/referral", () => {
     const key = await memberKey("referrer-1");
     const res = await refer(key, { referring_key: key, referred_agent_id: "friend-1", method: "agent-to-agent" });
     expect(res.status).toBe(200);
-    expect(res.body.referral).toMatchObject({ referred_agent_id: "friend-1", method: "agent-to-agent", status: "pending", credited_usd_micros: 0, cycle: null, qualified_at: null });
+    expect(res.body.referral).toMatchObject({
+      referred_agent_id: "friend-1",
+      method: "agent-to-agent",
+      status: "pending",
+      credited_usd_micros: 0,
+      cycle: null,
+      qualified_at: null,
+    });
     expect(res.body.referral.id).toMatch(/^ref_/);
     expect(res.body.credit_balance).toEqual({ usd_micros: 0, amount: "$0", applies: "next_renewal" });
     expect(JSON.stringify(res.body)).not.toContain(key);
 
     const friendKey = await pays("friend-1");
     expect((await credits(key)).balance_usd_micros).toBe(1_500_000);
-    expect((await credits(key)).granted).toEqual([expect.objectContaining({ kind: "referral", amount_usd_micros: 1_500_000, reason: "referral of friend-1" })]);
+    expect((await credits(key)).granted).toEqual([
+      expect.objectContaining({ kind: "referral", amount_usd_micros: 1_500_000, reason: "referral of friend-1" }),
+    ]);
     // The friend buying more keys does not credit again.
-    await svc.request("/api/checkout", { method: "POST", headers: { "x-service-key": friendKey, "pay-network-pay-id": await network.mint({ now: svc.clock.now(), valueMicros: 50_000_000 }) }, json: checkoutBody("agent_network") });
+    await svc.request("/api/checkout", {
+      method: "POST",
+      headers: { "x-service-key": friendKey, "pay-network-pay-id": await network.mint({ now: svc.clock.now(), valueMicros: 50_000_000 }) },
+      json: checkoutBody("agent_network"),
+    });
     expect((await credits(key)).balance_usd_micros).toBe(1_500_000);
   });
 
   it("an invented referred_agent_id that never pays earns nothing", async () => {
     const key = await memberKey("referrer-inventor");
-    for (let i = 0; i < 3; i++) expect((await refer(key, { referring_key: key, referred_agent_id: `invented-${i}` })).body.referral.status).toBe("pending");
+    for (let i = 0; i < 3; i++)
+      expect((await refer(key, { referring_key: key, referred_agent_id: `invented-${i}` })).body.referral.status).toBe("pending");
     expect((await credits(key)).balance_usd_micros).toBe(0);
   });
 
   it("credits at most 4 per cycle ($6) as referred agents pay; the fifth is cap_reached; the next cycle credits again", async () => {
     const key = await memberKey("referrer-2");
     const referred = Array.from({ length: 5 }, fresh);
-    for (const agent of referred) expect((await refer(key, { referring_key: key, referred_agent_id: agent, method: "volume-broadcast" })).status).toBe(200);
+    for (const agent of referred)
+      expect((await refer(key, { referring_key: key, referred_agent_id: agent, method: "volume-broadcast" })).status).toBe(200);
     for (const agent of referred) await pays(agent);
     expect((await credits(key)).balance_usd_micros).toBe(6_000_000);
     const next = await refer(key, { referring_key: key, referred_agent_id: fresh() });
@@ -145,7 +168,11 @@ describe("POST /api/referral", () => {
   });
 
   it("keeps credit per account: every key of one account shares the balance", async () => {
-    const res = await svc.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "travel", agent_id: "two-key-account", quantity: 2 } });
+    const res = await svc.request("/api/keys", {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      json: { vertical: "travel", agent_id: "two-key-account", quantity: 2 },
+    });
     const [k1, k2] = res.body.keys.map((k: { key: string }) => k.key);
     const [f1, f2] = [fresh(), fresh()];
     await refer(k1, { referring_key: k1, referred_agent_id: f1 });

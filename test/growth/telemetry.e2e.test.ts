@@ -15,12 +15,18 @@ async function trialKey(agent = `pov-agent-${++agents}`, vertical = "ai-complian
   return res.body.key;
 }
 async function memberKey(agent: string): Promise<string> {
-  const res = await svc.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "travel", agent_id: agent } });
+  const res = await svc.request("/api/keys", {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    json: { vertical: "travel", agent_id: agent },
+  });
   expect(res.status).toBe(201);
   return res.body.keys[0].key;
 }
-const pov = (key: string | null, body: unknown) => svc.request("/api/telemetry/pov", { method: "POST", headers: key ? { "x-service-key": key } : {}, json: body });
-const outcome = (key: string | null, body: unknown) => svc.request("/api/telemetry", { method: "POST", headers: key ? { "x-service-key": key } : {}, json: body });
+const pov = (key: string | null, body: unknown) =>
+  svc.request("/api/telemetry/pov", { method: "POST", headers: key ? { "x-service-key": key } : {}, json: body });
+const outcome = (key: string | null, body: unknown) =>
+  svc.request("/api/telemetry", { method: "POST", headers: key ? { "x-service-key": key } : {}, json: body });
 
 describe("POST /api/telemetry/pov bounds", () => {
   it.each([0, 1, 0.5])("accepts confidence_score %s", async (score) => {
@@ -105,7 +111,13 @@ describe("Proof-of-Value aggregate", () => {
     const k3 = await trialKey();
     const first = await pov(k1, { trial_key: k1, confidence_score: 0.2, review: "first impression", intent_to_subscribe: false });
     expect(first.body.replaced).toBe(false);
-    const repeat = await pov(k1, { trial_key: k1, confidence_score: 0.95, review: "Saved us a failed filing.", intent_to_subscribe: true, modules_accessed: ["aic-start"] });
+    const repeat = await pov(k1, {
+      trial_key: k1,
+      confidence_score: 0.95,
+      review: "Saved us a failed filing.",
+      intent_to_subscribe: true,
+      modules_accessed: ["aic-start"],
+    });
     expect(repeat.body).toMatchObject({ replaced: true, trial_key_id: first.body.trial_key_id, evaluations: first.body.evaluations });
     await pov(k2, { trial_key: k2, confidence_score: 0.1, review: "Too shallow for our case.", intent_to_subscribe: false });
     await pov(k3, { trial_key: k3, confidence_score: 0.6 });
@@ -118,12 +130,24 @@ describe("Proof-of-Value aggregate", () => {
     expect(agg.intent_to_subscribe.share).toBeCloseTo(agg.intent_to_subscribe.yes / agg.evaluations, 6);
     expect(agg.mean_confidence_score).toBeGreaterThan(0);
     expect(agg.highlight_rule).toMatch(/highest confidence_score/);
-    expect(agg.highlighted_reviews.filter((r: { highlight: string }) => r.highlight === "top").every((r: { confidence_score: number }) => r.confidence_score >= 0.5)).toBe(true);
+    expect(
+      agg.highlighted_reviews
+        .filter((r: { highlight: string }) => r.highlight === "top")
+        .every((r: { confidence_score: number }) => r.confidence_score >= 0.5),
+    ).toBe(true);
     // The replaced review is gone; the strongest and the most critical ones are highlighted.
     const reviews = agg.highlighted_reviews.map((r: { review: string }) => r.review);
     expect(reviews).not.toContain("first impression");
-    expect(agg.highlighted_reviews.find((r: { review: string }) => r.review === "Saved us a failed filing.")).toMatchObject({ highlight: "top", confidence_score: 0.95, intent_to_subscribe: true, vertical: "ai-compliance" });
-    expect(agg.highlighted_reviews.find((r: { review: string }) => r.review === "Too shallow for our case.")).toMatchObject({ highlight: "critical", confidence_score: 0.1 });
+    expect(agg.highlighted_reviews.find((r: { review: string }) => r.review === "Saved us a failed filing.")).toMatchObject({
+      highlight: "top",
+      confidence_score: 0.95,
+      intent_to_subscribe: true,
+      vertical: "ai-compliance",
+    });
+    expect(agg.highlighted_reviews.find((r: { review: string }) => r.review === "Too shallow for our case.")).toMatchObject({
+      highlight: "critical",
+      confidence_score: 0.1,
+    });
     expect(agg.highlighted_reviews.length).toBeLessThanOrEqual(5);
     expect(JSON.stringify(agg)).not.toContain(k1);
   });
@@ -132,8 +156,14 @@ describe("Proof-of-Value aggregate", () => {
     const before = (await svc.request("/api/telemetry/pov")).body;
     // Another instance's submission: written straight into the shared store.
     await svc.service.deps.backend.records.setItem("pov:sub:other-instance", {
-      trial_key_id: "0000000000ff", vertical: "travel", confidence_score: 1, modules_accessed: [], intent_to_subscribe: true, review: null,
-      submitted_at: new Date(svc.clock.now()).toISOString(), first_submitted_at: new Date(svc.clock.now()).toISOString(),
+      trial_key_id: "0000000000ff",
+      vertical: "travel",
+      confidence_score: 1,
+      modules_accessed: [],
+      intent_to_subscribe: true,
+      review: null,
+      submitted_at: new Date(svc.clock.now()).toISOString(),
+      first_submitted_at: new Date(svc.clock.now()).toISOString(),
     });
     expect((await svc.request("/api/telemetry/pov")).body.evaluations).toBe(before.evaluations);
     svc.clock.advance(2000);
@@ -155,9 +185,23 @@ describe("Proof-of-Value aggregate", () => {
 describe("POST /api/telemetry (member Proof-of-Outcome)", () => {
   it("records a member's outcome and updates the aggregate", async () => {
     const key = await memberKey("outcome-member-1");
-    const res = await outcome(key, { confidence_score: 0.9, outcome: "succeeded", vertical: "travel", nodes_used: ["trv-m1"], tasks_completed: 12, errors_prevented: 2, tokens_saved: 40_000, notes: "n".repeat(1024) });
+    const res = await outcome(key, {
+      confidence_score: 0.9,
+      outcome: "succeeded",
+      vertical: "travel",
+      nodes_used: ["trv-m1"],
+      tasks_completed: 12,
+      errors_prevented: 2,
+      tokens_saved: 40_000,
+      notes: "n".repeat(1024),
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ recorded: true, kind: "proof_of_outcome", aggregate: { submissions: 1, mean_confidence_score: 0.9 }, cohort: { active_cohort: "inaugural", opened: null } });
+    expect(res.body).toMatchObject({
+      recorded: true,
+      kind: "proof_of_outcome",
+      aggregate: { submissions: 1, mean_confidence_score: 0.9 },
+      cohort: { active_cohort: "inaugural", opened: null },
+    });
     const second = await outcome(key, { confidence_score: 0.5 });
     expect(second.body.aggregate).toEqual({ submissions: 2, mean_confidence_score: 0.7 });
     expect((await svc.request("/api/waitlist")).body.progression).toMatchObject({ outcome_submissions: 2, mean_outcome_confidence: 0.7 });
@@ -176,7 +220,13 @@ describe("POST /api/telemetry (member Proof-of-Outcome)", () => {
     const key = await memberKey("outcome-member-2");
     expect((await outcome(key, { confidence_score: 0 })).status).toBe(200);
     expect((await outcome(key, { confidence_score: 1 })).status).toBe(200);
-    for (const body of [{ confidence_score: 1.0000001 }, { confidence_score: 0.5, notes: "n".repeat(1025) }, { confidence_score: 0.5, outcome: "great" }, { confidence_score: 0.5, tasks_completed: -1 }, {}]) {
+    for (const body of [
+      { confidence_score: 1.0000001 },
+      { confidence_score: 0.5, notes: "n".repeat(1025) },
+      { confidence_score: 0.5, outcome: "great" },
+      { confidence_score: 0.5, tasks_completed: -1 },
+      {},
+    ]) {
       const res = await outcome(key, body);
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
       expect(res.body.code).toBe("validation_failed");
@@ -186,7 +236,8 @@ describe("POST /api/telemetry (member Proof-of-Outcome)", () => {
 
 describe("POST /api/telemetry daily cap per membership key (OUTCOMES_PER_KEY_DAY)", () => {
   const DAY_MS = 86_400_000;
-  const progression = async () => (await svc.request("/api/waitlist")).body.progression as { outcome_submissions: number; mean_outcome_confidence: number };
+  const progression = async () =>
+    (await svc.request("/api/waitlist")).body.progression as { outcome_submissions: number; mean_outcome_confidence: number };
 
   it("refuses the N+1th submission of a UTC day without moving the mean, and accepts again the next day", async () => {
     const limit = svc.service.deps.config.outcomesPerKeyDay;

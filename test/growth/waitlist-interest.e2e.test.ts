@@ -5,11 +5,15 @@ import { buildContentTo } from "../helpers/build-fixture.ts";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
 
 let svc: TestService;
-beforeAll(async () => void (svc = await startTestService(buildContentTo(writeFixtureContent()), { INTEREST_ANON_PER_CLIENT_DAY: "3", TRUST_PROXY: "1" })));
+beforeAll(
+  async () =>
+    void (svc = await startTestService(buildContentTo(writeFixtureContent()), { INTEREST_ANON_PER_CLIENT_DAY: "3", TRUST_PROXY: "1" })),
+);
 afterAll(() => svc?.close());
 
 const join = (body: unknown) => svc.request("/api/waitlist", { method: "POST", json: body });
-const signal = (body: unknown, client = "203.0.113.1") => svc.request("/api/interest", { method: "POST", headers: { "x-forwarded-for": client }, json: body });
+const signal = (body: unknown, client = "203.0.113.1") =>
+  svc.request("/api/interest", { method: "POST", headers: { "x-forwarded-for": client }, json: body });
 
 describe("POST /api/waitlist", () => {
   it("gives positions in order, and the same agent its original position and confirmation again", async () => {
@@ -74,8 +78,14 @@ describe("GET /api/waitlist", () => {
       ["scale", "upcoming"],
       ["cap", "upcoming"],
     ]);
-    expect(before.cohorts[0]).toMatchObject({ member_cap: 900, price: "$19", price_usd_micros: 19_000_000, loyalty_credit_usd_micros: 1_900_000 });
-    const issue = (body: unknown) => svc.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: body });
+    expect(before.cohorts[0]).toMatchObject({
+      member_cap: 900,
+      price: "$19",
+      price_usd_micros: 19_000_000,
+      loyalty_credit_usd_micros: 1_900_000,
+    });
+    const issue = (body: unknown) =>
+      svc.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: body });
     await issue({ vertical: "travel", agent_id: "seat-holder", quantity: 3 });
     await issue({ vertical: "travel", agent_id: "seat-holder", quantity: 2 });
     const after = (await svc.request("/api/waitlist")).body;
@@ -92,7 +102,14 @@ describe("POST /api/interest and GET /api/interest/summary", () => {
   it("counts an agent once per vertical and ranks verticals by signals", async () => {
     const first = await signal({ vertical: "logistics", agent_id: "fan-1", use_case: "freight compliance" });
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ vertical: "logistics", registered: true, counted: true, signals: 1, threshold: 500, build_queue_active: false });
+    expect(first.body).toMatchObject({
+      vertical: "logistics",
+      registered: true,
+      counted: true,
+      signals: 1,
+      threshold: 500,
+      build_queue_active: false,
+    });
     expect((await signal({ vertical: "logistics", agent_id: "fan-1" })).body).toMatchObject({ counted: false, signals: 1 });
     await signal({ vertical: "logistics", agent_id: "fan-2" });
     await signal({ vertical: "logistics", contact: "fan3@example.com" });
@@ -154,13 +171,24 @@ describe("POST /api/interest and GET /api/interest/summary", () => {
   it("one client inventing agents is stopped after NEW_IDENTITIES_PER_CLIENT_DAY (50) new ones; known ones stay free", async () => {
     const from = "192.0.2.44";
     const joins = [];
-    for (let i = 0; i < 51; i++) joins.push(await svc.request("/api/waitlist", { method: "POST", headers: { "x-forwarded-for": from }, json: { vertical: "real-estate", agent_id: `inv-${i}` } }));
+    for (let i = 0; i < 51; i++)
+      joins.push(
+        await svc.request("/api/waitlist", {
+          method: "POST",
+          headers: { "x-forwarded-for": from },
+          json: { vertical: "real-estate", agent_id: `inv-${i}` },
+        }),
+      );
     expect(joins.slice(0, 50).every((r) => r.status === 200)).toBe(true);
     expect(joins[50]!.status).toBe(429);
     expect(joins[50]!.body.code).toBe("rate_limited");
     expect(Number(joins[50]!.headers.get("retry-after"))).toBeGreaterThan(0);
     // A known agent re-joining is not a new identity: still answered with its position.
-    const again = await svc.request("/api/waitlist", { method: "POST", headers: { "x-forwarded-for": from }, json: { vertical: "real-estate", agent_id: "inv-0" } });
+    const again = await svc.request("/api/waitlist", {
+      method: "POST",
+      headers: { "x-forwarded-for": from },
+      json: { vertical: "real-estate", agent_id: "inv-0" },
+    });
     expect(again.status).toBe(200);
     expect(again.body.already_registered).toBe(true);
     const signals = [];
@@ -181,28 +209,49 @@ describe("POST /api/interest and GET /api/interest/summary", () => {
   it("accepts a well-formed slug nobody listed yet and ranks it as proposed, with the 500 threshold (issue 19.6)", async () => {
     const first = await signal({ vertical: "quantum-widgets", agent_id: "qw-1", use_case: "widget compliance" });
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ vertical: "quantum-widgets", registered: true, counted: true, signals: 1, threshold: 500, build_queue_active: false });
+    expect(first.body).toMatchObject({
+      vertical: "quantum-widgets",
+      registered: true,
+      counted: true,
+      signals: 1,
+      threshold: 500,
+      build_queue_active: false,
+    });
     expect((await signal({ vertical: "quantum-widgets", agent_id: "qw-1" })).body.counted).toBe(false);
     expect((await signal({ vertical: "quantum-widgets", agent_id: "qw-2" })).body.signals).toBe(2);
     const longest = "z".repeat(64);
     expect((await signal({ vertical: longest, agent_id: "qw-1" })).status).toBe(200);
     const rows = (await svc.request("/api/interest/summary")).body.verticals;
-    expect(rows.find((r: { vertical: string }) => r.vertical === "quantum-widgets")).toMatchObject({ title: "quantum-widgets", status: "proposed", signals: 2, remaining_to_activate: 498 });
+    expect(rows.find((r: { vertical: string }) => r.vertical === "quantum-widgets")).toMatchObject({
+      title: "quantum-widgets",
+      status: "proposed",
+      signals: 2,
+      remaining_to_activate: 498,
+    });
     expect(rows.find((r: { vertical: string }) => r.vertical === longest)).toMatchObject({ status: "proposed", signals: 1 });
     expect(rows.map((r: { rank: number }) => r.rank)).toEqual(rows.map((_: unknown, i: number) => i + 1));
     // The per-client limits hold for new slugs as for listed ones: anonymous signals are capped per day.
     const anonymous = [];
     for (let i = 0; i < 4; i++) anonymous.push((await signal({ vertical: `anon-slug-${i}` }, "203.0.113.91")).status);
     expect(anonymous).toEqual([200, 200, 200, 429]);
-    expect((await svc.request("/api/interest/summary")).body.verticals.map((r: { vertical: string }) => r.vertical)).not.toContain("anon-slug-3");
+    expect((await svc.request("/api/interest/summary")).body.verticals.map((r: { vertical: string }) => r.vertical)).not.toContain(
+      "anon-slug-3",
+    );
   });
 
   it("activates a build queue at 500 signals", async () => {
     // 500 agents behind 20 addresses, 25 each: within the per-client limit on new identities.
-    await Promise.all(Array.from({ length: 499 }, (_, i) => signal({ vertical: "medical-analysis", agent_id: `med-${i}` }, `198.51.100.${i % 20}`)));
-    const at499 = (await svc.request("/api/interest/summary")).body.verticals.find((v: { vertical: string }) => v.vertical === "medical-analysis");
+    await Promise.all(
+      Array.from({ length: 499 }, (_, i) => signal({ vertical: "medical-analysis", agent_id: `med-${i}` }, `198.51.100.${i % 20}`)),
+    );
+    const at499 = (await svc.request("/api/interest/summary")).body.verticals.find(
+      (v: { vertical: string }) => v.vertical === "medical-analysis",
+    );
     expect(at499).toMatchObject({ rank: 1, signals: 499, build_queue_active: false, remaining_to_activate: 1 });
-    expect((await signal({ vertical: "medical-analysis", agent_id: "med-499" }, "198.51.100.19")).body).toMatchObject({ signals: 500, build_queue_active: true });
+    expect((await signal({ vertical: "medical-analysis", agent_id: "med-499" }, "198.51.100.19")).body).toMatchObject({
+      signals: 500,
+      build_queue_active: true,
+    });
     const at500 = (await svc.request("/api/interest/summary")).body.verticals[0];
     expect(at500).toMatchObject({ vertical: "medical-analysis", build_queue_active: true, remaining_to_activate: 0 });
   });

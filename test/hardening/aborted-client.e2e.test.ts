@@ -11,10 +11,14 @@ import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";
 
 let svc: TestService;
-beforeAll(async () => void (svc = await startTestService(buildContentTo(writeFixtureContent()), { HEADERS_TIMEOUT_MS: "400", REQUEST_TIMEOUT_MS: "800" })));
+beforeAll(
+  async () =>
+    void (svc = await startTestService(buildContentTo(writeFixtureContent()), { HEADERS_TIMEOUT_MS: "400", REQUEST_TIMEOUT_MS: "800" })),
+);
 afterAll(() => svc?.close());
 
-const HALF_BODY = 'POST /api/waitlist HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"vertical":';
+const HALF_BODY =
+  'POST /api/waitlist HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"vertical":';
 
 /** Opens a socket, writes `data`, then either destroys it after `destroyAfterMs` or waits for the server to close it. */
 function send(data: string, destroyAfterMs: number | null): Promise<string> {
@@ -45,7 +49,9 @@ async function requestLogs(from: number, path: string, count: number): Promise<a
 
 async function requestCount(status: number): Promise<number> {
   const text = (await svc.request("/metrics")).text;
-  const line = text.split("\n").find((l) => l.startsWith(`vkr_http_requests_total{route="/api/waitlist",method="POST",status="${status}"}`));
+  const line = text
+    .split("\n")
+    .find((l) => l.startsWith(`vkr_http_requests_total{route="/api/waitlist",method="POST",status="${status}"}`));
   return line ? Number(line.split(" ").at(-1)) : 0;
 }
 
@@ -56,7 +62,11 @@ describe("clients that do not finish their body", () => {
     const lines = await requestLogs(from, "/api/waitlist", 3);
     expect(lines.filter((l) => l.level === "error" || l.level === "warn")).toEqual([]);
     const requests = lines.filter((l) => l.msg === "request" && l.target === "/api/waitlist");
-    expect(requests.map((l) => [l.level, l.status])).toEqual([["info", 499], ["info", 499], ["info", 499]]);
+    expect(requests.map((l) => [l.level, l.status])).toEqual([
+      ["info", 499],
+      ["info", 499],
+      ["info", 499],
+    ]);
     expect(await requestCount(499)).toBe(3);
     expect(await requestCount(500)).toBe(0);
   });

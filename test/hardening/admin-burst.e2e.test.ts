@@ -20,7 +20,10 @@ let redis: ChildServer[] = [];
 
 beforeAll(async () => {
   const dist = buildContentTo(writeFixtureContent());
-  const [embedded, shared] = await Promise.all([startInstances(1, { DIST_DIR: dist }), startInstances(2, { DIST_DIR: dist, REDIS_URL: SHARED_REDIS_URL, REDIS_PREFIX: prefix })]);
+  const [embedded, shared] = await Promise.all([
+    startInstances(1, { DIST_DIR: dist }),
+    startInstances(2, { DIST_DIR: dist, REDIS_URL: SHARED_REDIS_URL, REDIS_PREFIX: prefix }),
+  ]);
   sqlite = embedded[0]!;
   redis = shared;
 });
@@ -33,7 +36,9 @@ afterAll(async () => {
 async function burst(targets: ChildServer[], path: string): Promise<Record<number, number>> {
   const share = BURST / targets.length;
   const all = await Promise.all(
-    targets.map((server, t) => socketBurst(server.url, share, (i) => ({ method: "GET", path, headers: { authorization: `Bearer wrong-guess-${t}-${i}` } }))),
+    targets.map((server, t) =>
+      socketBurst(server.url, share, (i) => ({ method: "GET", path, headers: { authorization: `Bearer wrong-guess-${t}-${i}` } })),
+    ),
   );
   return tally(all.flat());
 }
@@ -41,11 +46,20 @@ async function burst(targets: ChildServer[], path: string): Promise<Record<numbe
 /** `count` right bearers at once over `targets` (an operator issuing or listing keys in parallel). */
 async function rightBurst(targets: ChildServer[], count: number): Promise<Record<number, number>> {
   const share = count / targets.length;
-  const all = await Promise.all(targets.map((server) => socketBurst(server.url, share, () => ({ method: "GET", path: "/api/admin/keys", headers: { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` } }))));
+  const all = await Promise.all(
+    targets.map((server) =>
+      socketBurst(server.url, share, () => ({
+        method: "GET",
+        path: "/api/admin/keys",
+        headers: { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` },
+      })),
+    ),
+  );
   return tally(all.flat());
 }
 
-const admin = (server: ChildServer) => fetch(`${server.url}/api/admin/keys`, { headers: { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` } }).then((r) => r.status);
+const admin = (server: ChildServer) =>
+  fetch(`${server.url}/api/admin/keys`, { headers: { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` } }).then((r) => r.status);
 
 describe(`one burst of ${BURST} concurrent wrong admin bearers (limit ${LIMIT} per 15 minutes per client)`, () => {
   it("on SQLite: exactly the limit is evaluated, the rest is refused before comparing; right bearers used none of it", async () => {

@@ -31,7 +31,8 @@ async function start(env: Record<string, string>): Promise<TestService> {
   return svc;
 }
 async function memberKey(svc: TestService): Promise<string> {
-  return (await svc.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "all" } })).body.keys[0].key;
+  return (await svc.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "all" } }))
+    .body.keys[0].key;
 }
 const delta = (svc: TestService, key: string, query: string) => svc.request(`/v1/delta?${query}`, { headers: { "x-service-key": key } });
 
@@ -45,7 +46,11 @@ function forge(secret: string, at: string, id: string): string {
 describe("delta cursors without CURSOR_SECRET", () => {
   it("a cursor forged with the old public default is refused", async () => {
     const svc = await start({});
-    const res = await delta(svc, await memberKey(svc), `cursor=${encodeURIComponent(forge(OLD_PUBLIC_DEFAULT, "2000-01-01T00:00:00Z", "a"))}`);
+    const res = await delta(
+      svc,
+      await memberKey(svc),
+      `cursor=${encodeURIComponent(forge(OLD_PUBLIC_DEFAULT, "2000-01-01T00:00:00Z", "a"))}`,
+    );
     expect(res.status).toBe(400);
     expect(res.body.code).toBe("invalid_cursor");
   });

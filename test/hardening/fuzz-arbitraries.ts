@@ -36,7 +36,11 @@ export const NASTY_STRINGS = [
   "\r\nX-Injected: 1",
 ];
 
-export const nastyString = fc.oneof(fc.constantFrom(...NASTY_STRINGS), fc.string({ maxLength: 40 }), fc.string({ unit: "grapheme", maxLength: 20 }));
+export const nastyString = fc.oneof(
+  fc.constantFrom(...NASTY_STRINGS),
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: "grapheme", maxLength: 20 }),
+);
 
 /** Any JSON value, biased to shapes that break naive handlers. */
 export const anyJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
@@ -66,7 +70,9 @@ export function bodyFor(fieldNames: string[]): fc.Arbitrary<unknown> {
 
 /** Values for the `{name}` segments of a path; a segment that is empty, a dot segment or holds a slash would be another path. */
 export const pathParamsFor = (names: string[]) =>
-  fc.tuple(...names.map(() => nastyString.filter((v) => v !== "" && v !== "." && v !== ".." && !v.includes("/")))).map((values) => Object.fromEntries(names.map((n, i) => [n, values[i]!])));
+  fc
+    .tuple(...names.map(() => nastyString.filter((v) => v !== "" && v !== "." && v !== ".." && !v.includes("/"))))
+    .map((values) => Object.fromEntries(names.map((n, i) => [n, values[i]!])));
 
 /**
  * Explicit examples for an operation: each prototype word alone as each query parameter (so no
@@ -74,14 +80,30 @@ export const pathParamsFor = (names: string[]) =>
  * an extra JSON key, with every path parameter set to the word. Given to fast-check as
  * `examples`, so they run first in every seeded run, whatever the seed.
  */
-export function prototypeWordExamples(queryNames: string[], pathNames: string[], bodyFields: string[]): Array<[[string, string][], Record<string, string>, Record<string, string>, unknown, boolean]> {
+export function prototypeWordExamples(
+  queryNames: string[],
+  pathNames: string[],
+  bodyFields: string[],
+): Array<[[string, string][], Record<string, string>, Record<string, string>, unknown, boolean]> {
   return PROTOTYPE_WORDS.flatMap((word) => {
     const path = Object.fromEntries(pathNames.map((n) => [n, word]));
     const queries: [string, string][][] = [...queryNames.map((n): [string, string][] => [[n, word]]), [[word, word]]];
     const bodies: unknown[] = [...bodyFields.map((f) => ({ [f]: word })), Object.fromEntries([[word, word]])];
     return [
-      ...queries.map((query): [[string, string][], Record<string, string>, Record<string, string>, unknown, boolean] => [query, path, {}, {}, false]),
-      ...bodies.map((body): [[string, string][], Record<string, string>, Record<string, string>, unknown, boolean] => [[], path, {}, body, false]),
+      ...queries.map((query): [[string, string][], Record<string, string>, Record<string, string>, unknown, boolean] => [
+        query,
+        path,
+        {},
+        {},
+        false,
+      ]),
+      ...bodies.map((body): [[string, string][], Record<string, string>, Record<string, string>, unknown, boolean] => [
+        [],
+        path,
+        {},
+        body,
+        false,
+      ]),
     ];
   });
 }
@@ -93,8 +115,18 @@ export const headerSets = fc.record(
   {
     "x-service-key": nastyString,
     "pay-network-pay-id": nastyString,
-    authorization: fc.oneof(fc.constant("Bearer "), nastyString.map((s) => `Bearer ${s}`), nastyString),
-    "content-type": fc.constantFrom("application/json", "text/plain", "application/x-www-form-urlencoded", "application/json; charset=utf-16", ""),
+    authorization: fc.oneof(
+      fc.constant("Bearer "),
+      nastyString.map((s) => `Bearer ${s}`),
+      nastyString,
+    ),
+    "content-type": fc.constantFrom(
+      "application/json",
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "application/json; charset=utf-16",
+      "",
+    ),
     "if-none-match": nastyString,
     "idempotency-key": nastyString,
   },

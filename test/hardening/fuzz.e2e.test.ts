@@ -20,7 +20,11 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService(buildContentTo(writeFixtureContent()), { ANON_RATE_PER_MINUTE: "100000000", TRIALS_PER_CLIENT_HOUR: "100000000", MAX_BODY_BYTES: "65536" });
+  svc = await startTestService(buildContentTo(writeFixtureContent()), {
+    ANON_RATE_PER_MINUTE: "100000000",
+    TRIALS_PER_CLIENT_HOUR: "100000000",
+    MAX_BODY_BYTES: "65536",
+  });
 });
 afterAll(() => svc?.close());
 
@@ -31,18 +35,25 @@ describe.each(fuzzable.map((op) => [`${op.method.toUpperCase()} ${op.path}`, op]
     const queryNames = (op.params ?? []).filter((p) => p.in === "query").map((p) => p.name);
     const pathNames = (op.params ?? []).filter((p) => p.in === "path").map((p) => p.name);
     await fc.assert(
-      fc.asyncProperty(queryFor(queryNames), pathParamsFor(pathNames), headerSets, bodyFor(bodyFields), fc.boolean(), async (query, pathParams, headers, body, rawGarbage) => {
-        const { path, init } = _toRequest(op, query, pathParams, headers, body, rawGarbage);
-        let res;
-        try {
-          res = await svc.request(path, init);
-        } catch (error) {
-          // The OpenAPI check throws on any undocumented answer: that is a finding, keep it.
-          throw new Error(`${op.method} ${path}: ${(error as Error).message}`);
-        }
-        expect(res.status, `${op.method} ${path} → ${res.status} ${res.text.slice(0, 300)}`).toBeLessThan(500);
-        if (res.status >= 400) expect(res.headers.get("content-type")).toBe("application/problem+json");
-      }),
+      fc.asyncProperty(
+        queryFor(queryNames),
+        pathParamsFor(pathNames),
+        headerSets,
+        bodyFor(bodyFields),
+        fc.boolean(),
+        async (query, pathParams, headers, body, rawGarbage) => {
+          const { path, init } = _toRequest(op, query, pathParams, headers, body, rawGarbage);
+          let res;
+          try {
+            res = await svc.request(path, init);
+          } catch (error) {
+            // The OpenAPI check throws on any undocumented answer: that is a finding, keep it.
+            throw new Error(`${op.method} ${path}: ${(error as Error).message}`);
+          }
+          expect(res.status, `${op.method} ${path} → ${res.status} ${res.text.slice(0, 300)}`).toBeLessThan(500);
+          if (res.status >= 400) expect(res.headers.get("content-type")).toBe("application/problem+json");
+        },
+      ),
       { seed: SEED, numRuns: RUNS, endOnFailure: true, examples: prototypeWordExamples(queryNames, pathNames, bodyFields) },
     );
     expect((await fetch(svc.url + "/healthz")).status).toBe(200);
@@ -51,7 +62,11 @@ describe.each(fuzzable.map((op) => [`${op.method.toUpperCase()} ${op.path}`, op]
 
 describe("transport-level abuse", () => {
   it("caps request bodies with 413", async () => {
-    const res = await svc.request("/api/trial", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ agent_id: "x".repeat(70_000) }) });
+    const res = await svc.request("/api/trial", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ agent_id: "x".repeat(70_000) }),
+    });
     expect(res.status).toBe(413);
     expect(res.body.code).toBe("body_too_large");
   });
@@ -99,8 +114,14 @@ function _sampleRequests(op: (typeof fuzzable)[number], count: number, seed: num
   const bodyFields = op.body && "properties" in op.body ? Object.keys((op.body as unknown as { properties: object }).properties) : [];
   const queryNames = (op.params ?? []).filter((p) => p.in === "query").map((p) => p.name);
   const pathNames = (op.params ?? []).filter((p) => p.in === "path").map((p) => p.name);
-  const samples = fc.sample(fc.tuple(queryFor(queryNames), pathParamsFor(pathNames), headerSets, bodyFor(bodyFields), fc.boolean()), { seed, numRuns: count });
-  return samples.map(([query, pathParams, headers, body, rawGarbage], n) => ({ n, ..._toRequest(op, query, pathParams, headers, body, rawGarbage) }));
+  const samples = fc.sample(fc.tuple(queryFor(queryNames), pathParamsFor(pathNames), headerSets, bodyFor(bodyFields), fc.boolean()), {
+    seed,
+    numRuns: count,
+  });
+  return samples.map(([query, pathParams, headers, body, rawGarbage], n) => ({
+    n,
+    ..._toRequest(op, query, pathParams, headers, body, rawGarbage),
+  }));
 }
 
 /** One generated input as an HTTP request: a POST sends the body, or unterminated JSON. */

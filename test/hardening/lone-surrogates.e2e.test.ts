@@ -36,9 +36,15 @@ describe("lone surrogates in ids", () => {
   });
 
   it("admin issuance and referrals: agent ids are refused the same way, and so is a lone surrogate in a key of the body", async () => {
-    expectRefused(await post("/api/keys", { vertical: "travel", agent_id: "\udfff" }, { authorization: `Bearer ${ADMIN_KEY}` }), "/agent_id");
+    expectRefused(
+      await post("/api/keys", { vertical: "travel", agent_id: "\udfff" }, { authorization: `Bearer ${ADMIN_KEY}` }),
+      "/agent_id",
+    );
     const key = (await post("/api/keys", { vertical: "travel" }, { authorization: `Bearer ${ADMIN_KEY}` })).body.keys[0].key;
-    expectRefused(await post("/api/referral", { referring_key: key, referred_agent_id: "\udffe" }, { "x-service-key": key }), "/referred_agent_id");
+    expectRefused(
+      await post("/api/referral", { referring_key: key, referred_agent_id: "\udffe" }, { "x-service-key": key }),
+      "/referred_agent_id",
+    );
     expectRefused(await post("/api/waitlist", { vertical: "legal", agent_id: "ok", ["\udfff"]: 1 }), "/");
   });
 });

@@ -15,7 +15,10 @@ const BURST = 240;
 const PAGES = ["/browse", "/browse/travel", "/browse/travel/trv-m1", "/llms.txt", "/llms-full.txt"];
 
 let svc: TestService;
-beforeAll(async () => void (svc = await startTestService(buildContentTo(writeFixtureContent()), { ANON_RATE_PER_MINUTE: String(LIMIT), TRUST_PROXY: "1" })));
+beforeAll(
+  async () =>
+    void (svc = await startTestService(buildContentTo(writeFixtureContent()), { ANON_RATE_PER_MINUTE: String(LIMIT), TRUST_PROXY: "1" })),
+);
 afterAll(() => svc?.close());
 
 const from = (client: string, extra: Record<string, string> = {}) => ({ headers: { "x-forwarded-for": client, ...extra } });
@@ -26,7 +29,11 @@ describe("per-client limit on the free pages", () => {
   });
 
   it(`one burst of ${BURST} over all the pages from one client gets exactly ${LIMIT} served`, async () => {
-    const statuses = await socketBurst(svc.url, BURST, (i) => ({ method: "GET", path: PAGES[i % PAGES.length]!, headers: { "x-forwarded-for": "10.1.0.1" } }));
+    const statuses = await socketBurst(svc.url, BURST, (i) => ({
+      method: "GET",
+      path: PAGES[i % PAGES.length]!,
+      headers: { "x-forwarded-for": "10.1.0.1" },
+    }));
     expect(tally(statuses)).toEqual({ 200: LIMIT, 429: BURST - LIMIT });
   });
 

@@ -42,7 +42,8 @@ describe("prototype-named input over MCP", () => {
     expect(tools.length).toBeGreaterThan(3);
     for (const tool of tools) {
       for (const word of PROTOTYPE_WORDS) {
-        for (const args of argumentSets(tool.inputSchema, word)) expectHandled(await rpc("tools/call", { name: tool.name, arguments: args }), `tool ${tool.name} ${JSON.stringify(args)}`);
+        for (const args of argumentSets(tool.inputSchema, word))
+          expectHandled(await rpc("tools/call", { name: tool.name, arguments: args }), `tool ${tool.name} ${JSON.stringify(args)}`);
       }
     }
   });

@@ -28,7 +28,11 @@ beforeAll(async () => {
   facilitator = await startFacilitator();
   svc = await startTestService(buildContentTo(writeFixtureContent()), { ...agentNetworkEnv(network, true), ...x402Env(facilitator) });
   keys.push((await svc.request("/api/trial", { method: "POST", json: { agent_id: "hygiene" } })).body.key);
-  const issued = await svc.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "travel", quantity: 3 } });
+  const issued = await svc.request("/api/keys", {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    json: { vertical: "travel", quantity: 3 },
+  });
   keys.push(...issued.body.keys.map((k: { key: string }) => k.key));
   for (const key of keys) {
     await svc.request("/api/demo?vertical=ai-compliance&node=aic-start", { headers: { "x-service-key": key } });
@@ -46,11 +50,15 @@ afterAll(async () => {
 
 /** Checkouts whose 201 is saved for replay: agent network under an Idempotency-Key, and x402. */
 async function buyAndReplayCheckouts() {
-  const buy = (json: Record<string, unknown>, headers: Record<string, string> = {}) => svc.request("/api/checkout", { method: "POST", headers, json });
+  const buy = (json: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    svc.request("/api/checkout", { method: "POST", headers, json });
 
   const idempotencyKey = `hygiene-idem-${randomUUID()}`;
   const networkBody = { vertical: "travel", payment_method: "agent_network", agent_id: "hygiene-network", quantity: 2 };
-  const networkHeaders = { "pay-network-pay-id": await network.mint({ now: svc.clock.now(), valueMicros: 100_000_000 }), "idempotency-key": idempotencyKey };
+  const networkHeaders = {
+    "pay-network-pay-id": await network.mint({ now: svc.clock.now(), valueMicros: 100_000_000 }),
+    "idempotency-key": idempotencyKey,
+  };
   const bought = await buy(networkBody, networkHeaders);
   const replayed = await buy(networkBody, networkHeaders);
   expect(bought.status).toBe(201);
@@ -75,7 +83,9 @@ async function buyAndReplayCheckouts() {
 describe("secret hygiene", () => {
   it("stores keys only as hashes", () => {
     const dir = svc.service.deps.config.dataDir;
-    const bytes = readdirSync(dir).map((f) => readFileSync(join(dir, f)).toString("latin1")).join("\n");
+    const bytes = readdirSync(dir)
+      .map((f) => readFileSync(join(dir, f)).toString("latin1"))
+      .join("\n");
     expect(bytes.length).toBeGreaterThan(0);
     expect(keys).toHaveLength(1 + 3 + 2 + 1);
     for (const key of keys) {
@@ -98,7 +108,10 @@ describe("secret hygiene", () => {
     expect(res.headers.get("referrer-policy")).toBe("no-referrer");
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     expect(res.headers.get("access-control-allow-credentials")).toBeNull();
-    const preflight = await fetch(svc.url + "/api/demo", { method: "OPTIONS", headers: { origin: "https://evil.example", "access-control-request-headers": "x-service-key" } });
+    const preflight = await fetch(svc.url + "/api/demo", {
+      method: "OPTIONS",
+      headers: { origin: "https://evil.example", "access-control-request-headers": "x-service-key" },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-headers")).toContain("X-Service-Key");
     expect(preflight.headers.get("access-control-allow-origin")).toBe("*");

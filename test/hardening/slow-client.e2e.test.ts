@@ -9,7 +9,10 @@ import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";
 
 let svc: TestService;
-beforeAll(async () => void (svc = await startTestService(buildContentTo(writeFixtureContent()), { HEADERS_TIMEOUT_MS: "400", REQUEST_TIMEOUT_MS: "800" })));
+beforeAll(
+  async () =>
+    void (svc = await startTestService(buildContentTo(writeFixtureContent()), { HEADERS_TIMEOUT_MS: "400", REQUEST_TIMEOUT_MS: "800" })),
+);
 afterAll(() => svc?.close());
 
 /** Writes `data`, then waits for the server to close the socket; returns what it sent and when. */
@@ -34,7 +37,9 @@ describe("slow clients", () => {
   });
 
   it("a client that stalls in the middle of its body gets 408 and is disconnected", async () => {
-    const { text } = await stall("POST /api/waitlist HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"vertical\":");
+    const { text } = await stall(
+      'POST /api/waitlist HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"vertical":',
+    );
     expect(text).toMatch(/^HTTP\/1\.1 408/);
   });
 

@@ -16,10 +16,14 @@ export interface RawRequest {
 export async function socketBurst(url: string, count: number, request: (i: number) => RawRequest): Promise<number[]> {
   const { port, hostname } = new URL(url);
   const sockets = await Promise.all(
-    Array.from({ length: count }, () => new Promise<Socket>((resolve, reject) => {
-      const socket = connect(Number(port), hostname, () => resolve(socket));
-      socket.once("error", reject);
-    })),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Socket>((resolve, reject) => {
+          const socket = connect(Number(port), hostname, () => resolve(socket));
+          socket.once("error", reject);
+        }),
+    ),
   );
   const answers = sockets.map(
     (socket) =>
@@ -49,5 +53,7 @@ function _serialize(req: RawRequest, host: string): string {
   const body = req.body ?? "";
   const headers: Record<string, string> = { host, connection: "close", ...req.headers };
   if (body || req.method !== "GET") headers["content-length"] = String(Buffer.byteLength(body));
-  return `${req.method} ${req.path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n${body}`;
+  return `${req.method} ${req.path} HTTP/1.1\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join("")}\r\n${body}`;
 }

@@ -39,7 +39,12 @@ const VERTICALS: Record<string, FixtureNode[]> = {
     { id: "aic-start", order: 1, next: ["aic-second"], rules: true },
     { id: "aic-second", order: 2, next: [] },
   ],
-  travel: Array.from({ length: 7 }, (_, i) => ({ id: `trv-m${i + 1}`, order: i + 1, next: i < 6 ? [`trv-m${i + 2}`] : [], rules: i === 0 })),
+  travel: Array.from({ length: 7 }, (_, i) => ({
+    id: `trv-m${i + 1}`,
+    order: i + 1,
+    next: i < 6 ? [`trv-m${i + 2}`] : [],
+    rules: i === 0,
+  })),
   "a2a-handoff": [{ id: "a2a-one", order: 1, next: [] }],
   "real-estate": [
     { id: "re-one", order: 1, next: ["re-two"] },
@@ -60,7 +65,10 @@ export function writeFixtureContent(root = mkdtempSync(join(tmpdir(), "vkr-conte
     }
     const dir = join(root, vertical);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "_index.md"), `---\ntitle: Fixture ${vertical}\nsummary: A small fixture vertical used by the runtime tests of ${vertical}.\nroot: ${nodes[0]!.id}\n---\n`);
+    writeFileSync(
+      join(dir, "_index.md"),
+      `---\ntitle: Fixture ${vertical}\nsummary: A small fixture vertical used by the runtime tests of ${vertical}.\nroot: ${nodes[0]!.id}\n---\n`,
+    );
     for (const node of nodes) writeFileSync(join(dir, `${node.id}.md`), _node(node, options.dates?.(vertical, node) ?? {}));
   }
   return root;

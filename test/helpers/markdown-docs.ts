@@ -34,7 +34,8 @@ export function codeBlocks(file = "README.md"): NamedBlock[] {
       pending = MARKER_RE.exec(node.value.trim())?.[1] ?? null;
       continue;
     }
-    if (node.type === "code") out.push({ name: pending, lang: node.lang ?? null, code: (node as Code).value, line: node.position?.start.line ?? 0 });
+    if (node.type === "code")
+      out.push({ name: pending, lang: node.lang ?? null, code: (node as Code).value, line: node.position?.start.line ?? 0 });
     pending = null;
   }
   return out;
@@ -51,7 +52,8 @@ export function readmeBlock(name: string): string {
 export function markdownLinks(text: string): Array<{ url: string; line: number }> {
   const out: Array<{ url: string; line: number }> = [];
   const walk = (node: Root | RootContent) => {
-    if ((node.type === "link" || node.type === "definition") && "url" in node) out.push({ url: node.url, line: node.position?.start.line ?? 0 });
+    if ((node.type === "link" || node.type === "definition") && "url" in node)
+      out.push({ url: node.url, line: node.position?.start.line ?? 0 });
     if ("children" in node) for (const child of node.children) walk(child);
   };
   walk(parseMarkdown(text));
@@ -62,7 +64,8 @@ export function markdownLinks(text: string): Array<{ url: string; line: number }
 export function headingAnchors(text: string): Set<string> {
   const slug = createSlugger();
   const anchors = new Set<string>();
-  const textOf = (node: RootContent): string => ("value" in node && typeof node.value === "string" ? node.value : "children" in node ? node.children.map(textOf).join("") : "");
+  const textOf = (node: RootContent): string =>
+    "value" in node && typeof node.value === "string" ? node.value : "children" in node ? node.children.map(textOf).join("") : "";
   for (const node of parseMarkdown(text).children) if (node.type === "heading") anchors.add(slug(node.children.map(textOf).join("")));
   return anchors;
 }

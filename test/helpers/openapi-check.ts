@@ -25,7 +25,8 @@ export function createOpenApiChecker(doc: Doc = createOpenApiDocument({ apiVersi
     // A negotiated response documents several media types: check against the one that was sent.
     const entries = Object.entries(response.content as Record<string, { schema: unknown }>);
     const [mediaType, media] = entries.find(([t]) => contentType?.startsWith(t)) ?? entries[0]!;
-    if (contentType && !contentType.startsWith(mediaType)) return [`${method} ${path} ${status}: content-type ${contentType}, documented ${mediaType}`];
+    if (contentType && !contentType.startsWith(mediaType))
+      return [`${method} ${path} ${status}: content-type ${contentType}, documented ${mediaType}`];
     const schema = mediaType === "application/problem+json" ? { $ref: "#/components/schemas/Problem" } : media.schema;
     const key = `${method} ${path} ${status} ${mediaType}`;
     let validate = cache.get(key);
@@ -43,7 +44,11 @@ function _findPathItem(paths: Record<string, Record<string, any>>, path: string)
   const segments = path.split("/");
   for (const [template, item] of Object.entries(paths)) {
     const parts = template.split("/");
-    if (parts.length === segments.length && parts.every((p, i) => (p.startsWith("{") && p.endsWith("}") ? segments[i] !== "" : p === segments[i]))) return item;
+    if (
+      parts.length === segments.length &&
+      parts.every((p, i) => (p.startsWith("{") && p.endsWith("}") ? segments[i] !== "" : p === segments[i]))
+    )
+      return item;
   }
   return undefined;
 }

@@ -42,12 +42,30 @@ export async function startRedisCluster(): Promise<RedisTopology> {
   for (let i = 0; i < 6; i++) {
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), "vkr-rcluster-"));
-    const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "1500", ..._durable];
+    const args = [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      dir,
+      "--cluster-enabled",
+      "yes",
+      "--cluster-config-file",
+      "nodes.conf",
+      "--cluster-node-timeout",
+      "1500",
+      ..._durable,
+    ];
     nodes.push({ port, dir, args, proc: await _startNode(port, args) });
   }
   const topology = _topology(`redis+cluster://${nodes.map((n) => `127.0.0.1:${n.port}`).join(",")}`, nodes);
   try {
-    await run("redis-cli", ["--cluster", "create", ...nodes.map((n) => `127.0.0.1:${n.port}`), "--cluster-replicas", "1", "--cluster-yes"], { timeout: 60_000 });
+    await run(
+      "redis-cli",
+      ["--cluster", "create", ...nodes.map((n) => `127.0.0.1:${n.port}`), "--cluster-replicas", "1", "--cluster-yes"],
+      { timeout: 60_000 },
+    );
     await waitFor(async () => (await Promise.all(nodes.map((n) => _clusterOk(n.port)))).every(Boolean), 30_000);
     // Every replica attached and in sync, so the first writes are confirmed at once.
     await waitFor(async () => {
@@ -88,7 +106,12 @@ export async function startRedisSentinel(masterName = "vkrmain"): Promise<RedisT
     ].join("\n"),
   );
   const sentinelArgs = [conf, "--sentinel"];
-  const sentinel: RedisNode = { port: sentinelPort, dir: sentinelDir, args: sentinelArgs, proc: await _startNode(sentinelPort, sentinelArgs) };
+  const sentinel: RedisNode = {
+    port: sentinelPort,
+    dir: sentinelDir,
+    args: sentinelArgs,
+    proc: await _startNode(sentinelPort, sentinelArgs),
+  };
   const topology = _topology(`redis+sentinel://127.0.0.1:${sentinelPort}/${masterName}`, [...nodes, sentinel]);
   try {
     await waitFor(async () => (await _role(replicaPort)) === "slave" && (await _replicasOnline(primaryPort)) === 1, 30_000);
@@ -176,15 +199,24 @@ function _topology(url: string, nodes: RedisNode[]): RedisTopology {
 
 async function _startNode(port: number, args: string[]): Promise<ChildProcess> {
   const proc = spawn("redis-server", args, { stdio: "ignore" });
-  await waitFor(async () => {
-    if (proc.exitCode !== null) throw new Error(`redis-server on ${port} exited with ${proc.exitCode}`);
-    return (await _ping(port)) === "PONG";
-  }, 10_000, 50);
+  await waitFor(
+    async () => {
+      if (proc.exitCode !== null) throw new Error(`redis-server on ${port} exited with ${proc.exitCode}`);
+      return (await _ping(port)) === "PONG";
+    },
+    10_000,
+    50,
+  );
   return proc;
 }
 
 async function _withNode<T>(port: number, fn: (c: Redis) => Promise<T>): Promise<T> {
-  const probe = new Redis(port, "127.0.0.1", { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
+  const probe = new Redis(port, "127.0.0.1", {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 1000,
+  });
   probe.on("error", () => {});
   try {
     await probe.connect();
@@ -196,5 +228,7 @@ async function _withNode<T>(port: number, fn: (c: Redis) => Promise<T>): Promise
 
 const _ping = (port: number) => _withNode(port, (c) => c.ping()).catch(() => null);
 const _role = (port: number) => _withNode(port, async (c) => ((await c.role()) as unknown[])[0] as string).catch(() => null);
-const _clusterOk = (port: number) => _withNode(port, async (c) => String(await c.call("CLUSTER", "INFO")).includes("cluster_state:ok")).catch(() => false);
-const _replicasOnline = (port: number) => _withNode(port, async (c) => (((await c.role()) as unknown[])[2] as unknown[]).length).catch(() => 0);
+const _clusterOk = (port: number) =>
+  _withNode(port, async (c) => String(await c.call("CLUSTER", "INFO")).includes("cluster_state:ok")).catch(() => false);
+const _replicasOnline = (port: number) =>
+  _withNode(port, async (c) => (((await c.role()) as unknown[])[2] as unknown[]).length).catch(() => 0);

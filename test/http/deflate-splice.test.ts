@@ -22,18 +22,25 @@ describe("deflate splicing", () => {
 
   it("inflates to head + middle + tail for any head, middle and tail", () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 200 }), fc.uint8Array({ maxLength: 70_000 }), fc.string({ maxLength: 50 }), (head, middle, tail) => {
-        const spliced = join(spliceDeflate(utf8(head), deflatePart(middle), utf8(tail)));
-        expect(inflateSync(spliced).equals(join([utf8(head), middle, utf8(tail)]))).toBe(true);
-      }),
+      fc.property(
+        fc.string({ maxLength: 200 }),
+        fc.uint8Array({ maxLength: 70_000 }),
+        fc.string({ maxLength: 50 }),
+        (head, middle, tail) => {
+          const spliced = join(spliceDeflate(utf8(head), deflatePart(middle), utf8(tail)));
+          expect(inflateSync(spliced).equals(join([utf8(head), middle, utf8(tail)]))).toBe(true);
+        },
+      ),
       { numRuns: 60 },
     );
   });
 
   it("one compressed middle serves every head (the JSON-RPC id) and is smaller than the plain answer", () => {
-    const middle = utf8(JSON.stringify({ content: [{ type: "text", text: "x".repeat(20_000) }], structuredContent: { a: "y".repeat(20_000) } }));
+    const middle = utf8(
+      JSON.stringify({ content: [{ type: "text", text: "x".repeat(20_000) }], structuredContent: { a: "y".repeat(20_000) } }),
+    );
     const part = deflatePart(middle);
-    for (const id of [1, 42, "req-ü-\"quoted\"", 9_007_199_254_740_991]) {
+    for (const id of [1, 42, 'req-ü-"quoted"', 9_007_199_254_740_991]) {
       const head = utf8(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`);
       const body = join(spliceDeflate(head, part, utf8("}")));
       expect(JSON.parse(inflateSync(body).toString("utf8")).id).toBe(id);

@@ -22,13 +22,27 @@ export async function startMcpService(contentDir = writeFixtureContent(), env: R
 
 /** One POST /mcp with the headers a conforming client sends, plus `headers`. */
 export async function mcpPost(svc: TestService, body: unknown, headers: Record<string, string> = {}): Promise<RawAnswer> {
-  const res = await fetch(`${svc.url}/mcp`, { method: "POST", headers: { ...MCP_HEADERS, ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  const res = await fetch(`${svc.url}/mcp`, {
+    method: "POST",
+    headers: { ...MCP_HEADERS, ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, text, body: text && res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : null };
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    body: text && res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : null,
+  };
 }
 
 /** A JSON-RPC request; returns the parsed response body (status asserted 200). */
-export async function rpc(svc: TestService, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<any> {
+export async function rpc(
+  svc: TestService,
+  method: string,
+  params: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<any> {
   const res = await mcpPost(svc, { jsonrpc: "2.0", id: 1, method, params }, headers);
   if (res.status !== 200) throw new Error(`${method}: HTTP ${res.status} ${res.text.slice(0, 300)}`);
   return res.body;
@@ -38,13 +52,22 @@ export async function rpc(svc: TestService, method: string, params: Record<strin
  * POST through node:http, which (unlike fetch) lets a test set `Host` itself: how a browser
  * behind DNS rebinding would arrive.
  */
-export function rawPost(url: string, path: string, body: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+export function rawPost(
+  url: string,
+  path: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(new URL(path, url), { method: "POST", headers: { ...headers, "content-length": String(Buffer.byteLength(body)) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-    });
+    const req = httpRequest(
+      new URL(path, url),
+      { method: "POST", headers: { ...headers, "content-length": String(Buffer.byteLength(body)) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });

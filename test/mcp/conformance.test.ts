@@ -31,7 +31,9 @@ describe("@modelcontextprotocol/conformance generic server scenarios", () => {
     // dns-rebinding-protection needs a loopback URL; the service listens on 127.0.0.1.
     const url = `${svc.url}/mcp`;
     const out = join(outDir, scenario);
-    const result = await run(process.execPath, [CONFORMANCE, "server", "--url", url, "--scenario", scenario, "-o", out], { timeout: 60_000 }).catch((e: { stdout?: string; stderr?: string; code?: number }) => e);
+    const result = await run(process.execPath, [CONFORMANCE, "server", "--url", url, "--scenario", scenario, "-o", out], {
+      timeout: 60_000,
+    }).catch((e: { stdout?: string; stderr?: string; code?: number }) => e);
     const stdout = (result as { stdout?: string }).stdout ?? "";
     expect((result as { code?: number }).code ?? 0, stdout + ((result as { stderr?: string }).stderr ?? "")).toBe(0);
     expect(stdout).toMatch(/0 failed/);

@@ -18,23 +18,34 @@ beforeAll(async () => {
 afterAll(() => svc?.close());
 
 /** node:http, so nothing decodes the body on the way. */
-function post(body: unknown, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: Buffer }> {
+function post(
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: Buffer }> {
   const url = new URL(`${svc.url}/mcp`);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { ...MCP_HEADERS, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(chunks) }));
-    });
+    const req = request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { ...MCP_HEADERS, ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(chunks) }));
+      },
+    );
     req.on("error", reject);
     req.end(JSON.stringify(body));
   });
 }
 
-const call = (id: string | number, name: string, args: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+const call = (id: string | number, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
 
 it("sends get_node deflated when accepted, identical once inflated, for any id", async () => {
-  for (const id of [7, "ü-\"x\"", 2 ** 40]) {
+  for (const id of [7, 'ü-"x"', 2 ** 40]) {
     const body = call(id, "get_node", { vertical: "travel", node: "trv-m1" });
     const plain = await post(body, { "x-service-key": key, "accept-encoding": "identity" });
     const packed = await post(body, { "x-service-key": key, "accept-encoding": "gzip, deflate" });
@@ -58,7 +69,10 @@ it("sends get_index deflated too, and small answers as they are", async () => {
 });
 
 it("never deflates for a client that refuses it", async () => {
-  const res = await post(call(1, "get_node", { vertical: "travel", node: "trv-m1" }), { "x-service-key": key, "accept-encoding": "gzip, deflate;q=0" });
+  const res = await post(call(1, "get_node", { vertical: "travel", node: "trv-m1" }), {
+    "x-service-key": key,
+    "accept-encoding": "gzip, deflate;q=0",
+  });
   expect(res.headers["content-encoding"]).toBeUndefined();
   expect(JSON.parse(res.bytes.toString("utf8")).result.structuredContent).toBeTruthy();
 });

@@ -23,7 +23,10 @@ beforeAll(async () => {
 afterAll(() => svc?.close());
 
 async function inspector(args: string[]): Promise<any> {
-  const { stdout } = await run(process.execPath, ["cli.js", "--cli", `${svc.url}/mcp`, "--transport", "http", ...args], { cwd: CLI_DIR, timeout: 60_000 });
+  const { stdout } = await run(process.execPath, ["cli.js", "--cli", `${svc.url}/mcp`, "--transport", "http", ...args], {
+    cwd: CLI_DIR,
+    timeout: 60_000,
+  });
   return JSON.parse(stdout);
 }
 
@@ -41,7 +44,17 @@ describe("MCP Inspector CLI", () => {
 
   it("calls get_node with a key header and gets the layers, metered once", async () => {
     const key = await issueKey(svc, "travel");
-    const result = await inspector(["--method", "tools/call", "--tool-name", "get_node", "--tool-arg", "vertical=travel", "node=trv-m3", "--header", `X-Service-Key: ${key}`]);
+    const result = await inspector([
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "get_node",
+      "--tool-arg",
+      "vertical=travel",
+      "node=trv-m3",
+      "--header",
+      `X-Service-Key: ${key}`,
+    ]);
     expect(result.structuredContent.node.layers.logic.text).toContain("Logic text of trv-m3");
     expect(await hourlyUsage(svc, key)).toBe(1);
   });

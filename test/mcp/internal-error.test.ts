@@ -22,16 +22,30 @@ let breakCounters = false;
 
 beforeAll(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "vkr-state-"));
-  const config = resolveRuntimeConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, DIST_DIR: buildContentTo(writeFixtureContent()), ADMIN_KEY, LOG_LEVEL: "info" });
+  const config = resolveRuntimeConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    DIST_DIR: buildContentTo(writeFixtureContent()),
+    ADMIN_KEY,
+    LOG_LEVEL: "info",
+  });
   const backend = createSqliteBackend({ dataDir });
-  const broken = { ...backend, readCounters: (keys: string[], now: number) => (breakCounters ? Promise.reject(new Error(SECRET)) : backend.readCounters(keys, now)) };
+  const broken = {
+    ...backend,
+    readCounters: (keys: string[], now: number) => (breakCounters ? Promise.reject(new Error(SECRET)) : backend.readCounters(keys, now)),
+  };
   service = await startService(config, { backend: broken, logger: createLogger("info", (l) => logs.push(l)) });
 });
 afterAll(() => service?.close());
 
 describe("internal errors", () => {
   it("answer -32603 with a request id and log the cause", async () => {
-    const issued = await fetch(`${service.url}/api/keys`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" }, body: JSON.stringify({ vertical: "travel" }) });
+    const issued = await fetch(`${service.url}/api/keys`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ vertical: "travel" }),
+    });
     const key = ((await issued.json()) as { keys: Array<{ key: string }> }).keys[0]!.key;
     breakCounters = true;
     const res = await fetch(`${service.url}/mcp`, {
@@ -41,7 +55,11 @@ describe("internal errors", () => {
     });
     expect(res.status).toBe(200);
     const text = await res.text();
-    expect(JSON.parse(text)).toEqual({ jsonrpc: "2.0", id: 11, error: { code: -32603, message: expect.stringMatching(/^Internal error; request id [\w-]+\.$/) } });
+    expect(JSON.parse(text)).toEqual({
+      jsonrpc: "2.0",
+      id: 11,
+      error: { code: -32603, message: expect.stringMatching(/^Internal error; request id [\w-]+\.$/) },
+    });
     expect(text).not.toContain("locked");
     expect(logs.some((l) => l.includes("mcp method failed") && l.includes("table counters is locked"))).toBe(true);
   });

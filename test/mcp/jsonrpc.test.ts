@@ -20,13 +20,28 @@ describe("toJsonText", () => {
 describe("readMessage", () => {
   it("classifies requests, notifications and client responses", () => {
     expect(readMessage({ jsonrpc: "2.0", id: 0, method: "ping" })).toEqual({ kind: "request", id: 0, method: "ping", params: {} });
-    expect(readMessage({ jsonrpc: "2.0", id: "x", method: "tools/list", params: { cursor: "c" } })).toMatchObject({ kind: "request", id: "x", params: { cursor: "c" } });
-    expect(readMessage({ jsonrpc: "2.0", method: "notifications/initialized" })).toEqual({ kind: "notification", method: "notifications/initialized" });
+    expect(readMessage({ jsonrpc: "2.0", id: "x", method: "tools/list", params: { cursor: "c" } })).toMatchObject({
+      kind: "request",
+      id: "x",
+      params: { cursor: "c" },
+    });
+    expect(readMessage({ jsonrpc: "2.0", method: "notifications/initialized" })).toEqual({
+      kind: "notification",
+      method: "notifications/initialized",
+    });
     expect(readMessage({ jsonrpc: "2.0", id: 5, error: { code: -1, message: "no" } })).toEqual({ kind: "response" });
   });
 
   it("throws -32600 for batches and malformed envelopes", () => {
-    for (const bad of [[], [{ jsonrpc: "2.0", id: 1, method: "ping" }], null, 3, { jsonrpc: "2.0" }, { jsonrpc: "2.0", id: true, method: "ping" }, { jsonrpc: "2.0", id: 1, method: "" }]) {
+    for (const bad of [
+      [],
+      [{ jsonrpc: "2.0", id: 1, method: "ping" }],
+      null,
+      3,
+      { jsonrpc: "2.0" },
+      { jsonrpc: "2.0", id: true, method: "ping" },
+      { jsonrpc: "2.0", id: 1, method: "" },
+    ]) {
       expect(() => readMessage(bad), JSON.stringify(bad)).toThrow(RpcError);
       try {
         readMessage(bad);

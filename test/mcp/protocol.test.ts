@@ -7,10 +7,19 @@ import type { TestService } from "../helpers/test-service.ts";
 import { MCP_HEADERS, mcpPost, rawPost, rpc, startMcpService } from "./_setup.ts";
 
 let svc: TestService;
-const INIT = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } } };
+const INIT = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+};
 
 beforeAll(async () => {
-  svc = await startMcpService(undefined, { MAX_BODY_BYTES: "4096", MCP_ALLOWED_ORIGINS: "https://agent.example", PUBLIC_BASE_URL: "https://kb.example.org" });
+  svc = await startMcpService(undefined, {
+    MAX_BODY_BYTES: "4096",
+    MCP_ALLOWED_ORIGINS: "https://agent.example",
+    PUBLIC_BASE_URL: "https://kb.example.org",
+  });
 });
 afterAll(() => svc?.close());
 
@@ -21,7 +30,15 @@ describe("initialize and version negotiation", () => {
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toMatch(/^application\/json/);
       expect(res.headers.get("mcp-session-id")).toBeNull();
-      expect(res.body).toMatchObject({ jsonrpc: "2.0", id: 1, result: { protocolVersion: version, capabilities: { tools: {}, prompts: {}, resources: {} }, serverInfo: { name: "vertical-knowledge-retrieval" } } });
+      expect(res.body).toMatchObject({
+        jsonrpc: "2.0",
+        id: 1,
+        result: {
+          protocolVersion: version,
+          capabilities: { tools: {}, prompts: {}, resources: {} },
+          serverInfo: { name: "vertical-knowledge-retrieval" },
+        },
+      });
     }
   });
 
@@ -171,7 +188,10 @@ describe("JSON-RPC errors", () => {
   });
 
   it("an unknown resource is -32002, an unreadable one -32001 with the problem", async () => {
-    expect((await rpc(svc, "resources/read", { uri: "vkr://travel/no-such-node" })).error).toMatchObject({ code: -32002, data: { uri: "vkr://travel/no-such-node" } });
+    expect((await rpc(svc, "resources/read", { uri: "vkr://travel/no-such-node" })).error).toMatchObject({
+      code: -32002,
+      data: { uri: "vkr://travel/no-such-node" },
+    });
     expect((await rpc(svc, "resources/read", { uri: "https://elsewhere/x" })).error.code).toBe(-32002);
     expect((await rpc(svc, "resources/read", { uri: 5 })).error.code).toBe(-32602);
     const legal = await rpc(svc, "resources/read", { uri: "vkr://legal/legal-one" });

@@ -52,7 +52,15 @@ describe("session", () => {
 describe("tools/list", () => {
   it("lists every tool with an object input schema from the REST declarations and an output schema", async () => {
     const { tools } = await anonymous.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["list_verticals", "get_index", "get_node", "search", "evaluate_rules", "get_changes", "verify_key"]);
+    expect(tools.map((t) => t.name)).toEqual([
+      "list_verticals",
+      "get_index",
+      "get_node",
+      "search",
+      "evaluate_rules",
+      "get_changes",
+      "verify_key",
+    ]);
     for (const tool of tools) {
       expect(tool.description, tool.name).toBeTruthy();
       expect(tool.inputSchema.type, tool.name).toBe("object");
@@ -64,7 +72,8 @@ describe("tools/list", () => {
     expect(Object.keys(node.inputSchema.properties!)).toEqual(["vertical", "node", "lean", "layers"]);
     // Every parameter of every tool says what it is.
     for (const tool of tools) {
-      for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {})) expect((schema as { description?: string }).description, `${tool.name}.${name}`).toBeTruthy();
+      for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {}))
+        expect((schema as { description?: string }).description, `${tool.name}.${name}`).toBeTruthy();
     }
   });
 });
@@ -94,13 +103,22 @@ describe("tools/call: content under the REST access matrix", () => {
     const about = await anonymous.readResource({ uri: "vkr://about" });
     const full = (await svc.request("/api/demo?vertical=travel")).body;
     const wrappers = JSON.parse((about.contents[0] as { text: string }).text);
-    expect(Object.keys(wrappers).sort()).toEqual(["community_note", "confidence_calibration", "cta", "node_types_explained", "performance_preview"]);
+    expect(Object.keys(wrappers).sort()).toEqual([
+      "community_note",
+      "confidence_calibration",
+      "cta",
+      "node_types_explained",
+      "performance_preview",
+    ]);
     for (const [field, value] of Object.entries(wrappers)) expect(value).toEqual(full[field]);
     expect((await anonymous.listResources()).resources[0]!.uri).toBe("vkr://about");
   });
 
   it("a bad argument reads as what is allowed, said once", async () => {
-    const result = await anonymous.callTool({ name: "get_node", arguments: { vertical: "travel", node: "trv-m1", layers: ["logic", "bogus"], colour: 1 } });
+    const result = await anonymous.callTool({
+      name: "get_node",
+      arguments: { vertical: "travel", node: "trv-m1", layers: ["logic", "bogus"], colour: 1 },
+    });
     expect(result.isError).toBe(true);
     const message = text(result);
     expect(message).toContain("must be one of logic, directive, skill, action");
@@ -127,7 +145,10 @@ describe("tools/call: content under the REST access matrix", () => {
 
   it("get_node with layers returns only those layers", async () => {
     const client = await connect({ "x-service-key": travelMember });
-    const result = await client.callTool({ name: "get_node", arguments: { vertical: "travel", node: "trv-m1", layers: ["action", "logic"] } });
+    const result = await client.callTool({
+      name: "get_node",
+      arguments: { vertical: "travel", node: "trv-m1", layers: ["action", "logic"] },
+    });
     const node = (result.structuredContent as any).node;
     expect(Object.keys(node.layers)).toEqual(["logic", "action"]);
     expect(node.selected_layers).toEqual(["logic", "action"]);
@@ -138,7 +159,11 @@ describe("tools/call: content under the REST access matrix", () => {
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toBeUndefined();
     const problem = JSON.parse(text(result).split("\n").slice(1).join("\n"));
-    expect(problem).toMatchObject({ status: 402, code: "payment_required", unlock: { membership: { vertical: "legal", path: "/api/checkout" } } });
+    expect(problem).toMatchObject({
+      status: 402,
+      code: "payment_required",
+      unlock: { membership: { vertical: "legal", path: "/api/checkout" } },
+    });
   });
 
   it("beyond the trial modules and on another vertical a key gets the free locked view with an unlock hint, and consumes nothing (issue 19.1)", async () => {
@@ -219,7 +244,10 @@ describe("prompts", () => {
   it("lists the playbooks and renders one with its arguments and the vertical's root", async () => {
     const { prompts } = await anonymous.listPrompts();
     expect(prompts.map((p) => p.name)).toEqual(["triage_ai_system", "check_passenger_rights", "explore_vertical"]);
-    const prompt = await anonymous.getPrompt({ name: "check_passenger_rights", arguments: { situation: "Flight FR123 arrived 4 hours late" } });
+    const prompt = await anonymous.getPrompt({
+      name: "check_passenger_rights",
+      arguments: { situation: "Flight FR123 arrived 4 hours late" },
+    });
     const message = prompt.messages[0]!;
     expect(message.role).toBe("user");
     expect((message.content as { text: string }).text).toContain("Flight FR123 arrived 4 hours late");

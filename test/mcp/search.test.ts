@@ -18,7 +18,11 @@ let allMember: string;
 let travelTrial: string;
 
 /** Rewrites parts of a generated fixture node: title, summary, or one layer's text. */
-function editNode(vertical: string, id: string, edits: { title?: string; summary?: string; logic?: string; directive?: string; action?: string }): void {
+function editNode(
+  vertical: string,
+  id: string,
+  edits: { title?: string; summary?: string; logic?: string; directive?: string; action?: string },
+): void {
   const file = join(content, vertical, `${id}.md`);
   let text = readFileSync(file, "utf8");
   if (edits.title) text = text.replace(/^title: .*$/m, `title: ${edits.title}`);
@@ -44,7 +48,10 @@ beforeAll(async () => {
   editNode("ai-compliance", "aic-start", { summary: "Triage; baggage scanners in airports may be high-risk AI." });
   editNode("a2a-handoff", "a2a-one", { action: "Hand the kangaroo task to the next agent with its context." });
   editNode("legal", "legal-one", { summary: "Lost baggage litigation in small-claims courts." });
-  editNode("travel", "trv-m4", { title: "Flight delay rights", summary: "Fixture node trv-m4, what a passenger is owed when the flight arrives late." });
+  editNode("travel", "trv-m4", {
+    title: "Flight delay rights",
+    summary: "Fixture node trv-m4, what a passenger is owed when the flight arrives late.",
+  });
   editNode("travel", "trv-m5", { summary: "Delayed flights on connecting journeys." });
   editNode("ai-compliance", "aic-second", {
     logic: "Report the incident without delay. Inform the authority without delay. Tell the provider without delay.",
@@ -66,7 +73,14 @@ describe("ranking", () => {
     expect(res.status).toBe(200);
     expect(ids(res.body)).toEqual(["trv-m2", "trv-m3"]);
     const [first, second] = res.body.results;
-    expect(first).toEqual({ id: "trv-m2", vertical: "travel", title: "Baggage delay compensation", summary: expect.any(String), score: expect.any(Number), snippet: expect.any(String) });
+    expect(first).toEqual({
+      id: "trv-m2",
+      vertical: "travel",
+      title: "Baggage delay compensation",
+      summary: expect.any(String),
+      score: expect.any(Number),
+      snippet: expect.any(String),
+    });
     expect(first.score).toBeGreaterThan(second.score);
     // Normalised: a one-word query its title holds is a good match; a passing mention in a summary is not.
     expect(res.body.match).toBe("good");
@@ -82,7 +96,11 @@ describe("ranking", () => {
   it("stems words, so inflections and plurals meet", async () => {
     expect(ids((await search("q=delaying&vertical=travel")).body).sort()).toEqual(["trv-m2", "trv-m4", "trv-m5"]);
     expect(ids((await search("q=compensated&vertical=travel")).body)).toEqual(["trv-m2"]);
-    expect(ids((await search(`q=${encodeURIComponent("flights delayed")}&vertical=travel`)).body).slice(0, 2).sort()).toEqual(["trv-m4", "trv-m5"]);
+    expect(
+      ids((await search(`q=${encodeURIComponent("flights delayed")}&vertical=travel`)).body)
+        .slice(0, 2)
+        .sort(),
+    ).toEqual(["trv-m4", "trv-m5"]);
   });
 
   it("matches a compound written as one word, two words or hyphenated", async () => {
@@ -103,7 +121,7 @@ describe("ranking", () => {
     expect((await search("q=zeppelin")).body).toEqual({ match: "none", results: [] });
   });
 
-  it("says \"poor\" when the first result covers little of the query (issue 27)", async () => {
+  it('says "poor" when the first result covers little of the query (issue 27)', async () => {
     // "kangaroo" is in one layer only, "zeppelin" and "airship" nowhere: results, but no good answer.
     const res = await search(`q=${encodeURIComponent("zeppelin airship kangaroo")}`);
     expect(res.body.results.length).toBeGreaterThan(0);
@@ -141,7 +159,9 @@ describe("snippets and layers", () => {
     const member = await search("q=kangaroo", travelMember);
     expect(ids(anonymous.body).sort()).toEqual(["a2a-one", "trv-m2", "trv-m6"]);
     expect(ids(member.body)).toEqual(ids(anonymous.body));
-    expect(anonymous.body.results.find((r: { id: string }) => r.id === "a2a-one").snippet).toBe("Hand the kangaroo task to the next agent with its context.");
+    expect(anonymous.body.results.find((r: { id: string }) => r.id === "a2a-one").snippet).toBe(
+      "Hand the kangaroo task to the next agent with its context.",
+    );
     // A locked node is found by its layers but quoted from its summary only.
     const m6 = anonymous.body.results.find((r: { id: string }) => r.id === "trv-m6");
     expect(m6.snippet).not.toContain("Kangaroo");
@@ -200,7 +220,18 @@ describe("words named like JavaScript internals", () => {
 
 describe("bounds", () => {
   it("checks q and limit", async () => {
-    for (const query of ["", "q=", "q=%20", "q=a", "q=the%20of", `q=${"x".repeat(201)}`, "q=baggage&limit=0", "q=baggage&limit=51", "q=baggage&limit=x", "q=a&q=b"]) {
+    for (const query of [
+      "",
+      "q=",
+      "q=%20",
+      "q=a",
+      "q=the%20of",
+      `q=${"x".repeat(201)}`,
+      "q=baggage&limit=0",
+      "q=baggage&limit=51",
+      "q=baggage&limit=x",
+      "q=a&q=b",
+    ]) {
       const res = await search(query);
       expect(res.status, query).toBe(400);
     }
@@ -250,8 +281,14 @@ describe("the search tool over MCP", () => {
 describe("the build's index", () => {
   it("is listed in the manifest, one per vertical, with postings per field", async () => {
     const build = svc.service.deps.build.current;
-    expect(Object.keys(build.manifest.files).filter((f) => f.startsWith("search/")).sort()).toEqual(
-      Object.keys(build.manifest.verticals).map((v) => `search/${v}.json`).sort(),
+    expect(
+      Object.keys(build.manifest.files)
+        .filter((f) => f.startsWith("search/"))
+        .sort(),
+    ).toEqual(
+      Object.keys(build.manifest.verticals)
+        .map((v) => `search/${v}.json`)
+        .sort(),
     );
     const index = (await build.search("travel"))!;
     expect(index.fields).toEqual(["title", "questions", "summary", "logic", "directive", "skill", "action"]);

@@ -24,7 +24,8 @@ afterAll(async () => {
 
 const mint = (valueMicros = 100_000_000) => network.mint({ now: svc.clock.now(), valueMicros });
 const jtiOf = (token: string) => (JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8")) as { jti: string }).jti;
-const buy = (body: Record<string, unknown>, headers: Record<string, string> = {}) => svc.request("/api/checkout", { method: "POST", headers, json: body });
+const buy = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  svc.request("/api/checkout", { method: "POST", headers, json: body });
 const keyDetails = (key: string) => svc.request("/api/keys", { headers: { "x-service-key": key } });
 
 async function member(agent: string, quantity = 1) {
@@ -43,7 +44,9 @@ describe("accounts are owned", () => {
     expect(stranger.body.code).toBe("account_proof_required");
     expect(stranger.body.hint).toMatch(/X-Service-Key/);
     // The same name in another case is the same account.
-    expect((await buy(checkoutBody("agent_network", { agent_id: "OWNED-Agent" }), { "pay-network-pay-id": token })).body.code).toBe("account_proof_required");
+    expect((await buy(checkoutBody("agent_network", { agent_id: "OWNED-Agent" }), { "pay-network-pay-id": token })).body.code).toBe(
+      "account_proof_required",
+    );
     expect(network.charges.length).toBe(before);
     expect((await keyDetails(ownerKey!)).body.plan).toBe("standard");
     // The owner still buys key 2 at $17, and then 3 more fill the account (volume plan for all).
@@ -64,7 +67,11 @@ describe("accounts are owned", () => {
     expect((await buy(body, { "pay-network-pay-id": token, "x-service-key": trial.body.key })).body.code).toBe("account_proof_required");
     expect((await buy(body, { "pay-network-pay-id": token, "x-service-key": theirs! })).body.code).toBe("account_proof_required");
     const id = (await keyDetails(mine!)).body.id;
-    await svc.request("/api/admin/keys/revoke", { method: "POST", headers: { authorization: "Bearer test-admin-secret-0123456789" }, json: { id } });
+    await svc.request("/api/admin/keys/revoke", {
+      method: "POST",
+      headers: { authorization: "Bearer test-admin-secret-0123456789" },
+      json: { id },
+    });
     const revoked = await buy(body, { "pay-network-pay-id": token, "x-service-key": mine! });
     expect(revoked.status).toBe(401);
     expect(revoked.body.code).toBe("key_revoked");
@@ -72,7 +79,9 @@ describe("accounts are owned", () => {
 
   it("two first purchases racing for one new agent_id: one creates the account, the other is refused uncharged", async () => {
     const tokens = await Promise.all([mint(), mint(), mint()]);
-    const raced = await Promise.all(tokens.map((t) => buy(checkoutBody("agent_network", { agent_id: "raced-new-agent" }), { "pay-network-pay-id": t })));
+    const raced = await Promise.all(
+      tokens.map((t) => buy(checkoutBody("agent_network", { agent_id: "raced-new-agent" }), { "pay-network-pay-id": t })),
+    );
     expect(raced.map((r) => r.status).sort()).toEqual([201, 403, 403]);
     expect(network.charges.filter((c) => tokens.map(jtiOf).includes(c.jti))).toHaveLength(1);
   });
@@ -82,7 +91,10 @@ describe("accounts are owned", () => {
     expect(first.status).toBe(201);
     expect(first.body.receipt.account).toMatch(/^acct_[0-9a-f]{24}$/);
     const more = await buy(checkoutBody("agent_network"), { "pay-network-pay-id": await mint(), "x-service-key": first.body.keys[0].key });
-    expect(more.body.receipt).toMatchObject({ account: first.body.receipt.account, quote: { keys_held: 1, per_key_usd_micros: [17_000_000] } });
+    expect(more.body.receipt).toMatchObject({
+      account: first.body.receipt.account,
+      quote: { keys_held: 1, per_key_usd_micros: [17_000_000] },
+    });
   });
 });
 
@@ -91,11 +103,17 @@ describe("reserve, then charge, then issue", () => {
     const [ownerKey] = await member("burst-owner");
     const token = await mint(500_000_000);
     const jti = jtiOf(token);
-    const results = await Promise.all(Array.from({ length: 8 }, () => buy(checkoutBody("agent_network", { agent_id: "burst-owner" }), { "pay-network-pay-id": token, "x-service-key": ownerKey! })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        buy(checkoutBody("agent_network", { agent_id: "burst-owner" }), { "pay-network-pay-id": token, "x-service-key": ownerKey! }),
+      ),
+    );
     const issued = results.filter((r) => r.status === 201);
     expect(issued).toHaveLength(4);
     expect(results.filter((r) => r.status === 409 && r.body.code === "conflict")).toHaveLength(4);
-    expect(issued.map((r) => r.body.receipt.quote.per_key_usd_micros[0]).sort((a: number, b: number) => b - a)).toEqual([17_000_000, 15_000_000, 13_000_000, 11_000_000]);
+    expect(issued.map((r) => r.body.receipt.quote.per_key_usd_micros[0]).sort((a: number, b: number) => b - a)).toEqual([
+      17_000_000, 15_000_000, 13_000_000, 11_000_000,
+    ]);
     const charges = network.charges.filter((c) => c.jti === jti);
     expect(charges.map((c) => c.micros).sort((a, b) => b - a)).toEqual([17_000_000, 15_000_000, 13_000_000, 11_000_000]);
     expect(charges.reduce((sum, c) => sum + c.micros, 0)).toBe(56_000_000);
@@ -119,7 +137,11 @@ describe("POST /api/checkout without payment is a quote (200)", () => {
   it("agent_network without a token: 200 with this account's graduated price, the cohort and how to pay with each method; nothing reserved", async () => {
     const quote = await buy(checkoutBody("agent_network", { quantity: 2 }));
     expect(quote.status).toBe(200);
-    expect(quote.body).toMatchObject({ object: "checkout_quote", vertical: "travel", quote: { cohort: "inaugural", keys_held: 0, per_key_usd_micros: [19_000_000, 17_000_000], amount_usd_micros: 36_000_000 } });
+    expect(quote.body).toMatchObject({
+      object: "checkout_quote",
+      vertical: "travel",
+      quote: { cohort: "inaugural", keys_held: 0, per_key_usd_micros: [19_000_000, 17_000_000], amount_usd_micros: 36_000_000 },
+    });
     expect(quote.body.payment_options.map((m: { id: string }) => m.id)).toEqual(["card", "agent_network", "http402"]);
     expect(quote.body.payment_options.find((m: { id: string }) => m.id === "agent_network").available).toBe(true);
 
@@ -128,6 +150,9 @@ describe("POST /api/checkout without payment is a quote (200)", () => {
     const own = await buy(checkoutBody("agent_network", { quantity: 3 }), { "x-service-key": ownerKey! });
     expect(own.body.quote).toMatchObject({ keys_held: 1, per_key_usd_micros: [17_000_000, 15_000_000, 13_000_000] });
     // A quote reserves nothing: the owner can still buy 4 more.
-    expect((await buy(checkoutBody("agent_network", { quantity: 4 }), { "x-service-key": ownerKey!, "pay-network-pay-id": await mint() })).status).toBe(201);
+    expect(
+      (await buy(checkoutBody("agent_network", { quantity: 4 }), { "x-service-key": ownerKey!, "pay-network-pay-id": await mint() }))
+        .status,
+    ).toBe(201);
   });
 });

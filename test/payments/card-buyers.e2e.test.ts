@@ -31,11 +31,17 @@ afterAll(async () => {
 
 /** A fresh client address per call. */
 const client = () => ({ "x-forwarded-for": `198.51.100.${++clients % 250}, 203.0.113.${Math.floor(clients / 250)}` });
-const buy = (body: Record<string, unknown>, headers: Record<string, string> = {}) => svc.request("/api/checkout", { method: "POST", headers: { ...client(), ...headers }, json: body, redirect: "manual" });
+const buy = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  svc.request("/api/checkout", { method: "POST", headers: { ...client(), ...headers }, json: body, redirect: "manual" });
 const mint = () => network.mint({ now: svc.clock.now(), valueMicros: 100_000_000 });
-const payNetwork = async (extra: Record<string, unknown>, headers: Record<string, string> = {}) => buy(checkoutBody("agent_network", extra), { "pay-network-pay-id": await mint(), ...headers });
+const payNetwork = async (extra: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  buy(checkoutBody("agent_network", extra), { "pay-network-pay-id": await mint(), ...headers });
 const webhook = (payload: string) =>
-  svc.request("/api/checkout/webhook", { method: "POST", headers: { "content-type": "application/json", "stripe-signature": stripe.sign(payload, Math.floor(svc.clock.now() / 1000)) }, body: payload });
+  svc.request("/api/checkout/webhook", {
+    method: "POST",
+    headers: { "content-type": "application/json", "stripe-signature": stripe.sign(payload, Math.floor(svc.clock.now() / 1000)) },
+    body: payload,
+  });
 const keysOf = (key: string) => svc.request("/api/keys", { headers: { "x-service-key": key } });
 
 /** Pays a card session at Stripe and takes the keys from the success page. */
@@ -96,14 +102,18 @@ describe("no free squatting", () => {
   it("300 card checkouts at once from one client address: exactly CARD_PENDING_PER_CLIENT (5) open a session; paying one frees its place", async () => {
     const from = { "x-forwarded-for": "192.0.2.77" };
     const before = stripe.sessions.length;
-    const results = await Promise.all(Array.from({ length: 300 }, (_, i) => buy(checkoutBody("card", { contact: `burst-${i}@example.com` }), from)));
+    const results = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => buy(checkoutBody("card", { contact: `burst-${i}@example.com` }), from)),
+    );
     const opened = results.filter((r) => r.status === 303);
     expect(opened).toHaveLength(5);
     expect(results.filter((r) => r.status === 429 && r.body.code === "rate_limited")).toHaveLength(295);
     expect(stripe.sessions.length - before).toBe(5);
     expect((await buy(checkoutBody("card", { contact: "burst-more@example.com" }), from)).status).toBe(429);
     // Paid: no longer pending, so the client may open another.
-    expect((await webhook(stripe.event("checkout.session.completed", stripe.pay(opened[0]!.body.session_id)))).body.outcome).toBe("fulfilled");
+    expect((await webhook(stripe.event("checkout.session.completed", stripe.pay(opened[0]!.body.session_id)))).body.outcome).toBe(
+      "fulfilled",
+    );
     expect((await buy(checkoutBody("card", { contact: "burst-after@example.com" }), from)).status).toBe(303);
     // Another client address is not affected.
     expect((await buy(checkoutBody("card", { contact: "burst-other@example.com" }))).status).toBe(303);
@@ -149,7 +159,8 @@ describe("identifiers compared as people read them", () => {
   it("a contact is compared folded too: the same mailbox in another spelling is the same account", async () => {
     const first = await payNetwork({ contact: "Folded.Contact@Example.com" });
     expect(first.status).toBe(201);
-    for (const contact of ["folded.contact@example.com", "ＦＯＬＤＥＤ.contact@example.com"]) expect((await payNetwork({ contact })).body.code).toBe("account_proof_required");
+    for (const contact of ["folded.contact@example.com", "ＦＯＬＤＥＤ.contact@example.com"])
+      expect((await payNetwork({ contact })).body.code).toBe("account_proof_required");
     const zw = await payNetwork({ contact: "folded\u200b.contact@example.com" });
     expect(zw.status).toBe(400);
     expect(zw.body.errors.map((e: { pointer: string }) => e.pointer)).toContain("/contact");
@@ -159,7 +170,11 @@ describe("identifiers compared as people read them", () => {
     const first = await payNetwork({ agent_id: "Referrer-Agent" });
     const key = first.body.keys[0].key;
     for (const referred of ["referrer-agent ", "ＲＥＦＥＲＲＥＲ-agent", "referrer\u2011agent".replace("\u2011", "-")]) {
-      const res = await svc.request("/api/referral", { method: "POST", headers: { "x-service-key": key }, json: { referring_key: key, referred_agent_id: referred } });
+      const res = await svc.request("/api/referral", {
+        method: "POST",
+        headers: { "x-service-key": key },
+        json: { referring_key: key, referred_agent_id: referred },
+      });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe("self_referral");
     }

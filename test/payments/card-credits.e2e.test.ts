@@ -23,7 +23,11 @@ afterAll(async () => {
 });
 
 const deliver = (payload: string) =>
-  svc.request("/api/checkout/webhook", { method: "POST", headers: { "content-type": "application/json", "stripe-signature": stripe.sign(payload, Math.floor(svc.clock.now() / 1000)) }, body: payload });
+  svc.request("/api/checkout/webhook", {
+    method: "POST",
+    headers: { "content-type": "application/json", "stripe-signature": stripe.sign(payload, Math.floor(svc.clock.now() / 1000)) },
+    body: payload,
+  });
 
 /** A card member: checkout, payment, the key from the success page. */
 async function cardMember(contact: string): Promise<string> {
@@ -33,9 +37,20 @@ async function cardMember(contact: string): Promise<string> {
   return page.body.keys[0].key;
 }
 const grant = (account: string, id: string, micros: number, kind: "loyalty" | "referral" = "loyalty") =>
-  createCreditsStore(svc.service.deps.backend).grant({ grantId: id, account, kind, amountUsdMicros: micros, reason: "test" }, svc.clock.now());
+  createCreditsStore(svc.service.deps.backend).grant(
+    { grantId: id, account, kind, amountUsdMicros: micros, reason: "test" },
+    svc.clock.now(),
+  );
 const renewal = (id: string, account: string, overrides: Record<string, unknown> = {}) =>
-  stripe.invoiceEvent("invoice.created", { id, status: "draft", billing_reason: "subscription_cycle", amount_due: 1900, customer: `cus_${account.length}`, subscription_details: { metadata: { account } }, ...overrides });
+  stripe.invoiceEvent("invoice.created", {
+    id,
+    status: "draft",
+    billing_reason: "subscription_cycle",
+    amount_due: 1900,
+    customer: `cus_${account.length}`,
+    subscription_details: { metadata: { account } },
+    ...overrides,
+  });
 const itemsFor = (invoice: string) => stripe.invoiceItems.filter((i) => i.params.invoice === invoice);
 
 describe("credits at renewal", () => {
@@ -74,7 +89,9 @@ describe("credits at renewal", () => {
 
   it("the first invoice (the purchase itself), finalized invoices and unknown accounts get nothing", async () => {
     await grant("first@example.com", "loyalty:first", 1_900_000);
-    expect((await deliver(renewal("in_create", "first@example.com", { billing_reason: "subscription_create" }))).body.outcome).toBe("no_credit");
+    expect((await deliver(renewal("in_create", "first@example.com", { billing_reason: "subscription_create" }))).body.outcome).toBe(
+      "no_credit",
+    );
     expect((await deliver(renewal("in_open", "first@example.com", { status: "open" }))).body.outcome).toBe("no_credit");
     expect((await deliver(renewal("in_nobody", "nobody@example.com"))).body.outcome).toBe("no_credit");
     expect(itemsFor("in_create").length + itemsFor("in_open").length + itemsFor("in_nobody").length).toBe(0);

@@ -55,7 +55,8 @@ async function checkout(svc: TestService, contact: string, quantity = 1) {
   expect(res.status).toBe(303);
   return res.body as { session_id: string; purchase_id: string; url: string };
 }
-const successPage = (svc: TestService, sessionId: string, accept = "application/json") => svc.request(`/checkout/success?session_id=${sessionId}`, { headers: { accept } });
+const successPage = (svc: TestService, sessionId: string, accept = "application/json") =>
+  svc.request(`/checkout/success?session_id=${sessionId}`, { headers: { accept } });
 
 describe("card with Stripe alone: the success page", () => {
   it("card is available with only the two Stripe settings, and Stripe is sent back to our success page", async () => {
@@ -70,15 +71,27 @@ describe("card with Stripe alone: the success page", () => {
     const before = stripe.sessions.length;
     const status = await new Promise<number>((resolveStatus, reject) => {
       const url = new URL(`${plain.url}/api/checkout`);
-      const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { host: "evil.example", "content-type": "application/json" } }, (res) => {
-        res.resume();
-        resolveStatus(res.statusCode ?? 0);
-      });
+      const req = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: "POST",
+          headers: { host: "evil.example", "content-type": "application/json" },
+        },
+        (res) => {
+          res.resume();
+          resolveStatus(res.statusCode ?? 0);
+        },
+      );
       req.on("error", reject);
       req.end(JSON.stringify(checkoutBody("card", { contact: "host@example.com" })));
     });
     expect(status).toBe(303);
-    const sent = stripe.sessions.slice(before).map((s) => `${s.params.success_url} ${s.params.cancel_url}`).join(" ");
+    const sent = stripe.sessions
+      .slice(before)
+      .map((s) => `${s.params.success_url} ${s.params.cancel_url}`)
+      .join(" ");
     expect(sent).not.toContain("evil.example");
     expect(sent).toContain(plain.url);
   });
@@ -96,14 +109,19 @@ describe("card with Stripe alone: the success page", () => {
     expect(shown.body.status).toBe("keys");
     expect(shown.body.keys).toHaveLength(2);
     expect(shown.body.mailed_to).toBeNull();
-    for (const { key } of shown.body.keys) expect((await plain.request("/api/demo?vertical=travel&node=trv-m7", { headers: { "x-service-key": key } })).status).toBe(200);
+    for (const { key } of shown.body.keys)
+      expect((await plain.request("/api/demo?vertical=travel&node=trv-m7", { headers: { "x-service-key": key } })).status).toBe(200);
 
     // Never again: not on a reload, not as HTML, and the late webhook issues nothing new.
     const again = await successPage(plain, session_id);
     expect(again.body).toMatchObject({ status: "already_shown", purchase_id: shown.body.purchase_id });
     expect((await successPage(plain, session_id, "text/html")).text).not.toContain("svc_live_");
     const payload = stripe.event("checkout.session.completed", stripe.pay(session_id));
-    const late = await plain.request("/api/checkout/webhook", { method: "POST", headers: { "content-type": "application/json", "stripe-signature": stripe.sign(payload, Math.floor(plain.clock.now() / 1000)) }, body: payload });
+    const late = await plain.request("/api/checkout/webhook", {
+      method: "POST",
+      headers: { "content-type": "application/json", "stripe-signature": stripe.sign(payload, Math.floor(plain.clock.now() / 1000)) },
+      body: payload,
+    });
     expect(late.body.outcome).toBe("duplicate");
   });
 
@@ -120,7 +138,16 @@ describe("card with Stripe alone: the success page", () => {
     const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "vkr-chromium-")), {
       executablePath: CHROMIUM,
       headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
       viewport: { width: 390, height: 844 },
     });
     try {
@@ -140,7 +167,11 @@ describe("card with SMTP_URL: the keys are also mailed", () => {
   it("mails the keys to contact through the operator's SMTP server when Stripe's webhook fulfils the session", async () => {
     const { session_id } = await checkout(mailing, "mailed@example.com", 2);
     const payload = stripe.event("checkout.session.completed", stripe.pay(session_id));
-    const hook = await mailing.request("/api/checkout/webhook", { method: "POST", headers: { "content-type": "application/json", "stripe-signature": stripe.sign(payload, Math.floor(mailing.clock.now() / 1000)) }, body: payload });
+    const hook = await mailing.request("/api/checkout/webhook", {
+      method: "POST",
+      headers: { "content-type": "application/json", "stripe-signature": stripe.sign(payload, Math.floor(mailing.clock.now() / 1000)) },
+      body: payload,
+    });
     expect(hook.body.outcome).toBe("fulfilled");
     const mail = mails.find((m) => m.to === "mailed@example.com")!;
     expect(mail.subject).toBe("Your 2 membership keys for travel");

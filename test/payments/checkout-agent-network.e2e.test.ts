@@ -20,15 +20,21 @@ afterAll(async () => {
   await network?.close();
 });
 
-const mint = (valueMicros = 100_000_000, options: Parameters<AgentNetworkStandIn["mint"]>[0] = {}) => network.mint({ now: svc.clock.now(), valueMicros, ...options });
-const buy = (body: Record<string, unknown>, headers: Record<string, string> = {}) => svc.request("/api/checkout", { method: "POST", headers, json: body });
+const mint = (valueMicros = 100_000_000, options: Parameters<AgentNetworkStandIn["mint"]>[0] = {}) =>
+  network.mint({ now: svc.clock.now(), valueMicros, ...options });
+const buy = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  svc.request("/api/checkout", { method: "POST", headers, json: body });
 
 describe("GET /api/checkout", () => {
   it("lists methods with availability, cohort prices with the inaugural graduated tiers, the 5-key cap", async () => {
     const res = await svc.request("/api/checkout");
     expect(res.status).toBe(200);
     expect(res.body.active_cohort).toBe("inaugural");
-    expect(Object.fromEntries(res.body.payment_methods.map((m: any) => [m.id, m.available]))).toEqual({ card: false, agent_network: true, http402: false });
+    expect(Object.fromEntries(res.body.payment_methods.map((m: any) => [m.id, m.available]))).toEqual({
+      card: false,
+      agent_network: true,
+      http402: false,
+    });
     const inaugural = res.body.pricing.cohorts.find((c: any) => c.name === "inaugural");
     expect(inaugural.graduated.map((g: any) => g.price)).toEqual(["$19", "$17", "$15", "$13", "$11"]);
     expect(res.body.pricing.cohorts.map((c: any) => c.price)).toEqual(["$19", "$49", "$99", "$149", "$199"]);
@@ -72,7 +78,11 @@ describe("POST /api/checkout agent_network", () => {
     const owner = { "pay-network-pay-id": token, "x-service-key": buyerOneKey };
     const two = await buy(checkoutBody("agent_network", { quantity: 2, agent_id: "buyer-one" }), owner);
     expect(two.status).toBe(201);
-    expect(two.body.receipt.quote).toMatchObject({ keys_held: 1, per_key_usd_micros: [17_000_000, 15_000_000], amount_usd_micros: 32_000_000 });
+    expect(two.body.receipt.quote).toMatchObject({
+      keys_held: 1,
+      per_key_usd_micros: [17_000_000, 15_000_000],
+      amount_usd_micros: 32_000_000,
+    });
     // The key alone names the account: agent_id may be left out.
     const two2 = await buy(checkoutBody("agent_network", { quantity: 2 }), owner);
     expect(two2.body.receipt.quote.per_key_usd_micros).toEqual([13_000_000, 11_000_000]);
@@ -88,7 +98,11 @@ describe("POST /api/checkout agent_network", () => {
     const first = await buy(checkoutBody("agent_network", { quantity: 4, agent_id: agent }), { "pay-network-pay-id": await mint() });
     expect(first.status).toBe(201);
     const [a, b] = await Promise.all([mint(), mint()]);
-    const raced = await Promise.all([a, b].map((token) => buy(checkoutBody("agent_network", { agent_id: agent }), { "pay-network-pay-id": token, "x-service-key": first.body.keys[0].key })));
+    const raced = await Promise.all(
+      [a, b].map((token) =>
+        buy(checkoutBody("agent_network", { agent_id: agent }), { "pay-network-pay-id": token, "x-service-key": first.body.keys[0].key }),
+      ),
+    );
     expect(raced.map((r) => r.status).sort()).toEqual([201, 409]);
     expect(raced.find((r) => r.status === 409)!.body.code).toBe("conflict");
     const jtis = [a, b].map((t) => (JSON.parse(Buffer.from(t.split(".")[1]!, "base64url").toString("utf8")) as { jti: string }).jti);
@@ -96,7 +110,9 @@ describe("POST /api/checkout agent_network", () => {
   });
 
   it("quantity 5 for a new account costs $75 and puts it on the volume plan", async () => {
-    const res = await buy(checkoutBody("agent_network", { quantity: 5, contact: "five@example.com" }), { "pay-network-pay-id": await mint() });
+    const res = await buy(checkoutBody("agent_network", { quantity: 5, contact: "five@example.com" }), {
+      "pay-network-pay-id": await mint(),
+    });
     expect(res.status).toBe(201);
     expect(res.body.receipt.quote.amount_usd_micros).toBe(75_000_000);
     expect(res.body.keys.every((k: any) => k.plan === "volume")).toBe(true);
@@ -155,15 +171,25 @@ describe("POST /api/checkout agent_network", () => {
     expect(card.status).toBe(503);
     expect(card.body.code).toBe("payment_provider_unavailable");
     expect((await buy(checkoutBody("http402"))).status).toBe(503);
-    const hook = await svc.request("/api/checkout/webhook", { method: "POST", headers: { "content-type": "application/json", "stripe-signature": "t=1,v1=00" }, body: "{}" });
+    const hook = await svc.request("/api/checkout/webhook", {
+      method: "POST",
+      headers: { "content-type": "application/json", "stripe-signature": "t=1,v1=00" },
+      body: "{}",
+    });
     expect(hook.status).toBe(404);
   });
 
   it("the quote shows the account's referral/loyalty credit balance, which is not deducted from a purchase", async () => {
     const first = await buy(checkoutBody("agent_network", { agent_id: "credited-buyer" }), { "pay-network-pay-id": await mint() });
     const credits = createCreditsStore(svc.service.deps.backend);
-    await credits.grant({ grantId: "test-credit-1", account: "credited-buyer", kind: "referral", amountUsdMicros: 1_500_000, reason: "test" }, svc.clock.now());
-    const res = await buy(checkoutBody("agent_network", { agent_id: "credited-buyer" }), { "pay-network-pay-id": await mint(), "x-service-key": first.body.keys[0].key });
+    await credits.grant(
+      { grantId: "test-credit-1", account: "credited-buyer", kind: "referral", amountUsdMicros: 1_500_000, reason: "test" },
+      svc.clock.now(),
+    );
+    const res = await buy(checkoutBody("agent_network", { agent_id: "credited-buyer" }), {
+      "pay-network-pay-id": await mint(),
+      "x-service-key": first.body.keys[0].key,
+    });
     expect(res.body.receipt.quote).toMatchObject({ amount_usd_micros: 17_000_000, credit_balance_usd_micros: 1_500_000 });
   });
 
@@ -171,7 +197,9 @@ describe("POST /api/checkout agent_network", () => {
     const token = await mint();
     const headers = { "pay-network-pay-id": token, "idempotency-key": "parallel-1" };
     const before = network.charges.length;
-    const results = await Promise.all(Array.from({ length: 5 }, () => buy(checkoutBody("agent_network", { agent_id: "idem-par" }), headers)));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => buy(checkoutBody("agent_network", { agent_id: "idem-par" }), headers)),
+    );
     expect(results.filter((r) => r.status === 201).length).toBeGreaterThanOrEqual(1);
     expect(results.every((r) => r.status === 201 || (r.status === 409 && r.body.code === "idempotency_in_progress"))).toBe(true);
     expect(network.charges.length).toBe(before + 1);

@@ -24,10 +24,15 @@ afterAll(async () => {
   await relay?.close();
 });
 
-const buy = (body: Record<string, unknown>, headers: Record<string, string> = {}) => svc.request("/api/checkout", { method: "POST", headers, json: body, redirect: "manual" });
+const buy = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  svc.request("/api/checkout", { method: "POST", headers, json: body, redirect: "manual" });
 const nowSeconds = () => Math.floor(svc.clock.now() / 1000);
 const deliver = (payload: string, signature: string | null) =>
-  svc.request("/api/checkout/webhook", { method: "POST", headers: { "content-type": "application/json", ...(signature === null ? {} : { "stripe-signature": signature }) }, body: payload });
+  svc.request("/api/checkout/webhook", {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(signature === null ? {} : { "stripe-signature": signature }) },
+    body: payload,
+  });
 const deliverSigned = (payload: string, timestamp = nowSeconds()) => deliver(payload, stripe.sign(payload, timestamp));
 const keysDeliveredTo = (contact: string) => relay.messages.filter((m) => m.to === contact).flatMap((m) => m.keys);
 
@@ -50,7 +55,7 @@ describe("POST /api/checkout card", () => {
     ["quantity 0", { contact: "q@example.com", quantity: 0 }],
     ["quantity 6", { contact: "q@example.com", quantity: 6 }],
     ["quantity 2.5", { contact: "q@example.com", quantity: 2.5 }],
-    ["quantity \"3\"", { contact: "q@example.com", quantity: "3" }],
+    ['quantity "3"', { contact: "q@example.com", quantity: "3" }],
   ])("400 for %s, and Stripe is not called", async (_name, extra) => {
     const before = stripe.sessions.length;
     const res = await buy(checkoutBody("card", extra));
@@ -97,7 +102,13 @@ describe("POST /api/checkout card", () => {
   it.each([
     ["a missing header", (p: string) => ({ payload: p, signature: null })],
     ["a wrong signature", (p: string) => ({ payload: p, signature: `t=${nowSeconds()},v1=${"0".repeat(64)}` })],
-    ["a body altered by one byte", (p: string) => ({ payload: p.replace("checkout.session.completed", "checkout.session.completeD"), signature: stripe.sign(p, nowSeconds()) })],
+    [
+      "a body altered by one byte",
+      (p: string) => ({
+        payload: p.replace("checkout.session.completed", "checkout.session.completeD"),
+        signature: stripe.sign(p, nowSeconds()),
+      }),
+    ],
     ["another secret", (p: string) => ({ payload: p, signature: stripe.sign(p, nowSeconds(), "whsec_someone_else") })],
     ["a timestamp 301 s old", (p: string) => ({ payload: p, signature: stripe.sign(p, nowSeconds() - 301) })],
     ["a re-serialised body", (p: string) => ({ payload: JSON.stringify(JSON.parse(p), null, 2), signature: stripe.sign(p, nowSeconds()) })],
@@ -130,7 +141,8 @@ describe("POST /api/checkout card", () => {
     const results = await Promise.all(Array.from({ length: 10 }, () => deliver(payload, signature)));
     // A delivery that meets another one mid-fulfilment answers 409, so Stripe redelivers it later
     // (a 200 would tell Stripe to stop while the keys are not issued yet); none is a 5xx.
-    for (const r of results) expect([`${r.status} ${r.body?.code ?? ""}`]).toSatisfy(([s]: string[]) => s === "200 " || s === "409 purchase_in_progress");
+    for (const r of results)
+      expect([`${r.status} ${r.body?.code ?? ""}`]).toSatisfy(([s]: string[]) => s === "200 " || s === "409 purchase_in_progress");
     expect(results.filter((r) => r.body.outcome === "fulfilled")).toHaveLength(1);
     expect(keysDeliveredTo("parallel@example.com")).toHaveLength(2);
     // Stripe's redelivery after the race: already done.
@@ -140,7 +152,9 @@ describe("POST /api/checkout card", () => {
 
   it("unpaid completion waits; async_payment_succeeded then issues the keys", async () => {
     const { session } = await openSession("async@example.com");
-    expect((await deliverSigned(stripe.event("checkout.session.completed", session, { paymentStatus: "unpaid" }))).body.outcome).toBe("awaiting_payment");
+    expect((await deliverSigned(stripe.event("checkout.session.completed", session, { paymentStatus: "unpaid" }))).body.outcome).toBe(
+      "awaiting_payment",
+    );
     expect(keysDeliveredTo("async@example.com")).toEqual([]);
     expect((await deliverSigned(stripe.event("checkout.session.async_payment_succeeded", session))).body.outcome).toBe("fulfilled");
     expect(keysDeliveredTo("async@example.com")).toHaveLength(1);
@@ -172,7 +186,9 @@ describe("POST /api/checkout card", () => {
     expect(third.status).toBe(409);
     expect(stripe.sessions.length).toBe(before);
     // An expired session gives its slots back.
-    const expired = await deliverSigned(stripe.event("checkout.session.expired", stripe.sessions.at(-1)!.session, { paymentStatus: "unpaid" }));
+    const expired = await deliverSigned(
+      stripe.event("checkout.session.expired", stripe.sessions.at(-1)!.session, { paymentStatus: "unpaid" }),
+    );
     expect(expired.body.outcome).toBe("payment_failed");
     expect((await buy(checkoutBody("card", { contact: "capped@example.com" }), { "x-service-key": key })).status).toBe(303);
   });

@@ -4,7 +4,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestService } from "../helpers/test-service.ts";
-import { ASSET, NETWORK_V1, NETWORK_V2, PAY_TO, payWith, startFacilitator, x402Env, type FacilitatorStandIn, type Wallet } from "./stand-ins/x402-facilitator.ts";
+import {
+  ASSET,
+  NETWORK_V1,
+  NETWORK_V2,
+  PAY_TO,
+  payWith,
+  startFacilitator,
+  x402Env,
+  type FacilitatorStandIn,
+  type Wallet,
+} from "./stand-ins/x402-facilitator.ts";
 import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";
 
 let facilitator: FacilitatorStandIn;
@@ -20,7 +30,8 @@ afterAll(async () => {
   await facilitator?.close();
 });
 
-const buy = (body: Record<string, unknown>, headers: Record<string, string> = {}) => svc.request("/api/checkout", { method: "POST", headers, json: body });
+const buy = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  svc.request("/api/checkout", { method: "POST", headers, json: body });
 const decode = (header: string | null) => JSON.parse(Buffer.from(header!, "base64").toString("utf8"));
 
 /** Asks for the requirements, then pays them (v1 from the body, v2 from PAYMENT-REQUIRED). */
@@ -43,7 +54,14 @@ describe("POST /api/checkout http402", () => {
     expect(res.status).toBe(402);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
     expect(res.body).toMatchObject({ x402Version: 1, status: 402, code: "checkout_payment_required" });
-    expect(res.body.accepts[0]).toMatchObject({ scheme: "exact", network: NETWORK_V1, maxAmountRequired: amount, asset: ASSET, payTo: PAY_TO, mimeType: "application/json" });
+    expect(res.body.accepts[0]).toMatchObject({
+      scheme: "exact",
+      network: NETWORK_V1,
+      maxAmountRequired: amount,
+      asset: ASSET,
+      payTo: PAY_TO,
+      mimeType: "application/json",
+    });
     const v2 = decode(res.headers.get("payment-required"));
     expect(v2.x402Version).toBe(2);
     expect(v2.accepts[0]).toMatchObject({ scheme: "exact", network: NETWORK_V2, amount, asset: ASSET, payTo: PAY_TO });
@@ -66,7 +84,13 @@ describe("POST /api/checkout http402", () => {
     expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(res.body.receipt.transaction).toBe(receipt.transaction);
     expect(facilitator.calls.map((c) => c.path)).toEqual(["/verify", "/settle"]);
-    for (const call of facilitator.calls) expect(call.body.paymentRequirements).toMatchObject({ maxAmountRequired: "19000000", payTo: PAY_TO, asset: ASSET, network: NETWORK_V1 });
+    for (const call of facilitator.calls)
+      expect(call.body.paymentRequirements).toMatchObject({
+        maxAmountRequired: "19000000",
+        payTo: PAY_TO,
+        asset: ASSET,
+        network: NETWORK_V1,
+      });
   });
 
   it("a valid PAYMENT-SIGNATURE (v2) → 201 with PAYMENT-RESPONSE", async () => {
@@ -80,7 +104,14 @@ describe("POST /api/checkout http402", () => {
 
   it.each([
     ["a lower accepted.amount", 2, { accepted: { amount: "1" } }],
-    ["a changed payTo", 2, { accepted: { payTo: "0x2222222222222222222222222222222222222222" }, authorization: { to: "0x2222222222222222222222222222222222222222" } }],
+    [
+      "a changed payTo",
+      2,
+      {
+        accepted: { payTo: "0x2222222222222222222222222222222222222222" },
+        authorization: { to: "0x2222222222222222222222222222222222222222" },
+      },
+    ],
     ["another asset", 2, { accepted: { asset: "0x3333333333333333333333333333333333333333" } }],
     ["another network", 2, { accepted: { network: "eip155:8453" } }],
     ["an authorization below the price", 1, { authorization: { value: "100" } }],
@@ -94,21 +125,24 @@ describe("POST /api/checkout http402", () => {
     expect(facilitator.calls.length).toBe(calls);
   });
 
-  it.each([1, 2] as const)("v%i: an authorization for MORE than the price → 402 with fresh requirements before any outside call; the reservation is released", async (version) => {
-    const body = checkoutBody("http402", { agent_id: `overpay-v${version}` });
-    const header = await payFor(body, version, { authorization: { value: "19000001" } });
-    const calls = facilitator.calls.length;
-    const res = await buy(body, { [version === 1 ? "x-payment" : "payment-signature"]: header });
-    expect(res.status).toBe(402);
-    expect(res.body.error).toBe("invalid_exact_evm_payload_authorization_value_mismatch");
-    expect(res.body.accepts[0].maxAmountRequired).toBe("19000000");
-    expect(decode(res.headers.get("payment-required")).accepts[0].amount).toBe("19000000");
-    expect(facilitator.calls.length).toBe(calls);
-    // Released: the same buyer pays the exact price and gets the first slot's key.
-    const ok = await buy(body, { [version === 1 ? "x-payment" : "payment-signature"]: await payFor(body, version) });
-    expect(ok.status).toBe(201);
-    expect(ok.body.receipt.quote).toMatchObject({ keys_held: 0, amount_usd_micros: 19_000_000 });
-  });
+  it.each([1, 2] as const)(
+    "v%i: an authorization for MORE than the price → 402 with fresh requirements before any outside call; the reservation is released",
+    async (version) => {
+      const body = checkoutBody("http402", { agent_id: `overpay-v${version}` });
+      const header = await payFor(body, version, { authorization: { value: "19000001" } });
+      const calls = facilitator.calls.length;
+      const res = await buy(body, { [version === 1 ? "x-payment" : "payment-signature"]: header });
+      expect(res.status).toBe(402);
+      expect(res.body.error).toBe("invalid_exact_evm_payload_authorization_value_mismatch");
+      expect(res.body.accepts[0].maxAmountRequired).toBe("19000000");
+      expect(decode(res.headers.get("payment-required")).accepts[0].amount).toBe("19000000");
+      expect(facilitator.calls.length).toBe(calls);
+      // Released: the same buyer pays the exact price and gets the first slot's key.
+      const ok = await buy(body, { [version === 1 ? "x-payment" : "payment-signature"]: await payFor(body, version) });
+      expect(ok.status).toBe(201);
+      expect(ok.body.receipt.quote).toMatchObject({ keys_held: 0, amount_usd_micros: 19_000_000 });
+    },
+  );
 
   it("an 8-way race of payments signed for the $17 quote: only the purchase that reserves the $17 slot is settled; the chain moved exactly what the receipts say", async () => {
     const body = checkoutBody("http402", { agent_id: "racer" });
@@ -120,9 +154,16 @@ describe("POST /api/checkout http402", () => {
     const headers = await Promise.all(Array.from({ length: 8 }, () => payWith(wallet, 1, quoted.body.accepts[0])));
     const calls = facilitator.calls.length;
     const transfers = facilitator.chain.transfers.length;
-    const results = await Promise.all(headers.map((h) => svc.request("/api/checkout", { method: "POST", headers: { ...owner, "x-payment": h }, json: body })));
+    const results = await Promise.all(
+      headers.map((h) => svc.request("/api/checkout", { method: "POST", headers: { ...owner, "x-payment": h }, json: body })),
+    );
     const paid = results.filter((r) => r.status === 201);
-    expect(results.filter((r) => r.status !== 201).map((r) => `${r.status} ${r.body.error ?? r.body.code}`).filter((s) => s !== "402 invalid_exact_evm_payload_authorization_value_mismatch" && s !== "409 payment_in_progress")).toEqual([]);
+    expect(
+      results
+        .filter((r) => r.status !== 201)
+        .map((r) => `${r.status} ${r.body.error ?? r.body.code}`)
+        .filter((s) => s !== "402 invalid_exact_evm_payload_authorization_value_mismatch" && s !== "409 payment_in_progress"),
+    ).toEqual([]);
     expect(paid.map((r) => r.body.receipt.quote.amount_usd_micros)).toEqual([17_000_000]);
     const moved = facilitator.chain.transfers.slice(transfers).reduce((sum, t) => sum + t.value, 0n);
     expect(moved).toBe(BigInt(paid.reduce((sum, r) => sum + r.body.receipt.quote.amount_usd_micros, 0)));
@@ -134,7 +175,10 @@ describe("POST /api/checkout http402", () => {
     ["not base64", "%%%not-base64%%%"],
     ["not JSON", Buffer.from("hello").toString("base64")],
     ["over the 8 KB cap", Buffer.from(JSON.stringify({ x402Version: 1, pad: "x".repeat(9000) })).toString("base64")],
-    ["the wrong shape", Buffer.from(JSON.stringify({ x402Version: 1, scheme: "exact", network: NETWORK_V1, payload: {} })).toString("base64")],
+    [
+      "the wrong shape",
+      Buffer.from(JSON.stringify({ x402Version: 1, scheme: "exact", network: NETWORK_V1, payload: {} })).toString("base64"),
+    ],
   ])("400 payment_malformed for a header that is %s", async (_name, header) => {
     const res = await buy(checkoutBody("http402"), { "x-payment": header });
     expect(res.status).toBe(400);
@@ -179,14 +223,20 @@ describe("POST /api/checkout http402", () => {
     expect(second.status).toBe(201);
     expect(second.body).toEqual(first.body);
     // The account's owner (its key proves it) sees what it holds in a quote.
-    const keysOf = async (key: string) => (await svc.request("/api/checkout", { method: "POST", headers: { "x-service-key": key }, json: checkoutBody("http402") })).body.quote.keys_held;
+    const keysOf = async (key: string) =>
+      (await svc.request("/api/checkout", { method: "POST", headers: { "x-service-key": key }, json: checkoutBody("http402") })).body.quote
+        .keys_held;
     expect(await keysOf(first.body.keys[0].key)).toBe(1);
 
     const parallelBody = checkoutBody("http402", { agent_id: "parallel-replayer" });
     const parallelHeader = await payFor(parallelBody, 2);
     const settledBefore = facilitator.settled.length;
     const results = await Promise.all(Array.from({ length: 10 }, () => buy(parallelBody, { "payment-signature": parallelHeader })));
-    expect(results.map((r) => (r.status === 201 ? 201 : `${r.status} ${r.body.code}`)).filter((s) => s !== 201 && s !== "409 payment_in_progress")).toEqual([]);
+    expect(
+      results
+        .map((r) => (r.status === 201 ? 201 : `${r.status} ${r.body.code}`))
+        .filter((s) => s !== 201 && s !== "409 payment_in_progress"),
+    ).toEqual([]);
     const keys = new Set(results.filter((r) => r.status === 201).map((r) => r.body.keys[0].key));
     expect(keys.size).toBe(1);
     expect(facilitator.settled.length).toBe(settledBefore + 1);
@@ -209,7 +259,14 @@ describe("POST /api/checkout http402", () => {
   });
 
   it("CORS: a preflight allows PAYMENT-SIGNATURE and responses expose PAYMENT-RESPONSE", async () => {
-    const res = await fetch(`${svc.url}/api/checkout`, { method: "OPTIONS", headers: { origin: "https://agent.example", "access-control-request-method": "POST", "access-control-request-headers": "payment-signature" } });
+    const res = await fetch(`${svc.url}/api/checkout`, {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://agent.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "payment-signature",
+      },
+    });
     expect(res.headers.get("access-control-allow-headers")).toMatch(/PAYMENT-SIGNATURE/i);
     expect((await buy(checkoutBody("http402"))).headers.get("access-control-expose-headers")).toMatch(/PAYMENT-RESPONSE/);
   });

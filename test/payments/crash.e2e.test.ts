@@ -25,7 +25,15 @@ import { startStripe, stripeEnv, type StripeStandIn } from "./stand-ins/stripe.t
 import { payWith, startFacilitator, x402Env, type FacilitatorStandIn } from "./stand-ins/x402-facilitator.ts";
 
 /** Every boundary the purchase record crosses between reservation and answer. */
-const POINTS = ["purchase:reserved", "purchase:charging", "purchase:before-charge", "purchase:after-charge", "purchase:charged", "purchase:issuing", "purchase:issued"] as const;
+const POINTS = [
+  "purchase:reserved",
+  "purchase:charging",
+  "purchase:before-charge",
+  "purchase:after-charge",
+  "purchase:charged",
+  "purchase:issuing",
+  "purchase:issued",
+] as const;
 const ADMIN = { authorization: `Bearer ${ADMIN_KEY}` };
 
 let network: AgentNetworkStandIn;
@@ -45,7 +53,10 @@ beforeAll(async () => {
     disabledCommands: ["STARTTLS"],
     onData(stream, session, done) {
       void simpleParser(stream).then((parsed) => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(","), keys: (parsed.text ?? "").match(/svc_live_[0-9A-Za-z]{22}/g) ?? [] });
+        mails.push({
+          to: session.envelope.rcptTo.map((r) => r.address).join(","),
+          keys: (parsed.text ?? "").match(/svc_live_[0-9A-Za-z]{22}/g) ?? [],
+        });
         done();
       }, done);
     },
@@ -92,7 +103,10 @@ describe("kill -9 at each boundary, then the same x402 payment again", { timeout
       expect(settledNow).toBe(["purchase:reserved", "purchase:charging", "purchase:before-charge"].includes(point) ? 1 : 0);
       const unconfirmed = point === "purchase:after-charge";
       expect(Boolean(done.body.receipt.charge_unconfirmed)).toBe(unconfirmed);
-      await _expectSettled(server, { keys: done.body.keys.map((k: { key: string }) => k.key), attention: unconfirmed ? done.body.receipt.purchase_id : null });
+      await _expectSettled(server, {
+        keys: done.body.keys.map((k: { key: string }) => k.key),
+        attention: unconfirmed ? done.body.receipt.purchase_id : null,
+      });
     } finally {
       await server.kill();
     }
@@ -100,96 +114,119 @@ describe("kill -9 at each boundary, then the same x402 payment again", { timeout
 });
 
 describe("kill -9 in a card purchase: at checkout (retry) and in fulfilment (Stripe redelivers)", { timeout: 120_000 }, () => {
-  it.each(["purchase:reserved", "card:session-created"])("checkout, %s: the retry gets one session; paying it issues the keys once", async (point) => {
-    const contact = `card-${point.replace(":", "-")}@example.com`;
-    const body = { vertical: "travel", payment_method: "card", contact, quantity: 2 };
-    const headers = { "idempotency-key": `card-crash-${point}` };
-    const server = await _crashThenRestart(point, (url) => _post(url, "/api/checkout", body, headers));
-    try {
-      const session = await _untilSettled(() => _post(server.url, "/api/checkout", body, headers));
-      expect(session.status).toBe(303);
-      expect(stripe.sessions.filter((s) => s.session.metadata.purchase_id === session.body.purchase_id).map((s) => s.session.id).filter((id, i, all) => all.indexOf(id) === i)).toEqual([session.body.session_id]);
-      const paid = stripe.pay(session.body.session_id);
-      expect((await _webhook(server.url, stripe.event("checkout.session.completed", paid))).body.outcome).toBe("fulfilled");
-      const page = await _get(server.url, `/checkout/success?session_id=${session.body.session_id}`, { accept: "application/json" });
-      expect(page.body.status).toBe("keys");
-      await _expectSettled(server, { keys: page.body.keys.map((k: { key: string }) => k.key), attention: null });
-    } finally {
-      await server.kill();
-    }
-  });
+  it.each(["purchase:reserved", "card:session-created"])(
+    "checkout, %s: the retry gets one session; paying it issues the keys once",
+    async (point) => {
+      const contact = `card-${point.replace(":", "-")}@example.com`;
+      const body = { vertical: "travel", payment_method: "card", contact, quantity: 2 };
+      const headers = { "idempotency-key": `card-crash-${point}` };
+      const server = await _crashThenRestart(point, (url) => _post(url, "/api/checkout", body, headers));
+      try {
+        const session = await _untilSettled(() => _post(server.url, "/api/checkout", body, headers));
+        expect(session.status).toBe(303);
+        expect(
+          stripe.sessions
+            .filter((s) => s.session.metadata.purchase_id === session.body.purchase_id)
+            .map((s) => s.session.id)
+            .filter((id, i, all) => all.indexOf(id) === i),
+        ).toEqual([session.body.session_id]);
+        const paid = stripe.pay(session.body.session_id);
+        expect((await _webhook(server.url, stripe.event("checkout.session.completed", paid))).body.outcome).toBe("fulfilled");
+        const page = await _get(server.url, `/checkout/success?session_id=${session.body.session_id}`, { accept: "application/json" });
+        expect(page.body.status).toBe("keys");
+        await _expectSettled(server, { keys: page.body.keys.map((k: { key: string }) => k.key), attention: null });
+      } finally {
+        await server.kill();
+      }
+    },
+  );
 
-  it.each(["purchase:charged", "purchase:issuing", "purchase:issued"])("fulfilment, %s: Stripe's redelivery finishes it; the keys are shown once", async (point) => {
-    const contact = `card-${point.replace(":", "-")}@example.com`;
-    const body = { vertical: "travel", payment_method: "card", contact, quantity: 2 };
-    let sessionId = "";
-    const server = await _crashThenRestart(point, async (url) => {
-      const session = await _post(url, "/api/checkout", body);
-      expect(session.status).toBe(303);
-      sessionId = session.body.session_id;
-      return _webhook(url, stripe.event("checkout.session.completed", stripe.pay(sessionId)));
-    });
-    try {
-      const event = stripe.event("checkout.session.completed", stripe.pay(sessionId));
-      const redelivered = await _untilSettled(() => _webhook(server.url, event));
-      expect(["fulfilled", "duplicate"]).toContain(redelivered.body.outcome);
-      const page = await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" });
-      expect(page.body.status).toBe("keys");
-      expect(page.body.keys).toHaveLength(2);
-      expect((await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" })).body.status).toBe("already_shown");
-      await _expectSettled(server, { keys: page.body.keys.map((k: { key: string }) => k.key), attention: null });
-      _expectMailedOnce(contact, page.body.keys);
-    } finally {
-      await server.kill();
-    }
-  });
+  it.each(["purchase:charged", "purchase:issuing", "purchase:issued"])(
+    "fulfilment, %s: Stripe's redelivery finishes it; the keys are shown once",
+    async (point) => {
+      const contact = `card-${point.replace(":", "-")}@example.com`;
+      const body = { vertical: "travel", payment_method: "card", contact, quantity: 2 };
+      let sessionId = "";
+      const server = await _crashThenRestart(point, async (url) => {
+        const session = await _post(url, "/api/checkout", body);
+        expect(session.status).toBe(303);
+        sessionId = session.body.session_id;
+        return _webhook(url, stripe.event("checkout.session.completed", stripe.pay(sessionId)));
+      });
+      try {
+        const event = stripe.event("checkout.session.completed", stripe.pay(sessionId));
+        const redelivered = await _untilSettled(() => _webhook(server.url, event));
+        expect(["fulfilled", "duplicate"]).toContain(redelivered.body.outcome);
+        const page = await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" });
+        expect(page.body.status).toBe("keys");
+        expect(page.body.keys).toHaveLength(2);
+        expect((await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" })).body.status).toBe(
+          "already_shown",
+        );
+        await _expectSettled(server, { keys: page.body.keys.map((k: { key: string }) => k.key), attention: null });
+        _expectMailedOnce(contact, page.body.keys);
+      } finally {
+        await server.kill();
+      }
+    },
+  );
 
-  it.each(["purchase:charged", "purchase:issuing", "purchase:issued"])("success page, %s: after the restart the page resumes it and shows the keys once; one mail", async (point) => {
-    const contact = `page-${point.replace(":", "-")}@example.com`;
-    const body = { vertical: "travel", payment_method: "card", contact, quantity: 2 };
-    let sessionId = "";
-    const server = await _crashThenRestart(point, async (url) => {
-      const session = await _post(url, "/api/checkout", body);
-      expect(session.status).toBe(303);
-      sessionId = session.body.session_id;
-      // Paid at Stripe, no webhook yet: the success page confirms it and fulfils, and dies there.
-      stripe.pay(sessionId);
-      return _get(url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" });
-    });
-    try {
-      const page = await _untilShown(server, sessionId);
-      expect(page.body.status).toBe("keys");
-      expect(page.body.keys).toHaveLength(2);
-      expect(page.body.mailed_to).toBe(contact);
-      expect((await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" })).body.status).toBe("already_shown");
-      // Stripe's webhook arrives late and changes nothing.
-      expect((await _webhook(server.url, stripe.event("checkout.session.completed", stripe.pay(sessionId)))).body.outcome).toBe("duplicate");
-      await _expectSettled(server, { keys: page.body.keys.map((k: { key: string }) => k.key), attention: null });
-      _expectMailedOnce(contact, page.body.keys);
-    } finally {
-      await server.kill();
-    }
-  });
+  it.each(["purchase:charged", "purchase:issuing", "purchase:issued"])(
+    "success page, %s: after the restart the page resumes it and shows the keys once; one mail",
+    async (point) => {
+      const contact = `page-${point.replace(":", "-")}@example.com`;
+      const body = { vertical: "travel", payment_method: "card", contact, quantity: 2 };
+      let sessionId = "";
+      const server = await _crashThenRestart(point, async (url) => {
+        const session = await _post(url, "/api/checkout", body);
+        expect(session.status).toBe(303);
+        sessionId = session.body.session_id;
+        // Paid at Stripe, no webhook yet: the success page confirms it and fulfils, and dies there.
+        stripe.pay(sessionId);
+        return _get(url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" });
+      });
+      try {
+        const page = await _untilShown(server, sessionId);
+        expect(page.body.status).toBe("keys");
+        expect(page.body.keys).toHaveLength(2);
+        expect(page.body.mailed_to).toBe(contact);
+        expect((await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" })).body.status).toBe(
+          "already_shown",
+        );
+        // Stripe's webhook arrives late and changes nothing.
+        expect((await _webhook(server.url, stripe.event("checkout.session.completed", stripe.pay(sessionId)))).body.outcome).toBe(
+          "duplicate",
+        );
+        await _expectSettled(server, { keys: page.body.keys.map((k: { key: string }) => k.key), attention: null });
+        _expectMailedOnce(contact, page.body.keys);
+      } finally {
+        await server.kill();
+      }
+    },
+  );
 
-  it.each(["purchase:charged", "purchase:issuing"])("webhook, %s, and no redelivery: reconciliation issues the keys and mails them once; the page shows them", async (point) => {
-    const contact = `reconciled-${point.replace(":", "-")}@example.com`;
-    const body = { vertical: "travel", payment_method: "card", contact };
-    let sessionId = "";
-    const server = await _crashThenRestart(point, async (url) => {
-      const session = await _post(url, "/api/checkout", body);
-      sessionId = session.body.session_id;
-      return _webhook(url, stripe.event("checkout.session.completed", stripe.pay(sessionId)));
-    });
-    try {
-      const report = await _reconcileWhenFree(server);
-      expect(report.resolved).toEqual([expect.objectContaining({ method: "card", state: "issued" })]);
-      const page = await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" });
-      expect(page.body.status).toBe("keys");
-      _expectMailedOnce(contact, page.body.keys);
-    } finally {
-      await server.kill();
-    }
-  });
+  it.each(["purchase:charged", "purchase:issuing"])(
+    "webhook, %s, and no redelivery: reconciliation issues the keys and mails them once; the page shows them",
+    async (point) => {
+      const contact = `reconciled-${point.replace(":", "-")}@example.com`;
+      const body = { vertical: "travel", payment_method: "card", contact };
+      let sessionId = "";
+      const server = await _crashThenRestart(point, async (url) => {
+        const session = await _post(url, "/api/checkout", body);
+        sessionId = session.body.session_id;
+        return _webhook(url, stripe.event("checkout.session.completed", stripe.pay(sessionId)));
+      });
+      try {
+        const report = await _reconcileWhenFree(server);
+        expect(report.resolved).toEqual([expect.objectContaining({ method: "card", state: "issued" })]);
+        const page = await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" });
+        expect(page.body.status).toBe("keys");
+        _expectMailedOnce(contact, page.body.keys);
+      } finally {
+        await server.kill();
+      }
+    },
+  );
 });
 
 describe("kill -9 where no retry can come back: reconciliation decides", { timeout: 120_000 }, () => {
@@ -200,14 +237,25 @@ describe("kill -9 where no retry can come back: reconciliation decides", { timeo
     try {
       expect(network.charges.filter((c) => c.jti === _jti(token))).toHaveLength(1);
       const report = await _reconcileWhenFree(server);
-      expect(report.resolved).toEqual([expect.objectContaining({ state: "refund_due", payer: expect.objectContaining({ jti: _jti(token) }) })]);
+      expect(report.resolved).toEqual([
+        expect.objectContaining({ state: "refund_due", payer: expect.objectContaining({ jti: _jti(token) }) }),
+      ]);
       expect(report.attention.map((e: { state: string }) => e.state)).toContain("refund_due");
       // Nothing holds the account now: the same agent buys afresh, without proof.
-      const again = await _post(server.url, "/api/checkout", body, { "pay-network-pay-id": await network.mint({ now: Date.now(), valueMicros: 100_000_000 }) });
+      const again = await _post(server.url, "/api/checkout", body, {
+        "pay-network-pay-id": await network.mint({ now: Date.now(), valueMicros: 100_000_000 }),
+      });
       expect(again.status).toBe(201);
-      const ack = await _post(server.url, "/api/admin/payments/acknowledge", { id: report.resolved[0].id, note: "refunded in the network dashboard" }, ADMIN);
+      const ack = await _post(
+        server.url,
+        "/api/admin/payments/acknowledge",
+        { id: report.resolved[0].id, note: "refunded in the network dashboard" },
+        ADMIN,
+      );
       expect(ack.status).toBe(200);
-      expect((await _get(server.url, "/api/admin/payments", ADMIN)).body.attention.map((e: { id: string }) => e.id)).not.toContain(report.resolved[0].id);
+      expect((await _get(server.url, "/api/admin/payments", ADMIN)).body.attention.map((e: { id: string }) => e.id)).not.toContain(
+        report.resolved[0].id,
+      );
     } finally {
       await server.kill();
     }
@@ -257,7 +305,10 @@ async function _agentNetworkCrash(point: (typeof POINTS)[number]): Promise<void>
     expect(charges.length).toBe(point === "purchase:before-charge" ? 0 : 1);
     const unconfirmed = point === "purchase:before-charge" || point === "purchase:after-charge";
     expect(Boolean(done.body.receipt.charge_unconfirmed)).toBe(unconfirmed);
-    await _expectSettled(server, { keys: done.body.keys.map((k: { key: string }) => k.key), attention: unconfirmed ? done.body.receipt.purchase_id : null });
+    await _expectSettled(server, {
+      keys: done.body.keys.map((k: { key: string }) => k.key),
+      attention: unconfirmed ? done.body.receipt.purchase_id : null,
+    });
     // The same request again repeats the answer and charges nothing more.
     const again = await _post(server.url, "/api/checkout", body, headers);
     expect(again.body.keys.map((k: { key: string }) => k.key)).toEqual(done.body.keys.map((k: { key: string }) => k.key));
@@ -341,14 +392,20 @@ async function _reconcileWhenFree(server: ChildServer): Promise<any> {
 
 /** The keys work, reconciliation leaves nothing open, and only an unconfirmed charge is listed. */
 async function _expectSettled(server: ChildServer, expected: { keys: string[]; attention: string | null }): Promise<void> {
-  for (const key of expected.keys) expect((await _get(server.url, "/api/demo?vertical=travel&node=trv-m7", { "x-service-key": key })).status).toBe(200);
+  for (const key of expected.keys)
+    expect((await _get(server.url, "/api/demo?vertical=travel&node=trv-m7", { "x-service-key": key })).status).toBe(200);
   const report = await _reconcileWhenFree(server);
   expect(report.open).toEqual([]);
   expect(report.attention.map((e: { id: string }) => e.id)).toEqual(expected.attention ? [expected.attention] : []);
 }
 
 async function _post(url: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  const res = await fetch(url + path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body), redirect: "manual" });
+  const res = await fetch(url + path, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+    redirect: "manual",
+  });
   return { status: res.status, body: await res.json().catch(() => null) };
 }
 
@@ -358,7 +415,11 @@ async function _get(url: string, path: string, headers: Record<string, string> =
 }
 
 async function _webhook(url: string, payload: string): Promise<Reply> {
-  const res = await fetch(`${url}/api/checkout/webhook`, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": stripe.sign(payload, Math.floor(Date.now() / 1000)) }, body: payload });
+  const res = await fetch(`${url}/api/checkout/webhook`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "stripe-signature": stripe.sign(payload, Math.floor(Date.now() / 1000)) },
+    body: payload,
+  });
   return { status: res.status, body: await res.json().catch(() => null) };
 }
 

@@ -18,7 +18,11 @@ beforeAll(async () => {
   // Each retrieval waits for its own charge here (the batched default has its own suites).
   svc = await startPaymentsService({ ...agentNetworkEnv(network), PER_USE_CHARGE_BATCH_MS: "0" });
   trial = (await svc.request("/api/trial", { method: "POST", json: { agent_id: "head-agent", vertical: "travel" } })).body.key;
-  const issued = await svc.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "travel" } });
+  const issued = await svc.request("/api/keys", {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    json: { vertical: "travel" },
+  });
   member = issued.body.keys[0].key;
 });
 afterAll(async () => {

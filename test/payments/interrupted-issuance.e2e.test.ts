@@ -30,7 +30,10 @@ const jtiOf = (token: string) => (JSON.parse(Buffer.from(token.split(".")[1]!, "
 /** The `nth` write whose key starts with `prefix` fails before it happens, as if the process died there. */
 function failAt(method: "insertOnce" | "setItem", prefix: string, nth = 1) {
   const backend = svc.service.deps.backend;
-  const target = (method === "insertOnce" ? backend : backend.records) as unknown as Record<string, (key: string, ...rest: unknown[]) => Promise<unknown>>;
+  const target = (method === "insertOnce" ? backend : backend.records) as unknown as Record<
+    string,
+    (key: string, ...rest: unknown[]) => Promise<unknown>
+  >;
   const original = target[method]!;
   let seen = 0;
   target[method] = async (key, ...rest) => {
@@ -56,7 +59,9 @@ describe("interrupted issuance", () => {
     expect(retried.body.keys).toHaveLength(2);
     expect(retried.body.receipt).not.toHaveProperty("charge_unconfirmed");
     expect(network.charges.filter((c) => c.jti === jtiOf(token))).toHaveLength(1);
-    expect((await svc.request("/api/demo?vertical=travel&node=trv-m7", { headers: { "x-service-key": retried.body.keys[1].key } })).status).toBe(200);
+    expect(
+      (await svc.request("/api/demo?vertical=travel&node=trv-m7", { headers: { "x-service-key": retried.body.keys[1].key } })).status,
+    ).toBe(200);
   });
 
   it("trial: the agent's slot is claimed only once its key exists, so a failed key write leaves the agent free to ask again", async () => {
@@ -70,11 +75,23 @@ describe("interrupted issuance", () => {
 
   it("admin: a failure between two keys; reconciliation revokes the one written and gives both slots back", async () => {
     failAt("setItem", "keys:", 2);
-    expect((await svc.request("/api/keys", { method: "POST", headers: ADMIN, json: { vertical: "travel", agent_id: "interrupted-admin", quantity: 2 } })).status).toBe(500);
+    expect(
+      (
+        await svc.request("/api/keys", {
+          method: "POST",
+          headers: ADMIN,
+          json: { vertical: "travel", agent_id: "interrupted-admin", quantity: 2 },
+        })
+      ).status,
+    ).toBe(500);
     restore.splice(0).forEach((undo) => undo());
     const report = await svc.request("/api/admin/payments/reconcile", { method: "POST", headers: ADMIN });
     expect(report.body.resolved).toEqual([expect.objectContaining({ method: "admin", state: "released" })]);
-    const full = await svc.request("/api/keys", { method: "POST", headers: ADMIN, json: { vertical: "travel", agent_id: "interrupted-admin", quantity: 5 } });
+    const full = await svc.request("/api/keys", {
+      method: "POST",
+      headers: ADMIN,
+      json: { vertical: "travel", agent_id: "interrupted-admin", quantity: 5 },
+    });
     expect(full.status).toBe(201);
     const listed = await svc.request("/api/admin/keys", { headers: ADMIN });
     const ofAccount = listed.body.keys.filter((k: { agent_id: string | null }) => k.agent_id === "interrupted-admin");

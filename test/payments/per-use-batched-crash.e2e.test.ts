@@ -25,7 +25,13 @@ afterAll(async () => {
   await network?.close();
 });
 
-const env = (dataDir: string, extra: Record<string, string> = {}) => ({ DATA_DIR: dataDir, DIST_DIR: dist, LOG_LEVEL: "info", ...agentNetworkEnv(network), ...extra });
+const env = (dataDir: string, extra: Record<string, string> = {}) => ({
+  DATA_DIR: dataDir,
+  DIST_DIR: dist,
+  LOG_LEVEL: "info",
+  ...agentNetworkEnv(network),
+  ...extra,
+});
 const jtiOf = (token: string) => (JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { jti: string }).jti;
 const chargedOf = (token: string) => network.charges.filter((c) => c.jti === jtiOf(token)).reduce((sum, c) => sum + c.micros, 0);
 const demo = (url: string, token: string, i: number) =>
@@ -35,7 +41,13 @@ const demo = (url: string, token: string, i: number) =>
   );
 
 /** `lanes` loops sending retrievals until `stop()` is true or the token is used up; counts what was served. */
-async function load(url: string, token: string, lanes: number, stop: () => boolean, onServed: (served: number) => void = () => {}): Promise<{ served: number; depleted: boolean }> {
+async function load(
+  url: string,
+  token: string,
+  lanes: number,
+  stop: () => boolean,
+  onServed: (served: number) => void = () => {},
+): Promise<{ served: number; depleted: boolean }> {
   let served = 0;
   let depleted = false;
   let i = 0;
@@ -45,7 +57,8 @@ async function load(url: string, token: string, lanes: number, stop: () => boole
         const r = await demo(url, token, i++);
         if (r.status === 200) onServed(++served);
         else if (r.code === "payment_token_depleted") depleted = true;
-        else if (r.status === 0) return; // the server is gone
+        else if (r.status === 0)
+          return; // the server is gone
         else throw new Error(`unexpected answer ${r.status} ${r.code}`);
       }
     }),
@@ -93,7 +106,13 @@ describe("per-use tokens by default", { timeout: 90_000 }, () => {
       // some retrievals are reserved and pending in memory, one batch may be in flight.
       let quarter: () => void = () => {};
       const reachedQuarter = new Promise<void>((resolve) => (quarter = resolve));
-      const first = load(url, token, 16, () => killed, (served) => served >= 150 && quarter());
+      const first = load(
+        url,
+        token,
+        16,
+        () => killed,
+        (served) => served >= 150 && quarter(),
+      );
       await Promise.race([reachedQuarter, new Promise((r) => setTimeout(r, 15_000))]);
       await doomed.kill("SIGKILL");
       killed = true;
@@ -105,7 +124,9 @@ describe("per-use tokens by default", { timeout: 90_000 }, () => {
       expect(chargedOf(token)).toBeLessThanOrEqual(before.served * PRICE + MAX_BATCH);
       doomed = null;
       // The token is kept for reconciliation, sealed: the store's files never hold it in clear.
-      const stored = readdirSync(dataDir).map((f) => readFileSync(join(dataDir, f)).toString("latin1")).join("\n");
+      const stored = readdirSync(dataDir)
+        .map((f) => readFileSync(join(dataDir, f)).toString("latin1"))
+        .join("\n");
       expect(stored).toContain("peruse:open:");
       expect(stored).not.toContain(token.split(".")[2]!);
 
@@ -113,7 +134,8 @@ describe("per-use tokens by default", { timeout: 90_000 }, () => {
       const server = restarted;
       // The dead instance's heartbeat goes stale, then its reserved-and-unsent amount is charged.
       const deadline = Date.now() + 20_000;
-      while (!server.output().includes("per-use charges reconciled after a crash") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      while (!server.output().includes("per-use charges reconciled after a crash") && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 200));
       expect(server.output()).toContain("per-use charges reconciled after a crash");
       // Everything served is charged, except a call the kill cut off on its way to the network: that
       // one is counted as charged (never sent twice) and logged with its amount, at most one batch.

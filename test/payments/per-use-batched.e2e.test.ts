@@ -20,7 +20,8 @@ afterAll(async () => {
   await network?.close();
 });
 
-const demo = (node: string, token: string) => svc.request(`/api/demo?vertical=travel&node=${node}`, { headers: { "pay-network-pay-id": token } });
+const demo = (node: string, token: string) =>
+  svc.request(`/api/demo?vertical=travel&node=${node}`, { headers: { "pay-network-pay-id": token } });
 const mint = (valueMicros = 100_000) => network.mint({ now: svc.clock.now(), valueMicros });
 const jtiOf = (token: string) => (JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { jti: string }).jti;
 const chargesOf = (token: string) => network.charges.filter((c) => c.jti === jtiOf(token));

@@ -25,7 +25,8 @@ const chargesOf = (token: string) => {
   const jti = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()).jti;
   return network.charges.filter((c) => c.jti === jti);
 };
-const evaluate = (body: unknown, token: string) => svc.request("/api/evaluate", { method: "POST", headers: { "pay-network-pay-id": token }, json: body });
+const evaluate = (body: unknown, token: string) =>
+  svc.request("/api/evaluate", { method: "POST", headers: { "pay-network-pay-id": token }, json: body });
 const search = (query: string, token: string) => svc.request(`/api/search?${query}`, { headers: { "pay-network-pay-id": token } });
 const GATED_RULES = { vertical: "travel", node: "trv-m1", facts: { condition_a: true, condition_b: false } };
 
@@ -82,7 +83,12 @@ describe("MCP evaluate_rules and search take the same per-use path", () => {
     const token = await mint({ valueMicros: 10_000 });
     const evaluated = await rpc(svc, "tools/call", { name: "evaluate_rules", arguments: GATED_RULES }, { "pay-network-pay-id": token });
     expect(evaluated.result.isError).toBeFalsy();
-    const found = await rpc(svc, "tools/call", { name: "search", arguments: { q: "skill text", vertical: "travel" } }, { "pay-network-pay-id": token });
+    const found = await rpc(
+      svc,
+      "tools/call",
+      { name: "search", arguments: { q: "skill text", vertical: "travel" } },
+      { "pay-network-pay-id": token },
+    );
     expect(found.result.isError).toBeFalsy();
     expect(chargesOf(token)).toHaveLength(2);
   });

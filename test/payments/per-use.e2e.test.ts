@@ -18,7 +18,8 @@ afterAll(async () => {
   await network?.close();
 });
 
-const demo = (query: string, token?: string) => svc.request(`/api/demo?${query}`, { headers: token === undefined ? {} : { "pay-network-pay-id": token } });
+const demo = (query: string, token?: string) =>
+  svc.request(`/api/demo?${query}`, { headers: token === undefined ? {} : { "pay-network-pay-id": token } });
 const mint = (options: Parameters<AgentNetworkStandIn["mint"]>[0] = {}) => network.mint({ now: svc.clock.now(), ...options });
 const chargesOf = async (token: string) => {
   const jti = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()).jti;
@@ -46,7 +47,11 @@ describe("per-use token on GET /api/demo", () => {
   });
 
   it("both claim generations and any typ case are accepted", async () => {
-    for (const token of [await mint({ draftNames: true, typ: "pay+jwt" }), await mint({ typ: "PAY+JWT" }), await mint({ typ: "kya+pay+jwt" })]) {
+    for (const token of [
+      await mint({ draftNames: true, typ: "pay+jwt" }),
+      await mint({ typ: "PAY+JWT" }),
+      await mint({ typ: "kya+pay+jwt" }),
+    ]) {
       expect((await demo("vertical=travel&node=trv-m2", token)).status).toBe(200);
     }
   });
@@ -54,7 +59,9 @@ describe("per-use token on GET /api/demo", () => {
   it("a 304 is not charged", async () => {
     const token = await mint();
     const first = await demo("vertical=travel&node=trv-m3", token);
-    const again = await svc.request("/api/demo?vertical=travel&node=trv-m3", { headers: { "pay-network-pay-id": token, "if-none-match": first.headers.get("etag")! } });
+    const again = await svc.request("/api/demo?vertical=travel&node=trv-m3", {
+      headers: { "pay-network-pay-id": token, "if-none-match": first.headers.get("etag")! },
+    });
     expect(again.status).toBe(304);
     expect(await chargesOf(token)).toHaveLength(1);
   });
@@ -73,10 +80,18 @@ describe("per-use token on GET /api/demo", () => {
     ["zero value", async () => mint({ valueMicros: 0 }), "payment_token_invalid"],
     ["EUR", async () => mint({ claims: { cur: "EUR" } }), "payment_token_invalid"],
     ["signed by another key", async () => network.mintForeign({ now: svc.clock.now() }), "payment_token_invalid"],
-    ["alg none", async () => `${Buffer.from(JSON.stringify({ alg: "none", typ: "pay+jwt", kid: "network-key-1" })).toString("base64url")}.${Buffer.from(JSON.stringify({ iss: "https://network.example" })).toString("base64url")}.`, "payment_token_invalid"],
+    [
+      "alg none",
+      async () =>
+        `${Buffer.from(JSON.stringify({ alg: "none", typ: "pay+jwt", kid: "network-key-1" })).toString("base64url")}.${Buffer.from(JSON.stringify({ iss: "https://network.example" })).toString("base64url")}.`,
+      "payment_token_invalid",
+    ],
     [
       "HS256 with the public key as secret",
-      async () => new SignJWT({ jti: crypto.randomUUID() }).setProtectedHeader({ alg: "HS256", typ: "pay+jwt", kid: "network-key-1" }).sign(new TextEncoder().encode(JSON.stringify(network.jwks.keys[0]))),
+      async () =>
+        new SignJWT({ jti: crypto.randomUUID() })
+          .setProtectedHeader({ alg: "HS256", typ: "pay+jwt", kid: "network-key-1" })
+          .sign(new TextEncoder().encode(JSON.stringify(network.jwks.keys[0]))),
       "payment_token_invalid",
     ],
   ])("402 and no charge: %s", async (_name, make, code) => {
@@ -127,11 +142,21 @@ describe("per-use token on GET /api/demo", () => {
 
   it("MCP get_node takes the same per-use path: content with a pay token, one charge; a kya token is an isError result", async () => {
     const token = await mint();
-    const res = await rpc(svc, "tools/call", { name: "get_node", arguments: { vertical: "travel", node: "trv-m6" } }, { "pay-network-pay-id": token });
+    const res = await rpc(
+      svc,
+      "tools/call",
+      { name: "get_node", arguments: { vertical: "travel", node: "trv-m6" } },
+      { "pay-network-pay-id": token },
+    );
     expect(res.result.isError).toBeFalsy();
     expect(JSON.parse(res.result.content[0].text).node.locked_layers).toEqual([]);
     expect(await chargesOf(token)).toHaveLength(1);
-    const kya = await rpc(svc, "tools/call", { name: "get_node", arguments: { vertical: "travel", node: "trv-m6" } }, { "pay-network-pay-id": await mint({ typ: "kya+jwt" }) });
+    const kya = await rpc(
+      svc,
+      "tools/call",
+      { name: "get_node", arguments: { vertical: "travel", node: "trv-m6" } },
+      { "pay-network-pay-id": await mint({ typ: "kya+jwt" }) },
+    );
     expect(kya.result.isError).toBe(true);
     expect(kya.result.content[0].text).toContain("payment_token_required");
   });

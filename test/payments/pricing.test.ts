@@ -5,14 +5,26 @@ import type { Cohort } from "../../runtime/schema/catalog.ts";
 import { parseUsdDecimal, toUsdDecimal, formatUsdExact } from "../../runtime/payments/usd-decimal.ts";
 
 const COHORTS: Cohort[] = [
-  { name: "inaugural", member_cap: 900, price_usd_micros: 19_000_000, loyalty_credit_usd_micros: 1_900_000, graduated_usd_micros: [19_000_000, 17_000_000, 15_000_000, 13_000_000, 11_000_000] },
+  {
+    name: "inaugural",
+    member_cap: 900,
+    price_usd_micros: 19_000_000,
+    loyalty_credit_usd_micros: 1_900_000,
+    graduated_usd_micros: [19_000_000, 17_000_000, 15_000_000, 13_000_000, 11_000_000],
+  },
   { name: "core", member_cap: 3600, price_usd_micros: 49_000_000, loyalty_credit_usd_micros: 4_900_000 },
 ];
 
 describe("pricing", () => {
   it.each([
-    [0, 1, 19], [0, 2, 36], [0, 3, 51], [0, 4, 64], [0, 5, 75],
-    [1, 2, 32], [3, 2, 24], [4, 1, 11],
+    [0, 1, 19],
+    [0, 2, 36],
+    [0, 3, 51],
+    [0, 4, 64],
+    [0, 5, 75],
+    [1, 2, 32],
+    [3, 2, 24],
+    [4, 1, 11],
   ])("inaugural: holding %i, buying %i costs $%i", (held, quantity, usd) => {
     expect(quoteKeys(COHORTS, "inaugural", held, quantity, 5).totalMicros).toBe(usd * 1_000_000);
   });
@@ -26,7 +38,15 @@ describe("pricing", () => {
 });
 
 describe("USD decimal strings", () => {
-  it.each([["0.002", 2000], ["15.000000", 15_000_000], ["19", 19_000_000], ["0.0000019", 1], ["-1", null], ["1e3", null], ["", null]])("parse %j → %j", (input, micros) => {
+  it.each([
+    ["0.002", 2000],
+    ["15.000000", 15_000_000],
+    ["19", 19_000_000],
+    ["0.0000019", 1],
+    ["-1", null],
+    ["1e3", null],
+    ["", null],
+  ])("parse %j → %j", (input, micros) => {
     expect(parseUsdDecimal(input)).toBe(micros);
   });
   it("formats without floats", () => {

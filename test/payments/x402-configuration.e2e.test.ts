@@ -40,7 +40,11 @@ async function buyThrough(env: Record<string, string>) {
     const required = await svc.request("/api/checkout", { method: "POST", json: body });
     const requirement = JSON.parse(Buffer.from(required.headers.get("payment-required")!, "base64").toString("utf8")).accepts[0];
     const from = everywhere.requestHeaders.length;
-    const res = await svc.request("/api/checkout", { method: "POST", headers: { "payment-signature": await payWith(everywhere.wallet(), 2, requirement) }, json: body });
+    const res = await svc.request("/api/checkout", {
+      method: "POST",
+      headers: { "payment-signature": await payWith(everywhere.wallet(), 2, requirement) },
+      json: body,
+    });
     expect(res.status).toBe(201);
     return everywhere.requestHeaders.slice(from);
   } finally {
@@ -62,7 +66,11 @@ describe("facilitator auth", () => {
     const { publicKey, privateKey } = generateKeyPairSync("ed25519");
     const jwk = privateKey.export({ format: "jwk" });
     const secret = Buffer.concat([Buffer.from(jwk.d!, "base64url"), Buffer.from(jwk.x!, "base64url")]).toString("base64");
-    const calls = await buyThrough({ ...x402Env(everywhere), CDP_API_KEY_ID: "organizations/test/apiKeys/key-1", CDP_API_KEY_SECRET: secret });
+    const calls = await buyThrough({
+      ...x402Env(everywhere),
+      CDP_API_KEY_ID: "organizations/test/apiKeys/key-1",
+      CDP_API_KEY_SECRET: secret,
+    });
     const key = await importJWK(publicKey.export({ format: "jwk" }) as never, "EdDSA");
     const uris: string[] = [];
     for (const headers of calls) {
@@ -81,18 +89,30 @@ describe("facilitator auth", () => {
 });
 
 describe("the facilitator's networks, checked at start", () => {
-  const configFor = (env: Record<string, string>) => resolveRuntimeConfig({ PORT: "0", HOST: "127.0.0.1", DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-state-")), DIST_DIR: dist, LOG_LEVEL: "error", ...env });
+  const configFor = (env: Record<string, string>) =>
+    resolveRuntimeConfig({
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-state-")),
+      DIST_DIR: dist,
+      LOG_LEVEL: "error",
+      ...env,
+    });
 
   it("Base mainnet through a facilitator that settles only on Base Sepolia does not start", async () => {
     await expect(startService(configFor(x402Env(testnetOnly, "base")))).rejects.toThrow(/cannot settle "exact" payments on eip155:8453/);
   });
 
   it("Base mainnet through a facilitator that does not answer does not start", async () => {
-    await expect(startService(configFor({ ...x402Env(everywhere, "eip155:8453"), X402_FACILITATOR_URL: "http://127.0.0.1:9/" }))).rejects.toThrow(ConfigError);
+    await expect(
+      startService(configFor({ ...x402Env(everywhere, "eip155:8453"), X402_FACILITATOR_URL: "http://127.0.0.1:9/" })),
+    ).rejects.toThrow(ConfigError);
   });
 
   it("X402_ASSET that is not the network's default needs its EIP-712 domain", async () => {
-    await expect(startService(configFor({ ...x402Env(everywhere, "base"), X402_ASSET: BASE_SEPOLIA_USDC.address }))).rejects.toThrow(/X402_ASSET_NAME and X402_ASSET_VERSION/);
+    await expect(startService(configFor({ ...x402Env(everywhere, "base"), X402_ASSET: BASE_SEPOLIA_USDC.address }))).rejects.toThrow(
+      /X402_ASSET_NAME and X402_ASSET_VERSION/,
+    );
   });
 
   it("Base Sepolia through a facilitator that does not answer starts with a warning; checkout answers 503 until it does", async () => {
@@ -108,7 +128,14 @@ describe("the facilitator's networks, checked at start", () => {
   });
 
   it("the bundled server exits with code 2 and says why", async () => {
-    const env = { PATH: process.env.PATH ?? "", PORT: "0", HOST: "127.0.0.1", DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-state-")), DIST_DIR: dist, ...x402Env(testnetOnly, "base") };
+    const env = {
+      PATH: process.env.PATH ?? "",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-state-")),
+      DIST_DIR: dist,
+      ...x402Env(testnetOnly, "base"),
+    };
     const proc = spawn(process.execPath, [bundleServer()], { env, stdio: ["ignore", "pipe", "pipe"] });
     let err = "";
     proc.stderr.on("data", (d) => (err += d));

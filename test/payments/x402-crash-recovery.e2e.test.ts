@@ -26,9 +26,14 @@ afterAll(async () => {
   await facilitator?.close();
 });
 
-const buy = (body: Record<string, unknown>, headers: Record<string, string> = {}) => svc.request("/api/checkout", { method: "POST", headers, json: body });
+const buy = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  svc.request("/api/checkout", { method: "POST", headers, json: body });
 const keysHeld = async (key: string) => (await buy(checkoutBody("http402"), { "x-service-key": key })).body.quote.keys_held;
-const attention = async () => (await svc.request("/api/admin/payments", { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).body.attention as Array<{ id: string; action: string }>;
+const attention = async () =>
+  (await svc.request("/api/admin/payments", { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).body.attention as Array<{
+    id: string;
+    action: string;
+  }>;
 
 async function payFor(body: Record<string, unknown>) {
   const required = await buy(body);
@@ -39,7 +44,10 @@ async function payFor(body: Record<string, unknown>) {
 /** The next write matching `when` fails before it happens, as if the process died there. */
 function crashAt(method: "insertOnce" | "setItem", when: (key: string, value: unknown) => boolean) {
   const backend = svc.service.deps.backend;
-  const target = (method === "insertOnce" ? backend : backend.records) as unknown as Record<string, (key: string, ...rest: unknown[]) => Promise<unknown>>;
+  const target = (method === "insertOnce" ? backend : backend.records) as unknown as Record<
+    string,
+    (key: string, ...rest: unknown[]) => Promise<unknown>
+  >;
   const original = target[method]!;
   let fired = false;
   target[method] = async (key, ...rest) => {
@@ -53,7 +61,8 @@ function crashAt(method: "insertOnce" | "setItem", when: (key: string, value: un
   return () => fired;
 }
 
-const purchaseWrite = (state: string) => (key: string, value: unknown) => key.startsWith("purchase:") && (value as { state?: string } | undefined)?.state === state;
+const purchaseWrite = (state: string) => (key: string, value: unknown) =>
+  key.startsWith("purchase:") && (value as { state?: string } | undefined)?.state === state;
 
 describe("x402 checkout crash recovery", () => {
   it("a failure after settle, while writing the keys: the retry issues them exactly once and never settles again", async () => {
@@ -67,14 +76,20 @@ describe("x402 checkout crash recovery", () => {
 
     const calls = facilitator.calls.length;
     const results = await Promise.all(Array.from({ length: 8 }, () => buy(body, { "x-payment": header })));
-    expect(results.map((r) => (r.status === 201 ? 201 : `${r.status} ${r.body.code}`)).filter((s) => s !== 201 && s !== "409 payment_in_progress")).toEqual([]);
+    expect(
+      results
+        .map((r) => (r.status === 201 ? 201 : `${r.status} ${r.body.code}`))
+        .filter((s) => s !== 201 && s !== "409 payment_in_progress"),
+    ).toEqual([]);
     const done = results.find((r) => r.status === 201)!;
     expect(done.body.keys).toHaveLength(2);
     expect(done.body.receipt.transaction).toBe(facilitator.settled[0]);
     expect(done.body.receipt.quote.keys_held).toBe(0);
     expect(done.body.receipt).not.toHaveProperty("charge_unconfirmed");
     expect(done.headers.get("x-payment-response")).toBeTruthy();
-    const keySets = new Set(results.filter((r) => r.status === 201).map((r) => JSON.stringify(r.body.keys.map((k: { key: string }) => k.key))));
+    const keySets = new Set(
+      results.filter((r) => r.status === 201).map((r) => JSON.stringify(r.body.keys.map((k: { key: string }) => k.key))),
+    );
     expect(keySets.size).toBe(1);
 
     // Exactly once: later replays repeat it; nothing was verified, settled or issued again.

@@ -73,7 +73,11 @@ describe.each(NETWORKS)("the official x402 client from Node on %s", (_name, netw
     const wallet = facilitator.wallet();
     const before = facilitator.chain.transfers.length;
     const pay = officialClient(wallet, version);
-    const res = await pay(`${svc.url}/api/checkout`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(checkoutBody("http402", { agent_id: `official-${network}-v${version}` })) });
+    const res = await pay(`${svc.url}/api/checkout`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(checkoutBody("http402", { agent_id: `official-${network}-v${version}` })),
+    });
     const body = await res.json();
     expect(res.status, JSON.stringify(body)).toBe(201);
     expect(body.keys).toHaveLength(1);
@@ -90,8 +94,17 @@ describe("the official x402 client from Chromium (a page on another origin)", ()
   let page: Server;
   let pageUrl: string;
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/ensure-services.sh (npm test does) to install Debian's chromium`);
-    const bundle = await build({ entryPoints: ["test/payments/browser/x402-buyer.ts"], bundle: true, write: false, format: "iife", platform: "browser", target: "chrome120", logLevel: "silent" });
+    if (!existsSync(CHROMIUM))
+      throw new Error(`${CHROMIUM} is missing: run scripts/ensure-services.sh (npm test does) to install Debian's chromium`);
+    const bundle = await build({
+      entryPoints: ["test/payments/browser/x402-buyer.ts"],
+      bundle: true,
+      write: false,
+      format: "iife",
+      platform: "browser",
+      target: "chrome120",
+      logLevel: "silent",
+    });
     const script = bundle.outputFiles[0]!.text;
     page = createServer((req, res) => {
       if (req.url === "/buyer.js") return void res.writeHead(200, { "content-type": "text/javascript" }).end(script);
@@ -103,7 +116,16 @@ describe("the official x402 client from Chromium (a page on another origin)", ()
     context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "vkr-chromium-")), {
       executablePath: CHROMIUM,
       headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     });
   });
   afterAll(async () => {
@@ -111,24 +133,28 @@ describe("the official x402 client from Chromium (a page on another origin)", ()
     await new Promise((resolve) => page?.close(resolve));
   });
 
-  it.each(NETWORKS)("on %s: the paid retry passes the preflight, the key is bought and PAYMENT-RESPONSE is readable", async (_name, network, token) => {
-    const svc = services.get(network)!;
-    const wallet = facilitator.wallet();
-    const before = facilitator.chain.transfers.length;
-    const tab = await context.newPage();
-    try {
-      await tab.goto(pageUrl);
-      const result = await tab.evaluate(
-        ([url, key, body]) => (window as unknown as { buyWithX402(u: string, k: string, b: unknown): Promise<any> }).buyWithX402(url, key, body),
-        [`${svc.url}/api/checkout`, wallet.privateKey, checkoutBody("http402", { agent_id: `browser-${network}` })] as const,
-      );
-      expect(result.error).toBeNull();
-      expect(result.status, JSON.stringify(result.body)).toBe(201);
-      expect(result.body.keys).toHaveLength(1);
-      const transfer = expectPaid(token, wallet, before);
-      expect(decodePaymentResponseHeader(result.paymentResponse)).toMatchObject({ success: true, transaction: transfer.hash });
-    } finally {
-      await tab.close();
-    }
-  });
+  it.each(NETWORKS)(
+    "on %s: the paid retry passes the preflight, the key is bought and PAYMENT-RESPONSE is readable",
+    async (_name, network, token) => {
+      const svc = services.get(network)!;
+      const wallet = facilitator.wallet();
+      const before = facilitator.chain.transfers.length;
+      const tab = await context.newPage();
+      try {
+        await tab.goto(pageUrl);
+        const result = await tab.evaluate(
+          ([url, key, body]) =>
+            (window as unknown as { buyWithX402(u: string, k: string, b: unknown): Promise<any> }).buyWithX402(url, key, body),
+          [`${svc.url}/api/checkout`, wallet.privateKey, checkoutBody("http402", { agent_id: `browser-${network}` })] as const,
+        );
+        expect(result.error).toBeNull();
+        expect(result.status, JSON.stringify(result.body)).toBe(201);
+        expect(result.body.keys).toHaveLength(1);
+        const transfer = expectPaid(token, wallet, before);
+        expect(decodePaymentResponseHeader(result.paymentResponse)).toMatchObject({ success: true, transaction: transfer.hash });
+      } finally {
+        await tab.close();
+      }
+    },
+  );
 });

@@ -13,7 +13,11 @@ afterAll(() => svc?.close());
 
 describe("admin key routes", () => {
   it("lists keys by label and revokes one by id; the key is then refused", async () => {
-    const issued = await svc.request("/api/keys", { method: "POST", headers: admin, json: { vertical: "travel", label: "ops-batch", quantity: 2 } });
+    const issued = await svc.request("/api/keys", {
+      method: "POST",
+      headers: admin,
+      json: { vertical: "travel", label: "ops-batch", quantity: 2 },
+    });
     expect(issued.status).toBe(201);
     await svc.request("/api/keys", { method: "POST", headers: admin, json: { vertical: "travel", label: "other" } });
     const [first, second] = issued.body.keys as Array<{ key: string; id: string }>;
@@ -46,11 +50,21 @@ describe("admin key routes", () => {
   it("answers 401 without a bearer, 403 with a wrong one, 404 for an unknown key, 400 for a bad body", async () => {
     expect((await svc.request("/api/admin/keys")).status).toBe(401);
     expect((await svc.request("/api/admin/keys", { headers: { authorization: "Bearer wrong" } })).status).toBe(403);
-    expect((await svc.request("/api/admin/keys/revoke", { method: "POST", headers: { authorization: "Bearer wrong" }, json: { id: "0123456789ab" } })).status).toBe(403);
+    expect(
+      (
+        await svc.request("/api/admin/keys/revoke", {
+          method: "POST",
+          headers: { authorization: "Bearer wrong" },
+          json: { id: "0123456789ab" },
+        })
+      ).status,
+    ).toBe(403);
     const missing = await svc.request("/api/admin/keys/revoke", { method: "POST", headers: admin, json: { id: "0123456789ab" } });
     expect(missing.status).toBe(404);
     expect(missing.body.code).toBe("key_not_found");
     expect((await svc.request("/api/admin/keys/revoke", { method: "POST", headers: admin, json: {} })).status).toBe(400);
-    expect((await svc.request("/api/admin/keys/revoke", { method: "POST", headers: admin, json: { id: "0123456789ab", key: "x" } })).status).toBe(400);
+    expect(
+      (await svc.request("/api/admin/keys/revoke", { method: "POST", headers: admin, json: { id: "0123456789ab", key: "x" } })).status,
+    ).toBe(400);
   });
 });

@@ -21,13 +21,20 @@ beforeAll(async () => {
 afterAll(() => svc?.close());
 
 const postKey = (key: string, headers: Record<string, string> = { origin: svc.url }) =>
-  svc.request("/browse/key", { method: "POST", redirect: "manual", headers: { ...FORM, ...BROWSER, ...headers }, body: new URLSearchParams({ key }).toString() });
+  svc.request("/browse/key", {
+    method: "POST",
+    redirect: "manual",
+    headers: { ...FORM, ...BROWSER, ...headers },
+    body: new URLSearchParams({ key }).toString(),
+  });
 const cookieOf = (res: { headers: Headers }) => res.headers.get("set-cookie")!.split(";")[0]!;
 const usage = async () => (await svc.request("/api/keys", { headers: { "x-service-key": aicTrial } })).body.usage.total_trial as number;
 
 describe("the key form and its cookie", () => {
   it("keeps a pasted key in an HttpOnly, SameSite=Strict cookie and redirects to the key page (which confirms it) without it in the URL", async () => {
-    expect((await svc.request("/browse/key")).text).toMatch(/<form class="key" method="post" action="\/browse\/key">[\s\S]*type="password"/);
+    expect((await svc.request("/browse/key")).text).toMatch(
+      /<form class="key" method="post" action="\/browse\/key">[\s\S]*type="password"/,
+    );
     const res = await postKey(aicTrial);
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/browse/key?saved=1");
@@ -71,7 +78,9 @@ describe("the key form and its cookie", () => {
     expect(out.status).toBe(303);
     expect(out.headers.get("set-cookie")).toMatch(/^vkr_key=; Path=\/browse; HttpOnly; SameSite=Strict; Max-Age=0/);
     // Issue 27: the free page, a notice, and the cookie cleared (no longer a 401 on a page that has a free view).
-    const stale = await svc.request("/browse/ai-compliance/aic-start", { headers: { ...BROWSER, cookie: "vkr_key=svc_trial_revokedorgone0000000000" } });
+    const stale = await svc.request("/browse/ai-compliance/aic-start", {
+      headers: { ...BROWSER, cookie: "vkr_key=svc_trial_revokedorgone0000000000" },
+    });
     expect([stale.status, stale.headers.get("credential-problem")]).toEqual([200, "key_invalid"]);
     expect(stale.text).toContain('<p class="notice" role="status">');
     expect(stale.headers.get("set-cookie")).toMatch(/Max-Age=0/);
@@ -128,11 +137,21 @@ describe("over https", () => {
   it("marks the cookie Secure and accepts the public origin", async () => {
     const secure = await startTestService(peopleFixtureDist(), { PUBLIC_BASE_URL: "https://vkr.example" });
     try {
-      const res = await secure.request("/browse/key", { method: "POST", redirect: "manual", headers: { ...FORM, origin: "https://vkr.example" }, body: `key=${aicTrial}` });
+      const res = await secure.request("/browse/key", {
+        method: "POST",
+        redirect: "manual",
+        headers: { ...FORM, origin: "https://vkr.example" },
+        body: `key=${aicTrial}`,
+      });
       // The trial key belongs to the other service's store: a 401 still proves the origin passed.
       expect(res.status).toBe(401);
       const trial = (await secure.request("/api/trial", { method: "POST", json: { agent_id: "browse-https" } })).body.key as string;
-      const ok = await secure.request("/browse/key", { method: "POST", redirect: "manual", headers: { ...FORM, origin: "https://vkr.example" }, body: `key=${trial}` });
+      const ok = await secure.request("/browse/key", {
+        method: "POST",
+        redirect: "manual",
+        headers: { ...FORM, origin: "https://vkr.example" },
+        body: `key=${trial}`,
+      });
       expect(ok.headers.get("set-cookie")).toMatch(/; Secure$/);
     } finally {
       await secure.close();

@@ -28,11 +28,16 @@ describe("GET /", () => {
     expect(page.text).toContain('href="/browse"');
     expect(page.text).toContain('href="/docs"');
     const json = await svc.request("/", { headers: { accept: "application/json" } });
-    expect(json.body).toMatchObject({ object: "service_description", links: { docs: "/docs", browse: "/browse", openapi: "/openapi.json", mcp: "/mcp" } });
+    expect(json.body).toMatchObject({
+      object: "service_description",
+      links: { docs: "/docs", browse: "/browse", openapi: "/openapi.json", mcp: "/mcp" },
+    });
     // Issue 17, item 8: the MCP endpoint is advertised on the home page too.
     expect(page.text).toMatch(/<code>\/mcp<\/code> \(Streamable HTTP\)/);
     expect(json.body.verticals.find((v: { slug: string }) => v.slug === "travel")).toMatchObject({ status: "live", nodes: 7 });
-    expect((await svc.request("/", { headers: { accept: "text/html;q=0.5, application/json" } })).headers.get("content-type")).toMatch(/json/);
+    expect((await svc.request("/", { headers: { accept: "text/html;q=0.5, application/json" } })).headers.get("content-type")).toMatch(
+      /json/,
+    );
   });
 });
 
@@ -69,7 +74,9 @@ describe("the browse site", () => {
     expect(full.text).toContain("Logic text of aic-start");
     expect(full.text).toContain("Action text of aic-start");
     // The rule as a readable gate tree with its citation.
-    expect(full.text).toMatch(/class="gate all"><span class="op">ALL of<\/span>[\s\S]*<code>condition_a<\/code>[\s\S]*class="gate not"><span class="op">NOT<\/span>/);
+    expect(full.text).toMatch(
+      /class="gate all"><span class="op">ALL of<\/span>[\s\S]*<code>condition_a<\/code>[\s\S]*class="gate not"><span class="op">NOT<\/span>/,
+    );
     expect(full.text).toContain("Fixture Regulation, Art. 1(1)");
     expect(full.text).toContain('href="https://example.org/fixture"');
     expect(full.text).toMatch(/Version<\/dt><dd><code>[0-9a-f]+<\/code>/);
@@ -82,7 +89,9 @@ describe("the browse site", () => {
     const outside = await svc.request("/browse/travel/trv-m7", { headers: { "x-service-key": travelTrial } });
     expect(outside.status).toBe(200);
     expect(outside.text).not.toContain("Skill text of trv-m7");
-    expect((await svc.request("/browse/travel/trv-m2", { headers: { "x-service-key": travelTrial } })).text).toContain("Skill text of trv-m2");
+    expect((await svc.request("/browse/travel/trv-m2", { headers: { "x-service-key": travelTrial } })).text).toContain(
+      "Skill text of trv-m2",
+    );
     const paid = await svc.request("/browse/legal");
     expect(paid.status).toBe(402);
     // A bad key reads the free page with a warning (issue 27); the page is the locked one.
@@ -106,7 +115,8 @@ describe("llms.txt", () => {
     const short = await svc.request("/llms.txt");
     expect(short.headers.get("content-type")).toMatch(/^text\/plain/);
     expect(short.text).toMatch(/^# Vertical Knowledge Retrieval Service\n\n> /);
-    for (const slug of ["ai-compliance", "travel", "a2a-handoff", "real-estate"]) expect(short.text).toContain(`/api/demo?vertical=${slug}&lean=true`);
+    for (const slug of ["ai-compliance", "travel", "a2a-handoff", "real-estate"])
+      expect(short.text).toContain(`/api/demo?vertical=${slug}&lean=true`);
     expect(short.text).toContain("[Fixture node trv-m3](/api/demo?vertical=travel&node=trv-m3&lean=true)");
     const full = await svc.request("/llms-full.txt");
     expect(full.text).toContain("- id: `trv-m5`");

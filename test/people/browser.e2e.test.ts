@@ -16,14 +16,24 @@ import { startTestService, type TestService } from "../helpers/test-service.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = resolve("test/artifacts");
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 let svc: TestService;
 let context: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/ensure-services.sh (npm test does) to install Debian's chromium`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: run scripts/ensure-services.sh (npm test does) to install Debian's chromium`);
   mkdirSync(ARTIFACTS, { recursive: true });
   svc = await startTestService(resolve("dist"));
   // A persistent context on a fresh, empty profile folder: the --user-data-dir of the launch.
@@ -50,13 +60,20 @@ describe("browse site in Chromium", () => {
 
     await page.click('a[href="/browse/ai-compliance"]');
     await page.waitForURL(/\/browse\/ai-compliance$/);
-    const index = (await svc.request("/api/demo?vertical=ai-compliance&lean=true")).body as { root: string; nodes: Array<{ id: string; trial: boolean }> };
+    const index = (await svc.request("/api/demo?vertical=ai-compliance&lean=true")).body as {
+      root: string;
+      nodes: Array<{ id: string; trial: boolean }>;
+    };
     const shapes = page.locator("svg.graph rect.node");
     expect(await shapes.count()).toBe(index.nodes.length);
-    expect((await shapes.evaluateAll((els) => els.map((e) => e.getAttribute("data-node")))).sort()).toEqual(index.nodes.map((n) => n.id).sort());
+    expect((await shapes.evaluateAll((els) => els.map((e) => e.getAttribute("data-node")))).sort()).toEqual(
+      index.nodes.map((n) => n.id).sort(),
+    );
     expect(await page.locator("svg.graph rect.node.trial").count()).toBe(index.nodes.filter((n) => n.trial).length);
     // Laid out: every shape is drawn with a real size, inside the picture.
-    const boxes = await shapes.evaluateAll((els) => els.map((e) => (e as SVGGraphicsElement).getBBox()).map((b) => ({ w: b.width, h: b.height })));
+    const boxes = await shapes.evaluateAll((els) =>
+      els.map((e) => (e as SVGGraphicsElement).getBBox()).map((b) => ({ w: b.width, h: b.height })),
+    );
     expect(boxes.every((b) => b.w > 50 && b.h > 20)).toBe(true);
     await page.screenshot({ path: join(ARTIFACTS, "browse-graph-ai-compliance.png"), fullPage: true });
     await page.locator("figure.graph-box").screenshot({ path: join(ARTIFACTS, "browse-graph-ai-compliance-picture.png") });
@@ -64,7 +81,10 @@ describe("browse site in Chromium", () => {
     // Click the root's shape in the picture.
     await page.locator(`svg.graph a[data-node="${index.root}"]`).click();
     await page.waitForURL(new RegExp(`/browse/ai-compliance/${index.root}$`));
-    const node = (await svc.request(`/api/demo?vertical=ai-compliance&node=${index.root}`)).body as { node: { title: string }; next_nodes: Array<{ id: string; title: string }> };
+    const node = (await svc.request(`/api/demo?vertical=ai-compliance&node=${index.root}`)).body as {
+      node: { title: string };
+      next_nodes: Array<{ id: string; title: string }>;
+    };
     expect(await page.locator("h1").textContent()).toBe(node.node.title);
     expect(await page.locator("section.layer.locked").count()).toBe(4);
     expect(await page.locator("section.sources li").count()).toBeGreaterThan(0);
@@ -78,7 +98,10 @@ describe("browse site in Chromium", () => {
   });
 
   // Issue 17, item 5: a graph people can read, on a desktop and on a phone.
-  for (const [device, width] of [["desktop", 1280], ["phone", 390]] as const) {
+  for (const [device, width] of [
+    ["desktop", 1280],
+    ["phone", 390],
+  ] as const) {
     it(`draws every vertical's graph at a readable size, no edge through a box, scrolling in its own box (${device})`, async () => {
       const tab = await context.newPage();
       await tab.setViewportSize({ width, height: 900 });
@@ -138,10 +161,19 @@ describe("browse site in Chromium", () => {
   });
 
   // Issue 17, item 6 and "must hold": a member's whole visit in a real browser, at desktop and phone widths.
-  for (const [device, width] of [["desktop", 1280], ["phone", 390]] as const) {
+  for (const [device, width] of [
+    ["desktop", 1280],
+    ["phone", 390],
+  ] as const) {
     it(`a member pastes a key once and reads the full node; home, graph and node fit the screen (${device})`, async () => {
-      const trial = (await svc.request("/api/trial", { method: "POST", json: { agent_id: `browser-member-${device}` } })).body.key as string;
-      const member = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "vkr-chromium-")), { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width, height: 900 } });
+      const trial = (await svc.request("/api/trial", { method: "POST", json: { agent_id: `browser-member-${device}` } })).body
+        .key as string;
+      const member = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "vkr-chromium-")), {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: FLAGS,
+        viewport: { width, height: 900 },
+      });
       try {
         const tab = member.pages()[0] ?? (await member.newPage());
         const overflow = () => tab.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -176,7 +208,12 @@ describe("browse site in Chromium", () => {
           const blocks = Array.from(document.querySelectorAll("pre > code"));
           const multiLine = Array.from(document.querySelectorAll("code")).filter((c) => (c.textContent ?? "").trim().includes("\n"));
           const pre = blocks[0]?.parentElement;
-          return { blocks: blocks.length, outsidePre: multiLine.filter((c) => !c.closest("pre")).length, lines: pre ? Math.round(pre.getBoundingClientRect().height / parseFloat(getComputedStyle(pre).lineHeight)) : 0, preFits: pre ? pre.getBoundingClientRect().right <= window.innerWidth : false };
+          return {
+            blocks: blocks.length,
+            outsidePre: multiLine.filter((c) => !c.closest("pre")).length,
+            lines: pre ? Math.round(pre.getBoundingClientRect().height / parseFloat(getComputedStyle(pre).lineHeight)) : 0,
+            preFits: pre ? pre.getBoundingClientRect().right <= window.innerWidth : false,
+          };
         });
         expect(code.blocks).toBeGreaterThan(0);
         expect(code.outsidePre).toBe(0);
@@ -231,7 +268,10 @@ describe("browse site in Chromium", () => {
   }, 60_000);
 
   // Issue 27: the API reference and the guides fit a phone: nothing scrolls sideways but a table or a code block in its own box.
-  for (const [device, width] of [["desktop", 1280], ["phone", 390]] as const) {
+  for (const [device, width] of [
+    ["desktop", 1280],
+    ["phone", 390],
+  ] as const) {
     it(`/docs and the guides fit the screen, and every guide link opens (${device})`, async () => {
       const tab = await context.newPage();
       await tab.setViewportSize({ width, height: 900 });
@@ -245,7 +285,9 @@ describe("browse site in Chromium", () => {
         expect(await overflow(), "/docs scrolls sideways").toBeLessThanOrEqual(0);
 
         await tab.goto(`${svc.url}/docs/guides`);
-        const links = [...new Set(await tab.locator("article.doc a[href^='/docs/']").evaluateAll((els) => els.map((e) => e.getAttribute("href")!)))];
+        const links = [
+          ...new Set(await tab.locator("article.doc a[href^='/docs/']").evaluateAll((els) => els.map((e) => e.getAttribute("href")!))),
+        ];
         expect(links.length).toBeGreaterThanOrEqual(8);
         for (const href of links) {
           const res = await tab.goto(`${svc.url}${href}`);

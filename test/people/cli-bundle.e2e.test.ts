@@ -19,8 +19,11 @@ const state = mkdtempSync(join(tmpdir(), "vkr-cli-bundle-state-"));
 
 function vkr(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [join(clone, "bin", "vkr.mjs"), ...args], { env: { PATH: process.env.PATH ?? "", DIST_DIR: peopleFixtureDist(), DATA_DIR: state }, timeout: 120_000 }, (error, stdout, stderr) =>
-      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [join(clone, "bin", "vkr.mjs"), ...args],
+      { env: { PATH: process.env.PATH ?? "", DIST_DIR: peopleFixtureDist(), DATA_DIR: state }, timeout: 120_000 },
+      (error, stdout, stderr) => done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -28,7 +31,19 @@ function vkr(args: string[]): Promise<{ code: number; stdout: string; stderr: st
 beforeAll(() => {
   mkdirSync(".tmp", { recursive: true });
   clone = mkdtempSync(join(resolve(".tmp"), "clone-"));
-  for (const name of ["build", "cli", "client", "runtime", "scripts", "docs", "node_modules", "package.json", "package-lock.json", "README.md"]) symlinkSync(resolve(name), join(clone, name));
+  for (const name of [
+    "build",
+    "cli",
+    "client",
+    "runtime",
+    "scripts",
+    "docs",
+    "node_modules",
+    "package.json",
+    "package-lock.json",
+    "README.md",
+  ])
+    symlinkSync(resolve(name), join(clone, name));
   mkdirSync(join(clone, "bin"));
   copyFileSync(resolve("bin/vkr.mjs"), join(clone, "bin", "vkr.mjs"));
 });
@@ -67,13 +82,17 @@ describe("the bundled vkr", { timeout: 240_000 }, () => {
     const loaded = new Set<string>();
     const visit = (file: string) => {
       for (const input of Object.keys(outputs[file]!.inputs)) loaded.add(input);
-      for (const next of outputs[file]!.imports) if (next.kind === "import-statement" && outputs[next.path] && !loaded.has(`#${next.path}`)) loaded.add(`#${next.path}`), visit(next.path);
+      for (const next of outputs[file]!.imports)
+        if (next.kind === "import-statement" && outputs[next.path] && !loaded.has(`#${next.path}`))
+          loaded.add(`#${next.path}`), visit(next.path);
     };
     visit(Object.keys(outputs).find((o) => outputs[o]!.entryPoint === "cli/main.ts")!);
     visit(statusChunk);
     const reached = [...loaded].filter((f) => !f.startsWith("#"));
     expect(reached).toContain("cli/commands/status.ts");
-    expect(reached.filter((f) => f.startsWith("build/stages/") || /node_modules\/(unified|remark-|micromark|gray-matter|gpt-tokenizer)/.test(f))).toEqual([]);
+    expect(
+      reached.filter((f) => f.startsWith("build/stages/") || /node_modules\/(unified|remark-|micromark|gray-matter|gpt-tokenizer)/.test(f)),
+    ).toEqual([]);
     // The inputs list names the project files a change to must rebundle.
     const inputs = (JSON.parse(readFileSync(join(clone, "dist", "cli", "inputs.json"), "utf8")) as { inputs: string[] }).inputs;
     expect(inputs).toEqual(expect.arrayContaining(["cli/main.ts", "cli/commands/status.ts", "runtime/config.ts", "package-lock.json"]));

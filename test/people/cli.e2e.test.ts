@@ -29,9 +29,14 @@ interface CliResult {
 
 function vkr(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, DIST_DIR: dist, ...env }, timeout: 120_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, DIST_DIR: dist, ...env }, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -103,17 +108,27 @@ describe("vkr keys", { timeout: 240_000 }, () => {
 describe("vkr serve, build, publish", { timeout: 240_000 }, () => {
   it("serves until SIGTERM, then exits 0", async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, [BIN, "serve", "--port", String(port), "--json"], { env: { PATH: process.env.PATH ?? "", DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-serve-")), DIST_DIR: dist, LOG_LEVEL: "warn" }, stdio: ["ignore", "pipe", "ignore"] });
+    const child = spawn(process.execPath, [BIN, "serve", "--port", String(port), "--json"], {
+      env: { PATH: process.env.PATH ?? "", DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-serve-")), DIST_DIR: dist, LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     let out = "";
     child.stdout!.on("data", (d) => (out += d));
     try {
       let ready = false;
       for (const deadline = Date.now() + 20_000; !ready && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
-        ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+        ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        );
       }
       expect(ready).toBe(true);
       // Log lines (JSON too) share stdout; the announcement is the line without a log level.
-      const announced = out.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => !("level" in l));
+      const announced = out
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => !("level" in l));
       expect(announced).toMatchObject({ url: `http://127.0.0.1:${port}`, store: "sqlite" });
     } finally {
       const exit = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
@@ -143,7 +158,10 @@ describe("vkr serve, build, publish", { timeout: 240_000 }, () => {
     expect((await vkr(["build", "--release", "--content", content, "--out", out], { SIGNING_KEY: RELEASE_KEY })).code).toBe(1);
     for (const file of readdirSync(content, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".md"))) {
       const path = join(content, file);
-      writeFileSync(path, readFileSync(path, "utf8").replaceAll("https://example.org/fixture", "https://eur-lex.europa.eu/eli/reg/2004/261/oj"));
+      writeFileSync(
+        path,
+        readFileSync(path, "utf8").replaceAll("https://example.org/fixture", "https://eur-lex.europa.eu/eli/reg/2004/261/oj"),
+      );
     }
     const releaseBuild = await vkr(["build", "--release", "--content", content, "--out", out], { SIGNING_KEY: RELEASE_KEY });
     expect(releaseBuild.code, releaseBuild.stderr + releaseBuild.stdout).toBe(0);
@@ -153,14 +171,23 @@ describe("vkr serve, build, publish", { timeout: 240_000 }, () => {
     expect(otherKey.stderr).toContain("which this deployment does not publish");
     expect(readdirSync(releases)).toEqual([]);
     // After a rotation the old key is still published (SIGNING_PREVIOUS_KEYS), so the release is accepted.
-    const published = await vkr(["publish", "--dist", out, "--json"], { RELEASE_DIR: releases, SIGNING_KEY: OTHER_KEY, SIGNING_PREVIOUS_KEYS: RELEASE_PUBLIC_KEY });
+    const published = await vkr(["publish", "--dist", out, "--json"], {
+      RELEASE_DIR: releases,
+      SIGNING_KEY: OTHER_KEY,
+      SIGNING_PREVIOUS_KEYS: RELEASE_PUBLIC_KEY,
+    });
     expect(published.code, published.stderr + published.stdout).toBe(0);
     const release = JSON.parse(published.stdout);
     expect(release).toMatchObject({ build_id: expect.stringMatching(/^[0-9a-f]+$/), uploaded: true });
     expect(release.current).toBe(release.build_id);
-    expect((await vkr(["publish", "--dist", out], { RELEASE_DIR: releases, SIGNING_KEY: RELEASE_KEY })).stdout).toContain("already present");
+    expect((await vkr(["publish", "--dist", out], { RELEASE_DIR: releases, SIGNING_KEY: RELEASE_KEY })).stdout).toContain(
+      "already present",
+    );
 
-    writeFileSync(join(content, "travel", "trv-m2.md"), readFileSync(join(content, "travel", "trv-m2.md"), "utf8").replace("next_nodes: [trv-m3]", "next_nodes: [trv-nowhere]"));
+    writeFileSync(
+      join(content, "travel", "trv-m2.md"),
+      readFileSync(join(content, "travel", "trv-m2.md"), "utf8").replace("next_nodes: [trv-m3]", "next_nodes: [trv-nowhere]"),
+    );
     const broken = await vkr(["build", "--content", content, "--out", out]);
     expect(broken.code).toBe(1);
     expect(broken.stdout + broken.stderr).toContain("trv-nowhere");
@@ -168,7 +195,11 @@ describe("vkr serve, build, publish", { timeout: 240_000 }, () => {
     expect(brokenJson.code).toBe(1);
     const report = JSON.parse(brokenJson.stdout);
     expect(report.ok).toBe(false);
-    expect(report.issues.find((i: { message: string }) => i.message.includes("trv-nowhere"))).toMatchObject({ file: expect.stringContaining("trv-m2.md"), line: expect.any(Number), fatal: true });
+    expect(report.issues.find((i: { message: string }) => i.message.includes("trv-nowhere"))).toMatchObject({
+      file: expect.stringContaining("trv-m2.md"),
+      line: expect.any(Number),
+      fatal: true,
+    });
   });
 });
 
@@ -186,10 +217,22 @@ describe("vkr status, help", { timeout: 240_000 }, () => {
   });
 
   it("every command has --help", { timeout: 400_000 }, async () => {
-    const commands = [[], ["serve"], ["build"], ["publish"], ["status"], ["keys"], ["keys", "create"], ["keys", "list"], ["keys", "show"], ["keys", "revoke"]];
+    const commands = [
+      [],
+      ["serve"],
+      ["build"],
+      ["publish"],
+      ["status"],
+      ["keys"],
+      ["keys", "create"],
+      ["keys", "list"],
+      ["keys", "show"],
+      ["keys", "revoke"],
+    ];
     // Two at a time: ten TypeScript CLIs starting at once on two busy cores outran the 30 s limit.
     const helps: Array<Awaited<ReturnType<typeof vkr>>> = [];
-    for (let i = 0; i < commands.length; i += 2) helps.push(...(await Promise.all(commands.slice(i, i + 2).map((command) => vkr([...command, "--help"])))));
+    for (let i = 0; i < commands.length; i += 2)
+      helps.push(...(await Promise.all(commands.slice(i, i + 2).map((command) => vkr([...command, "--help"])))));
     helps.forEach((help, i) => {
       expect(help.code, commands[i]!.join(" ")).toBe(0);
       expect(help.stdout).toMatch(/USAGE/);
@@ -198,7 +241,9 @@ describe("vkr status, help", { timeout: 240_000 }, () => {
 });
 
 /** One after another: TypeScript CLIs starting together on two busy cores outran their time limit. */
-async function vkrInTurn<const R extends ReadonlyArray<readonly [string[], Record<string, string>?]>>(...runs: R): Promise<{ [K in keyof R]: CliResult }> {
+async function vkrInTurn<const R extends ReadonlyArray<readonly [string[], Record<string, string>?]>>(
+  ...runs: R
+): Promise<{ [K in keyof R]: CliResult }> {
   const results: CliResult[] = [];
   for (const [args, env] of runs) results.push(await vkr(args, env));
   return results as { [K in keyof R]: CliResult };
@@ -214,7 +259,7 @@ describe("strict command lines (issue 17, item 10)", { timeout: 300_000 }, () =>
       [["keys", "list", "--label"]],
     );
     expect(typo.code).toBe(1);
-    expect(typo.stderr).toContain('vkr keys list: unknown option --lable; did you mean --label?');
+    expect(typo.stderr).toContain("vkr keys list: unknown option --lable; did you mean --label?");
     expect(typo.stdout).toBe("");
     expect(command.code).toBe(1);
     expect(command.stderr).toContain('did you mean "vkr keys list"?');
@@ -231,7 +276,11 @@ describe("strict command lines (issue 17, item 10)", { timeout: 300_000 }, () =>
     const id = (JSON.parse(created.stdout) as { keys: Array<{ id: string }> }).keys[0]!.id;
     // One character wrong (never the same one: a swap of two equal neighbours would be the id itself).
     const mistyped = `${id.slice(0, 5)}${id[5] === "0" ? "1" : "0"}${id.slice(6)}`;
-    const [vertical, show, revoke] = await vkrInTurn([["keys", "create", "--vertical", "travle"]], [["keys", "show", mistyped]], [["keys", "revoke", mistyped]]);
+    const [vertical, show, revoke] = await vkrInTurn(
+      [["keys", "create", "--vertical", "travle"]],
+      [["keys", "show", mistyped]],
+      [["keys", "revoke", mistyped]],
+    );
     expect(vertical.code).toBe(4);
     expect(vertical.stderr).toContain('"travle" is not a vertical (or all). Did you mean "travel"?');
     for (const res of [show, revoke]) {

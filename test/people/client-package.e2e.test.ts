@@ -40,7 +40,11 @@ console.log(JSON.stringify(error ?? { vertical: data.vertical, nodes: data.nodes
 `,
     );
     // Not execFileSync: the server runs in this process and must keep answering meanwhile.
-    const { stdout } = await promisify(execFile)(process.execPath, ["try.mjs"], { cwd: project, env: { PATH: process.env.PATH ?? "", BASE_URL: svc.url }, encoding: "utf8" });
+    const { stdout } = await promisify(execFile)(process.execPath, ["try.mjs"], {
+      cwd: project,
+      env: { PATH: process.env.PATH ?? "", BASE_URL: svc.url },
+      encoding: "utf8",
+    });
     expect(JSON.parse(stdout)).toEqual({ vertical: "travel", nodes: 7 });
   });
 
@@ -59,20 +63,66 @@ export type Status = paths["/api/status"];
 `,
     );
     const tsc = resolve("node_modules", "typescript", "bin", "tsc");
-    const run = () => execFileSync(process.execPath, [tsc, "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--lib", "es2023,dom", "check.ts"], { cwd: project, encoding: "utf8" });
+    const run = () =>
+      execFileSync(
+        process.execPath,
+        [
+          tsc,
+          "--noEmit",
+          "--strict",
+          "--module",
+          "nodenext",
+          "--moduleResolution",
+          "nodenext",
+          "--target",
+          "es2022",
+          "--lib",
+          "es2023,dom",
+          "check.ts",
+        ],
+        { cwd: project, encoding: "utf8" },
+      );
     expect(run).not.toThrow();
   });
 
   it("runs the README's TypeScript example as written, narrowing the /api/demo answer (issue 27)", async () => {
     // The README imports the package by its in-repository name; installed, it is the client package.
-    const source = readmeBlock("client-ts").replace('"vertical-knowledge-retrieval/client"', '"vertical-knowledge-retrieval-client"').replace('"http://127.0.0.1:8787"', "process.env.BASE_URL!");
+    const source = readmeBlock("client-ts")
+      .replace('"vertical-knowledge-retrieval/client"', '"vertical-knowledge-retrieval-client"')
+      .replace('"http://127.0.0.1:8787"', "process.env.BASE_URL!");
     expect(source).toContain('"vertical-knowledge-retrieval-client"');
     writeFileSync(join(project, "readme.ts"), source);
     const tsc = resolve("node_modules", "typescript", "bin", "tsc");
-    execFileSync(process.execPath, [tsc, "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--lib", "es2023,dom", "--typeRoots", resolve("node_modules", "@types"), "--types", "node", "--outDir", "out", "readme.ts"], { cwd: project, encoding: "utf8" });
+    execFileSync(
+      process.execPath,
+      [
+        tsc,
+        "--strict",
+        "--module",
+        "nodenext",
+        "--moduleResolution",
+        "nodenext",
+        "--target",
+        "es2022",
+        "--lib",
+        "es2023,dom",
+        "--typeRoots",
+        resolve("node_modules", "@types"),
+        "--types",
+        "node",
+        "--outDir",
+        "out",
+        "readme.ts",
+      ],
+      { cwd: project, encoding: "utf8" },
+    );
     const real = await startTestService(resolve("dist"));
     try {
-      const { stdout } = await promisify(execFile)(process.execPath, ["out/readme.js"], { cwd: project, env: { PATH: process.env.PATH ?? "", BASE_URL: real.url }, encoding: "utf8" });
+      const { stdout } = await promisify(execFile)(process.execPath, ["out/readme.js"], {
+        cwd: project,
+        env: { PATH: process.env.PATH ?? "", BASE_URL: real.url },
+        encoding: "utf8",
+      });
       // Without a key the node's free view: its title, and only the index layer's fields.
       expect(stdout).toMatch(/^Start here: AI Act triage/);
     } finally {

@@ -27,7 +27,13 @@ const exchanges: Exchange[] = [];
 const recordingFetch: typeof fetch = async (input, init) => {
   const request = new Request(input, init);
   const response = await fetch(request);
-  exchanges.push({ method: request.method, path: new URL(request.url).pathname, status: response.status, type: response.headers.get("content-type"), text: await response.clone().text() });
+  exchanges.push({
+    method: request.method,
+    path: new URL(request.url).pathname,
+    status: response.status,
+    type: response.headers.get("content-type"),
+    text: await response.clone().text(),
+  });
   return response;
 };
 
@@ -49,7 +55,9 @@ describe("the typed client", () => {
     const admin = createClient({ ...options, adminKey: ADMIN_KEY });
     const trialKey = (await anon.POST("/api/trial", { body: { agent_id: "client-suite" } })).data!.key;
     const trial = createClient({ ...options, key: trialKey });
-    const issued = await admin.POST("/api/keys", { body: { vertical: "travel", label: "client-suite", quantity: 2, agent_id: "client-member" } });
+    const issued = await admin.POST("/api/keys", {
+      body: { vertical: "travel", label: "client-suite", quantity: 2, agent_id: "client-member" },
+    });
     const [memberKey, spareKey] = issued.data!.keys;
     const member = createClient({ ...options, key: memberKey!.key });
     const text = { parseAs: "text" } as const;
@@ -58,11 +66,20 @@ describe("the typed client", () => {
     const calls: Record<string, { ok: boolean; call: () => Promise<{ response: Response }> }> = {
       getStatus: { ok: true, call: () => anon.GET("/api/status") },
       getDemo: { ok: true, call: () => anon.GET("/api/demo", { params: { query: { vertical: "travel", lean: true } } }) },
-      evaluateRules: { ok: true, call: () => trial.POST("/api/evaluate", { body: { vertical: "ai-compliance", node: "aic-start", facts: { condition_a: true, condition_b: false } } }) },
+      evaluateRules: {
+        ok: true,
+        call: () =>
+          trial.POST("/api/evaluate", {
+            body: { vertical: "ai-compliance", node: "aic-start", facts: { condition_a: true, condition_b: false } },
+          }),
+      },
       getDelta: { ok: true, call: () => member.GET("/v1/delta", { params: { query: { vertical: "travel" } } }) },
       createTrial: { ok: true, call: () => anon.POST("/api/trial", { body: { agent_id: "client-suite-2", vertical: "travel" } }) },
       getKey: { ok: true, call: () => member.GET("/api/keys") },
-      issueKeys: { ok: true, call: () => admin.POST("/api/keys", { body: { vertical: "all", permanent: true, label: "client-suite-permanent" } }) },
+      issueKeys: {
+        ok: true,
+        call: () => admin.POST("/api/keys", { body: { vertical: "all", permanent: true, label: "client-suite-permanent" } }),
+      },
       verifyKey: { ok: true, call: () => trial.GET("/api/verify") },
       health: { ok: true, call: () => anon.GET("/healthz") },
       getSigningKeys: { ok: true, call: () => anon.GET("/.well-known/jwks.json") },
@@ -73,12 +90,18 @@ describe("the typed client", () => {
       getRoot: { ok: true, call: () => anon.GET("/", text) },
       browseVerticals: { ok: true, call: () => anon.GET("/browse", text) },
       browseVertical: { ok: true, call: () => anon.GET("/browse/{vertical}", { params: { path: { vertical: "travel" } }, ...text }) },
-      browseNode: { ok: true, call: () => member.GET("/browse/{vertical}/{node}", { params: { path: { vertical: "travel", node: "trv-m7" } }, ...text }) },
+      browseNode: {
+        ok: true,
+        call: () => member.GET("/browse/{vertical}/{node}", { params: { path: { vertical: "travel", node: "trv-m7" } }, ...text }),
+      },
       browseKeyForm: { ok: true, call: () => anon.GET("/browse/key", text) },
       // No browser Origin from a script: refused as cross-site, which is documented.
       browseSetKey: { ok: false, call: () => anon.POST("/browse/key", text) },
       browseLogout: { ok: false, call: () => anon.POST("/browse/logout", text) },
-      browseSearch: { ok: true, call: () => member.GET("/browse/search", { params: { query: { q: "fixture", vertical: "travel" } }, ...text }) },
+      browseSearch: {
+        ok: true,
+        call: () => member.GET("/browse/search", { params: { query: { q: "fixture", vertical: "travel" } }, ...text }),
+      },
       getGuide: { ok: true, call: () => anon.GET("/docs/{page}", { params: { path: { page: "configuration" } }, ...text }) },
       getLlmsTxt: { ok: true, call: () => anon.GET("/llms.txt", text) },
       getLlmsFullTxt: { ok: true, call: () => anon.GET("/llms-full.txt", text) },
@@ -86,20 +109,43 @@ describe("the typed client", () => {
       joinWaitlist: { ok: true, call: () => anon.POST("/api/waitlist", { body: { vertical: "logistics", agent_id: "client-suite" } }) },
       registerInterest: { ok: true, call: () => anon.POST("/api/interest", { body: { vertical: "hrm", agent_id: "client-suite" } }) },
       getInterestSummary: { ok: true, call: () => anon.GET("/api/interest/summary") },
-      submitProofOfValue: { ok: true, call: () => trial.POST("/api/telemetry/pov", { body: { trial_key: trialKey, confidence_score: 0.9 } }) },
+      submitProofOfValue: {
+        ok: true,
+        call: () => trial.POST("/api/telemetry/pov", { body: { trial_key: trialKey, confidence_score: 0.9 } }),
+      },
       getProofOfValue: { ok: true, call: () => anon.GET("/api/telemetry/pov") },
       submitMemberTelemetry: { ok: true, call: () => member.POST("/api/telemetry", { body: { confidence_score: 0.8 } }) },
-      logReferral: { ok: true, call: () => member.POST("/api/referral", { body: { referring_key: memberKey!.key, referred_agent_id: "client-suite-friend" } }) },
+      logReferral: {
+        ok: true,
+        call: () => member.POST("/api/referral", { body: { referring_key: memberKey!.key, referred_agent_id: "client-suite-friend" } }),
+      },
       search: { ok: true, call: () => anon.GET("/api/search", { params: { query: { q: "fixture node" } } }) },
-      mcp: { ok: true, call: () => anon.POST("/mcp", { body: { jsonrpc: "2.0", id: 1, method: "ping" } as never, headers: { accept: "application/json" } }) },
+      mcp: {
+        ok: true,
+        call: () =>
+          anon.POST("/mcp", { body: { jsonrpc: "2.0", id: 1, method: "ping" } as never, headers: { accept: "application/json" } }),
+      },
       getCheckout: { ok: true, call: () => anon.GET("/api/checkout") },
       // Payments are not configured on this test service: the answers must still be documented.
-      checkout: { ok: false, call: () => anon.POST("/api/checkout", { body: { vertical: "travel", payment_method: "card", contact: "client@example.org" } }) },
-      stripeWebhook: { ok: false, call: () => anon.POST("/api/checkout/webhook", { body: {} as never, params: { header: { "Stripe-Signature": "t=1,v1=00" } } }) },
-      cardSuccess: { ok: false, call: () => anon.GET("/checkout/success", { params: { query: { session_id: "cs_test_client" } }, headers: { accept: "application/json" } }) },
+      checkout: {
+        ok: false,
+        call: () => anon.POST("/api/checkout", { body: { vertical: "travel", payment_method: "card", contact: "client@example.org" } }),
+      },
+      stripeWebhook: {
+        ok: false,
+        call: () => anon.POST("/api/checkout/webhook", { body: {} as never, params: { header: { "Stripe-Signature": "t=1,v1=00" } } }),
+      },
+      cardSuccess: {
+        ok: false,
+        call: () =>
+          anon.GET("/checkout/success", { params: { query: { session_id: "cs_test_client" } }, headers: { accept: "application/json" } }),
+      },
       listPayments: { ok: true, call: () => admin.GET("/api/admin/payments") },
       reconcilePayments: { ok: true, call: () => admin.POST("/api/admin/payments/reconcile") },
-      acknowledgePayment: { ok: false, call: () => admin.POST("/api/admin/payments/acknowledge", { body: { id: `pur_${"0".repeat(32)}`, note: "client suite" } }) },
+      acknowledgePayment: {
+        ok: false,
+        call: () => admin.POST("/api/admin/payments/acknowledge", { body: { id: `pur_${"0".repeat(32)}`, note: "client suite" } }),
+      },
     };
 
     const missing = OPERATIONS.map((op) => op.operationId).filter((id) => !(id in calls));
@@ -109,7 +155,8 @@ describe("the typed client", () => {
     for (const op of OPERATIONS) {
       const before = exchanges.length;
       const { response } = await calls[op.operationId]!.call();
-      if (calls[op.operationId]!.ok) expect(response.status, `${op.operationId}: ${exchanges.at(-1)?.text.slice(0, 200)}`).toBeLessThan(300);
+      if (calls[op.operationId]!.ok)
+        expect(response.status, `${op.operationId}: ${exchanges.at(-1)?.text.slice(0, 200)}`).toBeLessThan(300);
       const exchange = exchanges[before]!;
       expect(exchange.method.toLowerCase()).toBe(op.method);
       const body = exchange.type?.includes("json") && exchange.text ? JSON.parse(exchange.text) : exchange.text;

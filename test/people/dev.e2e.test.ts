@@ -55,26 +55,42 @@ describe("npm run dev", () => {
   it("prints a local key that opens every vertical, kept in the dev store only (issue 27)", async () => {
     const key = await until("the dev key", async () => /export KEY=(svc_live_\w+)/.exec(output)?.[1]);
     // Gated nodes of every kind: a travel module outside the trial's five, real estate, a paid vertical without a free index.
-    for (const [vertical, node] of [["travel", "trv-m7"], ["real-estate", "re-two"], ["ai-compliance", "aic-second"], ["legal", "legal-one"]]) {
+    for (const [vertical, node] of [
+      ["travel", "trv-m7"],
+      ["real-estate", "re-two"],
+      ["ai-compliance", "aic-second"],
+      ["legal", "legal-one"],
+    ]) {
       const res = await json(`/api/demo?vertical=${vertical}&node=${node}`, { headers: { "x-service-key": key } });
       expect(res.node.locked_layers, `${vertical}/${node}`).toEqual([]);
     }
-    const evaluated = await fetch(`${url}/api/evaluate`, { method: "POST", headers: { "x-service-key": key, "content-type": "application/json" }, body: JSON.stringify({ vertical: "travel", node: "trv-m1", facts: {} }) });
+    const evaluated = await fetch(`${url}/api/evaluate`, {
+      method: "POST",
+      headers: { "x-service-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ vertical: "travel", node: "trv-m1", facts: {} }),
+    });
     expect(evaluated.status).toBe(200);
     expect((await json("/api/keys", { headers: { "x-service-key": key } })).label).toBe("dev");
     // Kept beside the dev store, readable by its owner only; never written into the build.
     const kept = join(state, "dev-key");
     expect(readFileSync(kept, "utf8").trim()).toBe(key);
     expect(statSync(kept).mode & 0o077).toBe(0);
-    const files = (readdirSync(out, { recursive: true, withFileTypes: true }) as Dirent[]).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+    const files = (readdirSync(out, { recursive: true, withFileTypes: true }) as Dirent[])
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath, e.name));
     expect(files.length).toBeGreaterThan(10);
     expect(files.filter((f) => readFileSync(f, "utf8").includes(key))).toEqual([]);
   });
 
-
   it("reloads the running server's graph and pages on save, keeping its state", async () => {
     const first = (await json("/readyz")).build_id as string;
-    const trial = (await json("/api/trial", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ agent_id: "dev-suite", vertical: "travel" }) })).key as string;
+    const trial = (
+      await json("/api/trial", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ agent_id: "dev-suite", vertical: "travel" }),
+      })
+    ).key as string;
     const file = join(content, "travel", "trv-m2.md");
     writeFileSync(file, readFileSync(file, "utf8").replace("title: Fixture node trv-m2", "title: Renamed module two"));
 
@@ -94,7 +110,9 @@ describe("npm run dev", () => {
     for (const title of ["Module four, first save", "Module four, second save"]) {
       // sed -i writes a temp file and renames it over the original, as vim and JetBrains do.
       execFileSync("sed", ["-i", `s/^title: .*$/title: ${title}/`, file]);
-      await until(`"${title}" over the API`, async () => ((await json("/api/demo?vertical=travel&node=trv-m4")).node.title === title ? true : undefined));
+      await until(`"${title}" over the API`, async () =>
+        (await json("/api/demo?vertical=travel&node=trv-m4")).node.title === title ? true : undefined,
+      );
     }
   });
 
@@ -102,7 +120,9 @@ describe("npm run dev", () => {
     const served = (await json("/readyz")).build_id as string;
     const file = join(content, "travel", "trv-m3.md");
     writeFileSync(file, readFileSync(file, "utf8").replace("next_nodes: [trv-m4]", "next_nodes: [trv-m4, trv-missing]"));
-    await until("the problem report", async () => (/travel\/trv-m3\.md:\d+/.test(output) && output.includes("trv-missing") ? true : undefined));
+    await until("the problem report", async () =>
+      /travel\/trv-m3\.md:\d+/.test(output) && output.includes("trv-missing") ? true : undefined,
+    );
     expect((await json("/readyz")).build_id).toBe(served);
     expect((await fetch(`${url}/api/demo?vertical=travel&node=trv-m3`)).status).toBe(200);
   });

@@ -10,7 +10,12 @@ import { describe, expect, it } from "vitest";
 import { renderDocPages } from "../../build/browse/render-docs.ts";
 import { codeBlocks, headingAnchors, markdownLinks } from "../helpers/markdown-docs.ts";
 
-const PAGES = ["README.md", ...readdirSync("docs").filter((f) => f.endsWith(".md")).map((f) => join("docs", f))];
+const PAGES = [
+  "README.md",
+  ...readdirSync("docs")
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => join("docs", f)),
+];
 const ABSOLUTE_RE = /^(?:[a-z][a-z0-9+.-]*:|\/\/)/i;
 
 describe("README and docs/", () => {
@@ -38,7 +43,9 @@ describe("README and docs/", () => {
 
   it("renders README.md and docs/ as pages whose links between them all resolve, to a page and to a heading id", () => {
     const pages = renderDocPages({ apiVersion: "test", buildId: "test" });
-    expect([...pages.keys()]).toEqual(expect.arrayContaining(["docs/readme.html", "docs/guides.html", "docs/configuration.html", "docs/performance-history.html"]));
+    expect([...pages.keys()]).toEqual(
+      expect.arrayContaining(["docs/readme.html", "docs/guides.html", "docs/configuration.html", "docs/performance-history.html"]),
+    );
     const broken: string[] = [];
     for (const [file, html] of pages) {
       for (const [, href] of html.matchAll(/href="(\/docs\/[^"]*)"/g)) {
@@ -68,7 +75,9 @@ describe("README and docs/", () => {
   it("lists every environment variable the server reads in docs/configuration.md", () => {
     const config = readFileSync("runtime/config.ts", "utf8");
     // `env.NAME` and every quoted NAME_LIKE_THIS handed to the readers (`_int(env, "PORT", …)`, `set("…")`).
-    const read = new Set([...config.matchAll(/env\.([A-Z][A-Z0-9_]+)/g), ...config.matchAll(/"([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)"/g)].map((m) => m[1]!));
+    const read = new Set(
+      [...config.matchAll(/env\.([A-Z][A-Z0-9_]+)/g), ...config.matchAll(/"([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)"/g)].map((m) => m[1]!),
+    );
     expect(read.size).toBeGreaterThan(20);
     const documented = readFileSync("docs/configuration.md", "utf8");
     expect([...read].filter((name) => !documented.includes(`\`${name}\``))).toEqual([]);
@@ -83,7 +92,8 @@ function _testSources(): Array<[string, string]> {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith(".test.ts") && path !== join("test", "people", "docs-links.test.ts")) out.push([path, readFileSync(path, "utf8")]);
+      else if (entry.name.endsWith(".test.ts") && path !== join("test", "people", "docs-links.test.ts"))
+        out.push([path, readFileSync(path, "utf8")]);
     }
   };
   walk("test");

@@ -35,15 +35,24 @@ describe("GET /metrics", () => {
     await svc.request("/api/demo?vertical=a2a-handoff&node=a2a-one");
     await svc.request("/api/demo?vertical=a2a-handoff&node=a2a-one");
     await svc.request("/api/demo?vertical=a2a-handoff&node=missing");
-    const issued = await svc.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "travel" } });
+    const issued = await svc.request("/api/keys", {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      json: { vertical: "travel" },
+    });
     const key = issued.body.keys[0].key as string;
     for (let i = 0; i < 3; i++) await svc.request("/api/demo?vertical=travel&node=trv-m1", { headers: { "x-service-key": key } });
     const after = await scrape(svc);
 
     const demo200 = { name: "vkr_http_requests_total", labels: { route: "/api/demo", method: "GET", status: "200" } };
     expect(sample(after, demo200.name, demo200.labels) - sample(before, demo200.name, demo200.labels)).toBe(4);
-    expect(sample(after, "vkr_http_requests_total", { route: "/api/demo", status: "404" }) - sample(before, "vkr_http_requests_total", { route: "/api/demo", status: "404" })).toBe(1);
-    expect(sample(after, "vkr_retrievals_total", { route: "/api/demo" }) - sample(before, "vkr_retrievals_total", { route: "/api/demo" })).toBe(4);
+    expect(
+      sample(after, "vkr_http_requests_total", { route: "/api/demo", status: "404" }) -
+        sample(before, "vkr_http_requests_total", { route: "/api/demo", status: "404" }),
+    ).toBe(1);
+    expect(
+      sample(after, "vkr_retrievals_total", { route: "/api/demo" }) - sample(before, "vkr_retrievals_total", { route: "/api/demo" }),
+    ).toBe(4);
     expect(sample(after, "vkr_quota_denials_total", { window: "hour", code: "quota_exceeded" })).toBe(1);
 
     const histogram = after.find((f) => f.name === "vkr_http_request_duration_seconds")!;
@@ -79,17 +88,30 @@ describe("GET /metrics", () => {
     // An unknown tool is a protocol error and never becomes a label.
     expect((await mcp("drop_tables; --", {})).body.error).toBeTruthy();
     const after = await scrape(svc);
-    const delta = (labels: Record<string, string>) => sample(after, "vkr_mcp_tool_calls_total", labels) - sample(before, "vkr_mcp_tool_calls_total", labels);
+    const delta = (labels: Record<string, string>) =>
+      sample(after, "vkr_mcp_tool_calls_total", labels) - sample(before, "vkr_mcp_tool_calls_total", labels);
     expect(delta({ tool: "get_node", outcome: "ok" })).toBe(2);
     expect(delta({ tool: "get_node", outcome: "error" })).toBe(1);
     expect(delta({ tool: "list_verticals", outcome: "ok" })).toBe(1);
     const tools = new Set(after.find((f) => f.name === "vkr_mcp_tool_calls_total")!.metrics.map((m) => m.labels?.tool));
-    expect([...tools].every((t) => ["list_verticals", "get_index", "get_node", "search", "evaluate_rules", "get_changes", "verify_key"].includes(t!))).toBe(true);
+    expect(
+      [...tools].every((t) =>
+        ["list_verticals", "get_index", "get_node", "search", "evaluate_rules", "get_changes", "verify_key"].includes(t!),
+      ),
+    ).toBe(true);
     const text = (await svc.request("/metrics")).text;
     expect(Number(/^vkr_mcp_tool_call_duration_seconds_count\{tool="get_node"\} (\d+)$/m.exec(text)?.[1])).toBeGreaterThanOrEqual(3);
     // collectDefaultMetrics: the standard process and Node.js series.
-    for (const name of ["process_cpu_seconds_total", "process_resident_memory_bytes", "nodejs_eventloop_lag_seconds", "nodejs_heap_size_used_bytes"]) {
-      expect(after.some((f) => f.name === name), name).toBe(true);
+    for (const name of [
+      "process_cpu_seconds_total",
+      "process_resident_memory_bytes",
+      "nodejs_eventloop_lag_seconds",
+      "nodejs_heap_size_used_bytes",
+    ]) {
+      expect(
+        after.some((f) => f.name === name),
+        name,
+      ).toBe(true);
     }
   });
 

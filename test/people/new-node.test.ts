@@ -7,7 +7,11 @@ import { buildContentTo } from "../helpers/build-fixture.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 
 function run(cmd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => execFile(cmd, args, { timeout: 90_000 }, (error, stdout, stderr) => done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr })));
+  return new Promise((done) =>
+    execFile(cmd, args, { timeout: 90_000 }, (error, stdout, stderr) =>
+      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
 }
 
 describe("npm run new", () => {
@@ -34,7 +38,9 @@ describe("npm run new", () => {
 
   it("links from --from, and refuses an existing node or a bad id", async () => {
     const content = writeFixtureContent();
-    expect((await run("npm", ["run", "-s", "new", "--", "real-estate", "re-three", "--from", "re-two", "--content", content])).code).toBe(0);
+    expect((await run("npm", ["run", "-s", "new", "--", "real-estate", "re-three", "--from", "re-two", "--content", content])).code).toBe(
+      0,
+    );
     expect(readFileSync(join(content, "real-estate", "re-two.md"), "utf8")).toMatch(/^next_nodes: \[re-three\]$/m);
     buildContentTo(content);
     const again = await run("npm", ["run", "-s", "new", "--", "real-estate", "re-three", "--content", content]);

@@ -16,8 +16,11 @@ let svc: TestService;
 /** Runs a README block in bash against the started server. */
 function runBlock(script: string, env: Record<string, string> = {}) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
-    execFile("bash", ["-c", `set -euo pipefail\n${script}`], { env: { PATH: process.env.PATH ?? "", BASE: svc.url, ...env }, timeout: 20_000 }, (error, out, err) =>
-      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: out, stderr: err }),
+    execFile(
+      "bash",
+      ["-c", `set -euo pipefail\n${script}`],
+      { env: { PATH: process.env.PATH ?? "", BASE: svc.url, ...env }, timeout: 20_000 },
+      (error, out, err) => done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: out, stderr: err }),
     );
   });
 }
@@ -62,9 +65,16 @@ describe("README quickstart", () => {
     expect(line).toMatch(/^claude mcp add --transport http vkr http:\/\/127\.0\.0\.1:8787\/mcp --header "X-Service-Key: svc_trial_…"/);
     const json = readmeBlock("mcp-json");
     const config = JSON.parse(json!) as { mcpServers: Record<string, { url: string; headers: Record<string, string> }> };
-    expect(config.mcpServers.vkr).toMatchObject({ url: "http://127.0.0.1:8787/mcp", headers: { "X-Service-Key": expect.stringMatching(/^svc_trial_/) } });
+    expect(config.mcpServers.vkr).toMatchObject({
+      url: "http://127.0.0.1:8787/mcp",
+      headers: { "X-Service-Key": expect.stringMatching(/^svc_trial_/) },
+    });
     // The endpoint those lines name answers MCP on this server.
-    const res = await fetch(`${svc.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) });
+    const res = await fetch(`${svc.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
     expect(res.status).toBe(200);
   });
 
@@ -73,8 +83,11 @@ describe("README quickstart", () => {
     expect(lines[0]).toBe("cd content");
     const list = lines.find((l) => l.includes("--method tools/list"))!.replace("http://127.0.0.1:8787", svc.url);
     const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
-      execFile("bash", ["-c", `set -euo pipefail\ncd content\n${list}`], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" }, timeout: 120_000 }, (error, out, err) =>
-        done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: out, stderr: err }),
+      execFile(
+        "bash",
+        ["-c", `set -euo pipefail\ncd content\n${list}`],
+        { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" }, timeout: 120_000 },
+        (error, out, err) => done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: out, stderr: err }),
       );
     });
     expect(code, stderr).toBe(0);
@@ -91,11 +104,14 @@ describe("README quickstart", () => {
   it("documents /api/evaluate and the C++ toolchain better-sqlite3 may need (docs/)", () => {
     expect(readFileSync("docs/endpoints.md", "utf8")).toMatch(/^\| POST \| `\/api\/evaluate` \|/m);
     expect(readFileSync("README.md", "utf8")).toMatch(/better-sqlite3[^]*C\+\+ toolchain/);
-    expect(readFileSync("docs/configuration.md", "utf8")).toMatch(/better-sqlite3[^]*C\+\+ toolchain[^]*apt-get install -y python3 make g\+\+/);
+    expect(readFileSync("docs/configuration.md", "utf8")).toMatch(
+      /better-sqlite3[^]*C\+\+ toolchain[^]*apt-get install -y python3 make g\+\+/,
+    );
   });
 
   it("documents every CLI command it names (docs/operations.md)", () => {
     const cli = /```text\n([^]*?)```/.exec(readFileSync("docs/operations.md", "utf8"))![1]!;
-    for (const command of ["serve", "build", "publish", "keys create", "keys list", "keys show", "keys revoke", "status"]) expect(cli).toContain(`vkr ${command}`);
+    for (const command of ["serve", "build", "publish", "keys create", "keys list", "keys show", "keys revoke", "status"])
+      expect(cli).toContain(`vkr ${command}`);
   });
 });

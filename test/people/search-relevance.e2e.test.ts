@@ -32,7 +32,11 @@ const HELD_OUT_MIN_MRR = 0.65;
 const HELD_OUT_MIN_SUCCESS_AT_3 = 0.7;
 
 let svc: TestService;
-const callers: Record<string, string | undefined> = { anonymous: undefined, "ai-compliance member": undefined, "all-verticals member": undefined };
+const callers: Record<string, string | undefined> = {
+  anonymous: undefined,
+  "ai-compliance member": undefined,
+  "all-verticals member": undefined,
+};
 
 beforeAll(async () => {
   // Hundreds of anonymous searches in a minute: above the per-client limit of free reads.
@@ -59,7 +63,10 @@ async function ranks(queries: RelevanceQuery[], key: string | undefined): Promis
 }
 
 /** MRR over the top 10 and success@3 of a set, with the misses for the failure message. */
-function measure(queries: RelevanceQuery[], ranked: Map<RelevanceQuery, { rank: number; top: string[] }>): { mrr: number; successAt3: number; misses: string[] } {
+function measure(
+  queries: RelevanceQuery[],
+  ranked: Map<RelevanceQuery, { rank: number; top: string[] }>,
+): { mrr: number; successAt3: number; misses: string[] } {
   let rr = 0;
   let top3 = 0;
   const misses: string[] = [];
@@ -73,10 +80,15 @@ function measure(queries: RelevanceQuery[], ranked: Map<RelevanceQuery, { rank: 
 }
 
 describe("what people reported", () => {
-  it("ranks travel nodes first for \"flight delay\" whatever layers the key unlocks (AI Act nodes say \"without delay\")", async () => {
+  it('ranks travel nodes first for "flight delay" whatever layers the key unlocks (AI Act nodes say "without delay")', async () => {
     for (const [caller, key] of Object.entries(callers)) {
-      const res = await svc.request(`/api/search?q=${encodeURIComponent("flight delay")}&limit=5`, { headers: key ? { "x-service-key": key } : {} });
-      expect(res.body.results.map((r: { vertical: string }) => r.vertical), caller).toEqual(["travel", "travel", "travel", "travel", "travel"]);
+      const res = await svc.request(`/api/search?q=${encodeURIComponent("flight delay")}&limit=5`, {
+        headers: key ? { "x-service-key": key } : {},
+      });
+      expect(
+        res.body.results.map((r: { vertical: string }) => r.vertical),
+        caller,
+      ).toEqual(["travel", "travel", "travel", "travel", "travel"]);
     }
   });
 
@@ -88,9 +100,14 @@ describe("what people reported", () => {
 
   it("answers the questions of issue 27 in the top 3, anonymously and with a key", async () => {
     for (const key of Object.values(callers)) {
-      expect((await searchFor("do I need to tell users they are talking to an AI", key)).results.slice(0, 3).map((r) => r.id)).toContain("aic-transparency-art50");
+      expect((await searchFor("do I need to tell users they are talking to an AI", key)).results.slice(0, 3).map((r) => r.id)).toContain(
+        "aic-transparency-art50",
+      );
       const refund = (await searchFor("my flight was cancelled, can I get my money back", key)).results.slice(0, 3).map((r) => r.id);
-      expect(refund.some((id) => ["eu261-care-refund-reroute", "us-dot-refunds"].includes(id)), refund.join()).toBe(true);
+      expect(
+        refund.some((id) => ["eu261-care-refund-reroute", "us-dot-refunds"].includes(id)),
+        refund.join(),
+      ).toBe(true);
     }
   });
 });
@@ -110,7 +127,8 @@ describe("search relevance on the real content", () => {
       const questions = measure(set.questions, ranked);
       const all = measure([...set.queries, ...set.questions], ranked);
       const heldOut = measure(set.held_out, ranked);
-      const line = (name: string, m: { mrr: number; successAt3: number }, n: number) => `${name} (${n}): MRR@10 ${m.mrr.toFixed(3)}, success@3 ${m.successAt3.toFixed(3)}`;
+      const line = (name: string, m: { mrr: number; successAt3: number }, n: number) =>
+        `${name} (${n}): MRR@10 ${m.mrr.toFixed(3)}, success@3 ${m.successAt3.toFixed(3)}`;
       console.log(
         `search relevance (${caller}): ${line("keywords", keywords, set.queries.length)}; ${line("questions", questions, set.questions.length)}; ${line("all", all, set.queries.length + set.questions.length)}; ` +
           `${line("held out", heldOut, set.held_out.length)}${all.misses.length ? `; below top 3: ${all.misses.join("; ")}` : ""}; held out below top 3: ${heldOut.misses.join("; ")}`,

@@ -19,7 +19,8 @@ beforeAll(() => {
   // Inside the repo, so the bundle's external native packages resolve from node_modules.
   mkdirSync(".tmp", { recursive: true });
   project = mkdtempSync(join(process.cwd(), ".tmp", "start-"));
-  for (const name of ["build", "runtime", "scripts", "node_modules", "package.json", "tsconfig.json"]) symlinkSync(resolve(name), join(project, name));
+  for (const name of ["build", "runtime", "scripts", "node_modules", "package.json", "tsconfig.json"])
+    symlinkSync(resolve(name), join(project, name));
   writeFixtureContent(join(project, "content"));
 });
 afterEach(async () => {
@@ -46,7 +47,10 @@ async function start(): Promise<{ buildId: string; output: string }> {
   running = { proc, output: () => output };
   for (const deadline = Date.now() + 90_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
     if (proc.exitCode !== null) throw new Error(`npm start exited with ${proc.exitCode}:\n${output}`);
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => (r.ok ? (r.json() as Promise<{ build_id: string }>) : null), () => null);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => (r.ok ? (r.json() as Promise<{ build_id: string }>) : null),
+      () => null,
+    );
     if (ready) return { buildId: ready.build_id, output };
   }
   throw new Error(`npm start did not get ready:\n${output}`);
@@ -56,7 +60,9 @@ const STACK_LINE_RE = /^\s+at .+[:(]\d+:\d+\)?$/m;
 
 describe("npm start (issue 17, item 3)", () => {
   it("is the README's first command, and the second is what CI runs (issue 27)", () => {
-    const [start, test] = readmeBlock("two-commands").split("\n").map((line) => line.replace(/\s+#.*$/, ""));
+    const [start, test] = readmeBlock("two-commands")
+      .split("\n")
+      .map((line) => line.replace(/\s+#.*$/, ""));
     expect([start, test]).toEqual(["npm ci && npm start", "npm ci && npm test"]);
     // `npm start` is the script this suite runs (with PORT, as the README says), `npm test` the one .ci/run runs after npm ci.
     const scripts = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts;

@@ -50,15 +50,26 @@ describe("evaluateRules", () => {
 
   it("chains outcomes: rules run in dependency order; several rules for one outcome are or-ed", () => {
     const set: CompiledRuleSet = {
-      facts: [{ id: "a", question: "a?" }, { id: "b", question: "b?" }, { id: "near", question: "near?" }],
-      outcomes: [{ id: "due", description: "Due." }, { id: "band", description: "Band." }],
+      facts: [
+        { id: "a", question: "a?" },
+        { id: "b", question: "b?" },
+        { id: "near", question: "near?" },
+      ],
+      outcomes: [
+        { id: "due", description: "Due." },
+        { id: "band", description: "Band." },
+      ],
       rules: [
         { id: "due-a", when: fact("a"), then: "due", citation: "c1" },
         { id: "due-b", when: fact("b"), then: "due", citation: "c2" },
         { id: "band", when: all(outcome("due"), fact("near")), then: "band", citation: "c3" },
       ],
     };
-    expect(evaluateRules(set, { a: false, b: true, near: true })).toMatchObject({ holds: ["due", "band"], does_not_hold: [], undetermined: [] });
+    expect(evaluateRules(set, { a: false, b: true, near: true })).toMatchObject({
+      holds: ["due", "band"],
+      does_not_hold: [],
+      undetermined: [],
+    });
     expect(evaluateRules(set, { a: false, b: false, near: true })).toMatchObject({ holds: [], does_not_hold: ["due", "band"] });
     // An undetermined outcome makes what depends on it undetermined, unless another part decides.
     const open = evaluateRules(set, { a: false, near: true });
@@ -104,7 +115,15 @@ describe("evaluateRules", () => {
 
   it("traces every gate with its value and reason", () => {
     const trace = evaluateRules(single(all(fact("a"), not(fact("b")))), { a: true, b: false }).rules[0]!.trace;
-    expect(trace).toMatchObject({ op: "all", value: true, reason: "every part is true", args: [{ op: "fact", name: "a", value: true }, { op: "not", value: true }] });
+    expect(trace).toMatchObject({
+      op: "all",
+      value: true,
+      reason: "every part is true",
+      args: [
+        { op: "fact", name: "a", value: true },
+        { op: "not", value: true },
+      ],
+    });
   });
 
   it("one rule set evaluated over and over (rankings are reused by state) answers each set of facts as if it were the first", () => {
@@ -119,7 +138,12 @@ describe("evaluateRules", () => {
       [{ a: false }, []],
     ];
     for (let round = 0; round < 2; round++) {
-      for (const [facts, open] of states) expect(evaluateRules(ruleSet(), facts).missing_facts.map((f) => f.id).sort()).toEqual(open);
+      for (const [facts, open] of states)
+        expect(
+          evaluateRules(ruleSet(), facts)
+            .missing_facts.map((f) => f.id)
+            .sort(),
+        ).toEqual(open);
     }
   });
 });

@@ -25,7 +25,9 @@ function ruleSets(): Array<{ name: string; ruleSet: CompiledRuleSet }> {
   const out: Array<{ name: string; ruleSet: CompiledRuleSet }> = [];
   for (const vertical of readdirSync(VERTICALS).sort()) {
     const dir = join(VERTICALS, vertical, "nodes");
-    for (const file of readdirSync(dir).filter((f) => /^[a-z0-9-]+\.json$/.test(f)).sort()) {
+    for (const file of readdirSync(dir)
+      .filter((f) => /^[a-z0-9-]+\.json$/.test(f))
+      .sort()) {
       const response = JSON.parse(readFileSync(join(dir, file), "utf8")) as NodeResponse;
       const logic = response.node.layers.logic;
       if (logic && logic.facts.length > 0) out.push({ name: `${vertical}/${response.node.id}`, ruleSet: logic as CompiledRuleSet });

@@ -43,25 +43,101 @@ const creds: Record<string, string> = {};
 
 const CALLERS: CallerKind[] = [
   { name: "none", credential: () => null, kind: "none", covered: null, uncovered: { vertical: "travel", node: "trv-m6" } },
-  { name: "trial ai-compliance", credential: () => creds.trialAic!, kind: "key", covered: { vertical: "ai-compliance", node: "aic-second" }, uncovered: { vertical: "travel", node: "trv-m1" } },
-  { name: "trial travel", credential: () => creds.trialTravel!, kind: "key", covered: { vertical: "travel", node: "trv-m2" }, uncovered: { vertical: "travel", node: "trv-m6" } },
-  { name: "membership ai-compliance", credential: () => creds["member-ai-compliance"]!, kind: "key", covered: { vertical: "ai-compliance", node: "aic-start" }, uncovered: { vertical: "travel", node: "trv-m1" } },
-  { name: "membership travel", credential: () => creds["member-travel"]!, kind: "key", covered: { vertical: "travel", node: "trv-m7" }, uncovered: { vertical: "real-estate", node: "re-one" } },
-  { name: "membership real-estate", credential: () => creds["member-real-estate"]!, kind: "key", covered: { vertical: "real-estate", node: "re-two" }, uncovered: { vertical: "travel", node: "trv-m3" } },
-  { name: "membership legal", credential: () => creds["member-legal"]!, kind: "key", covered: { vertical: "legal", node: "legal-one" }, uncovered: { vertical: "real-estate", node: "re-one" } },
-  { name: "all", credential: () => creds["member-all"]!, kind: "key", covered: { vertical: "real-estate", node: "re-one" }, uncovered: null },
-  { name: "invalid key", credential: () => "svc_live_" + "A".repeat(22), kind: "refused", code: "key_invalid", covered: null, uncovered: { vertical: "travel", node: "trv-m1" } },
-  { name: "revoked key", credential: () => creds.revoked!, kind: "refused", code: "key_revoked", covered: null, uncovered: { vertical: "travel", node: "trv-m1" } },
-  { name: "expired key", credential: () => creds.expired!, kind: "refused", code: "key_expired", covered: null, uncovered: { vertical: "travel", node: "trv-m1" } },
-  { name: "per-use token", credential: () => creds.token!, kind: "token", covered: { vertical: "travel", node: "trv-m5" }, uncovered: null },
+  {
+    name: "trial ai-compliance",
+    credential: () => creds.trialAic!,
+    kind: "key",
+    covered: { vertical: "ai-compliance", node: "aic-second" },
+    uncovered: { vertical: "travel", node: "trv-m1" },
+  },
+  {
+    name: "trial travel",
+    credential: () => creds.trialTravel!,
+    kind: "key",
+    covered: { vertical: "travel", node: "trv-m2" },
+    uncovered: { vertical: "travel", node: "trv-m6" },
+  },
+  {
+    name: "membership ai-compliance",
+    credential: () => creds["member-ai-compliance"]!,
+    kind: "key",
+    covered: { vertical: "ai-compliance", node: "aic-start" },
+    uncovered: { vertical: "travel", node: "trv-m1" },
+  },
+  {
+    name: "membership travel",
+    credential: () => creds["member-travel"]!,
+    kind: "key",
+    covered: { vertical: "travel", node: "trv-m7" },
+    uncovered: { vertical: "real-estate", node: "re-one" },
+  },
+  {
+    name: "membership real-estate",
+    credential: () => creds["member-real-estate"]!,
+    kind: "key",
+    covered: { vertical: "real-estate", node: "re-two" },
+    uncovered: { vertical: "travel", node: "trv-m3" },
+  },
+  {
+    name: "membership legal",
+    credential: () => creds["member-legal"]!,
+    kind: "key",
+    covered: { vertical: "legal", node: "legal-one" },
+    uncovered: { vertical: "real-estate", node: "re-one" },
+  },
+  {
+    name: "all",
+    credential: () => creds["member-all"]!,
+    kind: "key",
+    covered: { vertical: "real-estate", node: "re-one" },
+    uncovered: null,
+  },
+  {
+    name: "invalid key",
+    credential: () => "svc_live_" + "A".repeat(22),
+    kind: "refused",
+    code: "key_invalid",
+    covered: null,
+    uncovered: { vertical: "travel", node: "trv-m1" },
+  },
+  {
+    name: "revoked key",
+    credential: () => creds.revoked!,
+    kind: "refused",
+    code: "key_revoked",
+    covered: null,
+    uncovered: { vertical: "travel", node: "trv-m1" },
+  },
+  {
+    name: "expired key",
+    credential: () => creds.expired!,
+    kind: "refused",
+    code: "key_expired",
+    covered: null,
+    uncovered: { vertical: "travel", node: "trv-m1" },
+  },
+  {
+    name: "per-use token",
+    credential: () => creds.token!,
+    kind: "token",
+    covered: { vertical: "travel", node: "trv-m5" },
+    uncovered: null,
+  },
 ];
 
 beforeAll(async () => {
   network = await startAgentNetwork();
-  svc = await startTestService(buildContentTo(writeFixtureContent()), { ...agentNetworkEnv(network), PER_USE_CHARGE_BATCH_MS: "0", ANON_RATE_PER_MINUTE: "100000", TRIALS_PER_CLIENT_HOUR: "1000" });
+  svc = await startTestService(buildContentTo(writeFixtureContent()), {
+    ...agentNetworkEnv(network),
+    PER_USE_CHARGE_BATCH_MS: "0",
+    ANON_RATE_PER_MINUTE: "100000",
+    TRIALS_PER_CLIENT_HOUR: "1000",
+  });
   const admin = { authorization: `Bearer ${ADMIN_KEY}` };
-  const issue = async (vertical: string) => (await svc.request("/api/keys", { method: "POST", headers: admin, json: { vertical } })).body.keys[0].key as string;
-  const trial = async (agent: string, vertical: string) => (await svc.request("/api/trial", { method: "POST", json: { agent_id: agent, vertical } })).body.key as string;
+  const issue = async (vertical: string) =>
+    (await svc.request("/api/keys", { method: "POST", headers: admin, json: { vertical } })).body.keys[0].key as string;
+  const trial = async (agent: string, vertical: string) =>
+    (await svc.request("/api/trial", { method: "POST", json: { agent_id: agent, vertical } })).body.key as string;
   // The expired trial key first: the clock then moves past its 24 hours, before the live keys exist.
   creds.expired = await trial("matrix-expired", "travel");
   svc.clock.advance(25 * 3_600_000);
@@ -80,14 +156,16 @@ afterAll(async () => {
 describe.each(CALLERS)("caller: $name", (caller) => {
   // A cell whose target is null does not exist for this caller (none unlocks nothing; `all` and a
   // pay token unlock everything; a refused key unlocks nothing).
-  const cells = ([
-    ["index", INDEX, "index"],
-    ["fully open node", OPEN, "full"],
-    ["covered node", caller.covered, "full"],
-    // Issue 27: a refused key reads the free view where there is one (with the warning), and keeps its 401 where there is none.
-    ["uncovered node", caller.uncovered, "locked"],
-    ["node with no free view", caller.kind === "refused" ? PAID : null, 401],
-  ] as Array<[string, Target | null, Expected]>).filter((cell): cell is [string, Target, Expected] => cell[1] !== null);
+  const cells = (
+    [
+      ["index", INDEX, "index"],
+      ["fully open node", OPEN, "full"],
+      ["covered node", caller.covered, "full"],
+      // Issue 27: a refused key reads the free view where there is one (with the warning), and keeps its 401 where there is none.
+      ["uncovered node", caller.uncovered, "locked"],
+      ["node with no free view", caller.kind === "refused" ? PAID : null, 401],
+    ] as Array<[string, Target | null, Expected]>
+  ).filter((cell): cell is [string, Target, Expected] => cell[1] !== null);
 
   it.each(cells)("%s", async (_content, target, expected) => {
     const gated = target.node !== null && target.vertical !== OPEN.vertical;
@@ -95,12 +173,18 @@ describe.each(CALLERS)("caller: $name", (caller) => {
     const counted = expected === "full" && gated && (caller.kind === "key" || caller.kind === "token") ? 1 : 0;
 
     const before = await _metered(caller);
-    const rest = await svc.request(`/api/demo?vertical=${target.vertical}${target.node ? `&node=${target.node}` : ""}`, { headers: _headers(caller) });
+    const rest = await svc.request(`/api/demo?vertical=${target.vertical}${target.node ? `&node=${target.node}` : ""}`, {
+      headers: _headers(caller),
+    });
     _assertView(rest.status, rest.body, expected, caller, target.vertical);
-    expect(rest.headers.get("ratelimit") !== null, "RateLimit headers only on a metered key read").toBe(counted === 1 && caller.kind === "key");
+    expect(rest.headers.get("ratelimit") !== null, "RateLimit headers only on a metered key read").toBe(
+      counted === 1 && caller.kind === "key",
+    );
     expect(await _metered(caller)).toBe(before + counted);
 
-    const tool = target.node ? { name: "get_node", arguments: { vertical: target.vertical, node: target.node } } : { name: "get_index", arguments: { vertical: target.vertical } };
+    const tool = target.node
+      ? { name: "get_node", arguments: { vertical: target.vertical, node: target.node } }
+      : { name: "get_index", arguments: { vertical: target.vertical } };
     const result = (await rpc(svc, "tools/call", tool, _headers(caller))).result;
     if (expected === 401) {
       expect(result.isError).toBe(true);
@@ -123,7 +207,8 @@ function _headers(caller: CallerKind): Record<string, string> {
 
 /** What counts for this caller: a key's calls this hour, or the token's charges; 0 for the others. */
 async function _metered(caller: CallerKind): Promise<number> {
-  if (caller.kind === "key") return (await svc.request("/api/keys", { headers: { "x-service-key": caller.credential()! } })).body.usage.hour;
+  if (caller.kind === "key")
+    return (await svc.request("/api/keys", { headers: { "x-service-key": caller.credential()! } })).body.usage.hour;
   if (caller.kind === "token") {
     const jti = JSON.parse(Buffer.from(caller.credential()!.split(".")[1]!, "base64url").toString()).jti;
     return network.charges.filter((c) => c.jti === jti).length;

@@ -129,7 +129,9 @@ describe("did you mean (issue 27)", () => {
     expect([vertical.status, vertical.body.detail]).toEqual([400, '"travle" is not a vertical. Did you mean "travel"?']);
     const node = await demo("vertical=travel&node=trv-m7x");
     expect([node.status, node.body.detail]).toEqual([404, 'No node "trv-m7x" in travel. Did you mean "trv-m7"?']);
-    expect((await demo("vertical=travel&node=completely-unrelated-name")).body.detail).toBe('No node "completely-unrelated-name" in travel.');
+    expect((await demo("vertical=travel&node=completely-unrelated-name")).body.detail).toBe(
+      'No node "completely-unrelated-name" in travel.',
+    );
     const tool = (await rpc(svc, "tools/call", { name: "get_node", arguments: { vertical: "travel", node: "trv-m7x" } })).result;
     expect(tool.isError).toBe(true);
     expect(tool.content[0].text).toContain('Did you mean "trv-m7"?');
@@ -141,7 +143,16 @@ describe("lean, ETag and parameter errors", () => {
     const res = await demo("vertical=travel&node=trv-m2&lean=true", travelTrial);
     expect(Object.keys(res.body).sort()).toEqual(["next_nodes", "node"]);
     const full = await demo("vertical=travel&node=trv-m2", travelTrial);
-    expect(Object.keys(full.body).sort()).toEqual(["community_note", "confidence_calibration", "cta", "next_nodes", "node", "node_types_explained", "performance_preview", "vertical"]);
+    expect(Object.keys(full.body).sort()).toEqual([
+      "community_note",
+      "confidence_calibration",
+      "cta",
+      "next_nodes",
+      "node",
+      "node_types_explained",
+      "performance_preview",
+      "vertical",
+    ]);
     expect(full.text.length).toBeGreaterThan(res.text.length);
   });
   it("answers 304 to a matching If-None-Match, with the same ETag and Vary", async () => {

@@ -16,10 +16,13 @@ beforeAll(() => {
 
 async function open(cacheBytes: number): Promise<{ build: Artifacts; reads: string[]; nodes: Array<[string, string]> }> {
   const reads: string[] = [];
-  const build = await readArtifacts(async (rel) => {
-    reads.push(rel);
-    return readFile(join(dataDir, rel));
-  }, { cacheBytes });
+  const build = await readArtifacts(
+    async (rel) => {
+      reads.push(rel);
+      return readFile(join(dataDir, rel));
+    },
+    { cacheBytes },
+  );
   const nodes = Object.entries(build.manifest.verticals).flatMap(([v, x]) => Object.keys(x.nodes).map((id) => [v, id] as [string, string]));
   return { build, reads, nodes };
 }

@@ -53,7 +53,14 @@ describe.each(KINDS)("a %s key", (kind, code) => {
   });
 
   it("the same node through MCP get_node", async () => {
-    const result = (await rpc(svc, "tools/call", { name: "get_node", arguments: { vertical: "travel", node: "trv-m2" } }, { "x-service-key": keys[kind]! })).result;
+    const result = (
+      await rpc(
+        svc,
+        "tools/call",
+        { name: "get_node", arguments: { vertical: "travel", node: "trv-m2" } },
+        { "x-service-key": keys[kind]! },
+      )
+    ).result;
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent.credential_problem.code).toBe(code);
     expect(result.structuredContent.node.locked_layers.length).toBe(4);
@@ -102,7 +109,11 @@ describe.each(KINDS)("a %s key", (kind, code) => {
   });
 
   it("gated content keeps the 401: rules to evaluate, a paid vertical without a free index", async () => {
-    const evaluation = await svc.request("/api/evaluate", { method: "POST", headers: { "x-service-key": keys[kind]! }, json: { vertical: "travel", node: "trv-m1", facts: {} } });
+    const evaluation = await svc.request("/api/evaluate", {
+      method: "POST",
+      headers: { "x-service-key": keys[kind]! },
+      json: { vertical: "travel", node: "trv-m1", facts: {} },
+    });
     expect([evaluation.status, evaluation.body.code]).toEqual([401, code]);
     const paid = await svc.request("/api/demo?vertical=legal&node=legal-one", { headers: { "x-service-key": keys[kind]! } });
     expect([paid.status, paid.body.code]).toEqual([401, code]);
@@ -113,12 +124,23 @@ describe.each(KINDS)("a %s key", (kind, code) => {
 });
 
 it("a good key in the cookie is named on /browse/key, and saving one says so", async () => {
-  const good = (await svc.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "travel", label: "browse-27" } })).body.keys[0];
+  const good = (
+    await svc.request("/api/keys", {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      json: { vertical: "travel", label: "browse-27" },
+    })
+  ).body.keys[0];
   const form = await svc.request("/browse/key", { headers: { ...HTML, ...cookie(good.key) } });
   expect(form.status).toBe(200);
   expect(form.text).toContain(good.id);
   expect(form.text).not.toContain(good.key);
-  const saved = await fetch(`${svc.url}/browse/key`, { method: "POST", redirect: "manual", headers: { origin: svc.url, "content-type": "application/x-www-form-urlencoded" }, body: `key=${encodeURIComponent(good.key)}` });
+  const saved = await fetch(`${svc.url}/browse/key`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { origin: svc.url, "content-type": "application/x-www-form-urlencoded" },
+    body: `key=${encodeURIComponent(good.key)}`,
+  });
   expect(saved.status).toBe(303);
   expect(saved.headers.get("location")).toBe("/browse/key?saved=1");
   const after = await svc.request("/browse/key?saved=1", { headers: { ...HTML, ...cookie(good.key) } });

@@ -10,7 +10,8 @@ import { publicBaseUrl } from "../../runtime/http/public-base.ts";
 import type { Artifacts } from "../../runtime/storage/artifacts.ts";
 import type { RuntimeConfig } from "../../runtime/config.ts";
 
-const buildWith = (hourly: number) => ({ catalog: { limits: { hourly_rate_limit: hourly, daily_standard: 5_000 } } }) as unknown as Artifacts;
+const buildWith = (hourly: number) =>
+  ({ catalog: { limits: { hourly_rate_limit: hourly, daily_standard: 5_000 } } }) as unknown as Artifacts;
 
 describe("the build in service", () => {
   it("carries the limits in force: the catalogue's with the overrides, one object per build, swapped with the build", () => {

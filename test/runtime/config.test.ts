@@ -15,7 +15,12 @@ const NETWORK = {
   PAY_NETWORK_API_URL: "https://api.network.example",
   PAY_NETWORK_API_KEY: "key",
 };
-const X402 = { X402_FACILITATOR_URL: "https://facilitator.example", X402_PAY_TO: "0x0000000000000000000000000000000000000001", X402_NETWORK: "base-sepolia", X402_ASSET: "0x036CbD53842c5426634e7929541eC2318f3dCF7e" };
+const X402 = {
+  X402_FACILITATOR_URL: "https://facilitator.example",
+  X402_PAY_TO: "0x0000000000000000000000000000000000000001",
+  X402_NETWORK: "base-sepolia",
+  X402_ASSET: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+};
 const STRIPE = { STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: "whsec_x" };
 
 function refusal(env: Record<string, string>): string {
@@ -59,7 +64,9 @@ describe("half a feature is refused at start, naming what is missing", () => {
   it("SMTP_FROM without SMTP_URL, a relay token without the relay, a Redis prefix without Redis", () => {
     expect(refusal({ SMTP_FROM: "keys@example.com" })).toContain("SMTP_URL is missing");
     expect(refusal({ KEY_DELIVERY_TOKEN: "t" })).toContain("KEY_DELIVERY_URL is missing");
-    expect(refusal({ REDIS_PREFIX: "app:" })).toContain("REDIS_URL or RELEASE_REDIS_URL or REDIS_CLUSTER_NODES or REDIS_SENTINELS is missing");
+    expect(refusal({ REDIS_PREFIX: "app:" })).toContain(
+      "REDIS_URL or RELEASE_REDIS_URL or REDIS_CLUSTER_NODES or REDIS_SENTINELS is missing",
+    );
     expect(refusal({ REDIS_SENTINEL_NAME: "primary" })).toContain("REDIS_SENTINELS is missing");
   });
 
@@ -71,7 +78,15 @@ describe("half a feature is refused at start, naming what is missing", () => {
 
   it("whole features, or none, start; the inline JWKS stands in for its URL", () => {
     const { PAY_NETWORK_JWKS_URL: _, ...inline } = NETWORK;
-    const config = resolveRuntimeConfig({ ...inline, PAY_NETWORK_JWKS: JSON.stringify({ keys: [] }), ...X402, ...STRIPE, SMTP_URL: "smtp://127.0.0.1:2525", REDIS_PREFIX: "app:", RELEASE_REDIS_URL: "redis://127.0.0.1:6379" });
+    const config = resolveRuntimeConfig({
+      ...inline,
+      PAY_NETWORK_JWKS: JSON.stringify({ keys: [] }),
+      ...X402,
+      ...STRIPE,
+      SMTP_URL: "smtp://127.0.0.1:2525",
+      REDIS_PREFIX: "app:",
+      RELEASE_REDIS_URL: "redis://127.0.0.1:6379",
+    });
     expect(config.payments.agentNetwork?.jwks).toEqual({ keys: [] });
     expect(config.payments.x402).toBeDefined();
     expect(config.payments.stripe).toBeDefined();

@@ -121,13 +121,17 @@ afterAll(async () => {
 });
 
 describe("kill -9 under mixed write load", () => {
-  it(`keeps every acknowledged write across ${KILL_CYCLES} kill cycles (seed ${SEED}; rerun with CRASH_SEED=${SEED})`, { timeout: 90_000 }, async () => {
+  it(`keeps every acknowledged write across ${KILL_CYCLES} kill cycles (seed ${SEED}; rerun with CRASH_SEED=${SEED})`, {
+    timeout: 90_000,
+  }, async () => {
     const rnd = seededRandom(SEED);
     let server: ChildServer | undefined = await startChildServer(env);
     try {
       for (let cycle = 1; cycle <= KILL_CYCLES; cycle++) {
         const phase: Phase = { url: server.url, killing: false, acks: 0 };
-        const workers = Array.from({ length: WORKERS }, (_, w) => runWorker(phase, seededRandom((SEED ^ Math.imul(cycle * 16 + w + 1, 0x9e3779b9)) >>> 0)));
+        const workers = Array.from({ length: WORKERS }, (_, w) =>
+          runWorker(phase, seededRandom((SEED ^ Math.imul(cycle * 16 + w + 1, 0x9e3779b9)) >>> 0)),
+        );
         // The kill point: after a seeded number of acknowledged writes plus a seeded jitter, so it
         // lands mid-flight whatever the machine's speed.
         const target = rnd.int(12, 40);
@@ -141,7 +145,10 @@ describe("kill -9 under mixed write load", () => {
 
         server = await startChildServer(env);
         const problems = await verifyAcknowledged(server.url);
-        expect(problems, `seed ${SEED}, cycle ${cycle}: acknowledged writes missing or inconsistent after kill -9 (${phase.acks} acks this cycle)`).toEqual([]);
+        expect(
+          problems,
+          `seed ${SEED}, cycle ${cycle}: acknowledged writes missing or inconsistent after kill -9 (${phase.acks} acks this cycle)`,
+        ).toEqual([]);
       }
       for (const kind of OP_KINDS) expect(ackedKinds.get(kind) ?? 0, `seed ${SEED}: no acknowledged ${kind}`).toBeGreaterThan(0);
 
@@ -169,7 +176,17 @@ interface Answer {
   body: any;
 }
 
-const OP_KINDS = ["admin_keys", "trial", "pov", "outcome", "waitlist", "interest", "referral", "checkout_agent_network", "checkout_http402"] as const;
+const OP_KINDS = [
+  "admin_keys",
+  "trial",
+  "pov",
+  "outcome",
+  "waitlist",
+  "interest",
+  "referral",
+  "checkout_agent_network",
+  "checkout_http402",
+] as const;
 type OpKind = (typeof OP_KINDS)[number];
 
 let serial = 0;
@@ -190,7 +207,12 @@ const OPS: Record<OpKind, (phase: Phase, rnd: SeededRandom) => Promise<void>> = 
     const res = await call(phase, "admin_keys", "/api/keys", {
       method: "POST",
       headers: { authorization: `Bearer ${ADMIN}` },
-      json: { vertical: rnd.pick(["travel", "ai-compliance", "all"]), quantity: rnd.int(1, 2), agent_id: agent, permanent: rnd.next() < 0.3 },
+      json: {
+        vertical: rnd.pick(["travel", "ai-compliance", "all"]),
+        quantity: rnd.int(1, 2),
+        agent_id: agent,
+        permanent: rnd.next() < 0.3,
+      },
     });
     if (!expectStatus("admin_keys", res, 201)) return;
     const keys = (res.body.keys as Array<{ key: string }>).map((k) => k.key);
@@ -215,7 +237,12 @@ const OPS: Record<OpKind, (phase: Phase, rnd: SeededRandom) => Promise<void>> = 
     const res = await call(phase, "pov", "/api/telemetry/pov", {
       method: "POST",
       headers: { "x-service-key": trial.key },
-      json: { trial_key: trial.key, confidence_score: rnd.int(0, 100) / 100, intent_to_subscribe: rnd.next() < 0.5, review: `crash-mixed review ${serial}` },
+      json: {
+        trial_key: trial.key,
+        confidence_score: rnd.int(0, 100) / 100,
+        intent_to_subscribe: rnd.next() < 0.5,
+        review: `crash-mixed review ${serial}`,
+      },
     });
     if (!expectStatus("pov", res, 200)) return;
     acked.povTrialKeys.add(trial.key);
@@ -229,7 +256,11 @@ const OPS: Record<OpKind, (phase: Phase, rnd: SeededRandom) => Promise<void>> = 
     const res = await call(phase, "outcome", "/api/telemetry", {
       method: "POST",
       headers: { "x-service-key": member.key },
-      json: { confidence_score: rnd.int(0, 100) / 100, outcome: rnd.pick(["succeeded", "partially_succeeded", "failed"]), tasks_completed: rnd.int(0, 50) },
+      json: {
+        confidence_score: rnd.int(0, 100) / 100,
+        outcome: rnd.pick(["succeeded", "partially_succeeded", "failed"]),
+        tasks_completed: rnd.int(0, 50),
+      },
     });
     if (!expectStatus("outcome", res, 200)) return;
     acked.outcomes++;
@@ -241,10 +272,15 @@ const OPS: Record<OpKind, (phase: Phase, rnd: SeededRandom) => Promise<void>> = 
     // Now and then a re-join of an entry acknowledged earlier (possibly before a kill).
     if (acked.waitlist.length > 0 && rnd.next() < 0.15) {
       const earlier = rnd.pick(acked.waitlist);
-      const res = await call(phase, "waitlist", "/api/waitlist", { method: "POST", json: { vertical: earlier.vertical, ...earlier.identity } });
+      const res = await call(phase, "waitlist", "/api/waitlist", {
+        method: "POST",
+        json: { vertical: earlier.vertical, ...earlier.identity },
+      });
       if (!expectStatus("waitlist", res, 200)) return;
       if (res.body.position !== earlier.position || res.body.already_registered !== true) {
-        anomalies.push(`waitlist re-join of ${JSON.stringify(earlier)} answered position ${res.body.position}, already_registered ${res.body.already_registered}`);
+        anomalies.push(
+          `waitlist re-join of ${JSON.stringify(earlier)} answered position ${res.body.position}, already_registered ${res.body.already_registered}`,
+        );
       }
       return;
     }
@@ -255,7 +291,10 @@ const OPS: Record<OpKind, (phase: Phase, rnd: SeededRandom) => Promise<void>> = 
     const position = res.body.position as number;
     if (res.body.already_registered) anomalies.push(`waitlist: a new identity ${JSON.stringify(identity)} was answered already_registered`);
     const taken = acked.waitlist.find((w) => w.vertical === vertical && w.position === position);
-    if (taken) anomalies.push(`waitlist ${vertical}: position ${position} given to ${JSON.stringify(identity)} was already acknowledged to ${JSON.stringify(taken.identity)}`);
+    if (taken)
+      anomalies.push(
+        `waitlist ${vertical}: position ${position} given to ${JSON.stringify(identity)} was already acknowledged to ${JSON.stringify(taken.identity)}`,
+      );
     acked.waitlist.push({ vertical, identity, position });
     acked.waitlistRegistered.set(vertical, Math.max(acked.waitlistRegistered.get(vertical) ?? 0, res.body.waitlist_registered));
     ack(phase, "waitlist");
@@ -264,7 +303,10 @@ const OPS: Record<OpKind, (phase: Phase, rnd: SeededRandom) => Promise<void>> = 
   async interest(phase, rnd) {
     const vertical = rnd.pick(INTEREST_VERTICALS);
     const agent = fresh("interested");
-    const res = await call(phase, "interest", "/api/interest", { method: "POST", json: { vertical, agent_id: agent, use_case: "crash-mixed load" } });
+    const res = await call(phase, "interest", "/api/interest", {
+      method: "POST",
+      json: { vertical, agent_id: agent, use_case: "crash-mixed load" },
+    });
     if (!expectStatus("interest", res, 200)) return;
     if (res.body.counted !== true) anomalies.push(`interest: a new agent ${agent} for ${vertical} was not counted`);
     acked.interest.push({ vertical, agent });
@@ -279,7 +321,11 @@ const OPS: Record<OpKind, (phase: Phase, rnd: SeededRandom) => Promise<void>> = 
     const res = await call(phase, "referral", "/api/referral", {
       method: "POST",
       headers: { "x-service-key": member.key },
-      json: { referring_key: member.key, referred_agent_id: referred, method: rnd.pick(["agent-to-agent", "volume-broadcast", "principal-redirect"]) },
+      json: {
+        referring_key: member.key,
+        referred_agent_id: referred,
+        method: rnd.pick(["agent-to-agent", "volume-broadcast", "principal-redirect"]),
+      },
     });
     if (!expectStatus("referral", res, 200)) return;
     acked.referrals.push({ member, referred, credited: res.body.referral.credited_usd_micros });
@@ -311,7 +357,10 @@ const OPS: Record<OpKind, (phase: Phase, rnd: SeededRandom) => Promise<void>> = 
     const required = await call(phase, "checkout_http402", "/api/checkout", { method: "POST", json: body });
     if (!expectStatus("checkout_http402 (requirements)", required, 402)) return;
     const version = rnd.pick([1, 2] as const);
-    const requirement = version === 1 ? required.body.accepts[0] : JSON.parse(Buffer.from(required.headers.get("payment-required")!, "base64").toString("utf8")).accepts[0];
+    const requirement =
+      version === 1
+        ? required.body.accepts[0]
+        : JSON.parse(Buffer.from(required.headers.get("payment-required")!, "base64").toString("utf8")).accepts[0];
     const header = await payWith(wallet, version, requirement);
     const headerName = version === 1 ? "x-payment" : "payment-signature";
     const res = await call(phase, "checkout_http402", "/api/checkout", { method: "POST", headers: { [headerName]: header }, json: body });
@@ -355,25 +404,30 @@ async function verifyAcknowledged(url: string): Promise<string[]> {
   // Keys from every source verify, with their type.
   await eachLimit(acked.keys, 8, async (k) => {
     const res = await get("/api/verify", { headers: { "x-service-key": k.key } });
-    if (res.status !== 200 || res.body.valid !== true || res.body.type !== k.type) problems.push(`key ${k.key.slice(0, 14)}… (${k.via}) → ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.status !== 200 || res.body.valid !== true || res.body.type !== k.type)
+      problems.push(`key ${k.key.slice(0, 14)}… (${k.via}) → ${res.status} ${JSON.stringify(res.body)}`);
   });
 
   // A trial acknowledged to an agent still blocks a second one.
   await eachLimit(acked.trials, 8, async (t) => {
     const res = await get("/api/trial", { method: "POST", json: { agent_id: t.agent, vertical: t.vertical } });
-    if (res.status !== 409 || res.body.code !== "trial_exists") problems.push(`trial of ${t.agent}: a second trial → ${res.status} ${res.body.code ?? ""}`);
+    if (res.status !== 409 || res.body.code !== "trial_exists")
+      problems.push(`trial of ${t.agent}: a second trial → ${res.status} ${res.body.code ?? ""}`);
   });
 
   // Waitlist: every acknowledged entry keeps its position, positions are unique per vertical, the
   // counts cover them, and the next new entry gets a position nobody holds.
   for (const vertical of WAITLIST_VERTICALS) {
     const positions = acked.waitlist.filter((w) => w.vertical === vertical).map((w) => w.position);
-    if (new Set(positions).size !== positions.length) problems.push(`waitlist ${vertical}: duplicate acknowledged positions ${positions.join(",")}`);
+    if (new Set(positions).size !== positions.length)
+      problems.push(`waitlist ${vertical}: duplicate acknowledged positions ${positions.join(",")}`);
   }
   await eachLimit(acked.waitlist, 8, async (w) => {
     const res = await get("/api/waitlist", { method: "POST", json: { vertical: w.vertical, ...w.identity } });
     if (res.status !== 200 || res.body.position !== w.position || res.body.already_registered !== true) {
-      problems.push(`waitlist ${w.vertical} ${JSON.stringify(w.identity)}: acknowledged position ${w.position}, re-join → ${res.status} position ${res.body.position} already_registered ${res.body.already_registered}`);
+      problems.push(
+        `waitlist ${w.vertical} ${JSON.stringify(w.identity)}: acknowledged position ${w.position}, re-join → ${res.status} position ${res.body.position} already_registered ${res.body.already_registered}`,
+      );
     }
   });
   const [overview, status] = await Promise.all([get("/api/waitlist"), get("/api/status")]);
@@ -388,34 +442,49 @@ async function verifyAcknowledged(url: string): Promise<string[]> {
     const joined = await get("/api/waitlist", { method: "POST", json: { vertical, ...probe } });
     const highest = Math.max(0, ...mine.map((w) => w.position));
     if (joined.status !== 200 || joined.body.already_registered !== false || joined.body.position <= highest) {
-      problems.push(`waitlist ${vertical}: a new entry after restart → ${joined.status} position ${joined.body.position}, acknowledged positions go up to ${highest}`);
+      problems.push(
+        `waitlist ${vertical}: a new entry after restart → ${joined.status} position ${joined.body.position}, acknowledged positions go up to ${highest}`,
+      );
     }
     if (joined.status === 200) acked.waitlist.push({ vertical, identity: probe, position: joined.body.position });
   }
 
   // Seats: every member account acknowledged holds one.
   const accounts = new Set(acked.members.map((m) => m.account.toLowerCase()));
-  if (overview.body.seats_registered < accounts.size) problems.push(`GET /api/waitlist: seats_registered ${overview.body.seats_registered} < ${accounts.size} acknowledged member accounts`);
-  if (status.body.total_inaugural_registered < accounts.size) problems.push(`GET /api/status: total_inaugural_registered ${status.body.total_inaugural_registered} < ${accounts.size} acknowledged member accounts`);
+  if (overview.body.seats_registered < accounts.size)
+    problems.push(`GET /api/waitlist: seats_registered ${overview.body.seats_registered} < ${accounts.size} acknowledged member accounts`);
+  if (status.body.total_inaugural_registered < accounts.size)
+    problems.push(
+      `GET /api/status: total_inaugural_registered ${status.body.total_inaugural_registered} < ${accounts.size} acknowledged member accounts`,
+    );
 
   // Proof-of-Outcome: the aggregate covers every acknowledged submission and every count answered.
   const outcomeFloor = Math.max(acked.outcomes, acked.outcomeSubmissions);
-  if (overview.body.progression.outcome_submissions < outcomeFloor) problems.push(`GET /api/waitlist: outcome_submissions ${overview.body.progression.outcome_submissions} < acknowledged ${outcomeFloor}`);
+  if (overview.body.progression.outcome_submissions < outcomeFloor)
+    problems.push(`GET /api/waitlist: outcome_submissions ${overview.body.progression.outcome_submissions} < acknowledged ${outcomeFloor}`);
 
   // Proof-of-Value: one evaluation per acknowledged trial key, and a repeat replaces it.
   const povFloor = Math.max(acked.povTrialKeys.size, acked.povEvaluations);
   const pov = await get("/api/telemetry/pov");
-  if (pov.body.evaluations < povFloor) problems.push(`GET /api/telemetry/pov: evaluations ${pov.body.evaluations} < acknowledged ${povFloor}`);
-  if (status.body.community_evidence.trial_evaluations < povFloor) problems.push(`GET /api/status: trial_evaluations ${status.body.community_evidence.trial_evaluations} < acknowledged ${povFloor}`);
+  if (pov.body.evaluations < povFloor)
+    problems.push(`GET /api/telemetry/pov: evaluations ${pov.body.evaluations} < acknowledged ${povFloor}`);
+  if (status.body.community_evidence.trial_evaluations < povFloor)
+    problems.push(`GET /api/status: trial_evaluations ${status.body.community_evidence.trial_evaluations} < acknowledged ${povFloor}`);
   await eachLimit([...acked.povTrialKeys], 8, async (key) => {
-    const res = await get("/api/telemetry/pov", { method: "POST", headers: { "x-service-key": key }, json: { trial_key: key, confidence_score: 0.5 } });
-    if (res.status !== 200 || res.body.replaced !== true) problems.push(`PoV of ${key.slice(0, 16)}…: a repeat → ${res.status} replaced ${res.body.replaced}`);
+    const res = await get("/api/telemetry/pov", {
+      method: "POST",
+      headers: { "x-service-key": key },
+      json: { trial_key: key, confidence_score: 0.5 },
+    });
+    if (res.status !== 200 || res.body.replaced !== true)
+      problems.push(`PoV of ${key.slice(0, 16)}…: a repeat → ${res.status} replaced ${res.body.replaced}`);
   });
 
   // Demand signals: each acknowledged agent is still counted (a repeat is not), and the ranking covers them.
   await eachLimit(acked.interest, 8, async (s) => {
     const res = await get("/api/interest", { method: "POST", json: { vertical: s.vertical, agent_id: s.agent } });
-    if (res.status !== 200 || res.body.counted !== false) problems.push(`interest ${s.vertical}/${s.agent}: a repeat → ${res.status} counted ${res.body.counted}`);
+    if (res.status !== 200 || res.body.counted !== false)
+      problems.push(`interest ${s.vertical}/${s.agent}: a repeat → ${res.status} counted ${res.body.counted}`);
   });
   const summary = await get("/api/interest/summary");
   for (const vertical of INTEREST_VERTICALS) {
@@ -426,8 +495,13 @@ async function verifyAcknowledged(url: string): Promise<string[]> {
 
   // Referrals: each referred agent stays referred, and each account keeps at least the credit it was told.
   await eachLimit(acked.referrals, 8, async (r) => {
-    const res = await get("/api/referral", { method: "POST", headers: { "x-service-key": r.member.key }, json: { referring_key: r.member.key, referred_agent_id: r.referred } });
-    if (res.status !== 409 || res.body.code !== "already_referred") problems.push(`referral of ${r.referred}: a repeat → ${res.status} ${res.body.code ?? ""}`);
+    const res = await get("/api/referral", {
+      method: "POST",
+      headers: { "x-service-key": r.member.key },
+      json: { referring_key: r.member.key, referred_agent_id: r.referred },
+    });
+    if (res.status !== 409 || res.body.code !== "already_referred")
+      problems.push(`referral of ${r.referred}: a repeat → ${res.status} ${res.body.code ?? ""}`);
   });
   const referrers = [...new Set(acked.referrals.map((r) => r.member.account))];
   await eachLimit(referrers, 8, async (account) => {
@@ -437,22 +511,34 @@ async function verifyAcknowledged(url: string): Promise<string[]> {
     const member = acked.referrals.find((r) => r.member.account === account)!.member;
     const res = await get("/api/keys", { headers: { "x-service-key": member.key } });
     const balance = res.body?.credits?.balance_usd_micros;
-    if (res.status !== 200 || typeof balance !== "number" || balance < floor) problems.push(`credit of ${account}: ${res.status} balance ${balance} < acknowledged ${floor}`);
+    if (res.status !== 200 || typeof balance !== "number" || balance < floor)
+      problems.push(`credit of ${account}: ${res.status} balance ${balance} < acknowledged ${floor}`);
   });
 
   // Agent-network checkouts: the saved answer under an Idempotency-Key comes back; a replayed token
   // is refused by our own ledger (not merely by the network) and never charged twice.
   await eachLimit(acked.networkCheckouts, 4, async (c) => {
     if (c.idempotencyKey) {
-      const again = await get("/api/checkout", { method: "POST", headers: { "pay-network-pay-id": c.token, "idempotency-key": c.idempotencyKey }, json: c.body });
+      const again = await get("/api/checkout", {
+        method: "POST",
+        headers: { "pay-network-pay-id": c.token, "idempotency-key": c.idempotencyKey },
+        json: c.body,
+      });
       const keys = again.body?.keys?.map((k: { key: string }) => k.key);
       if (again.status !== 201 || again.headers.get("idempotent-replayed") !== "true" || JSON.stringify(keys) !== JSON.stringify(c.keys)) {
-        problems.push(`checkout idempotency-key ${c.idempotencyKey}: replay → ${again.status} keys ${JSON.stringify(keys)} (acknowledged ${JSON.stringify(c.keys)})`);
+        problems.push(
+          `checkout idempotency-key ${c.idempotencyKey}: replay → ${again.status} keys ${JSON.stringify(keys)} (acknowledged ${JSON.stringify(c.keys)})`,
+        );
       }
     }
     // For a new account, so the account proof is not what refuses it: the token's ledger must.
-    const replay = await get("/api/checkout", { method: "POST", headers: { "pay-network-pay-id": c.token }, json: { ...c.body, agent_id: `${String(c.body.agent_id)}-replay` } });
-    if (replay.status !== 402 || replay.body.code !== "payment_token_depleted") problems.push(`token ${c.jti}: replay → ${replay.status} ${replay.body.code ?? ""} (want 402 payment_token_depleted)`);
+    const replay = await get("/api/checkout", {
+      method: "POST",
+      headers: { "pay-network-pay-id": c.token },
+      json: { ...c.body, agent_id: `${String(c.body.agent_id)}-replay` },
+    });
+    if (replay.status !== 402 || replay.body.code !== "payment_token_depleted")
+      problems.push(`token ${c.jti}: replay → ${replay.status} ${replay.body.code ?? ""} (want 402 payment_token_depleted)`);
     const charges = network.charges.filter((ch) => ch.jti === c.jti).length;
     if (charges !== 1) problems.push(`token ${c.jti}: charged ${charges} times`);
   });
@@ -462,9 +548,13 @@ async function verifyAcknowledged(url: string): Promise<string[]> {
   await eachLimit(acked.x402Checkouts, 4, async (c) => {
     const replay = await get("/api/checkout", { method: "POST", headers: { [c.headerName]: c.header }, json: c.body });
     const keys = replay.body?.keys?.map((k: { key: string }) => k.key);
-    if (replay.status !== 201 || JSON.stringify(keys) !== JSON.stringify(c.keys)) problems.push(`x402 payment replay → ${replay.status} ${replay.body.code ?? ""} keys ${JSON.stringify(keys)} (acknowledged ${JSON.stringify(c.keys)})`);
+    if (replay.status !== 201 || JSON.stringify(keys) !== JSON.stringify(c.keys))
+      problems.push(
+        `x402 payment replay → ${replay.status} ${replay.body.code ?? ""} keys ${JSON.stringify(keys)} (acknowledged ${JSON.stringify(c.keys)})`,
+      );
   });
-  if (facilitator.settled.length !== settledBefore) problems.push(`x402 replays settled ${facilitator.settled.length - settledBefore} more payments`);
+  if (facilitator.settled.length !== settledBefore)
+    problems.push(`x402 replays settled ${facilitator.settled.length - settledBefore} more payments`);
 
   return problems;
 }

@@ -43,7 +43,9 @@ describe("kill -9 during a burst of key creations", () => {
     const second = await startChildServer(env);
     try {
       const results = await Promise.all(
-        acknowledged.map((key) => fetch(second.url + "/api/verify", { headers: { "x-service-key": key } }).then((r) => r.json() as Promise<{ valid: boolean }>)),
+        acknowledged.map((key) =>
+          fetch(second.url + "/api/verify", { headers: { "x-service-key": key } }).then((r) => r.json() as Promise<{ valid: boolean }>),
+        ),
       );
       expect(results.filter((r) => !r.valid)).toHaveLength(0);
       const output = second.output();

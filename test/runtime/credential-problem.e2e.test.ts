@@ -62,10 +62,24 @@ describe.each(CODES)("an %s key", (kind, code) => {
     expect(res.body.node.locked_layers).toHaveLength(4);
     const paid = await svc.request("/api/demo?vertical=legal&node=legal-one", { headers: { "x-service-key": keys[kind]! } });
     expect([paid.status, paid.body.code]).toEqual([401, code]);
-    const result = (await rpc(svc, "tools/call", { name: "get_node", arguments: { vertical: "legal", node: "legal-one" } }, { "x-service-key": keys[kind]! })).result;
+    const result = (
+      await rpc(
+        svc,
+        "tools/call",
+        { name: "get_node", arguments: { vertical: "legal", node: "legal-one" } },
+        { "x-service-key": keys[kind]! },
+      )
+    ).result;
     expect(result.isError).toBe(true);
     expect(result.content[0].text).toContain(code);
-    const rules = (await rpc(svc, "tools/call", { name: "evaluate_rules", arguments: { vertical: "travel", node: "trv-m1", facts: {} } }, { "x-service-key": keys[kind]! })).result;
+    const rules = (
+      await rpc(
+        svc,
+        "tools/call",
+        { name: "evaluate_rules", arguments: { vertical: "travel", node: "trv-m1", facts: {} } },
+        { "x-service-key": keys[kind]! },
+      )
+    ).result;
     expect(rules.isError).toBe(true);
     expect(rules.content[0].text).toContain(code);
   });

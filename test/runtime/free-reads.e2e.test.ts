@@ -20,10 +20,12 @@ beforeAll(async () => {
 afterAll(() => svc?.close());
 
 const issue = async (s: TestService, vertical: string) =>
-  (await s.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical } })).body.keys[0].key as string;
+  (await s.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical } })).body.keys[0]
+    .key as string;
 const trial = async (s: TestService, agent: string, vertical?: string) =>
   (await s.request("/api/trial", { method: "POST", json: { agent_id: agent, ...(vertical ? { vertical } : {}) } })).body.key as string;
-const demo = (s: TestService, query: string, key?: string) => s.request(`/api/demo?${query}`, { headers: key ? { "x-service-key": key } : {} });
+const demo = (s: TestService, query: string, key?: string) =>
+  s.request(`/api/demo?${query}`, { headers: key ? { "x-service-key": key } : {} });
 const usage = async (s: TestService, key: string) => (await s.request("/api/keys", { headers: { "x-service-key": key } })).body.usage;
 const getNode = async (s: TestService, args: Record<string, unknown>, key?: string) =>
   (await rpc(s, "tools/call", { name: "get_node", arguments: args }, key ? { "x-service-key": key } : {})).result;
@@ -55,7 +57,11 @@ describe("19.1 a valid key that does not unlock a node gets the free view with a
   });
 
   it("the hint offers a trial only where a trial key unlocks the node", async () => {
-    expect((await demo(svc, "vertical=travel&node=trv-m5")).body.unlock.trial).toMatchObject({ method: "POST", path: "/api/trial", body: { vertical: "travel" } });
+    expect((await demo(svc, "vertical=travel&node=trv-m5")).body.unlock.trial).toMatchObject({
+      method: "POST",
+      path: "/api/trial",
+      body: { vertical: "travel" },
+    });
     expect((await demo(svc, "vertical=travel&node=trv-m6")).body.unlock.trial).toBeUndefined();
     expect((await demo(svc, "vertical=ai-compliance&node=aic-start")).body.unlock.membership.any_membership).toBe(true);
   });
@@ -68,7 +74,9 @@ describe("19.1 a valid key that does not unlock a node gets the free view with a
     expect(res.body.detail).toBe("This key unlocks ai-compliance, not legal.");
     expect(res.body.unlock.membership.vertical).toBe("legal");
     const travel = await issue(svc, "travel");
-    expect((await demo(svc, "vertical=legal&node=legal-one", travel)).body.detail).toBe("This key unlocks travel and ai-compliance, not legal.");
+    expect((await demo(svc, "vertical=legal&node=legal-one", travel)).body.detail).toBe(
+      "This key unlocks travel and ai-compliance, not legal.",
+    );
   });
 });
 
@@ -114,7 +122,11 @@ describe("19.2 free reads with a key are never metered nor refused for quota", (
     const s = await startTestService(dist, { ANON_RATE_PER_MINUTE: "100000" });
     try {
       const key = await trial(s, "agent-192-cap", "travel");
-      const free = await Promise.all(Array.from({ length: 300 }, (_, i) => demo(s, i % 2 ? "vertical=travel" : "vertical=a2a-handoff&node=a2a-one", key).then((r) => r.status)));
+      const free = await Promise.all(
+        Array.from({ length: 300 }, (_, i) =>
+          demo(s, i % 2 ? "vertical=travel" : "vertical=a2a-handoff&node=a2a-one", key).then((r) => r.status),
+        ),
+      );
       expect(free.every((status) => status === 200)).toBe(true);
       const before = await s.request("/api/verify", { headers: { "x-service-key": key } });
       expect(before.body.remaining_quota.trial).toBe(500);
@@ -142,10 +154,18 @@ describe("19.2 free reads with a key are never metered nor refused for quota", (
 
   it("rule evaluation counts over gated layers only", async () => {
     const key = await issue(svc, "travel");
-    const free = await svc.request("/api/evaluate", { method: "POST", headers: { "x-service-key": key }, json: { vertical: "a2a-handoff", node: "a2a-one", facts: {} } });
+    const free = await svc.request("/api/evaluate", {
+      method: "POST",
+      headers: { "x-service-key": key },
+      json: { vertical: "a2a-handoff", node: "a2a-one", facts: {} },
+    });
     expect(free.status).toBe(200);
     expect((await usage(svc, key)).hour).toBe(0);
-    const open = await svc.request("/api/evaluate", { method: "POST", headers: { "x-service-key": key }, json: { vertical: "travel", node: "trv-m1", facts: { condition_a: true, condition_b: false } } });
+    const open = await svc.request("/api/evaluate", {
+      method: "POST",
+      headers: { "x-service-key": key },
+      json: { vertical: "travel", node: "trv-m1", facts: { condition_a: true, condition_b: false } },
+    });
     expect(open.status).toBe(200);
     expect((await usage(svc, key)).hour).toBe(1);
   });

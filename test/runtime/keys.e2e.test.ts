@@ -24,7 +24,14 @@ describe("POST /api/keys (admin)", () => {
     expect(res.body.keys).toHaveLength(5);
     for (const k of res.body.keys) {
       expect(k.key).toMatch(/^svc_live_[0-9A-Za-z]{22}$/);
-      expect(k).toMatchObject({ type: "membership", vertical: "travel", label: "batch", permanent: true, plan: "volume", cohort: "inaugural" });
+      expect(k).toMatchObject({
+        type: "membership",
+        vertical: "travel",
+        label: "batch",
+        permanent: true,
+        plan: "volume",
+        cohort: "inaugural",
+      });
       expect(k.quota.daily_limit).toBe(3000);
       expect(k.quota.monthly_pooled).toBe(true);
     }
@@ -37,14 +44,17 @@ describe("POST /api/keys (admin)", () => {
     expect(answers.filter((a) => a.status === 201)).toHaveLength(5);
     expect(answers.filter((a) => a.status === 409 && a.body.code === "conflict")).toHaveLength(7);
   });
-  it.each([[{ vertical: "travel", quantity: 0 }], [{ vertical: "travel", quantity: 6 }], [{ vertical: "atlantis" }], [{ vertical: "travel", extra: 1 }], [{}]])(
-    "400 for %j",
-    async (body) => {
-      const res = await issue(body);
-      expect(res.status).toBe(400);
-      expect(["validation_failed", "vertical_unknown"]).toContain(res.body.code);
-    },
-  );
+  it.each([
+    [{ vertical: "travel", quantity: 0 }],
+    [{ vertical: "travel", quantity: 6 }],
+    [{ vertical: "atlantis" }],
+    [{ vertical: "travel", extra: 1 }],
+    [{}],
+  ])("400 for %j", async (body) => {
+    const res = await issue(body);
+    expect(res.status).toBe(400);
+    expect(["validation_failed", "vertical_unknown"]).toContain(res.body.code);
+  });
 });
 
 describe("GET /api/keys and GET /api/verify", () => {
@@ -69,8 +79,14 @@ describe("GET /api/keys and GET /api/verify", () => {
     expect(ok.body.vertical_access).toEqual(expect.arrayContaining(["travel", "ai-compliance", "a2a-handoff"]));
     expect(ok.body.vertical_access).not.toContain("real-estate");
     expect(ok.body.remaining_quota.hour).toBe(200);
-    expect((await svc.request("/api/verify", { headers: { "x-service-key": "svc_live_" + "C".repeat(22) } })).body).toMatchObject({ valid: false, reason: "unknown" });
-    expect((await svc.request("/api/verify", { headers: { "x-service-key": "nonsense" } })).body).toMatchObject({ valid: false, reason: "malformed" });
+    expect((await svc.request("/api/verify", { headers: { "x-service-key": "svc_live_" + "C".repeat(22) } })).body).toMatchObject({
+      valid: false,
+      reason: "unknown",
+    });
+    expect((await svc.request("/api/verify", { headers: { "x-service-key": "nonsense" } })).body).toMatchObject({
+      valid: false,
+      reason: "malformed",
+    });
     expect((await svc.request("/api/verify")).status).toBe(401);
   });
 });
@@ -80,13 +96,26 @@ describe("GET /api/status", () => {
     const res = await svc.request("/api/status");
     expect(res.status).toBe(200);
     const s = res.body;
-    expect(s).toMatchObject({ object: "system_status", api_version: "0.9.23", active_cohort: "inaugural", inaugural_member_cap: 900, inaugural_status: "open" });
+    expect(s).toMatchObject({
+      object: "system_status",
+      api_version: "0.9.23",
+      active_cohort: "inaugural",
+      inaugural_member_cap: 900,
+      inaugural_status: "open",
+    });
     expect(s.ai_compliance.node_count).toBe(2);
     expect(s.ai_compliance.accepts).toEqual(["ai-compliance", "ethics"]);
     expect(s.travel).toMatchObject({ module_count: 7, trial_modules: 5 });
     expect(Object.keys(s.verticals)).toHaveLength(15);
     expect(s.cohort_structure.inaugural).toEqual({ member_cap: 900, price: "$19" });
-    expect(s.retrieval_limits).toEqual({ per_key_monthly: 10000, volume_monthly_5_keys: 50000, hourly_rate_limit: 200, daily_standard: 1000, daily_scale: 3000, overage_per_call: 0.002 });
+    expect(s.retrieval_limits).toEqual({
+      per_key_monthly: 10000,
+      volume_monthly_5_keys: 50000,
+      hourly_rate_limit: 200,
+      daily_standard: 1000,
+      daily_scale: 3000,
+      overage_per_call: 0.002,
+    });
     expect(s.total_inaugural_registered + s.inaugural_seats_remaining).toBe(900);
     expect(Number.isNaN(Date.parse(s.timestamp))).toBe(false);
   });

@@ -45,7 +45,11 @@ function countStoreCalls(s: TestService) {
 async function issueKeys(s: TestService, count: number): Promise<string[]> {
   const keys: string[] = [];
   while (keys.length < count) {
-    const res = await s.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "travel", quantity: 5 } });
+    const res = await s.request("/api/keys", {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      json: { vertical: "travel", quantity: 5 },
+    });
     expect(res.status).toBe(201);
     keys.push(...(res.body.keys as Array<{ key: string }>).map((k) => k.key));
   }

@@ -13,8 +13,10 @@ afterEach(async () => {
 });
 
 const issue = async (s: TestService, body: Record<string, unknown> = { vertical: "travel" }) =>
-  (await s.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: body })).body.keys[0].key as string;
-const get = (s: TestService, key: string, q = "vertical=travel&node=trv-m1") => s.request(`/api/demo?${q}`, { headers: { "x-service-key": key } });
+  (await s.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: body })).body.keys[0]
+    .key as string;
+const get = (s: TestService, key: string, q = "vertical=travel&node=trv-m1") =>
+  s.request(`/api/demo?${q}`, { headers: { "x-service-key": key } });
 
 describe("hourly limit", () => {
   it("admits 200 calls an hour, then 429 with Retry-After and RateLimit headers, and resets with the hour", async () => {
@@ -51,7 +53,9 @@ describe("hourly limit", () => {
     svc = await startTestService(dist);
     const key = await issue(svc);
     const first = await get(svc, key);
-    const again = await svc.request("/api/demo?vertical=travel&node=trv-m1", { headers: { "x-service-key": key, "if-none-match": first.headers.get("etag")! } });
+    const again = await svc.request("/api/demo?vertical=travel&node=trv-m1", {
+      headers: { "x-service-key": key, "if-none-match": first.headers.get("etag")! },
+    });
     expect(again.status).toBe(304);
     expect((await svc.request("/api/keys", { headers: { "x-service-key": key } })).body.usage.hour).toBe(1);
   });
@@ -79,7 +83,11 @@ describe("trial keys", () => {
     const expired = await get(svc, trial.body.key, "vertical=ai-compliance&node=aic-start");
     expect([expired.status, expired.headers.get("credential-problem")]).toEqual([200, "key_expired"]);
     expect(expired.body.node.locked_layers).toHaveLength(4);
-    const rules = await svc.request("/api/evaluate", { method: "POST", headers: { "x-service-key": trial.body.key }, json: { vertical: "ai-compliance", node: "aic-start", facts: {} } });
+    const rules = await svc.request("/api/evaluate", {
+      method: "POST",
+      headers: { "x-service-key": trial.body.key },
+      json: { vertical: "ai-compliance", node: "aic-start", facts: {} },
+    });
     expect([rules.status, rules.body.code]).toEqual([401, "key_expired"]);
     const verify = await svc.request("/api/verify", { headers: { "x-service-key": trial.body.key } });
     expect(verify.body).toMatchObject({ valid: false, reason: "expired" });

@@ -24,7 +24,8 @@ beforeAll(async () => {
 afterAll(() => svc?.close());
 
 /** The manifest a build id was published with, read from the build's own folder. */
-const manifestOf = (buildId: string): { files: Record<string, string> } => JSON.parse(readFileSync(join(dist, ".builds", buildId, "manifest.json"), "utf8"));
+const manifestOf = (buildId: string): { files: Record<string, string> } =>
+  JSON.parse(readFileSync(join(dist, ".builds", buildId, "manifest.json"), "utf8"));
 const etagOf = (buildId: string, rel: string) => `"${(manifestOf(buildId).files[rel] ?? "").slice(0, 32)}"`;
 const bytesEtag = (text: string) => `"${createHash("sha256").update(text).digest("hex").slice(0, 32)}"`;
 

@@ -27,11 +27,37 @@ const LIMITS = {
 } as Limits;
 
 /** The service's windows plus one of a minute, sized by the catalogue's monthly field (any field would do). */
-const MINUTE_WINDOW: QuotaWindowSpec = { name: "minute", limit: "per_key_monthly", overridable: false, length: { kind: "fixed", ms: MINUTE }, appliesTo: () => true, enforced: true, owner: "key", letter: "n", slot: "hour" };
+const MINUTE_WINDOW: QuotaWindowSpec = {
+  name: "minute",
+  limit: "per_key_monthly",
+  overridable: false,
+  length: { kind: "fixed", ms: MINUTE },
+  appliesTo: () => true,
+  enforced: true,
+  owner: "key",
+  letter: "n",
+  slot: "hour",
+};
 const WITH_MINUTE = [MINUTE_WINDOW, ...QUOTA_WINDOWS];
 
 function record(id: string): KeyRecord {
-  return { id, hash: id.repeat(4), type: "membership", vertical: "travel", cohort: "core", plan: "standard", label: null, agent_id: null, account: null, permanent: false, status: "active", source: "admin", created_at: "2026-11-01T00:00:00.000Z", expires_at: null, revoked_at: null };
+  return {
+    id,
+    hash: id.repeat(4),
+    type: "membership",
+    vertical: "travel",
+    cohort: "core",
+    plan: "standard",
+    label: null,
+    agent_id: null,
+    account: null,
+    permanent: false,
+    status: "active",
+    source: "admin",
+    created_at: "2026-11-01T00:00:00.000Z",
+    expires_at: null,
+    revoked_at: null,
+  };
 }
 
 async function outcome(run: Promise<unknown>): Promise<string> {
@@ -71,6 +97,12 @@ describe("quota windows", () => {
     // One row per key: the embedded store writes the windows of a metered request as one row.
     expect(new Set(windows.map((w) => w.row))).toEqual(new Set(["q:{k:aaaabbbbcccc}:aaaabbbbcccc"]));
     for (const w of windows) expect(w.key.startsWith(`${w.row}:`)).toBe(true);
-    expect([...OVERRIDABLE_LIMITS].sort()).toEqual(["daily_scale", "daily_standard", "hourly_rate_limit", "per_key_monthly", "volume_monthly_5_keys"]);
+    expect([...OVERRIDABLE_LIMITS].sort()).toEqual([
+      "daily_scale",
+      "daily_standard",
+      "hourly_rate_limit",
+      "per_key_monthly",
+      "volume_monthly_5_keys",
+    ]);
   });
 });

@@ -44,7 +44,12 @@ const PATHS: Record<string, Path> = {
     return res.status === 200 ? { code: "ok", locked: isLocked(body) } : { code: body.code };
   },
   "MCP get_node": async (key, vertical, node) => {
-    const { result } = await rpc(svc, "tools/call", { name: "get_node", arguments: { vertical, node, lean: false } }, { "x-service-key": key });
+    const { result } = await rpc(
+      svc,
+      "tools/call",
+      { name: "get_node", arguments: { vertical, node, lean: false } },
+      { "x-service-key": key },
+    );
     if (result.isError) return { code: problemCode(result.content[0].text) };
     return { code: "ok", locked: isLocked(result.structuredContent) };
   },
@@ -63,12 +68,21 @@ const PATHS: Record<string, Path> = {
 /** The paths that need the full layers (rules): a locked view is refused there. */
 const EVALUATE: Record<string, Path> = {
   "POST /api/evaluate": async (key, vertical, node) => {
-    const res = await fetch(`${svc.url}/api/evaluate`, { method: "POST", headers: { "x-service-key": key, "content-type": "application/json" }, body: JSON.stringify({ vertical, node, facts: {} }) });
+    const res = await fetch(`${svc.url}/api/evaluate`, {
+      method: "POST",
+      headers: { "x-service-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ vertical, node, facts: {} }),
+    });
     const body = await res.json();
     return { code: res.status === 200 ? "ok" : body.code };
   },
   "MCP evaluate_rules": async (key, vertical, node) => {
-    const { result } = await rpc(svc, "tools/call", { name: "evaluate_rules", arguments: { vertical, node, facts: {} } }, { "x-service-key": key });
+    const { result } = await rpc(
+      svc,
+      "tools/call",
+      { name: "evaluate_rules", arguments: { vertical, node, facts: {} } },
+      { "x-service-key": key },
+    );
     return { code: result.isError ? problemCode(result.content[0].text) : "ok" };
   },
 };
@@ -106,22 +120,44 @@ describe("one read session for every content path", () => {
     for (const [name, path] of Object.entries({ ...PATHS, ...EVALUATE })) {
       expect({ name, ...(await measure(member, () => path(member, "travel", "trv-m1"))) }).toMatchObject({ name, code: "ok", consumed: 1 });
     }
-    for (const [name, path] of Object.entries(PATHS)) expect({ name, ...(await measure(member, () => path(member, "travel", "trv-m1"))) }).toMatchObject({ name, locked: false });
+    for (const [name, path] of Object.entries(PATHS))
+      expect({ name, ...(await measure(member, () => path(member, "travel", "trv-m1"))) }).toMatchObject({ name, locked: false });
   });
 
   it("a gated search with that key: one call on REST, MCP and the page alike", async () => {
-    for (const [name, search] of Object.entries(SEARCH)) expect({ name, ...(await measure(member, () => search(member, "travel"))) }).toEqual({ name, code: "ok", consumed: 1 });
+    for (const [name, search] of Object.entries(SEARCH))
+      expect({ name, ...(await measure(member, () => search(member, "travel"))) }).toEqual({ name, code: "ok", consumed: 1 });
   });
 
   it("a node the trial key does not unlock: the free locked view and nothing consumed where there is a view, module_not_in_trial where rules need the layers", async () => {
-    for (const [name, path] of Object.entries(PATHS)) expect({ name, ...(await measure(trial, () => path(trial, "travel", "trv-m6"))) }).toEqual({ name, code: "ok", locked: true, consumed: 0 });
-    for (const [name, path] of Object.entries(EVALUATE)) expect({ name, ...(await measure(trial, () => path(trial, "travel", "trv-m6"))) }).toEqual({ name, code: "module_not_in_trial", consumed: 0 });
+    for (const [name, path] of Object.entries(PATHS))
+      expect({ name, ...(await measure(trial, () => path(trial, "travel", "trv-m6"))) }).toEqual({
+        name,
+        code: "ok",
+        locked: true,
+        consumed: 0,
+      });
+    for (const [name, path] of Object.entries(EVALUATE))
+      expect({ name, ...(await measure(trial, () => path(trial, "travel", "trv-m6"))) }).toEqual({
+        name,
+        code: "module_not_in_trial",
+        consumed: 0,
+      });
   });
 
   it("a node with no free view the key does not unlock: the same refusal everywhere, nothing consumed", async () => {
     for (const [name, path] of Object.entries({ ...PATHS, ...EVALUATE })) {
-      expect({ name, ...(await measure(member, () => path(member, "legal", "legal-one"))) }).toEqual({ name, code: "vertical_forbidden", consumed: 0 });
+      expect({ name, ...(await measure(member, () => path(member, "legal", "legal-one"))) }).toEqual({
+        name,
+        code: "vertical_forbidden",
+        consumed: 0,
+      });
     }
-    for (const [name, search] of Object.entries(SEARCH)) expect({ name, ...(await measure(member, () => search(member, "legal"))) }).toEqual({ name, code: "vertical_forbidden", consumed: 0 });
+    for (const [name, search] of Object.entries(SEARCH))
+      expect({ name, ...(await measure(member, () => search(member, "legal"))) }).toEqual({
+        name,
+        code: "vertical_forbidden",
+        consumed: 0,
+      });
   });
 });

@@ -11,13 +11,31 @@ describe("Redis locator", () => {
   it("builds a cluster or sentinel locator from the list variables, with the password encoded", () => {
     expect(redisLocator({ REDIS_CLUSTER_NODES: "10.0.0.1:6379, 10.0.0.2:6380" })).toBe("redis+cluster://10.0.0.1:6379,10.0.0.2:6380");
     const sentinel = redisLocator({ REDIS_SENTINELS: "s1:26379,s2:26379", REDIS_SENTINEL_NAME: "my main", REDIS_PASSWORD: "p@ss:w/rd" })!;
-    expect(parseRedisLocator(sentinel)).toEqual({ kind: "sentinel", sentinels: [{ host: "s1", port: 26379 }, { host: "s2", port: 26379 }], name: "my main", password: "p@ss:w/rd", tls: false });
+    expect(parseRedisLocator(sentinel)).toEqual({
+      kind: "sentinel",
+      sentinels: [
+        { host: "s1", port: 26379 },
+        { host: "s2", port: 26379 },
+      ],
+      name: "my main",
+      password: "p@ss:w/rd",
+      tls: false,
+    });
     expect(redactRedisUrl(sentinel)).not.toContain("p%40ss");
   });
 
   it("reads the URL forms back as their topology", () => {
     expect(parseRedisLocator("redis://127.0.0.1:6379/2")).toEqual({ kind: "single", url: "redis://127.0.0.1:6379/2" });
-    expect(parseRedisLocator("rediss+cluster://user:secret@a:1,[::1]:2")).toEqual({ kind: "cluster", nodes: [{ host: "a", port: 1 }, { host: "::1", port: 2 }], username: "user", password: "secret", tls: true });
+    expect(parseRedisLocator("rediss+cluster://user:secret@a:1,[::1]:2")).toEqual({
+      kind: "cluster",
+      nodes: [
+        { host: "a", port: 1 },
+        { host: "::1", port: 2 },
+      ],
+      username: "user",
+      password: "secret",
+      tls: true,
+    });
     expect(() => parseRedisLocator("redis+sentinel://a:26379")).toThrow(/master name/);
     expect(() => parseRedisLocator("http://a:1")).toThrow(/not a Redis locator/);
   });

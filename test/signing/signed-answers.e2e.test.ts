@@ -46,7 +46,10 @@ const saved = new Map<string, Saved>();
 
 function buildWith(env: Record<string, string>): string {
   const out = mkdtempSync(join(tmpdir(), "vkr-signed-dist-"));
-  execFileSync(process.execPath, ["--import", "tsx", "build/cli.ts", "--content", content, "--out", out], { stdio: "pipe", env: { ...process.env, ...env } });
+  execFileSync(process.execPath, ["--import", "tsx", "build/cli.ts", "--content", content, "--out", out], {
+    stdio: "pipe",
+    env: { ...process.env, ...env },
+  });
   return out;
 }
 
@@ -56,7 +59,11 @@ async function get(path: string, headers: Record<string, string> = {}): Promise<
 }
 
 async function post(path: string, json: unknown, headers: Record<string, string> = {}): Promise<Saved & { status: number }> {
-  const res = await fetch(svc.url + path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(json) });
+  const res = await fetch(svc.url + path, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(json),
+  });
   return { status: res.status, headers: headerRecord(res.headers), body: new Uint8Array(await res.arrayBuffer()) };
 }
 
@@ -82,20 +89,28 @@ async function independentlyVerify(answer: Saved, keys: KeySet): Promise<boolean
   }
 }
 
-const identityOf = (answer: Saved) => Object.fromEntries([...answer.headers["knowledge-identity"]!.matchAll(/([a-z]+)=(?:"([^"]*)"|:([^:]*):)/g)].map((m) => [m[1], m[2] ?? m[3]]));
+const identityOf = (answer: Saved) =>
+  Object.fromEntries(
+    [...answer.headers["knowledge-identity"]!.matchAll(/([a-z]+)=(?:"([^"]*)"|:([^:]*):)/g)].map((m) => [m[1], m[2] ?? m[3]]),
+  );
 const flipByte = (bytes: Uint8Array, at: number) => {
   const copy = new Uint8Array(bytes);
   copy[at] = copy[at] === 0x20 ? 0x21 : 0x20;
   return copy;
 };
-const mcpSaved = (result: any): Saved => ({ headers: result._meta as Record<string, string>, body: new TextEncoder().encode(result.content[0].text as string) });
+const mcpSaved = (result: any): Saved => ({
+  headers: result._meta as Record<string, string>,
+  body: new TextEncoder().encode(result.content[0].text as string),
+});
 
 beforeAll(async () => {
   content = writeFixtureContent();
   // A release-style build: signed at build time with key A, served by a runtime holding key A.
   dist = buildWith({ SIGNING_KEY: pem(keyA) });
   svc = await startTestService(dist, { SIGNING_KEY: JSON.stringify(keyA.privateKey.export({ format: "jwk" })) });
-  member = (await svc.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "travel" } })).body.keys[0].key as string;
+  member = (
+    await svc.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "travel" } })
+  ).body.keys[0].key as string;
   const res = await get("/.well-known/jwks.json");
   jwks = JSON.parse(Buffer.from(res.body).toString("utf8")) as KeySet;
 });
@@ -149,7 +164,13 @@ describe("static answers (signed by the build)", () => {
       expect(calls).toBe(1);
       calls = 0;
       for (let i = 0; i < 5; i++) {
-        for (const path of ["/api/demo?vertical=travel&node=trv-m1", "/api/demo?vertical=travel&node=trv-m1&lean=true", "/api/demo?vertical=travel", "/api/demo?vertical=travel&node=trv-m6", "/api/demo?vertical=travel&node=trv-m1&layers=directive"]) {
+        for (const path of [
+          "/api/demo?vertical=travel&node=trv-m1",
+          "/api/demo?vertical=travel&node=trv-m1&lean=true",
+          "/api/demo?vertical=travel",
+          "/api/demo?vertical=travel&node=trv-m6",
+          "/api/demo?vertical=travel&node=trv-m1&layers=directive",
+        ]) {
           expect((await get(path, path.includes("trv-m6") ? {} : key)).headers.signature).toBeDefined();
         }
       }
@@ -175,10 +196,23 @@ describe("static answers (signed by the build)", () => {
     const identity = full.headers["knowledge-identity"]!;
     const version = identityOf(full).version!;
     const otherVersion = version.slice(0, -1) + (version.endsWith("0") ? "1" : "0");
-    expect(await independentlyVerify({ ...full, headers: { ...full.headers, "knowledge-identity": identity.replace(`version="${version}"`, `version="${otherVersion}"`) } }, jwks)).toBe(false);
+    expect(
+      await independentlyVerify(
+        {
+          ...full,
+          headers: { ...full.headers, "knowledge-identity": identity.replace(`version="${version}"`, `version="${otherVersion}"`) },
+        },
+        jwks,
+      ),
+    ).toBe(false);
     const build = identityOf(full).build!;
     const otherBuild = build.slice(0, -1) + (build.endsWith("0") ? "1" : "0");
-    expect(await independentlyVerify({ ...full, headers: { ...full.headers, "knowledge-identity": identity.replace(`build="${build}"`, `build="${otherBuild}"`) } }, jwks)).toBe(false);
+    expect(
+      await independentlyVerify(
+        { ...full, headers: { ...full.headers, "knowledge-identity": identity.replace(`build="${build}"`, `build="${otherBuild}"`) } },
+        jwks,
+      ),
+    ).toBe(false);
     // The untouched answer still verifies (the checks above fail for the change, not for the harness).
     expect(await independentlyVerify(full, jwks)).toBe(true);
   });
@@ -192,12 +226,31 @@ describe("dynamic answers (signed at run time)", () => {
     expect(await independentlyVerify(res, jwks)).toBe(true);
     const identity = identityOf(res);
     expect(identity).toMatchObject({ vertical: "travel", node: "trv-m1", view: "evaluation" });
-    expect(identity.input).toBe(createHash("sha256").update(canonicalize({ condition_a: true, condition_b: false })).digest("base64"));
+    expect(identity.input).toBe(
+      createHash("sha256")
+        .update(canonicalize({ condition_a: true, condition_b: false }))
+        .digest("base64"),
+    );
     expect(res.headers["signature-input"]).toMatch(/;created=\d+;/);
     // Other facts → other input digest: a saved answer cannot be passed off as the answer to other facts.
-    const other = await post("/api/evaluate", { vertical: "travel", node: "trv-m1", facts: { condition_a: false } }, { "x-service-key": member });
+    const other = await post(
+      "/api/evaluate",
+      { vertical: "travel", node: "trv-m1", facts: { condition_a: false } },
+      { "x-service-key": member },
+    );
     expect(identityOf(other).input).not.toBe(identity.input);
-    expect(await independentlyVerify({ ...res, headers: { ...res.headers, "knowledge-identity": res.headers["knowledge-identity"]!.replace(identity.input!, identityOf(other).input!) } }, jwks)).toBe(false);
+    expect(
+      await independentlyVerify(
+        {
+          ...res,
+          headers: {
+            ...res.headers,
+            "knowledge-identity": res.headers["knowledge-identity"]!.replace(identity.input!, identityOf(other).input!),
+          },
+        },
+        jwks,
+      ),
+    ).toBe(false);
     saved.set("evaluation", res);
   });
 
@@ -215,7 +268,13 @@ describe("more dynamic answers", () => {
     const res = await get("/v1/delta?vertical=travel&limit=2", { "x-service-key": member });
     expect(res.status).toBe(200);
     expect(await independentlyVerify(res, jwks)).toBe(true);
-    expect(identityOf(res)).toMatchObject({ vertical: "travel", view: "delta", input: createHash("sha256").update(canonicalize({ vertical: "travel", since: null, cursor: null, limit: 2 })).digest("base64") });
+    expect(identityOf(res)).toMatchObject({
+      vertical: "travel",
+      view: "delta",
+      input: createHash("sha256")
+        .update(canonicalize({ vertical: "travel", since: null, cursor: null, limit: 2 }))
+        .digest("base64"),
+    });
   });
 
   it("a free answer warned about a refused key (its bytes are not the build's) is signed when sent", async () => {
@@ -231,7 +290,9 @@ describe("MCP answers (official SDK client): the same digest and signature in _m
   let client: Client;
   beforeAll(async () => {
     client = new Client({ name: "vkr-signing-test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { "x-service-key": member } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { "x-service-key": member } } }),
+    );
   });
   afterAll(() => client?.close());
 
@@ -245,17 +306,27 @@ describe("MCP answers (official SDK client): the same digest and signature in _m
   });
 
   it("get_node's default (lean) and a layer selection verify", async () => {
-    for (const args of [{ vertical: "travel", node: "trv-m1" }, { vertical: "travel", node: "trv-m1", layers: ["logic"] }]) {
+    for (const args of [
+      { vertical: "travel", node: "trv-m1" },
+      { vertical: "travel", node: "trv-m1", layers: ["logic"] },
+    ]) {
       const answer = mcpSaved(await client.callTool({ name: "get_node", arguments: args }));
       expect(await independentlyVerify(answer, jwks)).toBe(true);
     }
   });
 
   it("evaluate_rules (dynamic) verifies and names the node and version", async () => {
-    const result = await client.callTool({ name: "evaluate_rules", arguments: { vertical: "travel", node: "trv-m1", facts: { condition_a: true } } });
+    const result = await client.callTool({
+      name: "evaluate_rules",
+      arguments: { vertical: "travel", node: "trv-m1", facts: { condition_a: true } },
+    });
     const answer = mcpSaved(result);
     expect(await independentlyVerify(answer, jwks)).toBe(true);
-    expect(identityOf(answer)).toMatchObject({ node: "trv-m1", view: "evaluation", version: (result.structuredContent as { version: string }).version });
+    expect(identityOf(answer)).toMatchObject({
+      node: "trv-m1",
+      view: "evaluation",
+      version: (result.structuredContent as { version: string }).version,
+    });
     saved.set("mcp-evaluation", answer);
   });
 
@@ -304,14 +375,21 @@ describe("verifying later", () => {
   });
 
   it("after a key rotation (B current, A previous) answers signed with A still verify, and new ones are signed with B", async () => {
-    const rotated = await startTestService(dist, { SIGNING_KEY: pem(keyB), SIGNING_PREVIOUS_KEYS: JSON.stringify({ keys: [publicJwk(keyA)] }) });
+    const rotated = await startTestService(dist, {
+      SIGNING_KEY: pem(keyB),
+      SIGNING_PREVIOUS_KEYS: JSON.stringify({ keys: [publicJwk(keyA)] }),
+    });
     try {
-      const keys = JSON.parse(Buffer.from(await (await fetch(`${rotated.url}/.well-known/jwks.json`)).arrayBuffer()).toString("utf8")) as KeySet;
+      const keys = JSON.parse(
+        Buffer.from(await (await fetch(`${rotated.url}/.well-known/jwks.json`)).arrayBuffer()).toString("utf8"),
+      ) as KeySet;
       expect(keys.keys.map((k) => k.x).sort()).toEqual([publicJwk(keyA).x, publicJwk(keyB).x].sort());
       expect(await independentlyVerify(saved.get("evaluation")!, keys)).toBe(true);
       const search = await fetch(`${rotated.url}/api/search?q=fixture&vertical=travel`);
       const answer = { headers: headerRecord(search.headers), body: new Uint8Array(await search.arrayBuffer()) };
-      expect(answer.headers["signature-input"]).toContain(`keyid="${await calculateJwkThumbprint(publicJwk(keyB) as Parameters<typeof calculateJwkThumbprint>[0])}"`);
+      expect(answer.headers["signature-input"]).toContain(
+        `keyid="${await calculateJwkThumbprint(publicJwk(keyB) as Parameters<typeof calculateJwkThumbprint>[0])}"`,
+      );
       expect(await independentlyVerify(answer, keys)).toBe(true);
       // Without the rotation's key set (only A's), B's answer does not verify.
       expect(await independentlyVerify(answer, jwks)).toBe(false);
@@ -325,10 +403,20 @@ describe("verifying later", () => {
     writeFileSync(join(dir, "jwks.json"), JSON.stringify(jwks));
     const full = saved.get("full")!;
     // As `curl -si` saves it: status line, headers, blank line, body.
-    const http = Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\n${Object.entries(full.headers).map(([n, v]) => `${n}: ${v}`).join("\r\n")}\r\n\r\n`), Buffer.from(full.body)]);
+    const http = Buffer.concat([
+      Buffer.from(
+        `HTTP/1.1 200 OK\r\n${Object.entries(full.headers)
+          .map(([n, v]) => `${n}: ${v}`)
+          .join("\r\n")}\r\n\r\n`,
+      ),
+      Buffer.from(full.body),
+    ]);
     writeFileSync(join(dir, "answer.http"), http);
     const mcp = saved.get("mcp-evaluation")!;
-    writeFileSync(join(dir, "evaluation.json"), JSON.stringify({ content: [{ type: "text", text: Buffer.from(mcp.body).toString("utf8") }], _meta: mcp.headers }));
+    writeFileSync(
+      join(dir, "evaluation.json"),
+      JSON.stringify({ content: [{ type: "text", text: Buffer.from(mcp.body).toString("utf8") }], _meta: mcp.headers }),
+    );
     const tampered = Buffer.from(http);
     tampered[tampered.length - 20] = tampered[tampered.length - 20] === 0x20 ? 0x21 : 0x20;
     writeFileSync(join(dir, "tampered.http"), tampered);

@@ -59,7 +59,12 @@ export function testBackend(name: string, factory: () => BackendFactory): void {
       expect(results[2]).toEqual({ admitted: true, counts: [3, 3, 3], deniedIndex: -1 });
       expect(results[3]).toEqual({ admitted: false, counts: [3, 3, 3], deniedIndex: 0 });
       // Nothing was incremented by the 7 denials: the day counter reads 3, not 10.
-      expect(await b.readCounters(windows.map((w) => w.key), NOW)).toEqual([3, 3, 3]);
+      expect(
+        await b.readCounters(
+          windows.map((w) => w.key),
+          NOW,
+        ),
+      ).toEqual([3, 3, 3]);
       // The day window denies once the hour rolls over (a new hour key).
       const nextHour = [{ ...windows[0]!, key: "q:{k:1}:h2" }, windows[1]!];
       expect((await b.consume(nextHour, 2, NOW)).admitted).toBe(true);
@@ -97,7 +102,12 @@ export function testBackend(name: string, factory: () => BackendFactory): void {
       ];
       const results = await Promise.all(Array.from({ length: 150 }, (_, i) => clients[i % clients.length]!.consume(windows, 1, NOW)));
       expect(results.filter((r) => r.admitted)).toHaveLength(50);
-      expect(await b.readCounters(windows.map((w) => w.key), NOW)).toEqual([50, 50]);
+      expect(
+        await b.readCounters(
+          windows.map((w) => w.key),
+          NOW,
+        ),
+      ).toEqual([50, 50]);
     });
 
     it("every client sees the increments the others committed in between (no stale copy)", async () => {
@@ -151,7 +161,9 @@ export function testBackend(name: string, factory: () => BackendFactory): void {
     it("claimPosition gives unique consecutive positions, stable on repeats", async () => {
       const b = await fresh();
       const clients = current.shared ? [b, await open(), await open()] : [b];
-      const claims = await Promise.all(Array.from({ length: 60 }, (_, i) => clients[i % clients.length]!.claimPosition("waitlist:legal", `agent-${i}`)));
+      const claims = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => clients[i % clients.length]!.claimPosition("waitlist:legal", `agent-${i}`)),
+      );
       expect(claims.map((c) => c.position).sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
       expect(claims.every((c) => c.created)).toBe(true);
       const again = await b.claimPosition("waitlist:legal", "agent-7");

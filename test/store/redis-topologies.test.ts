@@ -55,10 +55,26 @@ describe("redis cluster specifics", () => {
     try {
       const expiresAt = Date.now() + 3_600_000;
       // The per-use path reserves on the token's ledger and counts the batch in one script.
-      const reserved = await backend.consume([{ key: "payledger:jti-1", limit: 10, expiresAt }, { key: "payreserved:instance-a:jti-1", limit: Number.POSITIVE_INFINITY, expiresAt }], 3, Date.now());
+      const reserved = await backend.consume(
+        [
+          { key: "payledger:jti-1", limit: 10, expiresAt },
+          { key: "payreserved:instance-a:jti-1", limit: Number.POSITIVE_INFINITY, expiresAt },
+        ],
+        3,
+        Date.now(),
+      );
       expect(reserved.admitted).toBe(true);
       expect(await backend.readCounters(["payreserved:instance-a:jti-1", "paysettled:instance-a:jti-1"], Date.now())).toEqual([3, 0]);
-      const spanning = await backend.consume([{ key: "q:{k:a}:x", limit: 5, expiresAt }, { key: "q:{k:b}:x", limit: 5, expiresAt }], 1, Date.now()).catch((e: unknown) => e);
+      const spanning = await backend
+        .consume(
+          [
+            { key: "q:{k:a}:x", limit: 5, expiresAt },
+            { key: "q:{k:b}:x", limit: 5, expiresAt },
+          ],
+          1,
+          Date.now(),
+        )
+        .catch((e: unknown) => e);
       expect(isApiError(spanning) && spanning.code === "store_unavailable").toBe(true);
       expect(String((spanning as { cause?: unknown }).cause)).toContain("span Redis Cluster slots");
     } finally {
@@ -88,7 +104,10 @@ describe("redis cluster specifics", () => {
       try {
         refused = await backend.records.setItem("purchases:{w}:p2", { state: "paid" }).catch((e: unknown) => e);
         const primaryOf = await primaryPortFor(cluster, "wait:c:q:{k:z}:h");
-        quota = primaryOf === primary ? await backend.consume([{ key: "q:{k:z}:h", limit: 5, expiresAt: Date.now() + 60_000 }], 1, Date.now()) : "elsewhere";
+        quota =
+          primaryOf === primary
+            ? await backend.consume([{ key: "q:{k:z}:h", limit: 5, expiresAt: Date.now() + 60_000 }], 1, Date.now())
+            : "elsewhere";
       } finally {
         node.proc.kill("SIGCONT");
       }

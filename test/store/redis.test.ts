@@ -29,11 +29,24 @@ describe("redis backend specifics", () => {
     const backend = await createRedisBackend({ url: REDIS_URL, prefix });
     const admin = new Redis(REDIS_URL);
     try {
-      await backend.consume([{ key: "q:{k:abc}:k1:h:1", limit: 5, expiresAt: Date.now() + 60_000 }, { key: "q:{k:abc}:k1:d:1", limit: 9, expiresAt: Date.now() + 60_000 }], 1, Date.now());
+      await backend.consume(
+        [
+          { key: "q:{k:abc}:k1:h:1", limit: 5, expiresAt: Date.now() + 60_000 },
+          { key: "q:{k:abc}:k1:d:1", limit: 9, expiresAt: Date.now() + 60_000 },
+        ],
+        1,
+        Date.now(),
+      );
       await backend.claimPosition("waitlist:travel", "a");
       await backend.records.setItem("keys:h1", { id: "x" });
       const keys = (await admin.keys(`${prefix}*`)).sort();
-      expect(keys).toEqual([`${prefix}c:q:{k:abc}:k1:d:1`, `${prefix}c:q:{k:abc}:k1:h:1`, `${prefix}l:{waitlist:travel}:pos`, `${prefix}l:{waitlist:travel}:seq`, `${prefix}r:keys:h1`]);
+      expect(keys).toEqual([
+        `${prefix}c:q:{k:abc}:k1:d:1`,
+        `${prefix}c:q:{k:abc}:k1:h:1`,
+        `${prefix}l:{waitlist:travel}:pos`,
+        `${prefix}l:{waitlist:travel}:seq`,
+        `${prefix}r:keys:h1`,
+      ]);
       // Redis Cluster hashes only the first {…} of a key: one call's keys share it, so one slot.
       const hashTag = (key: string) => /\{([^}]+)\}/.exec(key)?.[1];
       expect(new Set(keys.slice(0, 2).map(hashTag))).toEqual(new Set(["k:abc"]));

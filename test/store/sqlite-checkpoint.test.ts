@@ -13,7 +13,11 @@ import type { StateBackend } from "../../runtime/storage/backend.ts";
 /** Well past SQLite's automatic checkpoint (1,000 pages): 80,000 distinct counters in 80 commits. */
 async function fill(backend: StateBackend): Promise<void> {
   for (let batch = 0; batch < 80; batch++) {
-    const windows = Array.from({ length: 1000 }, (_, i) => ({ key: `q:${batch}:${i}:${"x".repeat(40)}`, limit: 10, expiresAt: Date.now() + 3_600_000 }));
+    const windows = Array.from({ length: 1000 }, (_, i) => ({
+      key: `q:${batch}:${i}:${"x".repeat(40)}`,
+      limit: 10,
+      expiresAt: Date.now() + 3_600_000,
+    }));
     await backend.consume(windows, 1, Date.now());
   }
 }

@@ -48,9 +48,17 @@ describe("SQLite counter rows", () => {
       const later = NOW + 2 * DAY;
       expect((await backend.consume(windows("abc", later), 1, later)).counts).toEqual([1, 1, 4]);
       const cells = JSON.parse(peek.prepare("select cells from counter_rows").pluck().get() as string) as Array<[string, number, number]>;
-      expect(cells.map(([suffix]) => suffix).sort()).toEqual([`:d:${Math.floor(later / DAY)}`, `:h:${Math.floor(later / HOUR)}`, ":m:life"].sort());
+      expect(cells.map(([suffix]) => suffix).sort()).toEqual(
+        [`:d:${Math.floor(later / DAY)}`, `:h:${Math.floor(later / HOUR)}`, ":m:life"].sort(),
+      );
       const old = windows("abc", NOW);
-      expect(await backend.readCounters(old.map((w) => w.key), NOW, old.map((w) => w.row))).toEqual([0, 0, 4]);
+      expect(
+        await backend.readCounters(
+          old.map((w) => w.key),
+          NOW,
+          old.map((w) => w.row),
+        ),
+      ).toEqual([0, 0, 4]);
     } finally {
       peek.close();
       await backend.close();
@@ -93,7 +101,9 @@ describe("SQLite counter rows", () => {
     raw.pragma(`user_version = ${STATE_LAYOUT + 1}`);
     raw.close();
 
-    expect(() => createSqliteBackend({ dataDir })).toThrow(new RegExp(`state layout ${STATE_LAYOUT + 1}, written by a newer version.*reads up to layout ${STATE_LAYOUT}`));
+    expect(() => createSqliteBackend({ dataDir })).toThrow(
+      new RegExp(`state layout ${STATE_LAYOUT + 1}, written by a newer version.*reads up to layout ${STATE_LAYOUT}`),
+    );
     const after = new Database(file, { readonly: true });
     expect(after.pragma("user_version", { simple: true })).toBe(STATE_LAYOUT + 1);
     expect(JSON.parse(after.prepare("select cells from counter_rows").pluck().get() as string)).toHaveLength(3);
@@ -105,8 +115,16 @@ describe("SQLite counter rows", () => {
     const backend = createSqliteBackend({ dataDir });
     const peek = new Database(join(dataDir, "state.sqlite"), { readonly: true });
     try {
-      await backend.consume(windows("abc", NOW).map(({ row: _row, ...w }) => w), 1, NOW);
-      expect((peek.prepare("select row from counter_rows").pluck().all() as string[]).sort()).toEqual(windows("abc", NOW).map((w) => w.key).sort());
+      await backend.consume(
+        windows("abc", NOW).map(({ row: _row, ...w }) => w),
+        1,
+        NOW,
+      );
+      expect((peek.prepare("select row from counter_rows").pluck().all() as string[]).sort()).toEqual(
+        windows("abc", NOW)
+          .map((w) => w.key)
+          .sort(),
+      );
     } finally {
       peek.close();
       await backend.close();
@@ -121,7 +139,9 @@ describe("SQLite counter rows", () => {
         expect((await backend.consume(w(key), 2, NOW)).admitted).toBe(true);
         expect((await backend.consume(w(key), 1, NOW)).admitted).toBe(false);
       }
-      expect(await backend.readCounters(["q:{k:__proto__}:__proto__:h:1", "q:{k:__proto__}:__proto__:toString", "__proto__"], NOW)).toEqual([2, 0, 2]);
+      expect(await backend.readCounters(["q:{k:__proto__}:__proto__:h:1", "q:{k:__proto__}:__proto__:toString", "__proto__"], NOW)).toEqual(
+        [2, 0, 2],
+      );
     } finally {
       await backend.close();
     }

@@ -18,14 +18,37 @@ import { createSqliteBackend, PAGE_SIZE } from "../../runtime/storage/sqlite-bac
 
 const NOW = Date.UTC(2026, 10, 26, 12, 30);
 const HUGE = 1e9;
-const LIMITS = { per_key_monthly: HUGE, hourly_rate_limit: HUGE, daily_standard: HUGE, daily_scale: HUGE, volume_monthly_5_keys: HUGE, trial_calls: HUGE } as Limits;
+const LIMITS = {
+  per_key_monthly: HUGE,
+  hourly_rate_limit: HUGE,
+  daily_standard: HUGE,
+  daily_scale: HUGE,
+  volume_monthly_5_keys: HUGE,
+  trial_calls: HUGE,
+} as Limits;
 /** A WAL frame is a page plus a 24-byte header; the file starts with a 32-byte header. */
 const FRAME_HEADER = 24;
 
 /** The windows of a membership key whose id is spread over the table as the service's are (a digest prefix). */
 function windowsOf(i: number) {
   const id = createHash("sha256").update(`key-${i}`).digest("hex").slice(0, 12);
-  const record = { id, hash: "", type: "membership", vertical: "travel", cohort: "core", plan: "standard", label: null, agent_id: null, account: null, permanent: false, status: "active", source: "admin", created_at: "2026-11-01T00:00:00Z", expires_at: null, revoked_at: null } as KeyRecord;
+  const record = {
+    id,
+    hash: "",
+    type: "membership",
+    vertical: "travel",
+    cohort: "core",
+    plan: "standard",
+    label: null,
+    agent_id: null,
+    account: null,
+    permanent: false,
+    status: "active",
+    source: "admin",
+    created_at: "2026-11-01T00:00:00Z",
+    expires_at: null,
+    revoked_at: null,
+  } as KeyRecord;
   return planWindows(record, LIMITS, NOW);
 }
 
@@ -37,7 +60,8 @@ describe("SQLite bytes written per metered request", () => {
     const peek = new Database(file);
     try {
       // 2,000 keys with counters, so 64 keys taken at random rarely share a page.
-      for (let start = 0; start < 2000; start += 100) await Promise.all(Array.from({ length: 100 }, (_, i) => backend.consume(windowsOf(start + i), 1, NOW)));
+      for (let start = 0; start < 2000; start += 100)
+        await Promise.all(Array.from({ length: 100 }, (_, i) => backend.consume(windowsOf(start + i), 1, NOW)));
       peek.pragma("wal_checkpoint(TRUNCATE)");
       expect(statSync(`${file}-wal`).size).toBe(0);
 

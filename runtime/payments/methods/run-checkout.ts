@@ -11,7 +11,14 @@ import type { AppDeps } from "../../deps.ts";
 import type { ApiError } from "../../errors.ts";
 import type { CheckoutOrder } from "../checkout-order.ts";
 import type { PurchaseClaim, SavedResponse } from "../idempotency.ts";
-import { chargePurchase, completePurchase, releasePurchase, reservePurchase, type ChargeOptions, type ChargeReceipt } from "../purchase-flow.ts";
+import {
+  chargePurchase,
+  completePurchase,
+  releasePurchase,
+  reservePurchase,
+  type ChargeOptions,
+  type ChargeReceipt,
+} from "../purchase-flow.ts";
 import { finishClaimed } from "../purchase-lease.ts";
 import { createPurchaseStore, type PurchaseRecord } from "../purchase-store.ts";
 import type { PaymentMethodId } from "./method-ids.ts";
@@ -39,7 +46,13 @@ export interface CheckoutRun {
   refundDue(record: PurchaseRecord): ApiError;
 }
 
-export async function runCheckout(deps: AppDeps, order: CheckoutOrder, account: PurchaseAccount, run: CheckoutRun, now: number): Promise<SavedResponse> {
+export async function runCheckout(
+  deps: AppDeps,
+  order: CheckoutOrder,
+  account: PurchaseAccount,
+  run: CheckoutRun,
+  now: number,
+): Promise<SavedResponse> {
   return finishClaimed(deps, { id: run.id, claim: run.claim, inProgress: run.inProgress }, now, async () => {
     let record = await createPurchaseStore(deps.backend).get(run.id);
     if (record?.state === "issued") return run.answer(record, null);
@@ -77,7 +90,8 @@ export async function runCheckout(deps: AppDeps, order: CheckoutOrder, account: 
     // `chargeOptions.repeatable`) whether asking again is safe.
     const resumed = record.state === "charging";
     const reserved = record;
-    if (record.state !== "charged") record = await chargePurchase(deps, record, () => run.charge(reserved, resumed), now, run.chargeOptions);
+    if (record.state !== "charged")
+      record = await chargePurchase(deps, record, () => run.charge(reserved, resumed), now, run.chargeOptions);
     record = await completePurchase(deps, record, now);
     return run.answer(record, keys);
   });

@@ -45,7 +45,12 @@ export interface AgentNetworkProvider {
 type NetworkConfig = NonNullable<PaymentsConfig["agentNetwork"]>;
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const TYP_TO_TYPE: Record<string, PayTokenType> = { "kya+jwt": "kya", "pay+jwt": "pay", "kya-pay+jwt": "kya-pay", "kya+pay+jwt": "kya-pay" };
+const TYP_TO_TYPE: Record<string, PayTokenType> = {
+  "kya+jwt": "kya",
+  "pay+jwt": "pay",
+  "kya-pay+jwt": "kya-pay",
+  "kya+pay+jwt": "kya-pay",
+};
 const CLOCK_TOLERANCE_S = 60;
 /** Verified tokens remembered (by SHA-256 of the token, never the token itself). */
 const CACHE_ENTRIES = 2048;
@@ -71,19 +76,29 @@ export function createAgentNetworkProvider(config: NetworkConfig, options: { tim
       return verified;
     },
     async charge(token, amountMicros) {
-      const reply = await postJson(`${config.apiUrl}/api/v1/tokens/charge`, { token, chargeAmount: toUsdDecimal(amountMicros) }, {
-        headers: { "skyfire-api-key": config.apiKey },
-        timeoutMs: options.timeoutMs,
-        provider: "The agent payment network",
-      });
-      if (reply.status >= 500) throw apiError("payment_gateway_error", { detail: `The agent payment network answered ${reply.status}; nothing was issued.` });
+      const reply = await postJson(
+        `${config.apiUrl}/api/v1/tokens/charge`,
+        { token, chargeAmount: toUsdDecimal(amountMicros) },
+        {
+          headers: { "skyfire-api-key": config.apiKey },
+          timeoutMs: options.timeoutMs,
+          provider: "The agent payment network",
+        },
+      );
+      if (reply.status >= 500)
+        throw apiError("payment_gateway_error", { detail: `The agent payment network answered ${reply.status}; nothing was issued.` });
       if (reply.status < 200 || reply.status >= 300) {
-        throw apiError("payment_failed", { detail: `The agent payment network refused the charge (${reply.status}).`, extra: { unlock: howToPay() } });
+        throw apiError("payment_failed", {
+          detail: `The agent payment network refused the charge (${reply.status}).`,
+          extra: { unlock: howToPay() },
+        });
       }
       const body = (reply.body ?? {}) as { amountCharged?: unknown; remainingBalance?: unknown };
       const charged = parseUsdDecimal(typeof body.amountCharged === "number" ? String(body.amountCharged) : body.amountCharged);
       if (charged === null || charged < amountMicros) {
-        throw apiError("payment_gateway_error", { detail: "The agent payment network's charge reply did not confirm the amount; nothing was issued." });
+        throw apiError("payment_gateway_error", {
+          detail: "The agent payment network's charge reply did not confirm the amount; nothing was issued.",
+        });
       }
       const remaining = parseUsdDecimal(typeof body.remainingBalance === "number" ? String(body.remainingBalance) : body.remainingBalance);
       return { chargedMicros: charged, remainingMicros: remaining };
@@ -124,11 +139,14 @@ async function _verify(token: string, keySet: JWTVerifyGetKey, config: NetworkCo
   const type = TYP_TO_TYPE[(header.typ ?? "").toLowerCase()];
   if (!type) throw invalid(`The token type "${String(header.typ).slice(0, 40)}" is not a KYAPay type.`);
   const claims = payload as Record<string, unknown>;
-  if (typeof payload.iat !== "number" || payload.iat * 1000 > now + CLOCK_TOLERANCE_S * 1000) throw invalid("The token was issued in the future.");
+  if (typeof payload.iat !== "number" || payload.iat * 1000 > now + CLOCK_TOLERANCE_S * 1000)
+    throw invalid("The token was issued in the future.");
   if (typeof payload.jti !== "string" || !UUID_RE.test(payload.jti)) throw invalid("The token's jti is not a UUID.");
   // A token that names no environment could be a sandbox token: only a named, allowed one passes.
-  if (typeof claims.env !== "string") throw invalid("The token has no env claim; only tokens for an allowed environment (production) are accepted.");
-  if (!config.environments.includes(claims.env)) throw invalid(`Tokens for environment "${claims.env.slice(0, 20)}" are not accepted here.`);
+  if (typeof claims.env !== "string")
+    throw invalid("The token has no env claim; only tokens for an allowed environment (production) are accepted.");
+  if (!config.environments.includes(claims.env))
+    throw invalid(`Tokens for environment "${claims.env.slice(0, 20)}" are not accepted here.`);
   if ((claims.tsi ?? claims.ssi) !== config.serviceId) throw invalid("The token is not for this service (tsi/ssi).");
   const base = { jti: payload.jti, sub: String(payload.sub), type, expiresAt: payload.exp! * 1000 };
   if (type === "kya") return { ...base, valueMicros: 0, maxRequests: null };
@@ -137,7 +155,8 @@ async function _verify(token: string, keySet: JWTVerifyGetKey, config: NetworkCo
   const value = typeof rawValue === "string" && /^\d{1,15}$/.test(rawValue) ? Number(rawValue) : null;
   const amount = parseUsdDecimal(claims.amt ?? claims.amount);
   const valueMicros = value ?? amount;
-  if (valueMicros === null || valueMicros <= 0 || (amount !== null && amount <= 0)) throw invalid("The token carries no positive value (val/value, amt/amount).");
+  if (valueMicros === null || valueMicros <= 0 || (amount !== null && amount <= 0))
+    throw invalid("The token carries no positive value (val/value, amt/amount).");
   const mnr = claims.mnr === undefined ? null : Number(claims.mnr);
   if (mnr !== null && (!Number.isInteger(mnr) || mnr < 1)) throw invalid("The token's mnr is not a positive integer.");
   return { ...base, valueMicros, maxRequests: mnr };

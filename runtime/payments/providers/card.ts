@@ -69,7 +69,10 @@ export interface CardProvider {
   /** The session as Stripe has it now (the success page confirms payment with it). */
   retrieveSession(id: string): Promise<CardSessionState>;
   /** Adds a negative line (a credit) to a draft invoice; the idempotency key makes a retry add it once. */
-  addInvoiceCredit(input: { invoice: CardInvoice; amountMicros: number; description: string }, options: { idempotencyKey: string }): Promise<void>;
+  addInvoiceCredit(
+    input: { invoice: CardInvoice; amountMicros: number; description: string },
+    options: { idempotencyKey: string },
+  ): Promise<void>;
   /** Verifies the Stripe-Signature header over the raw body; 400 `webhook_signature_invalid` otherwise. */
   parseWebhook(rawBody: string, signature: string | null, now: number): CardEvent;
 }
@@ -83,7 +86,13 @@ export function createStripeCardProvider(config: NonNullable<PaymentsConfig["str
     timeout: options.timeoutMs,
     maxNetworkRetries: 1,
     telemetry: false,
-    ...(base ? { host: base.hostname, port: base.port || (base.protocol === "https:" ? 443 : 80), protocol: base.protocol === "https:" ? "https" : "http" } : {}),
+    ...(base
+      ? {
+          host: base.hostname,
+          port: base.port || (base.protocol === "https:" ? 443 : 80),
+          protocol: base.protocol === "https:" ? "https" : "http",
+        }
+      : {}),
   });
 
   return {
@@ -96,7 +105,12 @@ export function createStripeCardProvider(config: NonNullable<PaymentsConfig["str
             mode: "subscription",
             line_items: input.lineItems.map((item) => ({
               quantity: item.quantity,
-              price_data: { currency: "usd", unit_amount: Math.round(item.unitMicros / 10_000), recurring: { interval: "month" }, product_data: { name: item.name } },
+              price_data: {
+                currency: "usd",
+                unit_amount: Math.round(item.unitMicros / 10_000),
+                recurring: { interval: "month" },
+                product_data: { name: item.name },
+              },
             })),
             customer_email: input.contact,
             client_reference_id: input.checkoutId,
@@ -109,7 +123,9 @@ export function createStripeCardProvider(config: NonNullable<PaymentsConfig["str
           { idempotencyKey },
         );
       } catch (error) {
-        throw apiError("payment_gateway_error", { detail: `Stripe did not create the checkout session (${(error as { type?: string }).type ?? "network error"}); nothing was charged.` });
+        throw apiError("payment_gateway_error", {
+          detail: `Stripe did not create the checkout session (${(error as { type?: string }).type ?? "network error"}); nothing was charged.`,
+        });
       }
       if (!session.url) throw apiError("payment_gateway_error", { detail: "Stripe returned a session without a URL." });
       return { id: session.id, url: session.url, expiresAt: session.expires_at ? session.expires_at * 1000 : null };
@@ -118,15 +134,22 @@ export function createStripeCardProvider(config: NonNullable<PaymentsConfig["str
       try {
         return _sessionState(await stripe.checkout.sessions.retrieve(id));
       } catch (error) {
-        throw apiError("payment_gateway_error", { detail: `Stripe did not return the checkout session (${(error as { type?: string }).type ?? "network error"}).` });
+        throw apiError("payment_gateway_error", {
+          detail: `Stripe did not return the checkout session (${(error as { type?: string }).type ?? "network error"}).`,
+        });
       }
     },
     async addInvoiceCredit({ invoice, amountMicros, description }, { idempotencyKey }) {
       if (!invoice.customer) throw apiError("payment_gateway_error", { detail: "The invoice has no customer." });
       try {
-        await stripe.invoiceItems.create({ customer: invoice.customer, invoice: invoice.id, amount: -Math.round(amountMicros / 10_000), currency: "usd", description }, { idempotencyKey });
+        await stripe.invoiceItems.create(
+          { customer: invoice.customer, invoice: invoice.id, amount: -Math.round(amountMicros / 10_000), currency: "usd", description },
+          { idempotencyKey },
+        );
       } catch (error) {
-        throw apiError("payment_gateway_error", { detail: `Stripe did not add the credit to the invoice (${(error as { type?: string }).type ?? "network error"}).` });
+        throw apiError("payment_gateway_error", {
+          detail: `Stripe did not add the credit to the invoice (${(error as { type?: string }).type ?? "network error"}).`,
+        });
       }
     },
     parseWebhook(rawBody, signature, now) {
@@ -138,7 +161,8 @@ export function createStripeCardProvider(config: NonNullable<PaymentsConfig["str
         throw apiError("webhook_signature_invalid", { detail: "The Stripe-Signature header does not match the body, or is too old." });
       }
       const object = (event.data?.object ?? {}) as { object?: string; id?: unknown };
-      const session = object.object === "checkout.session" && typeof object.id === "string" ? _sessionState(object as Stripe.Checkout.Session) : null;
+      const session =
+        object.object === "checkout.session" && typeof object.id === "string" ? _sessionState(object as Stripe.Checkout.Session) : null;
       const invoice = object.object === "invoice" && typeof object.id === "string" ? _invoice(object as Record<string, any>) : null;
       return { id: event.id, type: event.type, session, invoice };
     },
@@ -148,7 +172,12 @@ export function createStripeCardProvider(config: NonNullable<PaymentsConfig["str
 // --- Internal helpers ---
 
 function _sessionState(session: Stripe.Checkout.Session): CardSessionState {
-  const ref = (value: unknown) => (typeof value === "string" ? value : value && typeof value === "object" && typeof (value as { id?: unknown }).id === "string" ? (value as { id: string }).id : null);
+  const ref = (value: unknown) =>
+    typeof value === "string"
+      ? value
+      : value && typeof value === "object" && typeof (value as { id?: unknown }).id === "string"
+        ? (value as { id: string }).id
+        : null;
   return {
     id: session.id,
     status: session.status ?? null,

@@ -26,7 +26,11 @@ export function createPaymentProviders(config: PaymentsConfig): PaymentProviders
     card: config.stripe
       ? {
           stripe: createStripeCardProvider(config.stripe, timing),
-          delivery: config.smtp ? createSmtpKeyDelivery(config.smtp, timing) : config.keyDelivery ? createRelayKeyDelivery(config.keyDelivery, timing) : null,
+          delivery: config.smtp
+            ? createSmtpKeyDelivery(config.smtp, timing)
+            : config.keyDelivery
+              ? createRelayKeyDelivery(config.keyDelivery, timing)
+              : null,
           // Card keys wait sealed in the store until the success page shows them; the seal's secret
           // lives only in the environment, so a copy of the store alone opens nothing.
           sealSecret: `card\u0000${config.stripe.webhookSecret}`,

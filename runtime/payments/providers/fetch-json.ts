@@ -10,7 +10,11 @@ export interface JsonReply {
   body: unknown;
 }
 
-export async function postJson(url: string, body: unknown, options: { headers?: Record<string, string>; timeoutMs: number; provider: string }): Promise<JsonReply> {
+export async function postJson(
+  url: string,
+  body: unknown,
+  options: { headers?: Record<string, string>; timeoutMs: number; provider: string },
+): Promise<JsonReply> {
   let res: Response;
   try {
     res = await fetch(url, {
@@ -22,11 +26,14 @@ export async function postJson(url: string, body: unknown, options: { headers?: 
     });
   } catch (error) {
     const timedOut = (error as Error).name === "TimeoutError";
-    throw apiError("payment_gateway_error", { detail: `${options.provider} ${timedOut ? `did not answer within ${options.timeoutMs} ms` : "could not be reached"}; nothing was issued.` });
+    throw apiError("payment_gateway_error", {
+      detail: `${options.provider} ${timedOut ? `did not answer within ${options.timeoutMs} ms` : "could not be reached"}; nothing was issued.`,
+    });
   }
   const text = await res.text().catch(() => "");
   // Provider answers are untrusted input: bounded, parsed defensively, shape-checked by the caller.
-  if (text.length > 64 * 1024) throw apiError("payment_gateway_error", { detail: `${options.provider} sent an oversized answer; nothing was issued.` });
+  if (text.length > 64 * 1024)
+    throw apiError("payment_gateway_error", { detail: `${options.provider} sent an oversized answer; nothing was issued.` });
   let parsed: unknown = null;
   try {
     parsed = text ? JSON.parse(text) : null;

@@ -76,21 +76,36 @@ export function createX402Provider(config: NonNullable<PaymentsConfig["x402"]>, 
       if (!overridden) {
         // The scheme's own default-asset lookup: no stablecoin in its table, or one it pays otherwise than by EIP-3009.
         const probe = await scheme.parsePrice("$1", network.v2 as Network).catch(() => null);
-        if (!probe) throw new ConfigError(`@x402/evm has no default stablecoin for ${network.v2}: set X402_ASSET, X402_ASSET_NAME and X402_ASSET_VERSION`);
-        if (probe.extra?.assetTransferMethod) throw new ConfigError(`the default stablecoin on ${network.v2} is paid through ${String(probe.extra.assetTransferMethod)}, not EIP-3009: set X402_ASSET to an EIP-3009 token`);
+        if (!probe)
+          throw new ConfigError(
+            `@x402/evm has no default stablecoin for ${network.v2}: set X402_ASSET, X402_ASSET_NAME and X402_ASSET_VERSION`,
+          );
+        if (probe.extra?.assetTransferMethod)
+          throw new ConfigError(
+            `the default stablecoin on ${network.v2} is paid through ${String(probe.extra.assetTransferMethod)}, not EIP-3009: set X402_ASSET to an EIP-3009 token`,
+          );
         if (config.asset && config.asset.address.toLowerCase() !== probe.asset.toLowerCase()) {
-          throw new ConfigError(`X402_ASSET ${config.asset.address} is not the default stablecoin on ${network.v2} (${probe.asset}): give its EIP-712 domain with X402_ASSET_NAME and X402_ASSET_VERSION`);
+          throw new ConfigError(
+            `X402_ASSET ${config.asset.address} is not the default stablecoin on ${network.v2} (${probe.asset}): give its EIP-712 domain with X402_ASSET_NAME and X402_ASSET_VERSION`,
+          );
         }
         provider.asset = probe.asset;
       }
       try {
         await server.initialize();
       } catch (error) {
-        throw new FacilitatorUnreachable(`the x402 facilitator at ${facilitatorConfig.url} did not list what it supports (${_message(error)})`);
+        throw new FacilitatorUnreachable(
+          `the x402 facilitator at ${facilitatorConfig.url} did not list what it supports (${_message(error)})`,
+        );
       }
-      for (const [version, name] of [[2, network.v2], [1, network.v1]] as const) {
+      for (const [version, name] of [
+        [2, network.v2],
+        [1, network.v1],
+      ] as const) {
         if (!server.getSupportedKind(version, name as Network, "exact")) {
-          throw new ConfigError(`the x402 facilitator at ${facilitatorConfig.url} cannot settle "exact" payments on ${name} (x402 v${version}); configure X402_FACILITATOR_URL (or CDP_API_KEY_ID and CDP_API_KEY_SECRET) for a facilitator that settles on X402_NETWORK`);
+          throw new ConfigError(
+            `the x402 facilitator at ${facilitatorConfig.url} cannot settle "exact" payments on ${name} (x402 v${version}); configure X402_FACILITATOR_URL (or CDP_API_KEY_ID and CDP_API_KEY_SECRET) for a facilitator that settles on X402_NETWORK`,
+          );
         }
       }
     })().catch((error: unknown) => {
@@ -107,10 +122,16 @@ export function createX402Provider(config: NonNullable<PaymentsConfig["x402"]>, 
       const body = (error as { invalidReason?: unknown; errorReason?: unknown }) ?? {};
       if (typeof body.invalidReason === "string" || typeof body.errorReason === "string") return refusal(body as Record<string, unknown>);
       const timedOut = (error as Error)?.name === "FacilitatorTimeoutError" || /timed? ?out/i.test(_message(error));
-      throw apiError("payment_gateway_error", { detail: `The x402 facilitator's ${path} ${timedOut ? `did not answer within ${options.timeoutMs} ms` : "failed"}; nothing was issued.` });
+      throw apiError("payment_gateway_error", {
+        detail: `The x402 facilitator's ${path} ${timedOut ? `did not answer within ${options.timeoutMs} ms` : "failed"}; nothing was issued.`,
+      });
     }
   };
-  const forVersion = (payment: DecodedPayment, requirements: Requirements) => [payment.payload as unknown as PaymentPayload, (payment.version === 2 ? requirements.v2 : requirements.v1) as unknown as PaymentRequirements] as const;
+  const forVersion = (payment: DecodedPayment, requirements: Requirements) =>
+    [
+      payment.payload as unknown as PaymentPayload,
+      (payment.version === 2 ? requirements.v2 : requirements.v1) as unknown as PaymentRequirements,
+    ] as const;
   const text = (value: unknown) => (typeof value === "string" ? value.slice(0, 200) : null);
 
   const provider: X402Provider & { asset: string | null } = {
@@ -124,19 +145,39 @@ export function createX402Provider(config: NonNullable<PaymentsConfig["x402"]>, 
       await ready().catch((error: unknown) => {
         throw apiError("payment_provider_unavailable", { detail: `x402 payments cannot be quoted right now: ${_message(error)}.` });
       });
-      const [v2] = await server.buildPaymentRequirements({ scheme: "exact", payTo: config.payTo, network: network.v2 as Network, price: price(amountMicros), maxTimeoutSeconds: MAX_TIMEOUT_SECONDS });
+      const [v2] = await server.buildPaymentRequirements({
+        scheme: "exact",
+        payTo: config.payTo,
+        network: network.v2 as Network,
+        price: price(amountMicros),
+        maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+      });
       return requirementsFor(v2!, network.v1, resource);
     },
     acceptedMatches(payment, requirements) {
       return server.findMatchingRequirements([requirements.v2], payment.payload as unknown as PaymentPayload) !== undefined;
     },
     async verify(payment, requirements) {
-      const reply = await call("/verify", () => facilitator.verify(...forVersion(payment, requirements)), (body) => ({ isValid: false, invalidReason: String(body.invalidReason) }) as never);
+      const reply = await call(
+        "/verify",
+        () => facilitator.verify(...forVersion(payment, requirements)),
+        (body) => ({ isValid: false, invalidReason: String(body.invalidReason) }) as never,
+      );
       return { isValid: reply.isValid === true, invalidReason: text(reply.invalidReason), payer: text(reply.payer) };
     },
     async settle(payment, requirements) {
-      const reply = await call("/settle", () => facilitator.settle(...forVersion(payment, requirements)), (body) => ({ success: false, errorReason: String(body.errorReason), transaction: "", network: "" }) as never);
-      return { success: reply.success === true, errorReason: text(reply.errorReason), payer: text(reply.payer), transaction: text(reply.transaction) ?? "", network: text(reply.network) ?? "" };
+      const reply = await call(
+        "/settle",
+        () => facilitator.settle(...forVersion(payment, requirements)),
+        (body) => ({ success: false, errorReason: String(body.errorReason), transaction: "", network: "" }) as never,
+      );
+      return {
+        success: reply.success === true,
+        errorReason: text(reply.errorReason),
+        payer: text(reply.payer),
+        transaction: text(reply.transaction) ?? "",
+        network: text(reply.network) ?? "",
+      };
     },
   };
   return provider;
@@ -148,8 +189,13 @@ export class FacilitatorUnreachable extends Error {}
 /** X402_NETWORK in either form (CAIP-2 `eip155:8453` or v1 `base`), from `@x402/evm`'s v1 table. */
 export function resolveNetwork(configured: string): { v2: string; v1: string; testnet: boolean } {
   const table = Object.entries(EVM_NETWORK_CHAIN_ID_MAP as Record<string, number>);
-  const entry = /^eip155:\d+$/.test(configured) ? table.find(([, id]) => `eip155:${id}` === configured) : table.find(([name]) => name === configured);
-  if (!entry) throw new ConfigError(`X402_NETWORK "${configured.slice(0, 60)}" is not an EVM network x402 knows (e.g. eip155:8453 or base, eip155:84532 or base-sepolia)`);
+  const entry = /^eip155:\d+$/.test(configured)
+    ? table.find(([, id]) => `eip155:${id}` === configured)
+    : table.find(([name]) => name === configured);
+  if (!entry)
+    throw new ConfigError(
+      `X402_NETWORK "${configured.slice(0, 60)}" is not an EVM network x402 knows (e.g. eip155:8453 or base, eip155:84532 or base-sepolia)`,
+    );
   return { v2: `eip155:${entry[1]}`, v1: entry[0], testnet: TESTNET_RE.test(entry[0]) };
 }
 
@@ -163,7 +209,10 @@ export function resolveNetwork(configured: string): { v2: string; v1: string; te
 function _priceOf(config: NonNullable<PaymentsConfig["x402"]>, overridden: boolean) {
   const asset = config.asset;
   if (!asset || !overridden) return (micros: number) => `$${(micros / 1_000_000).toFixed(6)}`;
-  if (!asset.name || !asset.version) throw new ConfigError("X402_ASSET_NAME and X402_ASSET_VERSION go together: the token's EIP-712 domain, which the buyer signs and the token checks");
+  if (!asset.name || !asset.version)
+    throw new ConfigError(
+      "X402_ASSET_NAME and X402_ASSET_VERSION go together: the token's EIP-712 domain, which the buyer signs and the token checks",
+    );
   return (micros: number) => ({ amount: String(micros), asset: asset.address, extra: { name: asset.name, version: asset.version } });
 }
 

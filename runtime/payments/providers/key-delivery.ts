@@ -37,9 +37,14 @@ export function createRelayKeyDelivery(config: NonNullable<PaymentsConfig["keyDe
           checkout_id: message.checkoutId,
           keys: message.keys,
         },
-        { headers: config.token ? { authorization: `Bearer ${config.token}` } : {}, timeoutMs: options.timeoutMs, provider: "The key delivery relay" },
+        {
+          headers: config.token ? { authorization: `Bearer ${config.token}` } : {},
+          timeoutMs: options.timeoutMs,
+          provider: "The key delivery relay",
+        },
       );
-      if (reply.status < 200 || reply.status >= 300) throw apiError("payment_gateway_error", { detail: `The key delivery relay answered ${reply.status}.` });
+      if (reply.status < 200 || reply.status >= 300)
+        throw apiError("payment_gateway_error", { detail: `The key delivery relay answered ${reply.status}.` });
     },
   };
 }

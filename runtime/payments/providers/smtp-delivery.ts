@@ -26,7 +26,9 @@ export function createSmtpKeyDelivery(config: { url: string; from: string }, opt
       try {
         await transport.sendMail({ from: config.from, to: message.to, subject, text });
       } catch (error) {
-        throw apiError("payment_gateway_error", { detail: `The SMTP server did not accept the key mail (${(error as { code?: string }).code ?? "error"}).` });
+        throw apiError("payment_gateway_error", {
+          detail: `The SMTP server did not accept the key mail (${(error as { code?: string }).code ?? "error"}).`,
+        });
       }
     },
   };

@@ -71,7 +71,9 @@ export async function startAgentNetwork(options: AgentNetworkOptions = {}): Prom
     let payload: JWTPayload;
     try {
       // The network checks its own signature; the stand-in ignores time (the service runs on a test clock).
-      ({ payload } = await jwtVerify(token, localSet, { currentDate: new Date((JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { iat: number }).iat * 1000) }));
+      ({ payload } = await jwtVerify(token, localSet, {
+        currentDate: new Date((JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { iat: number }).iat * 1000),
+      }));
     } catch {
       return { status: 401, body: { message: "invalid token" } };
     }
@@ -92,9 +94,23 @@ export async function startAgentNetwork(options: AgentNetworkOptions = {}): Prom
     const base: Record<string, unknown> = options.draftNames
       ? { tsi: SERVICE_ID, amt: amount, val: String(value), tps: "pay_per_use", tpr: "0.002" }
       : { ssi: SERVICE_ID, amount, value: String(value), sps: "PAY_PER_USE", spr: "0.002", ver: 1 };
-    const claims: Record<string, unknown> = { ...base, cur: "USD", stp: "COIN", env: "production", iat: now - 5, exp: now + (options.expiresIn ?? 3600), jti: randomUUID(), sub: randomUUID(), aud: SELLER_ID, iss: NETWORK_ISSUER, ...options.claims };
+    const claims: Record<string, unknown> = {
+      ...base,
+      cur: "USD",
+      stp: "COIN",
+      env: "production",
+      iat: now - 5,
+      exp: now + (options.expiresIn ?? 3600),
+      jti: randomUUID(),
+      sub: randomUUID(),
+      aud: SELLER_ID,
+      iss: NETWORK_ISSUER,
+      ...options.claims,
+    };
     for (const name of options.omit ?? []) delete claims[name];
-    return new SignJWT(claims).setProtectedHeader({ alg: "ES256", typ: options.typ ?? "kya-pay+jwt", kid: options.kid ?? "network-key-1" }).sign(key);
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: "ES256", typ: options.typ ?? "kya-pay+jwt", kid: options.kid ?? "network-key-1" })
+      .sign(key);
   };
 
   const stand: AgentNetworkStandIn = {

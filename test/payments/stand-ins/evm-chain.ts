@@ -33,8 +33,20 @@ export interface TokenFacts {
 }
 
 /** USDC as deployed (Circle's FiatTokenV2_2): the mainnet contract's EIP-712 name is "USD Coin". */
-export const BASE_MAINNET_USDC: TokenFacts = { network: "eip155:8453", chainId: 8453, address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", name: "USD Coin", version: "2" };
-export const BASE_SEPOLIA_USDC: TokenFacts = { network: "eip155:84532", chainId: 84532, address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", name: "USDC", version: "2" };
+export const BASE_MAINNET_USDC: TokenFacts = {
+  network: "eip155:8453",
+  chainId: 8453,
+  address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+  name: "USD Coin",
+  version: "2",
+};
+export const BASE_SEPOLIA_USDC: TokenFacts = {
+  network: "eip155:84532",
+  chainId: 84532,
+  address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+  name: "USDC",
+  version: "2",
+};
 
 const TOKEN_ABI = parseAbi([
   "function name() view returns (string)",
@@ -45,7 +57,9 @@ const TOKEN_ABI = parseAbi([
   "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
   "event Transfer(address indexed from, address indexed to, uint256 value)",
 ]);
-const MULTICALL_ABI = parseAbi(["function tryAggregate(bool requireSuccess, (address target, bytes callData)[] calls) returns ((bool success, bytes returnData)[])"]);
+const MULTICALL_ABI = parseAbi([
+  "function tryAggregate(bool requireSuccess, (address target, bytes callData)[] calls) returns ((bool success, bytes returnData)[])",
+]);
 const AUTHORIZATION_TYPES = {
   TransferWithAuthorization: [
     { name: "from", type: "address" },
@@ -85,7 +99,14 @@ export interface MockChain {
 export interface FacilitatorSigner {
   getAddresses(): readonly Hex[];
   readContract(args: { address: Hex; abi: readonly unknown[]; functionName: string; args?: readonly unknown[] }): Promise<unknown>;
-  verifyTypedData(args: { address: Hex; domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, unknown>; signature: Hex }): Promise<boolean>;
+  verifyTypedData(args: {
+    address: Hex;
+    domain: Record<string, unknown>;
+    types: Record<string, unknown>;
+    primaryType: string;
+    message: Record<string, unknown>;
+    signature: Hex;
+  }): Promise<boolean>;
   writeContract(args: { address: Hex; abi: readonly unknown[]; functionName: string; args: readonly unknown[] }): Promise<Hex>;
   sendTransaction(args: { to: Hex; data: Hex }): Promise<Hex>;
   waitForTransactionReceipt(args: { hash: Hex }): Promise<{ status: string; logs?: readonly any[] }>;
@@ -113,7 +134,8 @@ export function createMockChain(tokens: TokenFacts[] = [BASE_MAINNET_USDC, BASE_
   /** FiatTokenV2's `transferWithAuthorization`, reverting with its own messages. */
   const transferWithAuthorization = async (state: TokenState, args: readonly unknown[], write: boolean): Promise<Hex | null> => {
     const [from, to, value, validAfter, validBefore, nonce] = args as [Hex, Hex, bigint, bigint, bigint, Hex];
-    const signature = args.length === 9 ? serializeSignature({ v: BigInt(args[6] as number), r: args[7] as Hex, s: args[8] as Hex }) : (args[6] as Hex);
+    const signature =
+      args.length === 9 ? serializeSignature({ v: BigInt(args[6] as number), r: args[7] as Hex, s: args[8] as Hex }) : (args[6] as Hex);
     const now = BigInt(Math.floor(Date.now() / 1000));
     if (now <= validAfter) throw new Error("FiatTokenV2: authorization is not yet valid");
     if (now >= validBefore) throw new Error("FiatTokenV2: authorization is expired");
@@ -181,7 +203,10 @@ export function createMockChain(tokens: TokenFacts[] = [BASE_MAINNET_USDC, BASE_
             try {
               const decoded = decodeFunctionData({ abi: TOKEN_ABI, data: callData });
               const result = await call(state, decoded.functionName, decoded.args ?? []);
-              const returnData = decoded.functionName === "transferWithAuthorization" ? "0x" : encodeFunctionResult({ abi: TOKEN_ABI, functionName: decoded.functionName, result } as never);
+              const returnData =
+                decoded.functionName === "transferWithAuthorization"
+                  ? "0x"
+                  : encodeFunctionResult({ abi: TOKEN_ABI, functionName: decoded.functionName, result } as never);
               return { success: true, returnData };
             } catch {
               return { success: false, returnData: "0x" };

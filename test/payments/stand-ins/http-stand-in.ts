@@ -20,12 +20,19 @@ export interface StandInServer {
   close(): Promise<void>;
 }
 
-export async function startStandIn(handle: (req: StandInRequest) => Promise<StandInReply | null> | StandInReply | null): Promise<StandInServer> {
+export async function startStandIn(
+  handle: (req: StandInRequest) => Promise<StandInReply | null> | StandInReply | null,
+): Promise<StandInServer> {
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = new URL(req.url ?? "/", "http://stand-in");
-    const reply = await handle({ method: req.method ?? "GET", path: url.pathname, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+    const reply = await handle({
+      method: req.method ?? "GET",
+      path: url.pathname,
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString("utf8"),
+    });
     if (reply === null) return; // hang: never answer
     res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
     res.end(reply.body === undefined ? "" : JSON.stringify(reply.body));

@@ -46,25 +46,42 @@ export async function startStripe(): Promise<StripeStandIn> {
   const notFound = { status: 404, body: { error: { type: "invalid_request_error", message: "Unrecognized request URL" } } };
 
   const server = await startStandIn((req) => {
-    if (req.headers.authorization !== `Bearer ${STRIPE_SECRET}`) return { status: 401, body: { error: { type: "invalid_request_error", message: "Invalid API Key provided" } } };
+    if (req.headers.authorization !== `Bearer ${STRIPE_SECRET}`)
+      return { status: 401, body: { error: { type: "invalid_request_error", message: "Invalid API Key provided" } } };
     const idempotencyKey = req.headers["idempotency-key"] as string | undefined;
     if (req.method === "GET" && req.path.startsWith("/v1/checkout/sessions/")) {
       const session = byId.get(decodeURIComponent(req.path.slice("/v1/checkout/sessions/".length)));
-      return session ? { status: 200, body: session } : { status: 404, body: { error: { type: "invalid_request_error", message: "No such checkout.session" } } };
+      return session
+        ? { status: 200, body: session }
+        : { status: 404, body: { error: { type: "invalid_request_error", message: "No such checkout.session" } } };
     }
     if (req.method === "POST" && req.path === "/v1/invoiceitems") {
-      if (idempotencyKey && byKey.has(idempotencyKey)) return { status: 200, body: byKey.get(idempotencyKey), headers: { "idempotent-replayed": "true" } };
+      if (idempotencyKey && byKey.has(idempotencyKey))
+        return { status: 200, body: byKey.get(idempotencyKey), headers: { "idempotent-replayed": "true" } };
       const params = Object.fromEntries(new URLSearchParams(req.body));
-      const item = { id: `ii_${randomBytes(8).toString("hex")}`, object: "invoiceitem", amount: Number(params.amount), currency: params.currency, invoice: params.invoice, customer: params.customer, description: params.description ?? null };
+      const item = {
+        id: `ii_${randomBytes(8).toString("hex")}`,
+        object: "invoiceitem",
+        amount: Number(params.amount),
+        currency: params.currency,
+        invoice: params.invoice,
+        customer: params.customer,
+        description: params.description ?? null,
+      };
       invoiceItems.push({ params, idempotencyKey });
       if (idempotencyKey) byKey.set(idempotencyKey, item);
       return { status: 200, body: item };
     }
     if (req.method !== "POST" || req.path !== "/v1/checkout/sessions") return notFound;
-    if (idempotencyKey && byKey.has(idempotencyKey)) return { status: 200, body: byKey.get(idempotencyKey), headers: { "idempotent-replayed": "true" } };
+    if (idempotencyKey && byKey.has(idempotencyKey))
+      return { status: 200, body: byKey.get(idempotencyKey), headers: { "idempotent-replayed": "true" } };
     const params = Object.fromEntries(new URLSearchParams(req.body));
     const id = `cs_test_${randomBytes(12).toString("hex")}`;
-    const metadata = Object.fromEntries(Object.entries(params).filter(([k]) => k.startsWith("metadata[")).map(([k, v]) => [k.slice(9, -1), v]));
+    const metadata = Object.fromEntries(
+      Object.entries(params)
+        .filter(([k]) => k.startsWith("metadata["))
+        .map(([k, v]) => [k.slice(9, -1), v]),
+    );
     const session = {
       id,
       object: "checkout.session",
@@ -94,15 +111,28 @@ export async function startStripe(): Promise<StripeStandIn> {
     pay(sessionId) {
       const session = byId.get(sessionId);
       if (!session) throw new Error(`no session ${sessionId}`);
-      Object.assign(session, { status: "complete", payment_status: "paid", subscription: session.subscription ?? `sub_${randomBytes(8).toString("hex")}` });
+      Object.assign(session, {
+        status: "complete",
+        payment_status: "paid",
+        subscription: session.subscription ?? `sub_${randomBytes(8).toString("hex")}`,
+      });
       return session;
     },
     invoiceEvent(type, invoice) {
-      return JSON.stringify({ id: `evt_${randomBytes(12).toString("hex")}`, object: "event", api_version: "2025-01-27.acacia", created: Math.floor(Date.now() / 1000), type, livemode: false, data: { object: { object: "invoice", ...invoice } } });
+      return JSON.stringify({
+        id: `evt_${randomBytes(12).toString("hex")}`,
+        object: "event",
+        api_version: "2025-01-27.acacia",
+        created: Math.floor(Date.now() / 1000),
+        type,
+        livemode: false,
+        data: { object: { object: "invoice", ...invoice } },
+      });
     },
     sign: (payload, timestamp, secret = WEBHOOK_SECRET) => stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp }),
     event(type, session, overrides = {}) {
-      const paymentStatus = overrides.paymentStatus ?? (type === "checkout.session.completed" ? "paid" : type.endsWith("succeeded") ? "paid" : "unpaid");
+      const paymentStatus =
+        overrides.paymentStatus ?? (type === "checkout.session.completed" ? "paid" : type.endsWith("succeeded") ? "paid" : "unpaid");
       return JSON.stringify({
         id: overrides.id ?? `evt_${randomBytes(12).toString("hex")}`,
         object: "event",
@@ -118,5 +148,10 @@ export async function startStripe(): Promise<StripeStandIn> {
 
 /** The service's environment for this stand-in: Stripe alone, plus a mail relay when given. */
 export function stripeEnv(stand: StripeStandIn, relayUrl?: string): Record<string, string> {
-  return { STRIPE_SECRET_KEY: STRIPE_SECRET, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stand.url, ...(relayUrl ? { KEY_DELIVERY_URL: relayUrl } : {}) };
+  return {
+    STRIPE_SECRET_KEY: STRIPE_SECRET,
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    STRIPE_API_BASE: stand.url,
+    ...(relayUrl ? { KEY_DELIVERY_URL: relayUrl } : {}),
+  };
 }

@@ -72,10 +72,25 @@ export async function startFacilitator(options: { networks?: TokenFacts[] } = {}
     const network = body.paymentRequirements?.network ?? "";
     if (req.path === "/verify") {
       if (stand.mode === "verify_invalid") return { status: 200, body: { isValid: false, invalidReason: "insufficient_funds", payer } };
-      return { status: 200, body: await facilitator.verify(body.paymentPayload, body.paymentRequirements).catch((error: Error) => ({ isValid: false, invalidReason: "unexpected_verify_error", invalidMessage: error.message, payer })) };
+      return {
+        status: 200,
+        body: await facilitator
+          .verify(body.paymentPayload, body.paymentRequirements)
+          .catch((error: Error) => ({ isValid: false, invalidReason: "unexpected_verify_error", invalidMessage: error.message, payer })),
+      };
     }
-    if (stand.mode === "settle_fail") return { status: 200, body: { success: false, errorReason: "insufficient_funds", payer, transaction: "", network } };
-    const result = await facilitator.settle(body.paymentPayload, body.paymentRequirements).catch((error: Error) => ({ success: false, errorReason: "unexpected_settle_error", errorMessage: error.message, payer, transaction: "", network }));
+    if (stand.mode === "settle_fail")
+      return { status: 200, body: { success: false, errorReason: "insufficient_funds", payer, transaction: "", network } };
+    const result = await facilitator
+      .settle(body.paymentPayload, body.paymentRequirements)
+      .catch((error: Error) => ({
+        success: false,
+        errorReason: "unexpected_settle_error",
+        errorMessage: error.message,
+        payer,
+        transaction: "",
+        network,
+      }));
     if (result.success) settled.push(result.transaction);
     return { status: 200, body: result };
   });
@@ -102,7 +117,12 @@ export async function startFacilitator(options: { networks?: TokenFacts[] } = {}
  * entry) as the official client does: an EIP-3009 authorization signed over the EIP-712 domain
  * the requirement names. `overrides` tamper with the authorization or the echoed requirement.
  */
-export async function payWith(wallet: Wallet, version: 1 | 2, requirement: any, options: { overrides?: { authorization?: Record<string, string>; accepted?: Record<string, unknown> } } = {}): Promise<string> {
+export async function payWith(
+  wallet: Wallet,
+  version: 1 | 2,
+  requirement: any,
+  options: { overrides?: { authorization?: Record<string, string>; accepted?: Record<string, unknown> } } = {},
+): Promise<string> {
   const nowSeconds = Math.floor(Date.now() / 1000);
   const authorization: Record<string, string> = {
     from: wallet.address,
@@ -117,7 +137,12 @@ export async function payWith(wallet: Wallet, version: 1 | 2, requirement: any, 
   const caip = network.startsWith("eip155:") ? network : [...V1_NAMES].find(([, v1]) => v1 === network)?.[0];
   const chainId = Number(String(caip).split(":")[1]);
   const signature = await wallet.signTypedData({
-    domain: { name: requirement.extra?.name, version: requirement.extra?.version, chainId, verifyingContract: getAddress(requirement.asset) as Hex },
+    domain: {
+      name: requirement.extra?.name,
+      version: requirement.extra?.version,
+      chainId,
+      verifyingContract: getAddress(requirement.asset) as Hex,
+    },
     types: {
       TransferWithAuthorization: [
         { name: "from", type: "address" },

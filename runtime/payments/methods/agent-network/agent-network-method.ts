@@ -4,14 +4,30 @@ import type { PaymentMethod } from "../payment-method.ts";
 
 export const agentNetworkMethod: PaymentMethod = {
   id: "agent_network",
-  env: ["PAY_NETWORK_JWKS_URL", "PAY_NETWORK_JWKS", "PAY_NETWORK_ISSUER", "PAY_NETWORK_SELLER_ID", "PAY_NETWORK_SERVICE_ID", "PAY_NETWORK_API_URL", "PAY_NETWORK_API_KEY"],
+  env: [
+    "PAY_NETWORK_JWKS_URL",
+    "PAY_NETWORK_JWKS",
+    "PAY_NETWORK_ISSUER",
+    "PAY_NETWORK_SELLER_ID",
+    "PAY_NETWORK_SERVICE_ID",
+    "PAY_NETWORK_API_URL",
+    "PAY_NETWORK_API_KEY",
+  ],
   available: (deps) => deps.payments.agentNetwork !== null,
   describe: (deps) => ({
     id: "agent_network",
     available: deps.payments.agentNetwork !== null,
-    description: "A KYAPay pay or kya-pay token (ES256 JWT) in the pay-network-pay-id header, worth at least the quoted amount; it is charged before the keys are issued. 201 with the keys.",
+    description:
+      "A KYAPay pay or kya-pay token (ES256 JWT) in the pay-network-pay-id header, worth at least the quoted amount; it is charged before the keys are issued. 201 with the keys.",
     success_status: 201,
     header: "pay-network-pay-id",
   }),
-  checkout: (deps, order, account, input, now) => checkoutWithAgentNetwork(deps, order, account, { payToken: input.payToken, idempotencyKey: input.idempotencyKey, fingerprint: input.fingerprint }, now),
+  checkout: (deps, order, account, input, now) =>
+    checkoutWithAgentNetwork(
+      deps,
+      order,
+      account,
+      { payToken: input.payToken, idempotencyKey: input.idempotencyKey, fingerprint: input.fingerprint },
+      now,
+    ),
 };

@@ -13,6 +13,18 @@ export const cardMethod: PaymentMethod = {
       "Card via Stripe Checkout, billed monthly. POST answers 303 to the Stripe-hosted page (the body carries the same url); keys are issued when Stripe confirms the payment and are emailed to `contact` (required).",
     success_status: 303,
   }),
-  checkout: (deps, order, account, input, now) => checkoutWithCard(deps, order, account, { idempotencyKey: input.idempotencyKey, fingerprint: input.fingerprint, baseUrl: input.baseUrl, client: input.client }, now),
-  warnings: (deps) => (deps.payments.card && !deps.config.publicBaseUrl ? ["PUBLIC_BASE_URL is not set: Stripe's success URL uses the listening address; set it when clients reach this server through another name"] : []),
+  checkout: (deps, order, account, input, now) =>
+    checkoutWithCard(
+      deps,
+      order,
+      account,
+      { idempotencyKey: input.idempotencyKey, fingerprint: input.fingerprint, baseUrl: input.baseUrl, client: input.client },
+      now,
+    ),
+  warnings: (deps) =>
+    deps.payments.card && !deps.config.publicBaseUrl
+      ? [
+          "PUBLIC_BASE_URL is not set: Stripe's success URL uses the listening address; set it when clients reach this server through another name",
+        ]
+      : [],
 };

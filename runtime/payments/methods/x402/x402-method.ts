@@ -4,7 +4,17 @@ import type { PaymentMethod } from "../payment-method.ts";
 
 export const x402Method: PaymentMethod = {
   id: "http402",
-  env: ["X402_PAY_TO", "X402_NETWORK", "X402_FACILITATOR_URL", "X402_ASSET", "X402_ASSET_NAME", "X402_ASSET_VERSION", "X402_FACILITATOR_AUTHORIZATION", "CDP_API_KEY_ID", "CDP_API_KEY_SECRET"],
+  env: [
+    "X402_PAY_TO",
+    "X402_NETWORK",
+    "X402_FACILITATOR_URL",
+    "X402_ASSET",
+    "X402_ASSET_NAME",
+    "X402_ASSET_VERSION",
+    "X402_FACILITATOR_AUTHORIZATION",
+    "CDP_API_KEY_ID",
+    "CDP_API_KEY_SECRET",
+  ],
   available: (deps) => deps.payments.x402 !== null,
   describe: (deps) => {
     const x402 = deps.payments.x402;
@@ -18,6 +28,12 @@ export const x402Method: PaymentMethod = {
       ...(x402 ? { details: { scheme: "exact", network: x402.network.v2, asset: x402.asset, pay_to: x402.payTo } } : {}),
     };
   },
-  checkout: (deps, order, account, input, now) => checkoutWithX402(deps, order, account, { headers: input.headers, resourceUrl: `${input.baseUrl}/api/checkout` }, now),
-  warnings: (deps) => (deps.payments.x402 && !deps.config.publicBaseUrl ? ["PUBLIC_BASE_URL is not set: x402's resource uses the listening address; set it when clients reach this server through another name"] : []),
+  checkout: (deps, order, account, input, now) =>
+    checkoutWithX402(deps, order, account, { headers: input.headers, resourceUrl: `${input.baseUrl}/api/checkout` }, now),
+  warnings: (deps) =>
+    deps.payments.x402 && !deps.config.publicBaseUrl
+      ? [
+          "PUBLIC_BASE_URL is not set: x402's resource uses the listening address; set it when clients reach this server through another name",
+        ]
+      : [],
 };
