@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The whole test suite: type check, lint, then every vitest suite. `.ci/run` calls exactly this.
+# The whole test suite: format check, type check, lint, then every vitest suite. `.ci/run` calls exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d node_modules ] || npm ci --no-audit --no-fund
 bash scripts/ensure-services.sh
+npx biome format .
 npx tsc --noEmit -p tsconfig.json
 npx eslint .
 npx vitest run "$@"
