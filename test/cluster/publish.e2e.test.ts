@@ -51,38 +51,41 @@ for (const topology of ["one Redis", "a Redis Cluster"] as const) {
   let member: string;
   let load: { stop(): Promise<{ ok: number; failures: string[] }> };
 
-  beforeAll(async () => {
-    if (topology === "a Redis Cluster") {
-      cluster = await startRedisCluster();
-      storeEnv = { REDIS_URL: cluster.url, REDIS_PREFIX: prefix };
-    }
-    dists = {
-      v1: buildContentTo(writeFixtureContent()),
-      v2: buildContentTo(writeFixtureContent(undefined, V2)),
-      v3: buildContentTo(writeFixtureContent(undefined, V3)),
-    };
-    expect((await runPublish(["--dist", dists.v1], storeEnv)).code).toBe(0);
-    instances = await startInstances(2, {
-      ...storeEnv,
-      DIST_DIR: dists.v1,
-      RELEASE_POLL_MS: String(POLL_MS),
-      LOG_LEVEL: "info",
-      // The load's free reads (the index) come from one client; on Redis its per-minute limit is shared by both instances.
-      ANON_RATE_PER_MINUTE: "1000000",
-      RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, per_key_monthly: 1e9 }),
-    });
-    member = (await postJson(`${instances[0]!.url}/api/keys`, { vertical: "all" }, { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` })).body
-      .keys[0].key;
-    load = startLoad(instances, member);
-  }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all(instances.map((i) => i.kill("SIGTERM")));
-    if (cluster) await cluster.stop();
-    else await deletePrefix(SHARED_REDIS_URL, prefix);
-  }, 60_000);
-
+  // Hooks inside the describe: the second topology builds its content (synchronously) only once the
+  // first one's load has stopped; at file level both ran first, and the blocked test process then
+  // reused keep-alive sockets the instances had closed meanwhile ("other side closed").
   describe(`publishing under load on ${topology}`, () => {
+    beforeAll(async () => {
+      if (topology === "a Redis Cluster") {
+        cluster = await startRedisCluster();
+        storeEnv = { REDIS_URL: cluster.url, REDIS_PREFIX: prefix };
+      }
+      dists = {
+        v1: buildContentTo(writeFixtureContent()),
+        v2: buildContentTo(writeFixtureContent(undefined, V2)),
+        v3: buildContentTo(writeFixtureContent(undefined, V3)),
+      };
+      expect((await runPublish(["--dist", dists.v1], storeEnv)).code).toBe(0);
+      instances = await startInstances(2, {
+        ...storeEnv,
+        DIST_DIR: dists.v1,
+        RELEASE_POLL_MS: String(POLL_MS),
+        LOG_LEVEL: "info",
+        // The load's free reads (the index) come from one client; on Redis its per-minute limit is shared by both instances.
+        ANON_RATE_PER_MINUTE: "1000000",
+        RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, per_key_monthly: 1e9 }),
+      });
+      member = (await postJson(`${instances[0]!.url}/api/keys`, { vertical: "all" }, { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` })).body
+        .keys[0].key;
+      load = startLoad(instances, member);
+    }, 120_000);
+
+    afterAll(async () => {
+      await Promise.all(instances.map((i) => i.kill("SIGTERM")));
+      if (cluster) await cluster.stop();
+      else await deletePrefix(SHARED_REDIS_URL, prefix);
+    }, 60_000);
+
     it("instances start on the current release", async () => {
       for (const instance of instances) expect((await getJson(`${instance.url}/readyz`)).body.build_id).toBe(buildIdOf(dists.v1));
     });
