@@ -8,7 +8,7 @@ import {
   listPurchasesForOperator,
   reconcilePurchases,
   type ReconcileEntry,
-} from "../../runtime/payments/reconcile.ts";
+} from "../../runtime/payments/purchases/reconcile.ts";
 import { createPaymentProviders } from "../../runtime/payments/providers/create-providers.ts";
 import { formatUsd } from "../../runtime/money.ts";
 import { EXIT, OperatorError } from "../exit-codes.ts";

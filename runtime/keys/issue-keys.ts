@@ -14,9 +14,9 @@ import type { CohortName } from "../schema/catalog.ts";
 import type { KeyRecord } from "../schema/keys.ts";
 import type { StateBackend } from "../storage/backend.ts";
 import type { KeysStore } from "../storage/keys-store.ts";
-import { completePurchase, newPurchaseId, reservePurchase, type PurchaseDeps } from "../payments/purchase-flow.ts";
-import { leasePurchase } from "../payments/purchase-lease.ts";
-import { createPurchaseStore } from "../payments/purchase-store.ts";
+import { completePurchase, newPurchaseId, reservePurchase, type PurchaseDeps } from "../payments/purchases/purchase-flow.ts";
+import { leasePurchase } from "../payments/purchases/purchase-lease.ts";
+import { createPurchaseStore } from "../payments/purchases/purchase-store.ts";
 import { generateKey, hashKey, keyIdOf } from "./key-secret.ts";
 import { failpoint } from "../failpoint.ts";
 

@@ -1,5 +1,5 @@
 /** KYAPay tokens from an agent payment network (`../../checkout-agent-network.ts`), as a registered payment method. */
-import { checkoutWithAgentNetwork } from "../../checkout-agent-network.ts";
+import { checkoutWithAgentNetwork } from "./checkout-agent-network.ts";
 import type { PaymentMethod } from "../payment-method.ts";
 
 export const agentNetworkMethod: PaymentMethod = {

@@ -1,5 +1,5 @@
 /** Card through Stripe Checkout (`../../checkout-card.ts`), as a registered payment method. */
-import { checkoutWithCard } from "../../checkout-card.ts";
+import { checkoutWithCard } from "./checkout-card.ts";
 import type { PaymentMethod } from "../payment-method.ts";
 
 export const cardMethod: PaymentMethod = {

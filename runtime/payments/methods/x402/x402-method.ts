@@ -1,5 +1,5 @@
 /** x402 through a facilitator (`../../checkout-http402.ts`, `../../providers/http402.ts`), as a registered payment method. */
-import { checkoutWithX402 } from "../../checkout-http402.ts";
+import { checkoutWithX402 } from "./checkout-http402.ts";
 import type { PaymentMethod } from "../payment-method.ts";
 
 export const x402Method: PaymentMethod = {

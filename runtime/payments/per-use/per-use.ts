@@ -8,12 +8,12 @@
  * PER_USE_CHARGE_BATCH_MS=0 each retrieval waits for its own charge. Index requests and 304s are
  * never charged.
  */
-import type { AppDeps } from "../deps.ts";
-import { limitsInForce } from "../deps.ts";
-import { apiError } from "../errors.ts";
-import { howToPay, type VerifiedPayToken } from "./providers/agent-network.ts";
+import type { AppDeps } from "../../deps.ts";
+import { limitsInForce } from "../../deps.ts";
+import { apiError } from "../../errors.ts";
+import { howToPay, type VerifiedPayToken } from "../providers/agent-network.ts";
 import { reserveFromLedger } from "./token-ledger.ts";
-import { toUsdDecimal } from "./usd-decimal.ts";
+import { toUsdDecimal } from "../purchases/usd-decimal.ts";
 
 export interface PerUseAuthorization {
   token: string;

@@ -16,12 +16,12 @@
  *   again, and the purchase is flagged `payment.unconfirmed` for the operator.
  */
 import { randomBytes } from "node:crypto";
-import type { AppDeps } from "../deps.ts";
-import { limitsInForce } from "../deps.ts";
-import { apiError, isApiError, type ApiError } from "../errors.ts";
-import { reserveSlots, releaseSlots } from "../accounts/account-slots.ts";
-import type { CohortName } from "../schema/catalog.ts";
-import { failpoint } from "../failpoint.ts";
+import type { AppDeps } from "../../deps.ts";
+import { limitsInForce } from "../../deps.ts";
+import { apiError, isApiError, type ApiError } from "../../errors.ts";
+import { reserveSlots, releaseSlots } from "../../accounts/account-slots.ts";
+import type { CohortName } from "../../schema/catalog.ts";
+import { failpoint } from "../../failpoint.ts";
 import { keyPriceMicros } from "./pricing.ts";
 import { issuePurchaseKeys, prepareKeys } from "./purchase-keys.ts";
 import { createPurchaseStore, type PurchaseMethod, type PurchaseRecord } from "./purchase-store.ts";

@@ -13,15 +13,15 @@
  *   payment sent again gets the same keys, across crashes too, while the store holds no key in clear.
  */
 import type { Network } from "@x402/core/types";
-import type { AppDeps } from "../deps.ts";
-import { apiError } from "../errors.ts";
-import { formatUsd } from "../money.ts";
-import type { PurchaseAccount } from "../accounts/purchase-account.ts";
-import { describeQuote, digestOf, quoteOrder, type CheckoutOrder } from "./checkout-order.ts";
-import { claimPurchase, type SavedResponse } from "./idempotency.ts";
-import { describePurchasedKeys, openKeys } from "./purchase-keys.ts";
-import { runCheckout } from "./methods/run-checkout.ts";
-import type { PurchaseRecord } from "./purchase-store.ts";
+import type { AppDeps } from "../../../deps.ts";
+import { apiError } from "../../../errors.ts";
+import { formatUsd } from "../../../money.ts";
+import type { PurchaseAccount } from "../../../accounts/purchase-account.ts";
+import { describeQuote, digestOf, quoteOrder, type CheckoutOrder } from "../../purchases/checkout-order.ts";
+import { claimPurchase, type SavedResponse } from "../../purchases/idempotency.ts";
+import { describePurchasedKeys, openKeys } from "../../purchases/purchase-keys.ts";
+import { runCheckout } from "../run-checkout.ts";
+import type { PurchaseRecord } from "../../purchases/purchase-store.ts";
 import {
   decodePaymentHeader,
   encodeRequiredHeader,
