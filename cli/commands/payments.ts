@@ -1,6 +1,6 @@
 /**
  * `vkr payments list | reconcile | ack`: the purchases on the service's own store, through the same
- * functions as the admin routes and the server's own reconciliation pass (runtime/payments/reconcile.ts).
+ * functions as the admin routes and the server's own reconciliation pass (runtime/payments/purchases/reconcile.ts).
  */
 import { defineCommand } from "citty";
 import {

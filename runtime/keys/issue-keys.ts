@@ -2,7 +2,7 @@
  * Issuing keys outside a checkout: admin issuance (POST /api/keys, `vkr keys create`) and trials.
  * Both follow the rule that nothing is consumed without the key existing:
  * - admin keys go through the purchase record like a checkout without a payment
- *   (`payments/purchase-flow.ts`): slots reserved, keys written, seat claimed, all resumable or
+ *   (`payments/purchases/purchase-flow.ts`): slots reserved, keys written, seat claimed, all resumable or
  *   released by reconciliation if the process dies in between;
  * - a trial key is written first and only then claims its (agent, vertical) slot, so a crash can
  *   leave at most an orphan key nobody holds, never an agent locked out of its trial. A claim

@@ -1,6 +1,6 @@
 /**
  * GET /checkout/success?session_id=…: the page Stripe returns a card buyer to. HTML for browsers,
- * JSON with `Accept: application/json`; the keys appear once (see payments/card-success.ts).
+ * JSON with `Accept: application/json`; the keys appear once (see payments/methods/card/card-success.ts).
  */
 import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";

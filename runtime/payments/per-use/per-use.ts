@@ -1,4 +1,8 @@
 /**
+ * The per-use room (`payments/per-use/`): paying for each retrieval with a KYAPay token instead of
+ * a key. This file is the entry the read path calls; `token-ledger.ts` keeps what each token has
+ * spent (shared with the agent-network checkout), and `charge-batcher.ts` sends the charges.
+ *
  * Per-use payment on retrieval: a KYAPay pay or kya-pay token instead of a key on GET /api/demo.
  * `authorizePerUse` verifies the token (signature checked once per token, then cached) before
  * any content is chosen; `chargePerUse` spends one content node request from the token's ledger

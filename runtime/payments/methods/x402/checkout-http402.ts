@@ -3,7 +3,7 @@
  * requirements (v1 in the body, v2 in PAYMENT-REQUIRED) for the price this account would pay now.
  * With one, the signed payment itself is the purchase's claim (network, payer, nonce; the
  * signature is the fingerprint, so another header with the same nonce is refused as "nonce used"),
- * and the purchase runs reserve → verify → settle → issue (`methods/run-checkout.ts`):
+ * and the purchase runs reserve → verify → settle → issue (`../run-checkout.ts`):
  * - reserve: the account's slots fix the price; a payment for another amount is refused (402 with
  *   fresh requirements) and the reservation released;
  * - verify with the facilitator (consumes nothing), then settle: the one irreversible call, at most
