@@ -10,7 +10,7 @@ import type { StateBackend } from "../runtime/storage/backend.ts";
 import { createKeysStore, type KeysStore } from "../runtime/storage/keys-store.ts";
 import { openBackend } from "../runtime/storage/open-backend.ts";
 import { createLogger } from "../runtime/logger.ts";
-import type { PurchaseDeps } from "../runtime/payments/purchase-flow.ts";
+import type { PurchaseDeps } from "../runtime/payments/purchases/purchase-flow.ts";
 import { runOperation } from "./output.ts";
 
 export interface OperatorContext {

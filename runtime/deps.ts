@@ -11,7 +11,7 @@ import type { Logger } from "./logger.ts";
 import type { Limits } from "./schema/catalog.ts";
 import type { PaymentProviders } from "./payments/providers/create-providers.ts";
 import type { Metrics } from "./metrics/create-metrics.ts";
-import type { ChargeBatcher } from "./payments/charge-batcher.ts";
+import type { ChargeBatcher } from "./payments/per-use/charge-batcher.ts";
 import type { BuildRef } from "./releases/build-ref.ts";
 import type { ListenAddress } from "./http/listen-address.ts";
 import type { SharedServices } from "./shared-services.ts";

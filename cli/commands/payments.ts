@@ -1,6 +1,6 @@
 /**
  * `vkr payments list | reconcile | ack`: the purchases on the service's own store, through the same
- * functions as the admin routes and the server's own reconciliation pass (runtime/payments/reconcile.ts).
+ * functions as the admin routes and the server's own reconciliation pass (runtime/payments/purchases/reconcile.ts).
  */
 import { defineCommand } from "citty";
 import {
@@ -8,7 +8,7 @@ import {
   listPurchasesForOperator,
   reconcilePurchases,
   type ReconcileEntry,
-} from "../../runtime/payments/reconcile.ts";
+} from "../../runtime/payments/purchases/reconcile.ts";
 import { createPaymentProviders } from "../../runtime/payments/providers/create-providers.ts";
 import { formatUsd } from "../../runtime/money.ts";
 import { EXIT, OperatorError } from "../exit-codes.ts";

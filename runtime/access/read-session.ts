@@ -14,7 +14,7 @@
  */
 import { limitsInForce, type AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
-import { authorizePerUse, type PerUseAuthorization } from "../payments/per-use.ts";
+import { authorizePerUse, type PerUseAuthorization } from "../payments/per-use/per-use.ts";
 import type { ResolvedVertical } from "../schema/catalog.ts";
 import type { Artifact, Artifacts, NodeMeta, NodeVariant } from "../storage/artifacts.ts";
 import type { Caller, Reader } from "./credentials.ts";

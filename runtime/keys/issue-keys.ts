@@ -2,7 +2,7 @@
  * Issuing keys outside a checkout: admin issuance (POST /api/keys, `vkr keys create`) and trials.
  * Both follow the rule that nothing is consumed without the key existing:
  * - admin keys go through the purchase record like a checkout without a payment
- *   (`payments/purchase-flow.ts`): slots reserved, keys written, seat claimed, all resumable or
+ *   (`payments/purchases/purchase-flow.ts`): slots reserved, keys written, seat claimed, all resumable or
  *   released by reconciliation if the process dies in between;
  * - a trial key is written first and only then claims its (agent, vertical) slot, so a crash can
  *   leave at most an orphan key nobody holds, never an agent locked out of its trial. A claim
@@ -14,9 +14,9 @@ import type { CohortName } from "../schema/catalog.ts";
 import type { KeyRecord } from "../schema/keys.ts";
 import type { StateBackend } from "../storage/backend.ts";
 import type { KeysStore } from "../storage/keys-store.ts";
-import { completePurchase, newPurchaseId, reservePurchase, type PurchaseDeps } from "../payments/purchase-flow.ts";
-import { leasePurchase } from "../payments/purchase-lease.ts";
-import { createPurchaseStore } from "../payments/purchase-store.ts";
+import { completePurchase, newPurchaseId, reservePurchase, type PurchaseDeps } from "../payments/purchases/purchase-flow.ts";
+import { leasePurchase } from "../payments/purchases/purchase-lease.ts";
+import { createPurchaseStore } from "../payments/purchases/purchase-store.ts";
 import { generateKey, hashKey, keyIdOf } from "./key-secret.ts";
 import { failpoint } from "../failpoint.ts";
 

@@ -8,7 +8,7 @@
 import type { AppDeps } from "../deps.ts";
 import { limitsInForce } from "../deps.ts";
 import type { ReadSession } from "../access/read-session.ts";
-import { chargePerUse } from "../payments/per-use.ts";
+import { chargePerUse } from "../payments/per-use/per-use.ts";
 import { meterKey } from "./meter.ts";
 
 /** Returns the headers that report the count or the charge (RateLimit, Pay-Network-*). */

@@ -10,7 +10,7 @@ import { apiError } from "../errors.ts";
 import { guardAdmin } from "../access/admin.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { sendJson } from "../http/respond.ts";
-import { acknowledgePurchase, listPurchasesForOperator, reconcilePurchases } from "../payments/reconcile.ts";
+import { acknowledgePurchase, listPurchasesForOperator, reconcilePurchases } from "../payments/purchases/reconcile.ts";
 import { AcknowledgePurchaseSchema } from "../schema/payments.ts";
 
 const acknowledgeValidator = compileValidator(AcknowledgePurchaseSchema);

@@ -1,6 +1,6 @@
 /**
  * GET /checkout/success?session_id=…: the page Stripe returns a card buyer to. HTML for browsers,
- * JSON with `Accept: application/json`; the keys appear once (see payments/card-success.ts).
+ * JSON with `Accept: application/json`; the keys appear once (see payments/methods/card/card-success.ts).
  */
 import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
@@ -9,8 +9,8 @@ import { prefersJson } from "../browse/describe-service.ts";
 import { requestContext } from "../http/context.ts";
 import { readSingleParam } from "../http/query.ts";
 import { sendBytes, sendJson } from "../http/respond.ts";
-import { SESSION_ID_RE, viewCardSuccess } from "../payments/card-success.ts";
-import { renderCardSuccess } from "../payments/render-card-success.ts";
+import { SESSION_ID_RE, viewCardSuccess } from "../payments/methods/card/card-success.ts";
+import { renderCardSuccess } from "../payments/methods/card/render-card-success.ts";
 
 /** The page carries inline styles only; nothing may frame it or load anything. */
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";

@@ -13,10 +13,10 @@ import { compileValidator, readJsonBody, readRawText } from "../http/body.ts";
 import { requestContext } from "../http/context.ts";
 import { publicBaseUrl } from "../http/public-base.ts";
 import { sendJson } from "../http/respond.ts";
-import { describeCheckout } from "../payments/checkout-info.ts";
-import { digestOf, resolveCheckoutOrder } from "../payments/checkout-order.ts";
-import { handleCardWebhook } from "../payments/card-fulfilment.ts";
-import { readIdempotencyKey, scopeIdempotencyKey } from "../payments/idempotency.ts";
+import { describeCheckout } from "../payments/purchases/checkout-info.ts";
+import { digestOf, resolveCheckoutOrder } from "../payments/purchases/checkout-order.ts";
+import { handleCardWebhook } from "../payments/methods/card/card-fulfilment.ts";
+import { readIdempotencyKey, scopeIdempotencyKey } from "../payments/purchases/idempotency.ts";
 import { paymentMethod } from "../payments/methods/registry.ts";
 import { CheckoutRequestSchema } from "../schema/payments.ts";
 

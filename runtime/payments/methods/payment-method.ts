@@ -6,8 +6,8 @@
  */
 import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
 import type { AppDeps } from "../../deps.ts";
-import type { CheckoutOrder } from "../checkout-order.ts";
-import type { SavedResponse } from "../idempotency.ts";
+import type { CheckoutOrder } from "../purchases/checkout-order.ts";
+import type { SavedResponse } from "../purchases/idempotency.ts";
 import type { PaymentMethodId } from "./method-ids.ts";
 
 /** What the route read from the request, for whichever method it is. */

@@ -9,8 +9,8 @@
 import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
 import type { AppDeps } from "../../deps.ts";
 import type { ApiError } from "../../errors.ts";
-import type { CheckoutOrder } from "../checkout-order.ts";
-import type { PurchaseClaim, SavedResponse } from "../idempotency.ts";
+import type { CheckoutOrder } from "../purchases/checkout-order.ts";
+import type { PurchaseClaim, SavedResponse } from "../purchases/idempotency.ts";
 import {
   chargePurchase,
   completePurchase,
@@ -18,9 +18,9 @@ import {
   reservePurchase,
   type ChargeOptions,
   type ChargeReceipt,
-} from "../purchase-flow.ts";
-import { finishClaimed } from "../purchase-lease.ts";
-import { createPurchaseStore, type PurchaseRecord } from "../purchase-store.ts";
+} from "../purchases/purchase-flow.ts";
+import { finishClaimed } from "../purchases/purchase-lease.ts";
+import { createPurchaseStore, type PurchaseRecord } from "../purchases/purchase-store.ts";
 import type { PaymentMethodId } from "./method-ids.ts";
 
 export interface CheckoutRun {

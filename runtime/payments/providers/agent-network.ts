@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
 import { apiError } from "../../errors.ts";
 import type { PaymentsConfig } from "../../config.ts";
-import { parseUsdDecimal, toUsdDecimal } from "../usd-decimal.ts";
+import { parseUsdDecimal, toUsdDecimal } from "../purchases/usd-decimal.ts";
 import { postJson } from "./fetch-json.ts";
 
 export type PayTokenType = "kya" | "pay" | "kya-pay";

@@ -1,4 +1,8 @@
 /**
+ * The providers room (`payments/providers/`): clients of the outside services the payment methods
+ * call (Stripe, the agent payment network, the x402 facilitator) and of key delivery by mail,
+ * behind interfaces so tests inject stand-ins that speak the real wire protocol.
+ *
  * The payment providers of a deployment, built once from config and injected into `createApp`.
  * A provider whose configuration is missing is null: its method is listed unavailable and
  * requests for it answer 503 `payment_provider_unavailable`.

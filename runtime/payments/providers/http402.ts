@@ -14,7 +14,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
 import { ConfigError, type PaymentsConfig } from "../../config.ts";
 import { apiError } from "../../errors.ts";
-import { requirementsFor, type DecodedPayment, type Requirements } from "../x402-requirements.ts";
+import { requirementsFor, type DecodedPayment, type Requirements } from "../methods/x402/x402-requirements.ts";
 
 export interface VerifyReply {
   isValid: boolean;

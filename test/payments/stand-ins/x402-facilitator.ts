@@ -81,16 +81,14 @@ export async function startFacilitator(options: { networks?: TokenFacts[] } = {}
     }
     if (stand.mode === "settle_fail")
       return { status: 200, body: { success: false, errorReason: "insufficient_funds", payer, transaction: "", network } };
-    const result = await facilitator
-      .settle(body.paymentPayload, body.paymentRequirements)
-      .catch((error: Error) => ({
-        success: false,
-        errorReason: "unexpected_settle_error",
-        errorMessage: error.message,
-        payer,
-        transaction: "",
-        network,
-      }));
+    const result = await facilitator.settle(body.paymentPayload, body.paymentRequirements).catch((error: Error) => ({
+      success: false,
+      errorReason: "unexpected_settle_error",
+      errorMessage: error.message,
+      payer,
+      transaction: "",
+      network,
+    }));
     if (result.success) settled.push(result.transaction);
     return { status: 200, body: result };
   });

@@ -1,5 +1,10 @@
-/** KYAPay tokens from an agent payment network (`../../checkout-agent-network.ts`), as a registered payment method. */
-import { checkoutWithAgentNetwork } from "../../checkout-agent-network.ts";
+/**
+ * KYAPay tokens from an agent payment network, as a registered payment method. Its folder holds
+ * the checkout (`checkout-agent-network.ts`); the network client is
+ * `../../providers/agent-network.ts`, and the token ledger it shares with per-use retrieval is
+ * `../../per-use/token-ledger.ts`.
+ */
+import { checkoutWithAgentNetwork } from "./checkout-agent-network.ts";
 import type { PaymentMethod } from "../payment-method.ts";
 
 export const agentNetworkMethod: PaymentMethod = {

@@ -1,5 +1,11 @@
-/** Card through Stripe Checkout (`../../checkout-card.ts`), as a registered payment method. */
-import { checkoutWithCard } from "../../checkout-card.ts";
+/**
+ * Card through Stripe Checkout, as a registered payment method. Its folder holds the whole card
+ * journey: the checkout that opens a Stripe session (`checkout-card.ts`), the bound on unpaid
+ * sessions per client (`card-pending.ts`), the webhook that charges and issues
+ * (`card-fulfilment.ts`, with renewal credits in `card-credits.ts`), and the success page where the
+ * buyer sees the keys once (`card-success.ts`, `render-card-success.ts`).
+ */
+import { checkoutWithCard } from "./checkout-card.ts";
 import type { PaymentMethod } from "../payment-method.ts";
 
 export const cardMethod: PaymentMethod = {

@@ -1,5 +1,9 @@
-/** x402 through a facilitator (`../../checkout-http402.ts`, `../../providers/http402.ts`), as a registered payment method. */
-import { checkoutWithX402 } from "../../checkout-http402.ts";
+/**
+ * x402 through a facilitator, as a registered payment method. Its folder holds the checkout
+ * (`checkout-http402.ts`) and the payment requirements it offers and checks
+ * (`x402-requirements.ts`); the facilitator client is `../../providers/http402.ts`.
+ */
+import { checkoutWithX402 } from "./checkout-http402.ts";
 import type { PaymentMethod } from "../payment-method.ts";
 
 export const x402Method: PaymentMethod = {

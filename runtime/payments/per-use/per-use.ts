@@ -1,4 +1,8 @@
 /**
+ * The per-use room (`payments/per-use/`): paying for each retrieval with a KYAPay token instead of
+ * a key. This file is the entry the read path calls; `token-ledger.ts` keeps what each token has
+ * spent (shared with the agent-network checkout), and `charge-batcher.ts` sends the charges.
+ *
  * Per-use payment on retrieval: a KYAPay pay or kya-pay token instead of a key on GET /api/demo.
  * `authorizePerUse` verifies the token (signature checked once per token, then cached) before
  * any content is chosen; `chargePerUse` spends one content node request from the token's ledger
@@ -8,12 +12,12 @@
  * PER_USE_CHARGE_BATCH_MS=0 each retrieval waits for its own charge. Index requests and 304s are
  * never charged.
  */
-import type { AppDeps } from "../deps.ts";
-import { limitsInForce } from "../deps.ts";
-import { apiError } from "../errors.ts";
-import { howToPay, type VerifiedPayToken } from "./providers/agent-network.ts";
+import type { AppDeps } from "../../deps.ts";
+import { limitsInForce } from "../../deps.ts";
+import { apiError } from "../../errors.ts";
+import { howToPay, type VerifiedPayToken } from "../providers/agent-network.ts";
 import { reserveFromLedger } from "./token-ledger.ts";
-import { toUsdDecimal } from "./usd-decimal.ts";
+import { toUsdDecimal } from "../purchases/usd-decimal.ts";
 
 export interface PerUseAuthorization {
   token: string;

@@ -10,19 +10,19 @@
  * an interrupted purchase is resolved by reconciliation (refund due, since no client can come back
  * for its keys).
  */
-import type { AppDeps } from "../deps.ts";
-import { apiError } from "../errors.ts";
-import { formatUsd } from "../money.ts";
-import type { PurchaseAccount } from "../accounts/purchase-account.ts";
-import { describeQuote, quoteOrder, type CheckoutOrder } from "./checkout-order.ts";
-import { claimPurchase, idempotencyKeyReused, type SavedResponse } from "./idempotency.ts";
-import { howToPay, type VerifiedPayToken } from "./providers/agent-network.ts";
-import { chargePurchase, completePurchase, newPurchaseId, releasePurchase, reservePurchase } from "./purchase-flow.ts";
-import { describePurchasedKeys, openKeys } from "./purchase-keys.ts";
-import { finishClaimed } from "./purchase-lease.ts";
-import { createPurchaseStore, type PurchaseRecord } from "./purchase-store.ts";
-import { describeCheckoutMethods } from "./checkout-info.ts";
-import { reserveFromLedger } from "./token-ledger.ts";
+import type { AppDeps } from "../../../deps.ts";
+import { apiError } from "../../../errors.ts";
+import { formatUsd } from "../../../money.ts";
+import type { PurchaseAccount } from "../../../accounts/purchase-account.ts";
+import { describeQuote, quoteOrder, type CheckoutOrder } from "../../purchases/checkout-order.ts";
+import { claimPurchase, idempotencyKeyReused, type SavedResponse } from "../../purchases/idempotency.ts";
+import { howToPay, type VerifiedPayToken } from "../../providers/agent-network.ts";
+import { chargePurchase, completePurchase, newPurchaseId, releasePurchase, reservePurchase } from "../../purchases/purchase-flow.ts";
+import { describePurchasedKeys, openKeys } from "../../purchases/purchase-keys.ts";
+import { finishClaimed } from "../../purchases/purchase-lease.ts";
+import { createPurchaseStore, type PurchaseRecord } from "../../purchases/purchase-store.ts";
+import { describeCheckoutMethods } from "../../purchases/checkout-info.ts";
+import { reserveFromLedger } from "../../per-use/token-ledger.ts";
 
 export interface AgentNetworkCheckout {
   payToken: string | null;

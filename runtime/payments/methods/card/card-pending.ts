@@ -9,8 +9,8 @@
  * before anything else is done. A place is given back when the session is paid or the checkout
  * fails before the buyer got a session; an abandoned session's place runs out with the session.
  */
-import type { AppDeps } from "../deps.ts";
-import { apiError } from "../errors.ts";
+import type { AppDeps } from "../../../deps.ts";
+import { apiError } from "../../../errors.ts";
 
 /**
  * Takes a free place for `purchaseId` (or finds the one it holds) until `expiresAt`; returns its

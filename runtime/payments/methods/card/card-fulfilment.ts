@@ -12,20 +12,20 @@
  * them once: an insert-once step taken right before the SMTP call, as for the charge.
  */
 import { randomUUID } from "node:crypto";
-import type { AppDeps } from "../deps.ts";
-import { apiError } from "../errors.ts";
-import type { WebhookOutcome } from "../schema/payments.ts";
-import type { PurchaseDeps } from "./purchase-flow.ts";
+import type { AppDeps } from "../../../deps.ts";
+import { apiError } from "../../../errors.ts";
+import type { WebhookOutcome } from "../../../schema/payments.ts";
+import type { PurchaseDeps } from "../../purchases/purchase-flow.ts";
 import { applyInvoiceCredit } from "./card-credits.ts";
-import type { CardSessionState } from "./providers/card.ts";
-import { limitsInForce } from "../deps.ts";
-import { reserveSlots } from "../accounts/account-slots.ts";
+import type { CardSessionState } from "../../providers/card.ts";
+import { limitsInForce } from "../../../deps.ts";
+import { reserveSlots } from "../../../accounts/account-slots.ts";
 import { freePendingPlace } from "./card-pending.ts";
-import { completePurchase, releasePurchase } from "./purchase-flow.ts";
-import { openKeys } from "./purchase-keys.ts";
-import { leasePurchase } from "./purchase-lease.ts";
-import { failpoint } from "../failpoint.ts";
-import { createPurchaseStore, type PurchaseRecord } from "./purchase-store.ts";
+import { completePurchase, releasePurchase } from "../../purchases/purchase-flow.ts";
+import { openKeys } from "../../purchases/purchase-keys.ts";
+import { leasePurchase } from "../../purchases/purchase-lease.ts";
+import { failpoint } from "../../../failpoint.ts";
+import { createPurchaseStore, type PurchaseRecord } from "../../purchases/purchase-store.ts";
 
 const PAID_STATUSES = new Set(["paid", "no_payment_required"]);
 

@@ -7,11 +7,11 @@
  * idempotency key makes a redelivered event add the same line once. A failure answers non-2xx,
  * so Stripe delivers the event again and the same amount is applied.
  */
-import type { AppDeps } from "../deps.ts";
-import { formatUsd } from "../money.ts";
-import type { WebhookOutcome } from "../schema/payments.ts";
-import { createCreditsStore } from "../storage/credits-store.ts";
-import type { CardInvoice } from "./providers/card.ts";
+import type { AppDeps } from "../../../deps.ts";
+import { formatUsd } from "../../../money.ts";
+import type { WebhookOutcome } from "../../../schema/payments.ts";
+import { createCreditsStore } from "../../../storage/credits-store.ts";
+import type { CardInvoice } from "../../providers/card.ts";
 
 export async function applyInvoiceCredit(deps: AppDeps, invoice: CardInvoice, now: number): Promise<WebhookOutcome> {
   const account = invoice.metadata.account;

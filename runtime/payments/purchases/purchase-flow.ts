@@ -1,8 +1,15 @@
 /**
+ * The purchases room (`payments/purchases/`) holds what every payment method shares: the checkout
+ * order and its price (`checkout-order.ts`, `pricing.ts`, `usd-decimal.ts`, and `checkout-info.ts`
+ * for GET /api/checkout), the durable purchase record (`purchase-store.ts`), who owns a purchase
+ * (`idempotency.ts`, `purchase-lease.ts`), its keys and sealed answers (`purchase-keys.ts`,
+ * `sealed-answer.ts`), the steps below, and `reconcile.ts`. Each method's own checkout lives in
+ * its folder under `payments/methods/`; paying per retrieval is `payments/per-use/`.
+ *
  * Money moves in one order: reserve (atomically) → charge → issue, with the purchase record
  * written before every outside call (`purchase-store.ts`). The functions here are the steps; the
- * payment methods (`checkout-agent-network.ts`, `checkout-http402.ts`, `checkout-card.ts`) and
- * admin issuance compose them, and `reconcile.ts` resumes whatever a crash left open.
+ * payment methods (`payments/methods/<id>/checkout-*.ts`) and admin issuance compose them, and
+ * `reconcile.ts` resumes whatever a crash left open.
  *
  * - `reservePurchase`: the account's slots (and with them the graduated price tier), the cohort
  *   whose price applies, the keys to be issued (generated now, sealed for the client), all before
@@ -16,12 +23,12 @@
  *   again, and the purchase is flagged `payment.unconfirmed` for the operator.
  */
 import { randomBytes } from "node:crypto";
-import type { AppDeps } from "../deps.ts";
-import { limitsInForce } from "../deps.ts";
-import { apiError, isApiError, type ApiError } from "../errors.ts";
-import { reserveSlots, releaseSlots } from "../accounts/account-slots.ts";
-import type { CohortName } from "../schema/catalog.ts";
-import { failpoint } from "../failpoint.ts";
+import type { AppDeps } from "../../deps.ts";
+import { limitsInForce } from "../../deps.ts";
+import { apiError, isApiError, type ApiError } from "../../errors.ts";
+import { reserveSlots, releaseSlots } from "../../accounts/account-slots.ts";
+import type { CohortName } from "../../schema/catalog.ts";
+import { failpoint } from "../../failpoint.ts";
 import { keyPriceMicros } from "./pricing.ts";
 import { issuePurchaseKeys, prepareKeys } from "./purchase-keys.ts";
 import { createPurchaseStore, type PurchaseMethod, type PurchaseRecord } from "./purchase-store.ts";

@@ -2,7 +2,7 @@
  * Decimal USD strings ↔ integer micro-dollars, for the wire formats that carry money as text
  * (KYAPay `amount`/`amt`, the network's `chargeAmount`). Never goes through a float.
  */
-import { formatUsd } from "../money.ts";
+import { formatUsd } from "../../money.ts";
 
 const DECIMAL_RE = /^(\d{1,12})(?:\.(\d{1,6})\d*)?$/;
 

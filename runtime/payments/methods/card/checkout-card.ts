@@ -13,17 +13,17 @@
  * the name is taken only once the payment completes, so whoever pays first owns it (a card payment
  * that completes after someone else took the name is `refund_due`, never keys in their account).
  */
-import type { AppDeps } from "../deps.ts";
-import { apiError } from "../errors.ts";
-import type { PurchaseAccount } from "../accounts/purchase-account.ts";
-import { describeQuote, type CheckoutOrder } from "./checkout-order.ts";
-import { claimPurchase, idempotencyKeyReused, type SavedResponse } from "./idempotency.ts";
-import type { CardLineItem } from "./providers/card.ts";
+import type { AppDeps } from "../../../deps.ts";
+import { apiError } from "../../../errors.ts";
+import type { PurchaseAccount } from "../../../accounts/purchase-account.ts";
+import { describeQuote, type CheckoutOrder } from "../../purchases/checkout-order.ts";
+import { claimPurchase, idempotencyKeyReused, type SavedResponse } from "../../purchases/idempotency.ts";
+import type { CardLineItem } from "../../providers/card.ts";
 import { freePendingPlace, holdPendingPlace } from "./card-pending.ts";
-import { accountProofRequired, newPurchaseId, releasePurchase, reservePurchase } from "./purchase-flow.ts";
-import { finishClaimed } from "./purchase-lease.ts";
-import { failpoint } from "../failpoint.ts";
-import { createPurchaseStore, type PurchaseRecord } from "./purchase-store.ts";
+import { accountProofRequired, newPurchaseId, releasePurchase, reservePurchase } from "../../purchases/purchase-flow.ts";
+import { finishClaimed } from "../../purchases/purchase-lease.ts";
+import { failpoint } from "../../../failpoint.ts";
+import { createPurchaseStore, type PurchaseRecord } from "../../purchases/purchase-store.ts";
 
 /** How long a buyer has to pay at Stripe (Stripe accepts 30 minutes to 24 hours). */
 const CARD_SESSION_MS = 60 * 60_000;

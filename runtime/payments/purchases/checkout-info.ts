@@ -4,12 +4,12 @@
  * credits and subscription options. Computed from the catalogue and config; no state but the
  * active cohort.
  */
-import type { AppDeps } from "../deps.ts";
-import { limitsInForce } from "../deps.ts";
-import { readActiveCohort } from "../cohorts/active-cohort.ts";
-import { formatUsd } from "../money.ts";
+import type { AppDeps } from "../../deps.ts";
+import { limitsInForce } from "../../deps.ts";
+import { readActiveCohort } from "../../cohorts/active-cohort.ts";
+import { formatUsd } from "../../money.ts";
 import { formatUsdExact } from "./usd-decimal.ts";
-import { PAYMENT_METHOD_REGISTRY } from "./methods/registry.ts";
+import { PAYMENT_METHOD_REGISTRY } from "../methods/registry.ts";
 
 export async function describeCheckout(deps: AppDeps) {
   const catalog = deps.build.current.catalog;

@@ -15,8 +15,8 @@
  * and charges that could not be confirmed.
  */
 import { randomUUID } from "node:crypto";
-import type { AppDeps } from "../deps.ts";
-import { fulfilHeldCardPurchase, mailKeysOnce } from "./card-fulfilment.ts";
+import type { AppDeps } from "../../deps.ts";
+import { fulfilHeldCardPurchase, mailKeysOnce } from "../methods/card/card-fulfilment.ts";
 import { completePurchase, purchaseLeaseMs, releasePurchase, resolveUnknownCharge, type PurchaseDeps } from "./purchase-flow.ts";
 import { createPurchaseStore, FINAL_STATES, type PurchaseRecord } from "./purchase-store.ts";
 

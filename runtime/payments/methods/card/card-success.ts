@@ -9,11 +9,11 @@
  * issued the keys) is resumed here: the page fulfils it under the purchase's lease, or says
  * `processing` (and reloads) while another worker, or a dead one's lease, still holds it.
  */
-import type { AppDeps } from "../deps.ts";
-import { isApiError } from "../errors.ts";
+import type { AppDeps } from "../../../deps.ts";
+import { isApiError } from "../../../errors.ts";
 import { fulfilCardSession, mailKeysOnce } from "./card-fulfilment.ts";
-import { describePurchasedKeys, openKeys } from "./purchase-keys.ts";
-import { createPurchaseStore, FINAL_STATES, type PurchaseRecord } from "./purchase-store.ts";
+import { describePurchasedKeys, openKeys } from "../../purchases/purchase-keys.ts";
+import { createPurchaseStore, FINAL_STATES, type PurchaseRecord } from "../../purchases/purchase-store.ts";
 
 export type CardSuccessView =
   | { status: "unknown" }

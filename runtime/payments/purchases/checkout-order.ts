@@ -4,20 +4,20 @@
  * the purchase reserves its account slots (`purchase-flow.ts`); `quoteOrder` only previews it.
  */
 import { createHash } from "node:crypto";
-import { readIdentifier } from "../accounts/identifier.ts";
-import type { AppDeps } from "../deps.ts";
-import { limitsInForce } from "../deps.ts";
-import { apiError } from "../errors.ts";
-import { readActiveCohort } from "../cohorts/active-cohort.ts";
-import { formatUsd } from "../money.ts";
-import type { CohortName } from "../schema/catalog.ts";
-import type { CheckoutRequest } from "../schema/payments.ts";
-import { createCreditsStore } from "../storage/credits-store.ts";
-import type { PurchaseAccount } from "../accounts/purchase-account.ts";
+import { readIdentifier } from "../../accounts/identifier.ts";
+import type { AppDeps } from "../../deps.ts";
+import { limitsInForce } from "../../deps.ts";
+import { apiError } from "../../errors.ts";
+import { readActiveCohort } from "../../cohorts/active-cohort.ts";
+import { formatUsd } from "../../money.ts";
+import type { CohortName } from "../../schema/catalog.ts";
+import type { CheckoutRequest } from "../../schema/payments.ts";
+import { createCreditsStore } from "../../storage/credits-store.ts";
+import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
 import { quoteKeys, type PriceQuote } from "./pricing.ts";
 import { accountProofRequired } from "./purchase-flow.ts";
 import type { PurchaseRecord } from "./purchase-store.ts";
-import { unknownVertical } from "../access/unknown-names.ts";
+import { unknownVertical } from "../../access/unknown-names.ts";
 
 export interface CheckoutOrder {
   vertical: string;

@@ -13,10 +13,10 @@
  * - An Idempotency-Key belongs to its caller, as Stripe scopes keys to an account
  *   (`scopeIdempotencyKey`): two buyers who happen to pick the same key never meet.
  */
-import type { AppDeps } from "../deps.ts";
-import { apiError } from "../errors.ts";
-import { foldIdentifier } from "../accounts/identifier.ts";
-import type { PurchaseAccount } from "../accounts/purchase-account.ts";
+import type { AppDeps } from "../../deps.ts";
+import { apiError } from "../../errors.ts";
+import { foldIdentifier } from "../../accounts/identifier.ts";
+import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
 import { digestOf } from "./checkout-order.ts";
 import { newPurchaseId } from "./purchase-flow.ts";
 

@@ -6,8 +6,8 @@
  * the release are insert-once steps (`purchase-store.ts`), so even two workers cannot charge twice.
  */
 import { randomUUID } from "node:crypto";
-import type { AppDeps } from "../deps.ts";
-import { apiError, type ErrorCode } from "../errors.ts";
+import type { AppDeps } from "../../deps.ts";
+import { apiError, type ErrorCode } from "../../errors.ts";
 import { releaseClaim, type PurchaseClaim } from "./idempotency.ts";
 import { purchaseLeaseMs } from "./purchase-flow.ts";
 import { createPurchaseStore } from "./purchase-store.ts";

@@ -7,11 +7,11 @@
  * A reservation is made before the network is asked to charge and is not given back if the charge
  * then fails: the ledger may under-spend a token, never over-spend it.
  */
-import type { AppDeps } from "../deps.ts";
-import { apiError } from "../errors.ts";
-import { formatUsdExact as formatUsd } from "./usd-decimal.ts";
-import { howToPay, type VerifiedPayToken } from "./providers/agent-network.ts";
-import type { CounterWindow } from "../storage/backend.ts";
+import type { AppDeps } from "../../deps.ts";
+import { apiError } from "../../errors.ts";
+import { formatUsdExact as formatUsd } from "../purchases/usd-decimal.ts";
+import { howToPay, type VerifiedPayToken } from "../providers/agent-network.ts";
+import type { CounterWindow } from "../../storage/backend.ts";
 
 /** Sellers may charge a token up to 24 h after its `exp`. */
 export const CHARGE_WINDOW_MS = 24 * 3600_000;

@@ -4,8 +4,8 @@
  * $19/$17/$15/$13/$11), where the account's existing keys decide which tiers the new ones take.
  * Money is integer micro-dollars.
  */
-import { apiError } from "../errors.ts";
-import type { Cohort, CohortName } from "../schema/catalog.ts";
+import { apiError } from "../../errors.ts";
+import type { Cohort, CohortName } from "../../schema/catalog.ts";
 
 export interface PriceQuote {
   cohort: CohortName;

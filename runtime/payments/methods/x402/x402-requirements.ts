@@ -8,7 +8,7 @@
  */
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
-import { apiError } from "../errors.ts";
+import { apiError } from "../../../errors.ts";
 
 export interface ExactAuthorization {
   from: string;

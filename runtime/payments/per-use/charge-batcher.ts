@@ -23,10 +23,10 @@
  * then on; pending amounts are flushed on shutdown.
  */
 import { randomUUID } from "node:crypto";
-import type { Logger } from "../logger.ts";
-import type { CounterWindow, StateBackend } from "../storage/backend.ts";
-import type { AgentNetworkProvider } from "./providers/agent-network.ts";
-import { openAnswer, sealAnswer, type SealedAnswer } from "./sealed-answer.ts";
+import type { Logger } from "../../logger.ts";
+import type { CounterWindow, StateBackend } from "../../storage/backend.ts";
+import type { AgentNetworkProvider } from "../providers/agent-network.ts";
+import { openAnswer, sealAnswer, type SealedAnswer } from "../purchases/sealed-answer.ts";
 import { CHARGE_WINDOW_MS, LEDGER_GRACE_MS } from "./token-ledger.ts";
 
 export interface PerUseIds {

@@ -4,7 +4,7 @@
  * refresh, which needs no script.
  */
 import type { CardSuccessView } from "./card-success.ts";
-import { escapeHtml } from "../http/escape-html.ts";
+import { escapeHtml } from "../../../http/escape-html.ts";
 
 export function renderCardSuccess(view: CardSuccessView): string {
   const body = _body(view);

@@ -9,15 +9,15 @@
  * records first, then the cohort seat, the volume plan and the referral that this payment
  * qualifies, each safe to repeat.
  */
-import type { AppDeps } from "../deps.ts";
-import { limitsInForce } from "../deps.ts";
-import { claimCohortSeat } from "../cohorts/progression.ts";
-import { generateKey, hashKey, keyIdOf } from "../keys/key-secret.ts";
-import { describeKey } from "../keys/key-view.ts";
-import type { KeyRecord } from "../schema/keys.ts";
-import { SEATS_LIST } from "../storage/list-names.ts";
-import { qualifyReferral } from "../growth/referral.ts";
-import { failpoint } from "../failpoint.ts";
+import type { AppDeps } from "../../deps.ts";
+import { limitsInForce } from "../../deps.ts";
+import { claimCohortSeat } from "../../cohorts/progression.ts";
+import { generateKey, hashKey, keyIdOf } from "../../keys/key-secret.ts";
+import { describeKey } from "../../keys/key-view.ts";
+import type { KeyRecord } from "../../schema/keys.ts";
+import { SEATS_LIST } from "../../storage/list-names.ts";
+import { qualifyReferral } from "../../growth/referral.ts";
+import { failpoint } from "../../failpoint.ts";
 import type { PurchaseRecord } from "./purchase-store.ts";
 import type { PurchaseDeps } from "./purchase-flow.ts";
 import { openAnswer, sealAnswer, type SealedAnswer } from "./sealed-answer.ts";

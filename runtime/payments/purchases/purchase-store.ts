@@ -18,10 +18,10 @@
  *   second learns which it was. The `release` step gives the slots back once; the `mail` step
  *   sends a card purchase's keys once, whichever path issued them.
  */
-import type { CohortName } from "../schema/catalog.ts";
-import type { StateBackend } from "../storage/backend.ts";
+import type { CohortName } from "../../schema/catalog.ts";
+import type { StateBackend } from "../../storage/backend.ts";
 import type { SealedAnswer } from "./sealed-answer.ts";
-import type { PaymentMethodId } from "./methods/method-ids.ts";
+import type { PaymentMethodId } from "../methods/method-ids.ts";
 
 export type PurchaseMethod = PaymentMethodId | "admin";
 export type PurchaseState = "reserved" | "awaiting_payment" | "charging" | "charged" | "issued" | "released" | "refund_due";

@@ -3,7 +3,7 @@
  * requirements (v1 in the body, v2 in PAYMENT-REQUIRED) for the price this account would pay now.
  * With one, the signed payment itself is the purchase's claim (network, payer, nonce; the
  * signature is the fingerprint, so another header with the same nonce is refused as "nonce used"),
- * and the purchase runs reserve → verify → settle → issue (`methods/run-checkout.ts`):
+ * and the purchase runs reserve → verify → settle → issue (`../run-checkout.ts`):
  * - reserve: the account's slots fix the price; a payment for another amount is refused (402 with
  *   fresh requirements) and the reservation released;
  * - verify with the facilitator (consumes nothing), then settle: the one irreversible call, at most
@@ -13,15 +13,15 @@
  *   payment sent again gets the same keys, across crashes too, while the store holds no key in clear.
  */
 import type { Network } from "@x402/core/types";
-import type { AppDeps } from "../deps.ts";
-import { apiError } from "../errors.ts";
-import { formatUsd } from "../money.ts";
-import type { PurchaseAccount } from "../accounts/purchase-account.ts";
-import { describeQuote, digestOf, quoteOrder, type CheckoutOrder } from "./checkout-order.ts";
-import { claimPurchase, type SavedResponse } from "./idempotency.ts";
-import { describePurchasedKeys, openKeys } from "./purchase-keys.ts";
-import { runCheckout } from "./methods/run-checkout.ts";
-import type { PurchaseRecord } from "./purchase-store.ts";
+import type { AppDeps } from "../../../deps.ts";
+import { apiError } from "../../../errors.ts";
+import { formatUsd } from "../../../money.ts";
+import type { PurchaseAccount } from "../../../accounts/purchase-account.ts";
+import { describeQuote, digestOf, quoteOrder, type CheckoutOrder } from "../../purchases/checkout-order.ts";
+import { claimPurchase, type SavedResponse } from "../../purchases/idempotency.ts";
+import { describePurchasedKeys, openKeys } from "../../purchases/purchase-keys.ts";
+import { runCheckout } from "../run-checkout.ts";
+import type { PurchaseRecord } from "../../purchases/purchase-store.ts";
 import {
   decodePaymentHeader,
   encodeRequiredHeader,
