@@ -9,7 +9,7 @@ import { meterKey } from "../../runtime/metering/meter.ts";
 import { planWindows } from "../../runtime/metering/quota.ts";
 import { OVERRIDABLE_LIMITS, QUOTA_WINDOWS, type QuotaWindowSpec } from "../../runtime/metering/windows.ts";
 import type { Limits } from "../../runtime/schema/catalog.ts";
-import type { KeyRecord } from "../../runtime/schema/keys.ts";
+import { membershipRecord } from "../helpers/key-record.ts";
 import { createSqliteBackend } from "../../runtime/storage/sqlite-backend.ts";
 import { isApiError } from "../../runtime/errors.ts";
 
@@ -40,26 +40,6 @@ const MINUTE_WINDOW: QuotaWindowSpec = {
 };
 const WITH_MINUTE = [MINUTE_WINDOW, ...QUOTA_WINDOWS];
 
-function record(id: string): KeyRecord {
-  return {
-    id,
-    hash: id.repeat(4),
-    type: "membership",
-    vertical: "travel",
-    cohort: "core",
-    plan: "standard",
-    label: null,
-    agent_id: null,
-    account: null,
-    permanent: false,
-    status: "active",
-    source: "admin",
-    created_at: "2026-11-01T00:00:00.000Z",
-    expires_at: null,
-    revoked_at: null,
-  };
-}
-
 async function outcome(run: Promise<unknown>): Promise<string> {
   try {
     await run;
@@ -74,7 +54,7 @@ describe("quota windows", () => {
   it("a one-minute window counts for a minute, not for the rest of the hour", async () => {
     const backend = createSqliteBackend({ dataDir: ":memory:" });
     const limits = { ...LIMITS, per_key_monthly: 2 };
-    const key = record("aaaabbbbcccc");
+    const key = membershipRecord("aaaabbbbcccc");
     try {
       expect(await outcome(meterKey(backend, limits, key, T0, WITH_MINUTE))).toBe("admitted");
       expect(await outcome(meterKey(backend, limits, key, T0 + 1_000, WITH_MINUTE))).toBe("admitted");
@@ -92,7 +72,7 @@ describe("quota windows", () => {
   });
 
   it("derives the plan's windows, their rows and the overridable limits from the one table", () => {
-    const windows = planWindows(record("aaaabbbbcccc"), LIMITS, T0);
+    const windows = planWindows(membershipRecord("aaaabbbbcccc"), LIMITS, T0);
     expect(windows.map((w) => w.name)).toEqual(["hour", "day", "month"]);
     // One row per key: the embedded store writes the windows of a metered request as one row.
     expect(new Set(windows.map((w) => w.row))).toEqual(new Set(["q:{k:aaaabbbbcccc}:aaaabbbbcccc"]));

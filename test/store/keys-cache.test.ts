@@ -6,6 +6,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { membershipRecord } from "../helpers/key-record.ts";
 import { describe, expect, it } from "vitest";
 import type { KeyRecord } from "../../runtime/schema/keys.ts";
 import { createSqliteBackend } from "../../runtime/storage/sqlite-backend.ts";
@@ -13,24 +14,7 @@ import { createKeysStore } from "../../runtime/storage/keys-store.ts";
 
 const CACHE_MS = 40;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const record = (hash: string): KeyRecord =>
-  ({
-    id: hash.slice(0, 12),
-    hash,
-    type: "membership",
-    vertical: "travel",
-    cohort: "core",
-    plan: "standard",
-    label: null,
-    agent_id: null,
-    account: null,
-    permanent: false,
-    status: "active",
-    source: "admin",
-    created_at: "2026-11-01T00:00:00Z",
-    expires_at: null,
-    revoked_at: null,
-  }) as KeyRecord;
+const record = (hash: string): KeyRecord => membershipRecord(hash.slice(0, 12), hash);
 
 describe("keys store cache", () => {
   it("reads a record once while nothing changes, and sees another store's revocation within the period", async () => {

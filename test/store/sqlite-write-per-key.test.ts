@@ -13,7 +13,7 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { planWindows } from "../../runtime/metering/quota.ts";
 import type { Limits } from "../../runtime/schema/catalog.ts";
-import type { KeyRecord } from "../../runtime/schema/keys.ts";
+import { membershipRecord } from "../helpers/key-record.ts";
 import { createSqliteBackend, PAGE_SIZE } from "../../runtime/storage/sqlite-backend.ts";
 
 const NOW = Date.UTC(2026, 10, 26, 12, 30);
@@ -32,24 +32,7 @@ const FRAME_HEADER = 24;
 /** The windows of a membership key whose id is spread over the table as the service's are (a digest prefix). */
 function windowsOf(i: number) {
   const id = createHash("sha256").update(`key-${i}`).digest("hex").slice(0, 12);
-  const record = {
-    id,
-    hash: "",
-    type: "membership",
-    vertical: "travel",
-    cohort: "core",
-    plan: "standard",
-    label: null,
-    agent_id: null,
-    account: null,
-    permanent: false,
-    status: "active",
-    source: "admin",
-    created_at: "2026-11-01T00:00:00Z",
-    expires_at: null,
-    revoked_at: null,
-  } as KeyRecord;
-  return planWindows(record, LIMITS, NOW);
+  return planWindows(membershipRecord(id), LIMITS, NOW);
 }
 
 describe("SQLite bytes written per metered request", () => {
