@@ -1,5 +1,5 @@
 /**
- * Issue 17, item 12: authoring a node with mistakes. The scaffold bumps the linking node's
+ * Authoring a node with mistakes. The scaffold bumps the linking node's
  * `updated`; placeholders are warnings in a dev build and errors in a release build; unknown
  * node ids and facts get a "did you mean"; `updated_not_bumped` follows content, not date order;
  * a bad date says which format is expected.
@@ -18,7 +18,7 @@ const edit = (file: string, from: string | RegExp, to: string) => {
   writeFileSync(file, next);
 };
 
-describe("authoring (issue 17, item 12)", () => {
+describe("authoring", () => {
   it("the scaffold moves the linking node's updated to today", () => {
     const tmp = createTempDir();
     const contentDir = materializeFixture(tmp);

@@ -114,7 +114,7 @@ describe("formatIssue / formatReport", () => {
   });
 });
 
-describe("one pass (issue 27)", () => {
+describe("one pass", () => {
   it("reports every problem of a run at once: a bad date does not hide a rule error, nor a schema error the rules", async () => {
     const tmp = createTempDir();
     const result = await buildContent({

@@ -48,7 +48,7 @@ describe("emit", () => {
     expect(locked.cta).toContain("$0.002");
     // Not a trial module: no trial offer.
     expect(read("verticals/travel/nodes/trv-care.locked.json").cta).not.toContain('"vertical": "travel"');
-    // Issue 19.1: the same, machine-readable, in the full locked form.
+    // The same, machine-readable, in the full locked form.
     expect(locked.unlock).toEqual({
       trial: { method: "POST", path: "/api/trial", body: { vertical: "travel" }, calls: 500, hours: 24 },
       membership: { vertical: "travel", any_membership: false, method: "POST", path: "/api/checkout", checkout_info: "/api/checkout" },
@@ -71,7 +71,7 @@ describe("emit", () => {
     expect(lean.nodes).toEqual(index.nodes);
   });
 
-  it("the index reports each node's full and lean size in bytes, as served (issue 19.7)", async () => {
+  it("the index reports each node's full and lean size in bytes, as served", async () => {
     const { result, read } = await files();
     const index = read("verticals/travel/index.json");
     expect(index.nodes.length).toBeGreaterThan(0);

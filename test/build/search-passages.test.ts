@@ -1,5 +1,5 @@
 /**
- * Issue 27: search snippets are cut at sentence boundaries without breaking citations, and keep
+ * Search snippets are cut at sentence boundaries without breaking citations, and keep
  * identifiers whole (build/search/passages.ts). The regex cutter it replaces ended 733 passages of
  * the real content after "Art.", "No.", "U.S.C." or "e.g." and merged `is_ai_system` into
  * "isaisystem"; test/content/content.test.ts checks the real content too.

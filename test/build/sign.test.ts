@@ -1,5 +1,5 @@
 /**
- * The build's signatures (issue 30): every served file (node variants, indexes) is signed once,
+ * The build's signatures: every served file (node variants, indexes) is signed once,
  * at build time, over its Content-Digest and Knowledge-Identity; a development build says it used
  * a development key and keeps that key per output folder; a release build needs SIGNING_KEY; and
  * a release build of content a development build already published replaces the development

@@ -59,7 +59,7 @@ describe("validate", () => {
     expect(toIsoDateTime("2026-11-01T09:30Z")).toBe("2026-11-01T09:30:00Z");
   });
 
-  it("accepts the questions a node answers, each one line ending with a question mark, and keeps them out of the version (issue 27)", () => {
+  it("accepts the questions a node answers, each one line ending with a question mark, and keeps them out of the version", () => {
     const plain = validate(`---\n${FM}\n---\n${LAYERS}`).nodes[0]!;
     const asked = validate(
       `---\n${FM.replace("order: 1", 'questions:\n  - "Can I get my money back?"\n  - "Who pays for the hotel?"\norder: 1')}\n---\n${LAYERS}`,

@@ -1,5 +1,5 @@
 /**
- * Issue 17, item 2: watch mode (`npm run dev`) keeps rebuilding after atomic saves. vim, JetBrains
+ * Watch mode (`npm run dev`) keeps rebuilding after atomic saves. vim, JetBrains
  * and `sed -i` write a temp file and rename it over the original; `fs.watch(recursive)` on
  * Node 20 loses the file after the first such save, so the second save went unnoticed.
  */
@@ -23,7 +23,7 @@ function saveAtomically(file: string, text: string): void {
   renameSync(temp, file);
 }
 
-describe("watchContent (issue 17, item 2)", () => {
+describe("watchContent", () => {
   it("rebuilds after each of several rename-saves of the same file", async () => {
     const tmp = createTempDir();
     const contentDir = materializeFixture(tmp);

@@ -1,5 +1,5 @@
 /**
- * Issue 7: a per-use payment token worth 5 retrievals, spent from three instances on one Redis at
+ * A per-use payment token worth 5 retrievals, spent from three instances on one Redis at
  * once, serves exactly 5 content nodes and is charged exactly 5 times (the token ledger is one
  * atomic counter, shared through Redis).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 7, zero-downtime publishing: while a steady load runs against two instances, a new build
+ * Zero-downtime publishing: while a steady load runs against two instances, a new build
  * (one node added, one updated) is published to the shared release store; no request fails, both
  * instances serve it within the poll interval and /v1/delta shows exactly the two new entries.
  * Rollback goes back to the previous release; a corrupted release is refused while the build in

@@ -1,5 +1,5 @@
 /**
- * Issue 7: three runtime processes on one Redis stay exactly as correct as one process. A trial
+ * Three runtime processes on one Redis stay exactly as correct as one process. A trial
  * key hammered with 600 concurrent requests spread over the three gets exactly its hourly 200,
  * every instance reads the same usage, and waitlist joins spread over the instances get unique,
  * consecutive positions. The same on a real Redis Cluster (three primaries, three replicas)

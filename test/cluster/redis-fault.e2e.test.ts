@@ -1,5 +1,5 @@
 /**
- * Issue 7, Redis outage: two instances on a Redis of their own (append-only, fsync on every write,
+ * Redis outage: two instances on a Redis of their own (append-only, fsync on every write,
  * started here on a free port in a temp folder; the machine's shared Redis is never touched).
  * Redis is killed in the middle of a load: metered requests answer 503 `store_unavailable`,
  * nothing answers 500, free requests keep working and no metered content is served uncounted.

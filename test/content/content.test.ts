@@ -61,7 +61,7 @@ describe("real content", () => {
     expect(read<Catalog>("catalog.json").slugs.ethics).toBe("ai-compliance");
   });
 
-  it("every node declares the questions it answers, and no snippet passage ends at an abbreviation (issue 27)", () => {
+  it("every node declares the questions it answers, and no snippet passage ends at an abbreviation", () => {
     const catalog = read<Catalog>("catalog.json");
     const broken: string[] = [];
     for (const vertical of catalog.verticals.filter((v) => v.status === "live")) {

@@ -1,5 +1,5 @@
 /**
- * Issue 16, review dates, over the REAL content: every node carries `reviewed` and `review_by`,
+ * Review dates, over the REAL content: every node carries `reviewed` and `review_by`,
  * node responses and /browse pages show them, and the content builds without an overdue review or
  * a future-event statement whose date has passed.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 16, typed answers: every outcome whose description names an amount, a percentage, a
+ * Typed answers: every outcome whose description names an amount, a percentage, a
  * deadline or a date carries typed values (so an agent never parses prose for them), and every
  * number in such a value also appears in the description it types. Over the REAL built content.
  */

@@ -46,7 +46,7 @@ describe("contract: boundaries", () => {
     expect(offenders).toEqual([]);
   });
 
-  it("no runtime file or production entry reaches the dev key; only scripts/dev.ts does (issue 27)", () => {
+  it("no runtime file or production entry reaches the dev key; only scripts/dev.ts does", () => {
     // The server (its bundle is built from runtime/), `npm start` and the vkr CLI never create or print it.
     const production = [...files, join(REPO_ROOT, "scripts", "start.ts"), ...runtimeFiles(join(REPO_ROOT, "cli"))];
     const offenders = production.filter((f) => importsOf(f).some((spec) => spec.endsWith("dev-key.ts")));

@@ -1,5 +1,5 @@
 /**
- * Issue 19.6: POST /api/interest accepts slugs nobody listed ("proposed" verticals), and the
+ * POST /api/interest accepts slugs nobody listed ("proposed" verticals), and the
  * number of distinct proposals is capped so the public summary stays bounded. The cap is taken
  * atomically before a proposal is written: one concurrent burst of 260 new slugs, on SQLite and on
  * two instances sharing Redis, proposes exactly PROPOSED_VERTICALS_MAX (200).

@@ -1,5 +1,5 @@
 /**
- * Referrals over real HTTP (issue 14 item 5, issue 19 item 4): a referral is logged `pending` and
+ * Referrals over real HTTP: a referral is logged `pending` and
  * earns its $1.50 only when the referred agent becomes a paying member (a checkout paid through the
  * agent payment network's stand-in), at most 4 per cycle; invented agents never earn anything;
  * trial keys may refer; members, self and repeats are refused.

@@ -206,7 +206,7 @@ describe("POST /api/interest and GET /api/interest/summary", () => {
     expect(statuses).toEqual([200, 200, 200, 429]);
   });
 
-  it("accepts a well-formed slug nobody listed yet and ranks it as proposed, with the 500 threshold (issue 19.6)", async () => {
+  it("accepts a well-formed slug nobody listed yet and ranks it as proposed, with the 500 threshold", async () => {
     const first = await signal({ vertical: "quantum-widgets", agent_id: "qw-1", use_case: "widget compliance" });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({

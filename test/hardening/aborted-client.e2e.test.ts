@@ -1,5 +1,5 @@
 /**
- * Issue 15, item 3: a client that goes away in the middle of its body, or sends it too slowly, is
+ * A client that goes away in the middle of its body, or sends it too slowly, is
  * the client's doing. It is logged at info with its own status (499 closed by the client, 408 too
  * slow) and counted under that status in the metrics, never as a 5xx nor an "unhandled error",
  * so nobody can fill the error log or set off 5xx alerts by hanging up.

@@ -1,5 +1,5 @@
 /**
- * Issue 15, item 1: one concurrent burst of wrong admin bearers gets at most the limit evaluated
+ * One concurrent burst of wrong admin bearers gets at most the limit evaluated
  * (403) and everything else 429, on the embedded store and on Redis: the attempt is consumed
  * before the secret is compared, not counted after. Bundled servers in their own processes, as
  * the review attacked them (an in-process server shares the test's event loop, which spreads

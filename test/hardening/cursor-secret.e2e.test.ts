@@ -1,5 +1,5 @@
 /**
- * Issue 15, item 6: with no CURSOR_SECRET there is no public default to forge delta cursors with.
+ * With no CURSOR_SECRET there is no public default to forge delta cursors with.
  * A random secret is generated once and kept in the state store: cursors survive a restart on
  * the same store, and instances sharing a Redis accept each other's cursors.
  */

@@ -6,7 +6,7 @@ import fc from "fast-check";
 
 /**
  * Names of Object.prototype members: any lookup keyed by request data through a plain object
- * finds these on every object (issue 15: `?q=constructor` answered 500). Every string parameter
+ * finds these on every object (once `?q=constructor` answered 500). Every string parameter
  * and every JSON key gets each of them in every seeded run (see `prototypeWordExamples`).
  */
 export const PROTOTYPE_WORDS = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"] as const;

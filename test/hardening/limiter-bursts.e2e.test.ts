@@ -1,5 +1,5 @@
 /**
- * Issue 15, item 1, the audit: every other per-client or per-key limiter holds against one
+ * The audit: every other per-client or per-key limiter holds against one
  * concurrent burst, on SQLite and over two instances on Redis, because each consumes its count
  * atomically before acting (none reads, acts, then writes). 240 requests written at once per
  * store; exactly the limit gets through.

@@ -1,5 +1,5 @@
 /**
- * Issue 15, item 9: ids that are not well-formed Unicode are refused. `"\udfff"` and `"\udffe"`
+ * Ids that are not well-formed Unicode are refused. `"\udfff"` and `"\udffe"`
  * are different strings, but UTF-8 has no lone surrogates, so stored both became U+FFFD and
  * shared one record. Now any lone surrogate in a body (value or key) is 400 `invalid_unicode`.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 15, item 5: the free pages (`/browse`, `/browse/*`, `/llms.txt`, `/llms-full.txt`) are
+ * The free pages (`/browse`, `/browse/*`, `/llms.txt`, `/llms-full.txt`) are
  * limited per client like the free index of GET /api/demo. One concurrent burst of 240 gets
  * exactly the limit served; HTML pages answer a friendly 429 page, the text files a problem; a
  * made-up key is no way around it; another client and the next minute are served.

@@ -1,5 +1,5 @@
 /**
- * Issue 15, item 2, over MCP (the REST operations get the same words in the fuzz suite's seeded
+ * Over MCP (the REST operations get the same words in the fuzz suite's seeded
  * examples): names of Object.prototype members as every string argument of every tool and prompt,
  * as argument keys, as method names and in resource URIs never end in an internal error.
  */

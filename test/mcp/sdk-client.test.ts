@@ -166,7 +166,7 @@ describe("tools/call: content under the REST access matrix", () => {
     });
   });
 
-  it("beyond the trial modules and on another vertical a key gets the free locked view with an unlock hint, and consumes nothing (issue 19.1)", async () => {
+  it("beyond the trial modules and on another vertical a key gets the free locked view with an unlock hint, and consumes nothing", async () => {
     const trial = await connect({ "x-service-key": travelTrial });
     const before = await hourlyUsage(svc, travelTrial);
     const notInTrial = await trial.callTool({ name: "get_node", arguments: { vertical: "travel", node: "trv-m7" } });
@@ -179,7 +179,7 @@ describe("tools/call: content under the REST access matrix", () => {
     expect(await hourlyUsage(svc, travelTrial)).toBe(before);
   });
 
-  it("an unknown key is an isError 401 where there is no free view, while free content and lists still work (issues 19.3, 27)", async () => {
+  it("an unknown key is an isError 401 where there is no free view, while free content and lists still work", async () => {
     const bad = await connect({ "x-service-key": "svc_live_00000000000000000000000000000000" });
     const result = await bad.callTool({ name: "evaluate_rules", arguments: { vertical: "travel", node: "trv-m1", facts: {} } });
     expect(result.isError).toBe(true);

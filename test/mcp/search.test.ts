@@ -1,6 +1,6 @@
 /**
  * GET /api/search and the `search` tool over a fixture with distinctive words placed in chosen
- * layers: ranking (the same fields for every caller, issue 27), the normalised score and `match`,
+ * layers: ranking (the same fields for every caller), the normalised score and `match`,
  * vertical scoping, snippets only from unlocked layers, limit bounds, the quota rule (free on the
  * index layer, one retrieval when a key's gated layers may be quoted), and the build's per-field index.
  */
@@ -121,7 +121,7 @@ describe("ranking", () => {
     expect((await search("q=zeppelin")).body).toEqual({ match: "none", results: [] });
   });
 
-  it('says "poor" when the first result covers little of the query (issue 27)', async () => {
+  it('says "poor" when the first result covers little of the query', async () => {
     // "kangaroo" is in one layer only, "zeppelin" and "airship" nowhere: results, but no good answer.
     const res = await search(`q=${encodeURIComponent("zeppelin airship kangaroo")}`);
     expect(res.body.results.length).toBeGreaterThan(0);
@@ -154,7 +154,7 @@ describe("scoping", () => {
 });
 
 describe("snippets and layers", () => {
-  it("ranks every caller on the same fields, and quotes only the layers the caller may read (issue 27)", async () => {
+  it("ranks every caller on the same fields, and quotes only the layers the caller may read", async () => {
     const anonymous = await search("q=kangaroo");
     const member = await search("q=kangaroo", travelMember);
     expect(ids(anonymous.body).sort()).toEqual(["a2a-one", "trv-m2", "trv-m6"]);

@@ -1,6 +1,5 @@
 /**
- * Accounts are owned, and money moves reserve → charge → issue (issue 14, items 1–2; issue 19,
- * item 5). Over real HTTP against the agent payment network's stand-in:
+ * Accounts are owned, and money moves reserve → charge → issue. Over real HTTP against the agent payment network's stand-in:
  * - a stranger naming an existing member's agent_id is refused before any payment, and the owner's
  *   price tier, slots and plan are untouched;
  * - concurrent purchases never charge a buyer who gets no key, and graduated prices stay exact;

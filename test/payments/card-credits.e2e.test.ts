@@ -1,5 +1,5 @@
 /**
- * Credits are real money (issue 14, item 5): when Stripe drafts a renewal invoice
+ * Credits are real money: when Stripe drafts a renewal invoice
  * (`invoice.created`, billing_reason subscription_cycle), the account's referral and loyalty credit
  * is added to it as a negative invoice item (Stripe's API, through the stand-in), exactly once per
  * invoice however often Stripe delivers the event, never more than the balance across an

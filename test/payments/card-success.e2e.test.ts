@@ -1,5 +1,5 @@
 /**
- * Card reaches the buyer (issue 14, item 4): with only STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET
+ * Card reaches the buyer: with only STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET
  * set (no relay), Stripe returns the buyer to /checkout/success, which confirms the payment with
  * Stripe itself when the webhook is late and shows the keys once; with SMTP_URL they are also
  * mailed, through a real SMTP listener (smtp-server) that this suite starts. The page is looked at

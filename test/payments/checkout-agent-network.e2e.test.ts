@@ -122,7 +122,7 @@ describe("POST /api/checkout agent_network", () => {
     ["garbage token", async () => "nope", "payment_token_invalid"],
     ["kya-only token", async () => mint(100_000_000, { typ: "kya+jwt" }), "payment_token_required"],
     ["expired token", async () => mint(100_000_000, { expiresIn: -300 }), "payment_token_expired"],
-    // Issue 15: a token that names no environment could be a sandbox token.
+    // A token that names no environment could be a sandbox token.
     ["token without an env claim", async () => mint(100_000_000, { omit: ["env"] }), "payment_token_invalid"],
     ["sandbox token", async () => mint(100_000_000, { claims: { env: "sandbox" } }), "payment_token_invalid"],
     ["token worth less than the price", async () => mint(5_000_000), "payment_token_depleted"],

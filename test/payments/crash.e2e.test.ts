@@ -1,5 +1,5 @@
 /**
- * kill -9 at every state boundary of every payment method (issue 14, item 3). The bundled server
+ * kill -9 at every state boundary of every payment method. The bundled server
  * runs as a child process with VKR_FAILPOINT=<point>, which SIGKILLs it the moment a purchase
  * reaches that point; it is restarted on the same state and the buyer retries (same
  * Idempotency-Key, same x402 payment, Stripe redelivering its event). For each boundary:

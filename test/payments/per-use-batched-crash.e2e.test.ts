@@ -1,5 +1,5 @@
 /**
- * The per-use default (issue 18): retrievals do not wait for the network's charge (20–50 ms here),
+ * The per-use default: retrievals do not wait for the network's charge (20–50 ms here),
  * charges go out in batches bounded by amount and time, and `kill -9` under load loses nothing
  * for good: a restarted instance charges what the dead one reserved and never sent, the token is
  * never charged more than its value and never serves more than it covers.

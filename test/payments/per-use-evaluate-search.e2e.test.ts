@@ -1,5 +1,5 @@
 /**
- * Issue 15.8: per-use pay tokens on POST /api/evaluate and GET /api/search (and their MCP tools)
+ * Per-use pay tokens on POST /api/evaluate and GET /api/search (and their MCP tools)
  * are accepted and charged like GET /api/demo: one retrieval ($0.002) per answer that reads gated
  * layers, nothing for fully open content, never more than the token's value under concurrency.
  */

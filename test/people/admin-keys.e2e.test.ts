@@ -1,4 +1,4 @@
-/** Issue 10: admin key listing by label and revocation over HTTP, and the revoked key refused at once. */
+/** Admin key listing by label and revocation over HTTP, and the revoked key refused at once. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
 import { peopleFixtureDist } from "./_fixture.ts";
@@ -35,7 +35,7 @@ describe("admin key routes", () => {
     expect(revoked.status).toBe(200);
     expect(revoked.body).toMatchObject({ id: first!.id, status: "revoked", revoked_at: expect.any(String) });
 
-    // Refused at once: the node's free locked view with the key's problem (issue 27), never its layers.
+    // Refused at once: the node's free locked view with the key's problem, never its layers.
     const after = await svc.request("/api/demo?vertical=travel&node=trv-m7", { headers: { "x-service-key": first!.key } });
     expect([after.status, after.headers.get("credential-problem")]).toEqual([200, "key_revoked"]);
     expect(after.body.node.locked_layers).toHaveLength(4);

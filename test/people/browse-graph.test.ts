@@ -1,5 +1,5 @@
 /**
- * Issue 17, item 5: the graph layout keeps every edge out of every box, for any shape of graph
+ * The graph layout keeps every edge out of every box, for any shape of graph
  * (random graphs with back-edges, self-loops, wide ranks that wrap, unreachable nodes), draws one
  * shape per node and one path per edge, and lays out identically on every run.
  */
@@ -90,7 +90,7 @@ describe("renderGraphSvg layout", () => {
         }));
         expect(rects.map((r) => r.id).sort()).toEqual(index.nodes.map((n) => n.id).sort());
         const edges = [...svg.matchAll(/<path class="edge[^"]*" data-from="([^"]+)" data-to="([^"]+)" d="([^"]+)"/g)];
-        // Every edge is drawn forward (into a lower row) or counted on its box as a link back (issue 27).
+        // Every edge is drawn forward (into a lower row) or counted on its box as a link back.
         const back = [...svg.matchAll(/data-node="([^"]+)" data-back="([^"]+)"/g)].flatMap((m) =>
           m[2]!.split(" ").map((to) => [m[1]!, to]),
         );

@@ -1,5 +1,5 @@
 /**
- * Issue 17, item 4: layer text is rendered with unified (remark → rehype, sanitized) at build
+ * Layer text is rendered with unified (remark → rehype, sanitized) at build
  * time. Fenced code keeps its lines inside <pre><code>, emphasis and tables render, links keep
  * their target, and anything scriptable in content is dropped.
  */

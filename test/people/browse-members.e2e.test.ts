@@ -1,5 +1,5 @@
 /**
- * Issue 17, item 6: members read what they paid for in a browser. A key pasted once on
+ * Members read what they paid for in a browser. A key pasted once on
  * /browse/key is kept in an HttpOnly, SameSite=Strict cookie (never in a URL), set only by a
  * same-origin form post; pages, `.md` twins and search then show what that key unlocks, metered
  * like GET /api/demo; browsers get HTML error pages. Real HTTP on a real port.
@@ -77,7 +77,7 @@ describe("the key form and its cookie", () => {
     const out = await svc.request("/browse/logout", { method: "POST", redirect: "manual", headers: { origin: svc.url } });
     expect(out.status).toBe(303);
     expect(out.headers.get("set-cookie")).toMatch(/^vkr_key=; Path=\/browse; HttpOnly; SameSite=Strict; Max-Age=0/);
-    // Issue 27: the free page, a notice, and the cookie cleared (no longer a 401 on a page that has a free view).
+    // The free page, a notice, and the cookie cleared (no longer a 401 on a page that has a free view).
     const stale = await svc.request("/browse/ai-compliance/aic-start", {
       headers: { ...BROWSER, cookie: "vkr_key=svc_trial_revokedorgone0000000000" },
     });
@@ -112,7 +112,7 @@ describe("markdown twins, search and error pages", () => {
     expect(xss.text).not.toContain("<script>");
   });
 
-  it("says on the page when no result answers the search well (issue 27)", async () => {
+  it("says on the page when no result answers the search well", async () => {
     const poor = await svc.request(`/browse/search?q=${encodeURIComponent("fixture zeppelin airship blimp")}`, { headers: BROWSER });
     expect(poor.text).toContain("No page answers this well");
     expect(poor.text).toMatch(/<ol class="results">/);

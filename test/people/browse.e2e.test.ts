@@ -1,5 +1,5 @@
 /**
- * Issue 10: the browse site, llms.txt and the negotiated root over real HTTP. Pages come from the
+ * The browse site, llms.txt and the negotiated root over real HTTP. Pages come from the
  * build (dist/browse); these tests check what each caller may read and that the graph has one
  * shape per node.
  */
@@ -32,7 +32,7 @@ describe("GET /", () => {
       object: "service_description",
       links: { docs: "/docs", browse: "/browse", openapi: "/openapi.json", mcp: "/mcp" },
     });
-    // Issue 17, item 8: the MCP endpoint is advertised on the home page too.
+    // The MCP endpoint is advertised on the home page too.
     expect(page.text).toMatch(/<code>\/mcp<\/code> \(Streamable HTTP\)/);
     expect(json.body.verticals.find((v: { slug: string }) => v.slug === "travel")).toMatchObject({ status: "live", nodes: 7 });
     expect((await svc.request("/", { headers: { accept: "text/html;q=0.5, application/json" } })).headers.get("content-type")).toMatch(
@@ -85,7 +85,7 @@ describe("the browse site", () => {
 
   it("follows the access matrix: open verticals for all, trial modules only, paid verticals need a key", async () => {
     expect((await svc.request("/browse/a2a-handoff/a2a-one")).text).toContain("Logic text of a2a-one");
-    // Issue 19.1: beyond its trial modules a trial key sees the free locked page, as anonymous visitors do.
+    // Beyond its trial modules a trial key sees the free locked page, as anonymous visitors do.
     const outside = await svc.request("/browse/travel/trv-m7", { headers: { "x-service-key": travelTrial } });
     expect(outside.status).toBe(200);
     expect(outside.text).not.toContain("Skill text of trv-m7");
@@ -94,7 +94,7 @@ describe("the browse site", () => {
     );
     const paid = await svc.request("/browse/legal");
     expect(paid.status).toBe(402);
-    // A bad key reads the free page with a warning (issue 27); the page is the locked one.
+    // A bad key reads the free page with a warning; the page is the locked one.
     const bad = await svc.request("/browse/travel/trv-m1", { headers: { "x-service-key": "svc_live_0000000000000000000000" } });
     expect([bad.status, bad.headers.get("credential-problem")]).toEqual([200, "key_invalid"]);
     expect(bad.text).toContain('class="layer locked"');
@@ -121,7 +121,7 @@ describe("llms.txt", () => {
     const full = await svc.request("/llms-full.txt");
     expect(full.text).toContain("- id: `trv-m5`");
     expect(full.text).toContain("trial module");
-    // Issue 17, item 8: /mcp advertised; the full text of the fully open verticals, nothing gated.
+    // /mcp advertised; the full text of the fully open verticals, nothing gated.
     expect(short.text).toMatch(/^## MCP\n\n- \[MCP endpoint\]\(\/mcp\): /m);
     for (const layer of ["Logic", "Directive", "Skill", "Action"]) expect(full.text).toContain(`#### ${layer}\n\n${layer} text of a2a-one`);
     expect(full.text).not.toMatch(/(Logic|Directive|Skill|Action) text of (aic|trv|re|legal)-/);

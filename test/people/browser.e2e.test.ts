@@ -1,8 +1,8 @@
 /**
- * Issue 10: the browse site in real headless Chromium (Debian's `chromium`, installed by
+ * The browse site in real headless Chromium (Debian's `chromium`, installed by
  * scripts/ensure-services.sh, driven by playwright-core; no browser download). Opens /browse, a
  * vertical's graph picture and a node page over the real content, checks one shape per node,
- * clicks from a node to a next node, and saves screenshots under test/artifacts/. Issue 17: the
+ * clicks from a node to a next node, and saves screenshots under test/artifacts/: the
  * graph at 1280 and 390 px (readable labels, no edge through a box, its own scroller), a member's
  * visit with the key form at both widths (home, graph, node page: no horizontal overflow, fenced
  * code inside <pre>), and /docs rendered by Swagger UI from local assets.
@@ -97,7 +97,7 @@ describe("browse site in Chromium", () => {
     await page.screenshot({ path: join(ARTIFACTS, "browse-node-next.png"), fullPage: true });
   });
 
-  // Issue 17, item 5: a graph people can read, on a desktop and on a phone.
+  // A graph people can read, on a desktop and on a phone.
   for (const [device, width] of [
     ["desktop", 1280],
     ["phone", 390],
@@ -160,7 +160,7 @@ describe("browse site in Chromium", () => {
     await keyed.close();
   });
 
-  // Issue 17, item 6 and "must hold": a member's whole visit in a real browser, at desktop and phone widths.
+  // Item 6 and "must hold": a member's whole visit in a real browser, at desktop and phone widths.
   for (const [device, width] of [
     ["desktop", 1280],
     ["phone", 390],
@@ -186,7 +186,7 @@ describe("browse site in Chromium", () => {
         await tab.fill("input#key", trial);
         await Promise.all([tab.waitForURL(/\/browse\/key\?saved=1$/), tab.click("form.key button")]);
         expect(tab.url()).not.toContain(trial);
-        // Issue 27: the form confirms the save and names the active key by its public id.
+        // The form confirms the save and names the active key by its public id.
         expect(await tab.locator("p.saved").textContent()).toContain("Key saved");
         expect(await tab.locator("p.active code").textContent()).toMatch(/^[0-9a-f]{12}$/);
         expect(await overflow()).toBeLessThanOrEqual(0);
@@ -267,7 +267,7 @@ describe("browse site in Chromium", () => {
     await tab.close();
   }, 60_000);
 
-  // Issue 27: the API reference and the guides fit a phone: nothing scrolls sideways but a table or a code block in its own box.
+  // The API reference and the guides fit a phone: nothing scrolls sideways but a table or a code block in its own box.
   for (const [device, width] of [
     ["desktop", 1280],
     ["phone", 390],

@@ -1,5 +1,5 @@
 /**
- * Issue 27, item 4: `vkr` runs from a bundle (build/bundle-cli.ts, like the server's), so a command
+ * `vkr` runs from a bundle (build/bundle-cli.ts, like the server's), so a command
  * does not compile TypeScript first. On a clean clone (no dist/cli yet) bin/vkr.mjs bundles it
  * once and runs; a stale bundle is bundled again; each command is a chunk of its own, so `vkr
  * status` loads neither the content build nor markdown. No timing is asserted: the figures are in

@@ -1,5 +1,5 @@
 /**
- * Issue 10: the real `vkr` binary against the store of a running server (the bundled server as a
+ * The real `vkr` binary against the store of a running server (the bundled server as a
  * child process, real clock): create a key, list it by label, revoke it, and see the server refuse it.
  */
 import { execFile, spawn } from "node:child_process";
@@ -71,7 +71,7 @@ describe("vkr keys", { timeout: 240_000 }, () => {
     expect(JSON.parse(revoked.stdout)).toMatchObject({ id: issued!.id, status: "revoked" });
 
     // The server caches resolved keys for up to 1 s; after that the revocation is seen: the node's
-    // free locked view with the key's problem (issue 27), never its layers.
+    // free locked view with the key's problem, never its layers.
     let refused: Response | undefined;
     for (const deadline = Date.now() + 5_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
       refused = await use(issued!.key);
@@ -150,7 +150,7 @@ describe("vkr serve, build, publish", { timeout: 240_000 }, () => {
     expect(refused.stderr).toContain("is not a release build: it was built without --release");
     expect(refused.stderr).toContain("vkr build --release");
     expect(readdirSync(releases)).toEqual([]);
-    // A release build needs the signing key (issue 30), and refuses the placeholder source; with
+    // A release build needs the signing key, and refuses the placeholder source; with
     // real sources it builds and publishes, signed by the key the deployment publishes.
     const unkeyed = await vkr(["build", "--release", "--content", content, "--out", out]);
     expect(unkeyed.code).toBe(1);
@@ -208,7 +208,7 @@ describe("vkr status, help", { timeout: 240_000 }, () => {
     const local = await vkr(["status", "--json"]);
     expect(local.code).toBe(0);
     expect(JSON.parse(local.stdout)).toMatchObject({ ready: true, store: { kind: "sqlite", ok: true }, verticals: { travel: 7 } });
-    // Review dates (issue 16): the fixture's nodes carry none, so none is overdue and all are unscheduled.
+    // Review dates: the fixture's nodes carry none, so none is overdue and all are unscheduled.
     expect(JSON.parse(local.stdout).reviews).toEqual({ overdue: [], unscheduled: 13, next_review_by: null });
     const remote = await vkr(["status", "--url", server.url, "--json"]);
     expect(remote.code).toBe(0);
@@ -249,7 +249,7 @@ async function vkrInTurn<const R extends ReadonlyArray<readonly [string[], Recor
   return results as { [K in keyof R]: CliResult };
 }
 
-describe("strict command lines (issue 17, item 10)", { timeout: 300_000 }, () => {
+describe("strict command lines", { timeout: 300_000 }, () => {
   it("refuses unknown flags and commands with exit 1 and a suggestion, before touching anything", async () => {
     const [typo, command, top, extra, noValue] = await vkrInTurn(
       [["keys", "list", "--lable", "cli-suite"]],
@@ -271,7 +271,7 @@ describe("strict command lines (issue 17, item 10)", { timeout: 300_000 }, () =>
     expect(noValue.stderr).toContain("--label needs a value");
   });
 
-  it("suggests the value meant, not only the flag: a vertical, a key id (issue 27)", async () => {
+  it("suggests the value meant, not only the flag: a vertical, a key id", async () => {
     const created = await vkr(["keys", "create", "--vertical", "travel", "--label", "cli-typo", "--json"]);
     const id = (JSON.parse(created.stdout) as { keys: Array<{ id: string }> }).keys[0]!.id;
     // One character wrong (never the same one: a swap of two equal neighbours would be the id itself).

@@ -1,5 +1,5 @@
 /**
- * Issue 17, item 11: the typed client installs. `npm pack ./client` (which compiles it), install
+ * The typed client installs. `npm pack ./client` (which compiles it), install
  * the tarball into a fresh project, and use it there as the README shows: from plain Node (.mjs)
  * against a running server, and from TypeScript with its .d.ts (a wrong path is a type error).
  */
@@ -29,7 +29,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => svc?.close());
 
-describe("the client package (issue 17, item 11)", { timeout: 120_000 }, () => {
+describe("the client package", { timeout: 120_000 }, () => {
   it("imports from plain Node and calls the service", async () => {
     writeFileSync(
       join(project, "try.mjs"),
@@ -85,7 +85,7 @@ export type Status = paths["/api/status"];
     expect(run).not.toThrow();
   });
 
-  it("runs the README's TypeScript example as written, narrowing the /api/demo answer (issue 27)", async () => {
+  it("runs the README's TypeScript example as written, narrowing the /api/demo answer", async () => {
     // The README imports the package by its in-repository name; installed, it is the client package.
     const source = readmeBlock("client-ts")
       .replace('"vertical-knowledge-retrieval/client"', '"vertical-knowledge-retrieval-client"')

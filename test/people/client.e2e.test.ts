@@ -1,5 +1,5 @@
 /**
- * Issue 10: the typed client. Its types are generated from the OpenAPI description (the committed
+ * The typed client. Its types are generated from the OpenAPI description (the committed
  * file must equal a fresh generation), and every published operation is called through it against
  * a started server; every answer is checked against the OpenAPI description too.
  */

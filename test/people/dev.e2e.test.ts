@@ -1,5 +1,5 @@
 /**
- * Issue 10: `npm run dev` (scripts/dev.ts) rebuilds on save, reloads the running server's build
+ * `npm run dev` (scripts/dev.ts) rebuilds on save, reloads the running server's build
  * and browse site without restarting it, and prints content problems with file and line while
  * the previous build keeps serving.
  */
@@ -52,7 +52,7 @@ afterAll(async () => {
 });
 
 describe("npm run dev", () => {
-  it("prints a local key that opens every vertical, kept in the dev store only (issue 27)", async () => {
+  it("prints a local key that opens every vertical, kept in the dev store only", async () => {
     const key = await until("the dev key", async () => /export KEY=(svc_live_\w+)/.exec(output)?.[1]);
     // Gated nodes of every kind: a travel module outside the trial's five, real estate, a paid vertical without a free index.
     for (const [vertical, node] of [
@@ -105,7 +105,7 @@ describe("npm run dev", () => {
     expect((await json("/api/verify", { headers: { "x-service-key": trial } })).valid).toBe(true);
   });
 
-  it("keeps rebuilding after atomic saves: two `sed -i` edits in a row both reach the server (issue 17, item 2)", async () => {
+  it("keeps rebuilding after atomic saves: two `sed -i` edits in a row both reach the server", async () => {
     const file = join(content, "travel", "trv-m4.md");
     for (const title of ["Module four, first save", "Module four, second save"]) {
       // sed -i writes a temp file and renames it over the original, as vim and JetBrains do.

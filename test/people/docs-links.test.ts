@@ -1,5 +1,5 @@
 /**
- * Issue 27, item 1: the README is a landing page and the docs live beside it. Every relative link
+ * The README is a landing page and the docs live beside it. Every relative link
  * in README.md and docs/ resolves (to a file, and to a heading when it names one); every code
  * block of the README is named and run (or checked) by a test; every variable the server reads
  * is in docs/configuration.md.

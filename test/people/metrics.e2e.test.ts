@@ -1,4 +1,4 @@
-/** Issue 10: GET /metrics parses as Prometheus text and its counters move as requests are made. */
+/** GET /metrics parses as Prometheus text and its counters move as requests are made. */
 import parsePrometheusTextFormat, { type PrometheusFamily } from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";

@@ -1,4 +1,4 @@
-/** Issue 10: `npm run new -- <vertical> <node-id>` scaffolds a node that builds, reachable from the root. */
+/** `npm run new -- <vertical> <node-id>` scaffolds a node that builds, reachable from the root. */
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -24,7 +24,7 @@ describe("npm run new", () => {
     expect(text.match(/^## (Logic|Directive|Skill|Action)$/gm)).toEqual(["## Logic", "## Directive", "## Skill", "## Action"]);
     expect(text).toMatch(/^rules:\n {2}- id: example-rule\n {4}when:/m);
     expect(text).toMatch(/^order: 8$/m);
-    // Review dates (issue 16): a new node starts reviewed today and due for review in six months.
+    // Review dates: a new node starts reviewed today and due for review in six months.
     expect(text).toMatch(/^reviewed: \d{4}-\d{2}-\d{2}\nreview_by: \d{4}-\d{2}-\d{2}$/m);
     // Linked from the root, so it is reachable.
     expect(readFileSync(join(content, "travel", "trv-m1.md"), "utf8")).toMatch(/^next_nodes: \[trv-m2, trv-scaffolded\]$/m);

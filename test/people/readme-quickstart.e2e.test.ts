@@ -1,5 +1,5 @@
 /**
- * Issue 10: the README's quickstarts are runnable. The REST quickstart and the buyer's block are
+ * The README's quickstarts are runnable. The REST quickstart and the buyer's block are
  * taken from README.md by name (`<!-- block: … -->`) and run by bash (curl + node only) against a
  * started server over the real content; the MCP connection lines and JSON config are checked, and
  * the Inspector command is run.
@@ -46,7 +46,7 @@ describe("README quickstart", () => {
     expect(stdout).toMatch(/"match":"good","results":\[\{"id":"aic-transparency-art50"/);
   });
 
-  it("can be run again: a second trial for the same agent says what to do, and the first key carries on (issue 17, item 13)", async () => {
+  it("can be run again: a second trial for the same agent says what to do, and the first key carries on", async () => {
     const first = await runQuickstart({ AGENT: "rerun-agent" });
     expect(first.code, first.stderr).toBe(0);
     const key = /trial key: (svc_trial_\S+)/.exec(first.stdout)![1]!;
@@ -78,7 +78,7 @@ describe("README quickstart", () => {
     expect(res.status).toBe(200);
   });
 
-  it("gives an MCP Inspector command that works as written (issue 17, item 13)", async () => {
+  it("gives an MCP Inspector command that works as written", async () => {
     const lines = readmeBlock("mcp-inspector").split("\n");
     expect(lines[0]).toBe("cd content");
     const list = lines.find((l) => l.includes("--method tools/list"))!.replace("http://127.0.0.1:8787", svc.url);

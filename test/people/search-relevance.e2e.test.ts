@@ -98,7 +98,7 @@ describe("what people reported", () => {
     }
   });
 
-  it("answers the questions of issue 27 in the top 3, anonymously and with a key", async () => {
+  it("answers the first-hour questions in the top 3, anonymously and with a key", async () => {
     for (const key of Object.values(callers)) {
       expect((await searchFor("do I need to tell users they are talking to an AI", key)).results.slice(0, 3).map((r) => r.id)).toContain(
         "aic-transparency-art50",
@@ -143,7 +143,7 @@ describe("search relevance on the real content", () => {
   }
 });
 
-describe("no good match (issue 27)", () => {
+describe("no good match", () => {
   it("says so for questions nothing answers, over REST and MCP, anonymously and with a key", async () => {
     for (const key of Object.values(callers)) {
       for (const q of set.no_good_match) {

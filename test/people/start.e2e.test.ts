@@ -1,5 +1,5 @@
 /**
- * Issue 17, item 3: `npm start` (scripts/start.ts) in a project folder builds the content only
+ * `npm start` (scripts/start.ts) in a project folder builds the content only
  * when it changed (a digest, not file times), and a broken node does not stop it: it prints the
  * build's report and one paragraph, without a stack trace, and serves the last good build.
  */
@@ -58,8 +58,8 @@ async function start(): Promise<{ buildId: string; output: string }> {
 
 const STACK_LINE_RE = /^\s+at .+[:(]\d+:\d+\)?$/m;
 
-describe("npm start (issue 17, item 3)", () => {
-  it("is the README's first command, and the second is what CI runs (issue 27)", () => {
+describe("npm start", () => {
+  it("is the README's first command, and the second is what CI runs", () => {
     const [start, test] = readmeBlock("two-commands")
       .split("\n")
       .map((line) => line.replace(/\s+#.*$/, ""));
@@ -73,7 +73,7 @@ describe("npm start (issue 17, item 3)", () => {
   it("builds a fresh project, then starts again without building content that did not change (only its file times did)", async () => {
     const first = await start();
     expect(first.output).toMatch(/built \d+ nodes/);
-    // Production start never creates or prints the dev key of `npm run dev` (issue 27).
+    // Production start never creates or prints the dev key of `npm run dev`.
     expect(first.output).not.toMatch(/svc_live_|local key/);
     expect(existsSync(join(project, "state", "dev-key"))).toBe(false);
     await new Promise<void>((r) => (process.kill(-running!.proc.pid!, "SIGTERM"), running!.proc.once("exit", () => r())));

@@ -79,7 +79,7 @@ describe("evaluateRules", () => {
     expect(evaluateRules(set, { a: true }).outcomes.find((o) => o.id === "due")).toMatchObject({ value: true, rules: ["due-a", "due-b"] });
   });
 
-  it("never asks a fact inside a branch that cannot change the outcome (issue 16, item 5)", () => {
+  it("never asks a fact inside a branch that cannot change the outcome", () => {
     // o = a and (b or c): with a false, neither b nor c can matter; with b true, c cannot.
     expect(evaluateRules(single(all(fact("a"), any(fact("b"), fact("c")))), { a: false }).missing_facts).toEqual([]);
     expect(evaluateRules(single(all(fact("a"), any(fact("b"), fact("c")))), { b: true }).missing_facts.map((f) => f.id)).toEqual(["a"]);

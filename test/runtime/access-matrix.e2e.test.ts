@@ -1,5 +1,5 @@
 /**
- * The access matrix of issue 19, cell by cell, over real HTTP on REST (`GET /api/demo`) and MCP
+ * The access matrix of free and gated reads, cell by cell, over real HTTP on REST (`GET /api/demo`) and MCP
  * (`get_node` / `get_index`): every caller kind (none, trial ai-compliance, trial travel, a
  * membership of each vertical with content, `all`, an invalid, a revoked and an expired key, a
  * per-use pay token) against every content kind (an index, a fully open node, a node the caller
@@ -161,7 +161,7 @@ describe.each(CALLERS)("caller: $name", (caller) => {
       ["index", INDEX, "index"],
       ["fully open node", OPEN, "full"],
       ["covered node", caller.covered, "full"],
-      // Issue 27: a refused key reads the free view where there is one (with the warning), and keeps its 401 where there is none.
+      // A refused key reads the free view where there is one (with the warning), and keeps its 401 where there is none.
       ["uncovered node", caller.uncovered, "locked"],
       ["node with no free view", caller.kind === "refused" ? PAID : null, 401],
     ] as Array<[string, Target | null, Expected]>

@@ -60,7 +60,7 @@ describe("anonymous callers", () => {
 });
 
 describe("trial keys", () => {
-  it("unlock the first 5 travel modules; the rest show the free index layer with an unlock hint (issue 19.1)", async () => {
+  it("unlock the first 5 travel modules; the rest show the free index layer with an unlock hint", async () => {
     const ok = await demo("vertical=travel&node=trv-m5", travelTrial);
     expect(ok.status).toBe(200);
     expect(ok.body.node.locked_layers).toEqual([]);
@@ -104,7 +104,7 @@ describe("membership keys", () => {
   });
 });
 
-describe("bad credentials are never anonymous: the free view with the warning, or 401 where there is none (issue 27)", () => {
+describe("bad credentials are never anonymous: the free view with the warning, or 401 where there is none", () => {
   it.each([
     ["malformed", "svc_live_short"],
     ["unknown", "svc_live_" + "A".repeat(22)],
@@ -123,7 +123,7 @@ describe("bad credentials are never anonymous: the free view with the warning, o
   });
 });
 
-describe("did you mean (issue 27)", () => {
+describe("did you mean", () => {
   it("names the closest vertical or node of a mistyped one, REST and MCP", async () => {
     const vertical = await demo("vertical=travle");
     expect([vertical.status, vertical.body.detail]).toEqual([400, '"travle" is not a vertical. Did you mean "travel"?']);

@@ -1,5 +1,5 @@
 /**
- * Issue 27, item 3: free pages stay free for bad keys. A malformed, unknown, revoked or expired key,
+ * Free pages stay free for bad keys. A malformed, unknown, revoked or expired key,
  * sent as the header, the `?key=` query (GET /api/demo, the only route that takes one) or the
  * /browse cookie, reads what a caller without a key reads, with the `Credential-Problem` header:
  * `/browse/*`, `/browse/search`, `/api/search`, single nodes of index-free verticals (REST and

@@ -1,5 +1,5 @@
 /**
- * Crash safety under mixed write load (issue 9): the bundled server runs as a child on a SQLite
+ * Crash safety under mixed write load: the bundled server runs as a child on a SQLite
  * DATA_DIR while concurrent workers issue admin keys and trial keys, join waitlists, send
  * Proof-of-Value / Proof-of-Outcome telemetry, demand signals and referrals, and buy keys through
  * the agent payment network and x402 (stand-ins on real ports in this process). It is killed with

@@ -1,6 +1,6 @@
 /**
- * Issue 19.3: an invalid, revoked or expired key loses no free content. The decision: on free
- * content (an index, a fully open vertical, and since issue 27 the free locked view of a gated node
+ * An invalid, revoked or expired key loses no free content. The decision: on free
+ * content (an index, a fully open vertical, and the free locked view of a gated node
  * of an index-free vertical) the key is ignored and the free view is served with a warning, the
  * `Credential-Problem` header and a `credential_problem` member; content with no free view (a paid
  * vertical without a free index, rules to evaluate) keeps the 401. Over real HTTP, REST and MCP.
@@ -56,7 +56,7 @@ describe.each(CODES)("an %s key", (kind, code) => {
     expect(result.structuredContent.credential_problem.code).toBe(code);
   });
 
-  it("on a gated node of an index-free vertical: its free locked view with the warning (issue 27); 401 where there is no free view, REST and MCP", async () => {
+  it("on a gated node of an index-free vertical: its free locked view with the warning; 401 where there is no free view, REST and MCP", async () => {
     const res = await svc.request("/api/demo?vertical=travel&node=trv-m1", { headers: { "x-service-key": keys[kind]! } });
     expect([res.status, res.headers.get("credential-problem")]).toEqual([200, code]);
     expect(res.body.node.locked_layers).toHaveLength(4);

@@ -1,5 +1,5 @@
 /**
- * Issue 19 ("Free stays free"), over real HTTP, REST and MCP. The spec: "The index layer is always
+ * Free stays free, over real HTTP, REST and MCP. The spec: "The index layer is always
  * free" and the fully open verticals need "no key, no payment". So (19.1) a valid key that does not
  * unlock a node gets the free view, 200 with the index layer, `locked_layers` and a
  * machine-readable `unlock` hint, as an anonymous caller does; (19.2) free reads with a key are

@@ -1,5 +1,5 @@
 /**
- * Issue 17, item 1: a running server serves exactly one immutable build at a time. A content
+ * A running server serves exactly one immutable build at a time. A content
  * build that lands while the server runs (`vkr build` beside `npm start`) must never mix the two:
  * `/readyz`, the root index, a node fetch and every ETag come from the same build, either the one
  * the server loaded or the new one swapped in whole.
@@ -39,7 +39,7 @@ async function observe() {
   return before === after ? { buildId: before, index, added, seventh } : null;
 }
 
-describe("one build per server (issue 17, item 1)", () => {
+describe("one build per server", () => {
   it("serves the old build or the whole new build after a rebuild under it, never a mix", async () => {
     // Only what needs no artifact bytes, so nothing of the old build is in the server's memory yet.
     const oldId = (await svc.request("/readyz")).body.build_id as string;

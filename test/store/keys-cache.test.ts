@@ -1,5 +1,5 @@
 /**
- * The key cache by revision (issue 18, many keys): a key's record is read from the store once, not
+ * The key cache by revision, with many keys: a key's record is read from the store once, not
  * once per cache period, and a change made through another store on the same state (another
  * instance, the CLI) is still seen within the cache period.
  */
