@@ -18,6 +18,7 @@ import { randomUUID } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
 import type { AppDeps } from "../deps.ts";
 import { limitsInForce } from "../deps.ts";
+import { readIdentifier } from "../accounts/identifier.ts";
 import { apiError } from "../errors.ts";
 import type { InterestRequest } from "../schema/growth-requests.ts";
 import type { InterestRegisteredSchema, InterestSummarySchema } from "../schema/growth-responses.ts";
@@ -41,9 +42,11 @@ export async function registerInterest(
       errors: [{ pointer: "/vertical", message: "must be a vertical without live content" }],
     });
   }
+  const agentId = body.agent_id === undefined ? null : readIdentifier(body.agent_id, "/agent_id");
+  const contact = body.contact === undefined ? null : readIdentifier(body.contact, "/contact");
   let member: string;
-  if (body.agent_id !== undefined) member = `agent:${body.agent_id}`;
-  else if (body.contact !== undefined) member = `contact:${body.contact.toLowerCase()}`;
+  if (agentId !== null) member = `agent:${agentId}`;
+  else if (contact !== null) member = `contact:${contact}`;
   else {
     const limit = deps.config.interestAnonPerClientDay;
     await consumeDaily(deps, `interest-anon:${client}`, limit, now, {
@@ -66,8 +69,8 @@ export async function registerInterest(
   if (claim.created) {
     await deps.backend.records.setItem(recordKey, {
       vertical: vertical.slug,
-      agent_id: body.agent_id ?? null,
-      contact: body.contact?.toLowerCase() ?? null,
+      agent_id: agentId,
+      contact,
       use_case: body.use_case ?? null,
       at: new Date(now).toISOString(),
     });

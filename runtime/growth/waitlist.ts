@@ -2,13 +2,14 @@
  * The waitlist of the paid verticals and the seat overview. A position is claimed atomically
  * (`claimPosition`), so it is exact under concurrency and a repeat join returns the original
  * position. The waitlisted party is the agent_id, or the contact email when no agent_id is given
- * (lower-cased); the two are distinct identities.
+ * (both compared folded, `accounts/identifier.ts`); the two are distinct identities.
  */
 import { createHash } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
 import type { AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import { formatUsd } from "../money.ts";
+import { readIdentifier } from "../accounts/identifier.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
 import { cohortStatusOf, meanConfidence, PROGRESSION_CONFIDENCE_MICROS, SCORE_MICROS } from "../cohorts/cohort-machine.ts";
 import { cohortMembersList, readOutcomeTotals } from "../cohorts/progression.ts";
@@ -45,7 +46,9 @@ export async function joinWaitlist(
       errors: [{ pointer: "/agent_id", message: "required unless contact is given" }],
     });
   }
-  const member = body.agent_id !== undefined ? `agent:${body.agent_id}` : `contact:${body.contact!.toLowerCase()}`;
+  const agentId = body.agent_id === undefined ? null : readIdentifier(body.agent_id, "/agent_id");
+  const contact = body.contact === undefined ? null : readIdentifier(body.contact, "/contact");
+  const member = agentId !== null ? `agent:${agentId}` : `contact:${contact}`;
   const entryKey = `waitlist:entry:${vertical.slug}:${_hex(member)}`;
   // A client may bring only so many new parties a day: positions are public, and invented agents would push real ones back.
   if (!(await deps.backend.records.hasItem(entryKey))) {
@@ -59,8 +62,8 @@ export async function joinWaitlist(
   if (claim.created) {
     const entry: WaitlistEntry = {
       vertical: vertical.slug,
-      agent_id: body.agent_id ?? null,
-      contact: body.contact?.toLowerCase() ?? null,
+      agent_id: agentId,
+      contact,
       position: claim.position,
       joined_at: new Date(now).toISOString(),
     };

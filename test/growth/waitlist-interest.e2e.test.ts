@@ -35,6 +35,24 @@ describe("POST /api/waitlist", () => {
     expect((await join({ vertical: "hrm", contact: "ops@example.com" })).body).toMatchObject({ position: 1, already_registered: true });
   });
 
+  it("reads agent_id and contact as people read them: case, width and surrounding spaces name one party", async () => {
+    const first = await join({ vertical: "software-engineering", agent_id: "Agent-Ω" });
+    expect(first.body).toMatchObject({ position: 1, already_registered: false });
+    for (const agent_id of ["agent-ω", "  AGENT-Ω ", "\uff21gent-\u03a9"]) {
+      expect((await join({ vertical: "software-engineering", agent_id })).body, agent_id).toMatchObject({
+        position: 1,
+        already_registered: true,
+        confirmation: first.body.confirmation,
+      });
+    }
+    expect((await join({ vertical: "software-engineering", contact: "OPS@Example.COM" })).body.position).toBe(2);
+    expect((await join({ vertical: "software-engineering", contact: "ops@example.com" })).body).toMatchObject({
+      position: 2,
+      already_registered: true,
+    });
+    expect((await join({ vertical: "software-engineering", agent_id: "agent\u200bx" })).body.code).toBe("validation_failed");
+  });
+
   it("gives exact, distinct positions to concurrent joins", async () => {
     const results = await Promise.all(Array.from({ length: 25 }, (_, i) => join({ vertical: "manufacturing", agent_id: `racer-${i}` })));
     expect(results.map((r) => r.body.position).sort((x, y) => x - y)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
@@ -127,6 +145,13 @@ describe("POST /api/interest and GET /api/interest/summary", () => {
     expect(rows.map((r: { vertical: string }) => r.vertical)).not.toContain("travel");
     // The placeholder answer of a vertical without content reads the same count.
     expect((await svc.request("/api/demo?vertical=logistics")).body.interest_signals).toBe(3);
+  });
+
+  it("counts an agent once however its id is written (case, width, surrounding spaces)", async () => {
+    expect((await signal({ vertical: "customer-service", agent_id: "Fan-Ω" })).body).toMatchObject({ counted: true, signals: 1 });
+    for (const agent_id of ["fan-ω", " FAN-Ω", "\uff26an-\u03a9"])
+      expect((await signal({ vertical: "customer-service", agent_id })).body, agent_id).toMatchObject({ counted: false, signals: 1 });
+    expect((await signal({ vertical: "customer-service", agent_id: "fan\u202e1" })).body.code).toBe("validation_failed");
   });
 
   it("counts concurrent signals of distinct agents exactly", async () => {
