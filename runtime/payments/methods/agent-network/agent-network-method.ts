@@ -6,6 +6,7 @@
  */
 import { checkoutWithAgentNetwork } from "./checkout-agent-network.ts";
 import type { PaymentMethod } from "../payment-method.ts";
+import { successStatusOf } from "../method-ids.ts";
 
 export const agentNetworkMethod: PaymentMethod = {
   id: "agent_network",
@@ -24,7 +25,7 @@ export const agentNetworkMethod: PaymentMethod = {
     available: deps.payments.agentNetwork !== null,
     description:
       "A KYAPay pay or kya-pay token (ES256 JWT) in the pay-network-pay-id header, worth at least the quoted amount; it is charged before the keys are issued. 201 with the keys.",
-    success_status: 201,
+    success_status: successStatusOf("agent_network"),
     header: "pay-network-pay-id",
   }),
   checkout: (deps, order, account, input, now) =>

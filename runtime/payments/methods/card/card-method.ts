@@ -7,6 +7,7 @@
  */
 import { checkoutWithCard } from "./checkout-card.ts";
 import type { PaymentMethod } from "../payment-method.ts";
+import { successStatusOf } from "../method-ids.ts";
 
 export const cardMethod: PaymentMethod = {
   id: "card",
@@ -17,7 +18,7 @@ export const cardMethod: PaymentMethod = {
     available: deps.payments.card !== null,
     description:
       "Card via Stripe Checkout, billed monthly. POST answers 303 to the Stripe-hosted page (the body carries the same url); keys are issued when Stripe confirms the payment and are emailed to `contact` (required).",
-    success_status: 303,
+    success_status: successStatusOf("card"),
   }),
   checkout: (deps, order, account, input, now) =>
     checkoutWithCard(

@@ -5,6 +5,7 @@
  */
 import { checkoutWithX402 } from "./checkout-http402.ts";
 import type { PaymentMethod } from "../payment-method.ts";
+import { successStatusOf } from "../method-ids.ts";
 
 export const x402Method: PaymentMethod = {
   id: "http402",
@@ -27,7 +28,7 @@ export const x402Method: PaymentMethod = {
       available: x402 !== null,
       description:
         "x402: POST without payment answers 402 with the requirements (v1 body, v2 PAYMENT-REQUIRED header); pay and send X-PAYMENT (v1) or PAYMENT-SIGNATURE (v2). Settled before the keys are issued; 201 with the keys and X-PAYMENT-RESPONSE / PAYMENT-RESPONSE.",
-      success_status: 201,
+      success_status: successStatusOf("http402"),
       header: "X-PAYMENT",
       ...(x402 ? { details: { scheme: "exact", network: x402.network.v2, asset: x402.asset, pay_to: x402.payTo } } : {}),
     };
