@@ -4,7 +4,7 @@
  * `../../providers/agent-network.ts`, and the token ledger it shares with per-use retrieval is
  * `../../per-use/token-ledger.ts`.
  */
-import { checkoutWithAgentNetwork } from "./checkout-agent-network.ts";
+import { checkoutWithAgentNetwork, readPayToken } from "./checkout-agent-network.ts";
 import type { PaymentMethod } from "../payment-method.ts";
 import { successStatusOf } from "../method-ids.ts";
 
@@ -20,6 +20,7 @@ export const agentNetworkMethod: PaymentMethod = {
     "PAY_NETWORK_API_KEY",
   ],
   available: (deps) => deps.payments.agentNetwork !== null,
+  credentials: (headers) => [readPayToken(headers) ?? ""],
   describe: (deps) => ({
     id: "agent_network",
     available: deps.payments.agentNetwork !== null,
@@ -33,7 +34,7 @@ export const agentNetworkMethod: PaymentMethod = {
       deps,
       order,
       account,
-      { payToken: input.payToken, idempotencyKey: input.idempotencyKey, fingerprint: input.fingerprint },
+      { payToken: readPayToken(input.headers), idempotencyKey: input.idempotencyKey, fingerprint: input.fingerprint },
       now,
     ),
 };

@@ -2,9 +2,11 @@
  * Card through Stripe Checkout, as a registered payment method. Its folder holds the whole card
  * journey: the checkout that opens a Stripe session (`checkout-card.ts`), the bound on unpaid
  * sessions per client (`card-pending.ts`), the webhook that charges and issues
- * (`card-fulfilment.ts`, with renewal credits in `card-credits.ts`), and the success page where the
- * buyer sees the keys once (`card-success.ts`, `render-card-success.ts`).
+ * (`card-fulfilment.ts`, with renewal credits in `card-credits.ts`), the success page where the
+ * buyer sees the keys once (`card-success.ts`, `render-card-success.ts`), and what reconciliation
+ * does with a purchase still awaiting its payment (`card-reconcile.ts`).
  */
+import { cardAwaitingPayment } from "./card-reconcile.ts";
 import { checkoutWithCard } from "./checkout-card.ts";
 import type { PaymentMethod } from "../payment-method.ts";
 import { successStatusOf } from "../method-ids.ts";
@@ -34,4 +36,5 @@ export const cardMethod: PaymentMethod = {
           "PUBLIC_BASE_URL is not set: Stripe's success URL uses the listening address; set it when clients reach this server through another name",
         ]
       : [],
+  awaiting: cardAwaitingPayment,
 };
