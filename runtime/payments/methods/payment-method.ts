@@ -1,7 +1,7 @@
 /**
- * The contract every payment method meets, so that the checkout route, `GET /api/checkout`, the
- * payment schemas and the start-up warnings loop over one registry (`registry.ts`) instead of
- * naming methods. A method owns its environment block, says whether this deployment has it, how
+ * The contract every payment method meets, so that the checkout route, `GET /api/checkout`,
+ * reconciliation and start-up loop over one registry (`registry.ts`) instead of naming methods
+ * (the payment schemas take what they need from `method-ids.ts`). A method owns its environment block, says whether this deployment has it, how
  * it is described to buyers, and runs its checkout over the purchase journal (`purchase-flow.ts`),
  * through the shared driver (`run-checkout.ts`) when it pays at once; a method paid elsewhere
  * declares how reconciliation finishes its awaiting purchases (`AwaitingPayment`).
