@@ -5,36 +5,26 @@
  * came), unpaid → the reservation goes back. The operator's list says which are still waiting.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_KEY, type TestService } from "../helpers/test-service.ts";
-import { startMailRelay, type RelayStandIn } from "./stand-ins/mail-relay.ts";
-import { startStripe, stripeEnv, type StripeStandIn } from "./stand-ins/stripe.ts";
-import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";
+import { ADMIN_KEY } from "../helpers/test-service.ts";
+import { checkoutBody, startCardSuite, type CardSuite } from "./start-payments-service.ts";
 
-let stripe: StripeStandIn;
-let relay: RelayStandIn;
-let svc: TestService;
+// Reconciliation runs only when this suite asks for it.
+let suite: CardSuite;
 beforeAll(async () => {
-  stripe = await startStripe();
-  relay = await startMailRelay();
-  // Reconciliation runs only when this suite asks for it.
-  svc = await startPaymentsService({ ...stripeEnv(stripe, relay.url), RECONCILE_INTERVAL_MS: "0" });
+  suite = await startCardSuite({ RECONCILE_INTERVAL_MS: "0" });
 });
-afterAll(async () => {
-  await svc?.close();
-  await stripe?.close();
-  await relay?.close();
-});
+afterAll(() => suite?.close());
 
 const ADMIN = { authorization: `Bearer ${ADMIN_KEY}` };
 const SESSION_MS = 60 * 60_000;
 
 async function openSession(contact: string) {
-  const res = await svc.request("/api/checkout", { method: "POST", json: checkoutBody("card", { contact }), redirect: "manual" });
+  const res = await suite.svc.request("/api/checkout", { method: "POST", json: checkoutBody("card", { contact }), redirect: "manual" });
   expect(res.status).toBe(303);
   return { purchaseId: res.body.purchase_id as string, sessionId: res.body.session_id as string };
 }
-const reconcile = async () => (await svc.request("/api/admin/payments/reconcile", { method: "POST", headers: ADMIN })).body;
-const overview = async () => (await svc.request("/api/admin/payments", { headers: ADMIN })).body;
+const reconcile = async () => (await suite.svc.request("/api/admin/payments/reconcile", { method: "POST", headers: ADMIN })).body;
+const overview = async () => (await suite.svc.request("/api/admin/payments", { headers: ADMIN })).body;
 const entryOf = (list: Array<{ id: string }>, id: string) => list.find((e) => e.id === id);
 
 describe("reconciliation of card purchases awaiting payment", () => {
@@ -51,24 +41,24 @@ describe("reconciliation of card purchases awaiting payment", () => {
     }
 
     // Paid at Stripe, but no webhook ever arrives; then both sessions expire.
-    stripe.pay(paid.sessionId);
-    svc.clock.advance(SESSION_MS + 60_000);
+    suite.stripe.pay(paid.sessionId);
+    suite.svc.clock.advance(SESSION_MS + 60_000);
     for (const id of [paid.purchaseId, unpaid.purchaseId])
       expect(entryOf((await overview()).open, id)).toMatchObject({ state: "awaiting_payment", action: "open" });
 
     const late = await reconcile();
     expect(entryOf(late.resolved, paid.purchaseId)).toMatchObject({ state: "issued", action: "paid at Stripe: keys issued" });
     expect(entryOf(late.resolved, unpaid.purchaseId)).toMatchObject({ state: "released", action: "released (session ended unpaid)" });
-    const mailed = relay.messages.filter((m) => m.to === "paid-late@example.com").flatMap((m) => m.keys);
+    const mailed = suite.relay.messages.filter((m) => m.to === "paid-late@example.com").flatMap((m) => m.keys);
     expect(mailed).toHaveLength(1);
-    const key = await svc.request("/api/keys", { headers: { "x-service-key": mailed[0]! } });
+    const key = await suite.svc.request("/api/keys", { headers: { "x-service-key": mailed[0]! } });
     expect(key.body).toMatchObject({ type: "membership", vertical: "travel", status: "active" });
-    expect(relay.messages.filter((m) => m.to === "never-paid@example.com")).toEqual([]);
+    expect(suite.relay.messages.filter((m) => m.to === "never-paid@example.com")).toEqual([]);
 
     // Nothing is left open, and a second pass changes nothing (the keys are not mailed again).
     const again = await reconcile();
     expect(entryOf(again.open, paid.purchaseId)).toBeUndefined();
     expect(entryOf(again.resolved, paid.purchaseId)).toBeUndefined();
-    expect(relay.messages.filter((m) => m.to === "paid-late@example.com")).toHaveLength(1);
+    expect(suite.relay.messages.filter((m) => m.to === "paid-late@example.com")).toHaveLength(1);
   });
 });
