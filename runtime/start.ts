@@ -6,11 +6,10 @@ import { randomUUID } from "node:crypto";
 import { serve } from "h3";
 import { createApp } from "./app.ts";
 import { createPaymentProviders, type PaymentProviders } from "./payments/providers/create-providers.ts";
-import { FacilitatorUnreachable, type X402Provider } from "./payments/providers/http402.ts";
 import { createChargeBatcher } from "./payments/per-use/charge-batcher.ts";
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
-import { ConfigError, type RuntimeConfig } from "./config.ts";
+import type { RuntimeConfig } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMetrics } from "./metrics/create-metrics.ts";
@@ -86,7 +85,7 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
     logger.warn(
       "SIGNING_KEY is not set: dynamic answers are signed with a key made at start (development); set it so signatures outlive this process",
     );
-  if (deps.payments.x402) await _checkX402Facilitator(deps.payments.x402, logger);
+  for (const method of PAYMENT_METHOD_REGISTRY) await method.atStart?.(deps);
   if (!config.adminKey) logger.warn("ADMIN_KEY is not set: POST /api/keys answers 403 for any bearer");
   for (const method of PAYMENT_METHOD_REGISTRY)
     for (const warning of method.warnings?.(deps) ?? []) logger.warn(warning, { payment_method: method.id });
@@ -148,28 +147,4 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
         logger.info("stopped");
       })()),
   };
-}
-
-// --- Internal helpers ---
-
-/**
- * x402 starts only with a facilitator that settles on the configured network. One that answers
- * without it is a configuration error anywhere; one that does not answer is fatal on a mainnet
- * (real money would be quoted with nobody to settle it) and a warning on a testnet, where the
- * check is retried at the first checkout.
- */
-async function _checkX402Facilitator(x402: X402Provider, logger: Logger): Promise<void> {
-  try {
-    await x402.ready();
-  } catch (error) {
-    if (!(error instanceof FacilitatorUnreachable)) throw error;
-    if (!x402.network.testnet)
-      throw new ConfigError(
-        `X402_NETWORK is ${x402.network.v2} (a mainnet) but ${error.message}; set X402_FACILITATOR_URL (or CDP_API_KEY_ID and CDP_API_KEY_SECRET) to a facilitator that settles there`,
-      );
-    logger.warn("x402 facilitator unreachable at start; checked again at the first checkout", {
-      network: x402.network.v2,
-      reason: error.message,
-    });
-  }
 }

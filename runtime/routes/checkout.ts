@@ -17,7 +17,7 @@ import { describeCheckout } from "../payments/purchases/checkout-info.ts";
 import { digestOf, resolveCheckoutOrder } from "../payments/purchases/checkout-order.ts";
 import { handleCardWebhook } from "../payments/methods/card/card-fulfilment.ts";
 import { readIdempotencyKey, scopeIdempotencyKey } from "../payments/purchases/idempotency.ts";
-import { paymentMethod } from "../payments/methods/registry.ts";
+import { PAYMENT_METHOD_REGISTRY, paymentMethod } from "../payments/methods/registry.ts";
 import { CheckoutRequestSchema } from "../schema/payments.ts";
 
 const validator = compileValidator(CheckoutRequestSchema);
@@ -33,27 +33,23 @@ export default definePlugin<AppDeps>((app, deps) => {
     ctx.paymentMethod = request.payment_method;
     const now = deps.clock.now();
     const rawIdempotencyKey = readIdempotencyKey(headers);
-    // `skyfire-pay-id` is the network's own name for the header: an alias, easy to drop.
-    const payToken = headers.get("pay-network-pay-id") ?? headers.get("skyfire-pay-id");
     const { key } = readCredentials(headers, ctx.url, { allowQueryKey: false });
     const order = await resolveCheckoutOrder(deps, request);
     const account = await resolvePurchaseAccount(deps.keys, { agentId: order.agentId, contact: order.contact, presentedKey: key }, now);
     if (account.proof) ctx.keyId = account.proof.id;
     const idempotencyKey =
       rawIdempotencyKey && scopeIdempotencyKey(rawIdempotencyKey, { account, agentId: order.agentId, contact: order.contact });
-    // A retry is "the same request" only with the same body and the same credentials.
+    // A retry is "the same request" only with the same body and the same credentials: every
+    // method's, in the registry's order, whichever method the body names.
     const fingerprint = digestOf(
       JSON.stringify(request, Object.keys(request).sort()),
-      payToken ?? "",
-      headers.get("x-payment") ?? "",
-      headers.get("payment-signature") ?? "",
+      ...PAYMENT_METHOD_REGISTRY.flatMap((method) => method.credentials?.(headers) ?? []),
       key ?? "",
     );
     const input = {
       headers,
       idempotencyKey,
       fingerprint,
-      payToken,
       baseUrl: publicBaseUrl(deps),
       client: clientAddress(event, deps.config.trustProxy),
     };

@@ -5,10 +5,14 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { AgentIdSchema, EmailSchema } from "./requests.ts";
 import { IssuedKeySchema } from "./responses.ts";
-import { PAYMENT_METHOD_IDS, type PaymentMethodId } from "../payments/methods/method-ids.ts";
+import { methodsSucceedingWith, PAYMENT_METHOD_IDS, PAYMENT_METHOD_TRAITS, type PaymentMethodId } from "../payments/methods/method-ids.ts";
 
 export const PAYMENT_METHODS = PAYMENT_METHOD_IDS;
 export type PaymentMethod = PaymentMethodId;
+
+/** The ids of the methods whose successful checkout answers `success`, as a schema. */
+const methodIdsSucceedingWith = <S extends Parameters<typeof methodsSucceedingWith>[0]>(success: S) =>
+  Type.Union(methodsSucceedingWith(success).map((m) => Type.Literal(m)));
 
 export const CheckoutRequestSchema = Type.Object(
   {
@@ -24,7 +28,7 @@ export const CheckoutRequestSchema = Type.Object(
       Type.String({
         maxLength: EmailSchema.maxLength,
         pattern: EmailSchema.pattern,
-        description: "Email for key delivery; required for card",
+        description: `Email for key delivery; required for ${PAYMENT_METHOD_IDS.filter((m) => PAYMENT_METHOD_TRAITS[m].contactRequired).join(", ")}`,
       }),
     ),
   },
@@ -97,7 +101,7 @@ export const CheckoutQuoteSchema = Type.Object({
 
 export const CheckoutSessionSchema = Type.Object({
   object: Type.Literal("checkout_session"),
-  payment_method: Type.Literal("card"),
+  payment_method: methodIdsSucceedingWith("checkout_session"),
   checkout_id: Type.String(),
   purchase_id: Type.String(),
   session_id: Type.String(),
@@ -110,7 +114,7 @@ export const CheckoutSessionSchema = Type.Object({
 export const CheckoutKeysSchema = Type.Object({
   keys: Type.Array(IssuedKeySchema),
   receipt: Type.Object({
-    payment_method: Type.Union([Type.Literal("agent_network"), Type.Literal("http402")]),
+    payment_method: methodIdsSucceedingWith("keys"),
     purchase_id: Type.String(),
     /** The account the keys belong to (send one of them in X-Service-Key to buy more for it). */
     account: Nullable(Type.String()),

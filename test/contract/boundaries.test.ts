@@ -46,6 +46,18 @@ describe("contract: boundaries", () => {
     expect(offenders).toEqual([]);
   });
 
+  it("the schemas know the payment methods only through method-ids.ts, which imports nothing", () => {
+    const schemas = files.filter((f) => relative(REPO_ROOT, f).split(/[\\/]/)[1] === "schema");
+    expect(schemas.length).toBeGreaterThan(0);
+    const offenders = schemas.flatMap((f) =>
+      importsOf(f)
+        .filter((spec) => spec.includes("/payments/") && !spec.endsWith("/payments/methods/method-ids.ts"))
+        .map((spec) => `${relative(REPO_ROOT, f)} → ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+    expect(importsOf(join(REPO_ROOT, "runtime", "payments", "methods", "method-ids.ts"))).toEqual([]);
+  });
+
   it("no runtime file or production entry reaches the dev key; only scripts/dev.ts does", () => {
     // The server (its bundle is built from runtime/), `npm start` and the vkr CLI never create or print it.
     const production = [...files, join(REPO_ROOT, "scripts", "start.ts"), ...runtimeFiles(join(REPO_ROOT, "cli"))];

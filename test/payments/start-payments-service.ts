@@ -2,6 +2,8 @@
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";
+import { startMailRelay, type RelayStandIn } from "./stand-ins/mail-relay.ts";
+import { startStripe, stripeEnv, type StripeStandIn } from "./stand-ins/stripe.ts";
 
 let dist: string | undefined;
 
@@ -13,4 +15,28 @@ export async function startPaymentsService(env: Record<string, string>): Promise
 /** A body for POST /api/checkout. */
 export function checkoutBody(method: "card" | "agent_network" | "http402", extra: Record<string, unknown> = {}) {
   return { vertical: "travel", payment_method: method, ...extra };
+}
+
+export interface CardSuite {
+  svc: TestService;
+  stripe: StripeStandIn;
+  relay: RelayStandIn;
+  close(): Promise<void>;
+}
+
+/** The service with card payments against the Stripe stand-in, mailing keys through the relay stand-in. */
+export async function startCardSuite(env: Record<string, string> = {}): Promise<CardSuite> {
+  const stripe = await startStripe();
+  const relay = await startMailRelay();
+  const svc = await startPaymentsService({ ...stripeEnv(stripe, relay.url), ...env });
+  return {
+    svc,
+    stripe,
+    relay,
+    async close() {
+      await svc.close();
+      await stripe.close();
+      await relay.close();
+    },
+  };
 }

@@ -1,6 +1,44 @@
 /**
- * The payment methods' ids: the one list the request schema, the purchase journal's records and
- * the registry share. Kept apart from `registry.ts` so the schemas need not import the methods.
+ * The payment methods' ids, and what the schemas and the order check must know of each without
+ * importing the methods themselves (that is why this file is kept apart from `registry.ts`): the
+ * request schema, the purchase journal's records and the registry share the ids; the success
+ * response schemas are built from each method's success kind.
  */
 export const PAYMENT_METHOD_IDS = ["card", "agent_network", "http402"] as const;
 export type PaymentMethodId = (typeof PAYMENT_METHOD_IDS)[number];
+
+/**
+ * What a successful checkout answers: the keys at once (201 `{ keys, receipt }`), or a session the
+ * buyer pays at elsewhere (303 to it, the keys issued once the payment is reported).
+ */
+export const CHECKOUT_SUCCESS_STATUS = { keys: 201, checkout_session: 303 } as const;
+export type CheckoutSuccess = keyof typeof CHECKOUT_SUCCESS_STATUS;
+
+export interface PaymentMethodTraits {
+  success: CheckoutSuccess;
+  /** The order must name a `contact` (where the keys are delivered). */
+  contactRequired: boolean;
+}
+
+// `satisfies` keeps each method's literal success kind (for the schemas' types) and makes the
+// compiler ask for every id.
+export const PAYMENT_METHOD_TRAITS = {
+  card: { success: "checkout_session", contactRequired: true },
+  agent_network: { success: "keys", contactRequired: false },
+  http402: { success: "keys", contactRequired: false },
+} as const satisfies Record<PaymentMethodId, PaymentMethodTraits>;
+
+type Traits = typeof PAYMENT_METHOD_TRAITS;
+export type MethodSucceedingWith<S extends CheckoutSuccess> = {
+  [M in PaymentMethodId]: Traits[M]["success"] extends S ? M : never;
+}[PaymentMethodId];
+
+/** The methods whose successful checkout answers `success`, in the registry's order. */
+export function methodsSucceedingWith<S extends CheckoutSuccess>(success: S): MethodSucceedingWith<S>[] {
+  return PAYMENT_METHOD_IDS.filter((id): id is MethodSucceedingWith<S> => PAYMENT_METHOD_TRAITS[id].success === success);
+}
+
+/** The HTTP status of a method's successful checkout (`GET /api/checkout` shows it). */
+export function successStatusOf(id: PaymentMethodId): number {
+  return CHECKOUT_SUCCESS_STATUS[PAYMENT_METHOD_TRAITS[id].success];
+}

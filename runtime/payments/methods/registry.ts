@@ -7,7 +7,7 @@
  *
  * The payment methods of this server, in the order buyers see them. A new method is one folder
  * beside these, one id in `method-ids.ts` and one line here; the checkout route, `GET
- * /api/checkout` and the start-up warnings loop over this list.
+ * /api/checkout`, reconciliation and the start-up checks loop over this list.
  */
 import { agentNetworkMethod } from "./agent-network/agent-network-method.ts";
 import { cardMethod } from "./card/card-method.ts";
@@ -21,10 +21,15 @@ const METHODS: Record<PaymentMethodId, PaymentMethod> = {
   agent_network: agentNetworkMethod,
   http402: x402Method,
 };
-const BY_ID = new Map(Object.values(METHODS).map((m) => [m.id, m]));
+const BY_ID = new Map<string, PaymentMethod>(Object.values(METHODS).map((m) => [m.id, m]));
 
 export const PAYMENT_METHOD_REGISTRY: readonly PaymentMethod[] = Object.freeze([...BY_ID.values()]);
 
 export function paymentMethod(id: PaymentMethodId): PaymentMethod {
   return BY_ID.get(id)!;
+}
+
+/** The method a purchase record names; undefined for admin issuance, which no method sells. */
+export function findPaymentMethod(id: string): PaymentMethod | undefined {
+  return BY_ID.get(id);
 }

@@ -18,6 +18,7 @@ import { quoteKeys, type PriceQuote } from "./pricing.ts";
 import { accountProofRequired } from "./purchase-flow.ts";
 import type { PurchaseRecord } from "./purchase-store.ts";
 import { unknownVertical } from "../../access/unknown-names.ts";
+import { PAYMENT_METHOD_TRAITS } from "../methods/method-ids.ts";
 
 export interface CheckoutOrder {
   vertical: string;
@@ -28,10 +29,10 @@ export interface CheckoutOrder {
 }
 
 export async function resolveCheckoutOrder(deps: AppDeps, request: CheckoutRequest): Promise<CheckoutOrder> {
-  if (request.payment_method === "card" && !request.contact) {
+  if (PAYMENT_METHOD_TRAITS[request.payment_method].contactRequired && !request.contact) {
     throw apiError("validation_failed", {
-      detail: "/contact: required for card (keys are delivered there)",
-      errors: [{ pointer: "/contact", message: "required when payment_method is card" }],
+      detail: `/contact: required for ${request.payment_method} (keys are delivered there)`,
+      errors: [{ pointer: "/contact", message: `required when payment_method is ${request.payment_method}` }],
     });
   }
   const build = deps.build.current;

@@ -5,8 +5,9 @@
  *
  * Only purchases nobody works on are touched (their lease has run out); for each, by state:
  * - `reserved` (never charged): released, and charging fenced off for good;
- * - `awaiting_payment` (card): left alone until its Stripe session expires, then Stripe is asked:
- *   paid → keys issued, otherwise released;
+ * - `awaiting_payment` (a method paid elsewhere, such as card): its method's `awaiting` hook decides
+ *   (`methods/payment-method.ts`; card leaves it alone until its Stripe session expires, then asks
+ *   Stripe: paid → keys issued, otherwise released);
  * - `charging` (the charge may or may not have happened) and `charged`: when the client can come
  *   back for the keys (Idempotency-Key, x402 payment, card session) they are issued, an unknown
  *   charge resolved in the buyer's favour and flagged; otherwise the purchase becomes `refund_due`.
@@ -16,7 +17,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { AppDeps } from "../../deps.ts";
-import { fulfilHeldCardPurchase, mailKeysOnce } from "../methods/card/card-fulfilment.ts";
+import { findPaymentMethod } from "../methods/registry.ts";
 import { completePurchase, purchaseLeaseMs, releasePurchase, resolveUnknownCharge, type PurchaseDeps } from "./purchase-flow.ts";
 import { createPurchaseStore, FINAL_STATES, type PurchaseRecord } from "./purchase-store.ts";
 
@@ -80,7 +81,7 @@ export async function reconcilePurchases(
 export async function listPurchasesForOperator(backend: AppDeps["backend"], now: number): Promise<Omit<ReconcileReport, "resolved">> {
   const store = createPurchaseStore(backend);
   const open = (await store.listOpen()).map((r) =>
-    _entry(r, r.state === "awaiting_payment" && r.card?.expires_at && r.card.expires_at > now ? "awaiting payment at Stripe" : "open"),
+    _entry(r, r.state === "awaiting_payment" ? (findPaymentMethod(r.method)?.awaiting?.status(r, now) ?? "open") : "open"),
   );
   return { open, attention: await _attention(store) };
 }
@@ -133,19 +134,13 @@ async function _resolve(deps: ReconcileDeps, record: PurchaseRecord, now: number
     case "reserved":
       return { record: await releasePurchase(deps, record, "reconciled: never charged", now), action: "released (never charged)" };
     case "awaiting_payment": {
-      const card = deps.payments.card;
-      if (!card || !record.card)
-        return { record: await releasePurchase(deps, record, "reconciled: no card session", now), action: "released (no card session)" };
-      if (record.card.expires_at !== null && record.card.expires_at > now) return { record, action: "awaiting payment at Stripe" };
-      const session = await card.stripe.retrieveSession(record.card.session_id);
-      if (session.paymentStatus === "paid" || session.paymentStatus === "no_payment_required") {
-        await fulfilHeldCardPurchase(deps, record, session, now);
-        return { record: (await createPurchaseStore(deps.backend).get(record.id))!, action: "paid at Stripe: keys issued" };
-      }
-      return {
-        record: await releasePurchase(deps, record, "reconciled: the card session ended unpaid", now),
-        action: "released (session ended unpaid)",
-      };
+      const awaiting = findPaymentMethod(record.method)?.awaiting;
+      if (!awaiting)
+        return {
+          record: await releasePurchase(deps, record, "reconciled: its method awaits no payment", now),
+          action: "released (its method awaits no payment)",
+        };
+      return awaiting.reconcile(deps, record, now);
     }
     case "charging": {
       if (!record.resumable)
@@ -176,10 +171,10 @@ async function _resolve(deps: ReconcileDeps, record: PurchaseRecord, now: number
   }
 }
 
-/** Issues the keys; a card purchase's are also mailed (once), as its webhook would have. */
+/** Issues the keys; a method paid elsewhere also delivers them (card mails them once), as its own fulfilment would have. */
 async function _issue(deps: ReconcileDeps, record: PurchaseRecord, now: number): Promise<PurchaseRecord> {
   const issued = await completePurchase(deps, record, now);
-  await mailKeysOnce(deps, issued, now);
+  await findPaymentMethod(record.method)?.awaiting?.issued?.(deps, issued, now);
   return issued;
 }
 

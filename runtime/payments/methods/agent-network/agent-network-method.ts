@@ -4,8 +4,9 @@
  * `../../providers/agent-network.ts`, and the token ledger it shares with per-use retrieval is
  * `../../per-use/token-ledger.ts`.
  */
-import { checkoutWithAgentNetwork } from "./checkout-agent-network.ts";
+import { checkoutWithAgentNetwork, readPayToken } from "./checkout-agent-network.ts";
 import type { PaymentMethod } from "../payment-method.ts";
+import { successStatusOf } from "../method-ids.ts";
 
 export const agentNetworkMethod: PaymentMethod = {
   id: "agent_network",
@@ -19,12 +20,13 @@ export const agentNetworkMethod: PaymentMethod = {
     "PAY_NETWORK_API_KEY",
   ],
   available: (deps) => deps.payments.agentNetwork !== null,
+  credentials: (headers) => [readPayToken(headers) ?? ""],
   describe: (deps) => ({
     id: "agent_network",
     available: deps.payments.agentNetwork !== null,
     description:
       "A KYAPay pay or kya-pay token (ES256 JWT) in the pay-network-pay-id header, worth at least the quoted amount; it is charged before the keys are issued. 201 with the keys.",
-    success_status: 201,
+    success_status: successStatusOf("agent_network"),
     header: "pay-network-pay-id",
   }),
   checkout: (deps, order, account, input, now) =>
@@ -32,7 +34,7 @@ export const agentNetworkMethod: PaymentMethod = {
       deps,
       order,
       account,
-      { payToken: input.payToken, idempotencyKey: input.idempotencyKey, fingerprint: input.fingerprint },
+      { payToken: readPayToken(input.headers), idempotencyKey: input.idempotencyKey, fingerprint: input.fingerprint },
       now,
     ),
 };

@@ -1,9 +1,10 @@
 /**
  * Checkout with `payment_method: "agent_network"`: a KYAPay pay or kya-pay token in
  * `pay-network-pay-id`. Without a token the answer is a quote (200). With one: the token is
- * verified locally, then the purchase runs reserve → charge → issue (`purchase-flow.ts`): the
- * account's slots and price tier first (a refusal charges nothing), the token's ledger next (never
- * spent past its value, shared with per-use retrieval), then ONE charge call, then the keys.
+ * verified locally, then the purchase runs reserve → authorize → charge → issue
+ * (`../run-checkout.ts`): the account's slots and price tier first (a refusal charges nothing), the
+ * token's ledger next as the authorization (never spent past its value, shared with per-use
+ * retrieval; a refusal releases the purchase), then ONE charge call, then the keys.
  *
  * With an Idempotency-Key the purchase can be resumed from any point: a retry with the same key and
  * request finishes it (keys issued once, never a second charge) or replays the 201. Without one,
@@ -15,12 +16,11 @@ import { apiError } from "../../../errors.ts";
 import { formatUsd } from "../../../money.ts";
 import type { PurchaseAccount } from "../../../accounts/purchase-account.ts";
 import { describeQuote, quoteOrder, type CheckoutOrder } from "../../purchases/checkout-order.ts";
-import { claimPurchase, idempotencyKeyReused, type SavedResponse } from "../../purchases/idempotency.ts";
-import { howToPay, type VerifiedPayToken } from "../../providers/agent-network.ts";
-import { chargePurchase, completePurchase, newPurchaseId, releasePurchase, reservePurchase } from "../../purchases/purchase-flow.ts";
+import type { SavedResponse } from "../../purchases/idempotency.ts";
+import { howToPay } from "../../providers/agent-network.ts";
 import { describePurchasedKeys, openKeys } from "../../purchases/purchase-keys.ts";
-import { finishClaimed } from "../../purchases/purchase-lease.ts";
-import { createPurchaseStore, type PurchaseRecord } from "../../purchases/purchase-store.ts";
+import type { PurchaseRecord } from "../../purchases/purchase-store.ts";
+import { claimByIdempotencyKey, runCheckout } from "../run-checkout.ts";
 import { describeCheckoutMethods } from "../../purchases/checkout-info.ts";
 import { reserveFromLedger } from "../../per-use/token-ledger.ts";
 
@@ -29,6 +29,11 @@ export interface AgentNetworkCheckout {
   idempotencyKey: string | null;
   /** Digest of the request body and credentials: what makes a retry "the same request". */
   fingerprint: string;
+}
+
+/** The token a checkout pays with; `skyfire-pay-id` is the network's own name for the header, an alias easy to drop. */
+export function readPayToken(headers: Headers): string | null {
+  return headers.get("pay-network-pay-id") ?? headers.get("skyfire-pay-id");
 }
 
 export async function checkoutWithAgentNetwork(
@@ -44,83 +49,47 @@ export async function checkoutWithAgentNetwork(
   const token = await network.verify(input.payToken, now);
   if (token.type === "kya") throw apiError("payment_token_required", { extra: { unlock: howToPay() } });
 
-  const claim = input.idempotencyKey ? await claimPurchase(deps, "idem", input.idempotencyKey, input.fingerprint, now) : null;
-  if (input.idempotencyKey && !claim) throw idempotencyKeyReused();
-  const id = claim?.purchaseId ?? newPurchaseId();
+  const { id, claim } = await claimByIdempotencyKey(deps, input, now);
   const secret = `${input.idempotencyKey ?? ""}\u0000${input.payToken}`;
   const payToken = input.payToken;
-  return finishClaimed(deps, { id, claim, inProgress: "idempotency_in_progress" }, now, async () => {
-    let record = await createPurchaseStore(deps.backend).get(id);
-    if (record?.state === "issued") return _answer(deps, record, secret, now, true);
-    if (record?.state === "released") throw _earlierRefused();
-    if (record?.state === "refund_due") throw _refundDue(record);
-    let keys: string[] | null = null;
-    if (!record) {
-      ({ record, keys } = await reservePurchase(
-        deps,
-        {
-          id,
-          method: "agent_network",
-          vertical: order.vertical,
-          quantity: order.quantity,
-          cohort: order.cohort,
-          account: account.account,
-          createAccount: account.create,
-          agentId: order.agentId ?? null,
-          contact: order.contact ?? null,
-          secret,
-          resumable: claim !== null,
-          payer: { jti: token.jti, sub: token.sub },
-        },
-        now,
-      ));
-    }
-    record = await _pay(deps, record, token, payToken, now);
-    record = await completePurchase(deps, record, now);
-    return _answer(deps, record, secret, now, keys === null, keys);
-  });
-}
-
-// --- Internal helpers ---
-
-/** Ledger, then the one charge call; resumes a purchase left in any state before `issued`. */
-async function _pay(
-  deps: AppDeps,
-  record: PurchaseRecord,
-  token: VerifiedPayToken,
-  payToken: string,
-  now: number,
-): Promise<PurchaseRecord> {
-  if (record.state === "charged") return record;
-  if (record.state === "reserved") {
-    try {
-      await reserveFromLedger(deps, token, record.amount_usd_micros, token.valueMicros, now);
-    } catch (error) {
-      await releasePurchase(deps, record, "the token's ledger refused the amount", now);
-      throw error;
-    }
-  }
-  // `reserved` or `charging`: chargePurchase calls the network at most once per purchase.
-  return chargePurchase(
+  return runCheckout(
     deps,
-    record,
-    async () => {
-      const charge = await deps.payments.agentNetwork!.charge(payToken, record.amount_usd_micros);
-      return { reference: token.jti, chargedMicros: charge.chargedMicros };
+    order,
+    account,
+    {
+      method: "agent_network",
+      id,
+      claim,
+      inProgress: "idempotency_in_progress",
+      secret,
+      payer: { jti: token.jti, sub: token.sub },
+      // The token's ledger (shared with per-use retrieval) is never spent past the token's value.
+      async authorize(record) {
+        try {
+          await reserveFromLedger(deps, token, record.amount_usd_micros, token.valueMicros, now);
+          return null;
+        } catch (error) {
+          return { note: "the token's ledger refused the amount", error: () => error };
+        }
+      },
+      async charge(record) {
+        const charge = await network.charge(payToken, record.amount_usd_micros);
+        return { reference: token.jti, chargedMicros: charge.chargedMicros };
+      },
+      answer: (record, fresh) => _answer(deps, record, secret, now, fresh),
+      earlierRefused: _earlierRefused,
+      refundDue: _refundDue,
     },
     now,
   );
 }
 
-async function _answer(
-  deps: AppDeps,
-  record: PurchaseRecord,
-  secret: string,
-  now: number,
-  replayed: boolean,
-  fresh: string[] | null = null,
-): Promise<SavedResponse> {
+// --- Internal helpers ---
+
+async function _answer(deps: AppDeps, record: PurchaseRecord, secret: string, now: number, fresh: string[] | null): Promise<SavedResponse> {
   const keys = fresh ?? openKeys(record, secret);
+  // Keys not from this request's reservation: the purchase was found reserved or further.
+  const replayed = fresh === null;
   if (!keys) throw apiError("internal_error", { detail: "The keys of this purchase cannot be opened with this request's credentials." });
   return {
     status: 201,

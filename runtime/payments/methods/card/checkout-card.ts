@@ -17,10 +17,11 @@ import type { AppDeps } from "../../../deps.ts";
 import { apiError } from "../../../errors.ts";
 import type { PurchaseAccount } from "../../../accounts/purchase-account.ts";
 import { describeQuote, type CheckoutOrder } from "../../purchases/checkout-order.ts";
-import { claimPurchase, idempotencyKeyReused, type SavedResponse } from "../../purchases/idempotency.ts";
+import type { SavedResponse } from "../../purchases/idempotency.ts";
 import type { CardLineItem } from "../../providers/card.ts";
 import { freePendingPlace, holdPendingPlace } from "./card-pending.ts";
-import { accountProofRequired, newPurchaseId, releasePurchase, reservePurchase } from "../../purchases/purchase-flow.ts";
+import { accountProofRequired, releasePurchase } from "../../purchases/purchase-flow.ts";
+import { claimByIdempotencyKey, reserveOrder } from "../run-checkout.ts";
 import { finishClaimed } from "../../purchases/purchase-lease.ts";
 import { failpoint } from "../../../failpoint.ts";
 import { createPurchaseStore, type PurchaseRecord } from "../../purchases/purchase-store.ts";
@@ -48,9 +49,7 @@ export async function checkoutWithCard(
     throw apiError("payment_provider_unavailable", {
       detail: "Card payments are not configured on this deployment; use agent_network or http402.",
     });
-  const claim = input.idempotencyKey ? await claimPurchase(deps, "idem", input.idempotencyKey, input.fingerprint, now) : null;
-  if (input.idempotencyKey && !claim) throw idempotencyKeyReused();
-  const id = claim?.purchaseId ?? newPurchaseId();
+  const { id, claim } = await claimByIdempotencyKey(deps, input, now);
   return finishClaimed(deps, { id, claim, inProgress: "idempotency_in_progress" }, now, async () => {
     const store = createPurchaseStore(deps.backend);
     let record = await store.get(id);
@@ -65,20 +64,16 @@ export async function checkoutWithCard(
       try {
         if (account.create && (await deps.keys.listByAccount(account.account)).some((k) => k.type === "membership"))
           throw accountProofRequired(account.account);
-        ({ record } = await reservePurchase(
+        // The order's contact is there: the order is refused without one for card.
+        ({ record } = await reserveOrder(
           deps,
+          order,
+          account,
           {
             id,
             method: "card",
-            vertical: order.vertical,
-            quantity: order.quantity,
-            cohort: order.cohort,
-            account: account.account,
-            createAccount: account.create,
             deferAccount: account.create,
             pendingPlace: place,
-            agentId: order.agentId ?? null,
-            contact: order.contact!,
             secret: card.sealSecret,
             resumable: true,
             payer: { contact: order.contact! },

@@ -94,14 +94,19 @@ export async function checkoutWithX402(
       async authorize(record) {
         const requirements = await requirementsOf(record);
         // Checked against OUR requirements for the price just reserved, never the client's copy.
-        const mismatch = mismatchReason(payment, requirements, x402.acceptedMatches(payment, requirements));
-        if (mismatch) return mismatch;
-        // Verify consumes nothing: a failure here leaves the purchase reserved for a retry.
-        const verified = await x402.verify(payment, requirements);
-        return verified.isValid ? null : (verified.invalidReason ?? "invalid_payment");
+        let reason = mismatchReason(payment, requirements, x402.acceptedMatches(payment, requirements));
+        if (reason === null) {
+          // Verify consumes nothing: a failure here leaves the purchase reserved for a retry.
+          const verified = await x402.verify(payment, requirements);
+          if (verified.isValid) return null;
+          reason = verified.invalidReason ?? "invalid_payment";
+        }
+        return {
+          note: `payment refused: ${reason}`,
+          error: async (released) =>
+            _paymentRequired(await requirementsOf(released), await describeQuote(deps, released, released.account), reason),
+        };
       },
-      refused: async (record, reason) =>
-        _paymentRequired(await requirementsOf(record), await describeQuote(deps, record, record.account), reason),
       // An interrupted settle is safe to ask again: the authorization's nonce settles once, and the
       // answer tells whether the earlier attempt went through.
       chargeOptions: { repeatable: true },

@@ -1,10 +1,13 @@
 /**
  * x402 through a facilitator, as a registered payment method. Its folder holds the checkout
- * (`checkout-http402.ts`) and the payment requirements it offers and checks
- * (`x402-requirements.ts`); the facilitator client is `../../providers/http402.ts`.
+ * (`checkout-http402.ts`), the payment requirements it offers and checks
+ * (`x402-requirements.ts`) and the facilitator check at start (`x402-facilitator-check.ts`); the
+ * facilitator client is `../../providers/http402.ts`.
  */
 import { checkoutWithX402 } from "./checkout-http402.ts";
+import { checkFacilitator } from "./x402-facilitator-check.ts";
 import type { PaymentMethod } from "../payment-method.ts";
+import { successStatusOf } from "../method-ids.ts";
 
 export const x402Method: PaymentMethod = {
   id: "http402",
@@ -20,6 +23,7 @@ export const x402Method: PaymentMethod = {
     "CDP_API_KEY_SECRET",
   ],
   available: (deps) => deps.payments.x402 !== null,
+  credentials: (headers) => [headers.get("x-payment") ?? "", headers.get("payment-signature") ?? ""],
   describe: (deps) => {
     const x402 = deps.payments.x402;
     return {
@@ -27,13 +31,16 @@ export const x402Method: PaymentMethod = {
       available: x402 !== null,
       description:
         "x402: POST without payment answers 402 with the requirements (v1 body, v2 PAYMENT-REQUIRED header); pay and send X-PAYMENT (v1) or PAYMENT-SIGNATURE (v2). Settled before the keys are issued; 201 with the keys and X-PAYMENT-RESPONSE / PAYMENT-RESPONSE.",
-      success_status: 201,
+      success_status: successStatusOf("http402"),
       header: "X-PAYMENT",
       ...(x402 ? { details: { scheme: "exact", network: x402.network.v2, asset: x402.asset, pay_to: x402.payTo } } : {}),
     };
   },
   checkout: (deps, order, account, input, now) =>
     checkoutWithX402(deps, order, account, { headers: input.headers, resourceUrl: `${input.baseUrl}/api/checkout` }, now),
+  atStart: async (deps) => {
+    if (deps.payments.x402) await checkFacilitator(deps.payments.x402, deps.logger);
+  },
   warnings: (deps) =>
     deps.payments.x402 && !deps.config.publicBaseUrl
       ? [
