@@ -21,6 +21,7 @@ import { createStorage, type Storage } from "unstorage";
 import calculateSlot from "cluster-key-slot";
 import { Cluster } from "ioredis";
 import { connectRedisDriver } from "./redis-connection.ts";
+import { CONSUME_BATCH_SCRIPT, createConsumeBatcher } from "./redis-consume-batch.ts";
 import type { DurableWriteOptions } from "./redis-durable.ts";
 import { apiError } from "../errors.ts";
 import type { ConsumeResult, CounterWindow, InsertOnceResult, StateBackend } from "./backend.ts";
@@ -61,6 +62,8 @@ export async function createRedisBackend(options: RedisBackendOptions): Promise<
     commandTimeoutMs: options.commandTimeoutMs ?? 2000,
     connectTimeoutMs: options.connectTimeoutMs ?? 5000,
     label: "redis-backend",
+    // The grouped quota script is already one call per turn: a pipeline around it would only add work.
+    unpipelined: ["vkrConsumeBatch"],
     durable: options.wait ?? { replicas: 1, timeoutMs: 1000 },
   });
   const { driver, client } = connection;
@@ -94,22 +97,30 @@ export async function createRedisBackend(options: RedisBackendOptions): Promise<
     return reply as T;
   };
 
+  const consumeAsync = createConsumeBatcher({
+    send: (keys, args) => run.vkrConsumeBatch(keys.length, ...keys, ...args),
+    counterKey,
+    ...(clustered
+      ? {
+          groupOf: (keys: readonly string[]) => {
+            oneSlot(keys);
+            return calculateSlot(keys[0]!);
+          },
+        }
+      : {}),
+  });
+
   return {
     kind: "redis",
     records: _guardStorage(createStorage({ driver })),
     consume: (windows: CounterWindow[], cost: number, now: number) =>
       _guard(async (): Promise<ConsumeResult> => {
         if (windows.length === 0) return { admitted: true, counts: [], deniedIndex: -1 };
+        if (windows.every((w) => _isAsyncCounter(w.key))) return consumeAsync(windows, cost, now);
         const args = [String(cost), String(now)];
         for (const w of windows) args.push(Number.isFinite(w.limit) ? String(w.limit) : "inf", String(w.expiresAt), _gcAt(w.expiresAt));
         const keys = windows.map((w) => counterKey(w.key));
-        let reply: number[];
-        if (windows.every((w) => _isAsyncCounter(w.key))) {
-          oneSlot(keys);
-          reply = await run.vkrConsume(keys.length, ...keys, ...args);
-        } else {
-          reply = await durableScript<number[]>("vkrConsume", keys, args);
-        }
+        const reply = await durableScript<number[]>("vkrConsume", keys, args);
         const [admitted, denied, ...counts] = reply;
         return { admitted: admitted === 1, counts: counts.map(Number), deniedIndex: denied ?? -1 };
       }),
@@ -162,6 +173,7 @@ export async function createRedisBackend(options: RedisBackendOptions): Promise<
 // --- Internal helpers ---
 
 interface ScriptCommands {
+  vkrConsumeBatch(numKeys: number, ...keysAndArgs: string[]): Promise<number[]>;
   vkrConsume(numKeys: number, ...keysAndArgs: string[]): Promise<number[]>;
   vkrInsertOnce(numKeys: number, ...keysAndArgs: string[]): Promise<[number, string]>;
   vkrClaimPosition(numKeys: number, ...keysAndArgs: string[]): Promise<[number, number]>;
@@ -173,6 +185,8 @@ interface ScriptCommands {
  * cached script; epoch milliseconds are compared with tonumber (exact below 2^53).
  */
 const SCRIPTS = {
+  // Limit counters, grouped checks (redis-consume-batch.ts).
+  vkrConsumeBatch: CONSUME_BATCH_SCRIPT,
   // KEYS: counters. ARGV: cost, now, then per window: limit ("inf" = count only), expiresAt, gcAt ("" = never).
   // 1. read every counter (an expired one counts as 0); 2. deny if any would pass its limit,
   // touching nothing; 3. otherwise add the cost to all of them.

@@ -45,6 +45,8 @@ export interface RedisConnectionOptions {
    * write (set, remove) through it, confirmed by replicas (see `redis-durable.ts`).
    */
   durable?: DurableWriteOptions;
+  /** Commands sent as they are, never auto-pipelined: callers that group their own calls. */
+  unpipelined?: string[];
 }
 
 export interface RedisConnection {
@@ -185,6 +187,7 @@ function _driverOptions(target: RedisTarget, options: RedisConnectionOptions): R
     // Commands issued in the same event-loop turn (one quota script per metered request) go out
     // in one socket write instead of one write each.
     enableAutoPipelining: true,
+    autoPipeliningIgnoredCommands: options.unpipelined ?? [],
   };
   if (target.kind === "single") return { url: target.url, base: options.base, ...common };
   const auth = {

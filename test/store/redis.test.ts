@@ -59,6 +59,41 @@ describe("redis backend specifics", () => {
     }
   });
 
+  it("quota checks of one turn, sent as one script call, are answered exactly as one by one, in order", async () => {
+    const backend = await createRedisBackend({ url: REDIS_URL, prefix: `${RUN}grouped:` });
+    const admin = new Redis(REDIS_URL);
+    try {
+      const now = Date.now();
+      const hour = { key: "q:{k:g}:k1:h", limit: 3, expiresAt: now + 1000 };
+      const day = { key: "q:{k:g}:k1:d", limit: 4, expiresAt: now + 5000 };
+      const later = { ...hour, expiresAt: now + 2000 };
+      const results = await Promise.all([
+        ...Array.from({ length: 4 }, () => backend.consume([hour, day], 1, now)),
+        // The hour has ended for this check: its counter starts again, with the new expiry.
+        backend.consume([later, day], 1, now + 1000),
+        // The day is full now: denied on it, and the hour is left as it was.
+        backend.consume([later, day], 1, now + 1000),
+        backend.consume([later], -1, now + 1000),
+      ]);
+      expect(results.map((r) => [r.admitted, r.deniedIndex, ...r.counts])).toEqual([
+        [true, -1, 1, 1],
+        [true, -1, 2, 2],
+        [true, -1, 3, 3],
+        [false, 0, 3, 3],
+        [true, -1, 1, 4],
+        [false, 1, 1, 4],
+        [true, -1, 0],
+      ]);
+      expect(await backend.readCounters([hour.key, day.key], now + 1000)).toEqual([0, 4]);
+      const stored = `${RUN}grouped:c:${hour.key}`;
+      expect(await admin.hget(stored, "e")).toBe(String(now + 2000));
+      expect(await admin.pttl(stored)).toBeGreaterThan(86_000_000);
+    } finally {
+      await backend.close();
+      await admin.quit();
+    }
+  });
+
   it("refuses to start when Redis cannot be reached (no silent fallback)", async () => {
     const port = await freePort();
     await expect(createRedisBackend({ url: `redis://127.0.0.1:${port}`, prefix: "x:", connectTimeoutMs: 300 })).rejects.toThrow();
@@ -70,6 +105,7 @@ describe("redis backend specifics", () => {
     const started = Date.now();
     const errors = await Promise.all([
       backend.consume([{ key: "a", limit: 1, expiresAt: Date.now() + 1000 }], 1, Date.now()).catch((e: unknown) => e),
+      backend.consume([{ key: "q:{k:a}:h", limit: 1, expiresAt: Date.now() + 1000 }], 1, Date.now()).catch((e: unknown) => e),
       backend.records.getItem("keys:x").catch((e: unknown) => e),
       backend.claimPosition("l", "m").catch((e: unknown) => e),
       backend.insertOnce("o", "v", null, Date.now()).catch((e: unknown) => e),
