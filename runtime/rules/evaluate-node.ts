@@ -73,7 +73,9 @@ export async function evaluateNode(deps: AppDeps, caller: Caller, request: Evalu
  * from growing it without end.
  */
 const evaluations = new WeakMap<Artifacts, Map<string, { body: NodeEvaluation; identity: KnowledgeIdentity }>>();
-const EVALUATIONS_MAX = 4096;
+// An answer and its serialised bytes are tens of KiB on a large node, so this bounds the memory a
+// key holder asking many fact sets can take to a few tens of MB.
+const EVALUATIONS_MAX = 512;
 
 /** Checks the facts against the node's declared ones (listing them is safe now that the layer is unlocked), then evaluates. */
 async function _evaluate(
