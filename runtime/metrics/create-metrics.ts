@@ -7,6 +7,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import type { ApiError } from "../errors.ts";
 import type { BuildRef } from "../deps.ts";
 import type { StateBackend } from "../storage/backend.ts";
+import { createRequestSeries } from "./request-series.ts";
 
 export interface Metrics {
   registry: Registry;
@@ -37,24 +38,30 @@ export const UNMATCHED_ROUTE = "unmatched";
 /** @example const metrics = createMetrics({ build: deps.build, backend: deps.backend }) */
 export function createMetrics(source: { build: BuildRef; backend: StateBackend }): Metrics {
   const registry = new Registry();
-  const requests = new Counter({
+  // Counted per request as plain numbers (request-series.ts) and read into prom-client at scrape time.
+  const answered = createRequestSeries("vkr_http_request_duration_seconds", "Time to answer a request, by route pattern and method.");
+  new Counter({
     name: "vkr_http_requests_total",
     help: "HTTP requests answered, by route pattern, method and status.",
     labelNames: ["route", "method", "status"],
     registers: [registry],
+    collect() {
+      this.reset();
+      answered.forEachCount((route, method, status, n) => this.inc({ route, method, status: String(status) }, n));
+    },
   });
-  const latency = new Histogram({
-    name: "vkr_http_request_duration_seconds",
-    help: "Time to answer a request, by route pattern and method.",
-    labelNames: ["route", "method"],
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [registry],
-  });
-  const retrievals = new Counter({
+  registry.registerMetric(answered.latency);
+  new Counter({
     name: "vkr_retrievals_total",
     help: "Successful knowledge retrievals (2xx on a retrieval route), by route.",
     labelNames: ["route"],
     registers: [registry],
+    collect() {
+      this.reset();
+      answered.forEachCount((route, _method, status, n) => {
+        if (status >= 200 && status < 300 && RETRIEVAL_ROUTES.has(route)) this.inc({ route }, n);
+      });
+    },
   });
   const payments = new Counter({
     name: "vkr_payment_outcomes_total",
@@ -108,9 +115,7 @@ export function createMetrics(source: { build: BuildRef; backend: StateBackend }
   return {
     registry,
     observeResponse({ method, route, status, seconds, paymentMethod }) {
-      requests.inc({ route, method, status: String(status) });
-      latency.observe({ route, method }, seconds);
-      if (status >= 200 && status < 300 && RETRIEVAL_ROUTES.has(route)) retrievals.inc({ route });
+      answered.record(route, method, status, seconds);
       if (paymentMethod !== undefined) payments.inc({ method: paymentMethod, outcome: PAYMENT_OUTCOMES[status] ?? String(status) });
     },
     observeToolCall({ tool, outcome, seconds }) {

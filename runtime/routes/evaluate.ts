@@ -4,7 +4,7 @@ import type { AppDeps } from "../deps.ts";
 import { requestCaller } from "../access/request-caller.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { CREDENTIAL_VARY } from "../http/headers.ts";
-import { sendSignedJson } from "../signing/send-signed.ts";
+import { sendSharedSignedJson } from "../signing/send-signed.ts";
 import { evaluateNode } from "../rules/evaluate-node.ts";
 import { EvaluateRequestSchema } from "../schema/requests.ts";
 
@@ -16,6 +16,6 @@ export default definePlugin<AppDeps>((app, deps) => {
     const now = deps.clock.now();
     const caller = await requestCaller(event, deps).caller();
     const { body, headers, identity } = await evaluateNode(deps, caller, request, now);
-    return sendSignedJson(event, deps, body, identity, now, { ...headers, vary: CREDENTIAL_VARY });
+    return sendSharedSignedJson(event, deps, body, identity, now, { ...headers, vary: CREDENTIAL_VARY });
   });
 });

@@ -5,7 +5,7 @@
  * and an answer over gated layers counts as one retrieval for the key that unlocked them, or one
  * per-use charge for a pay token. A refused key is the key's 401 here (rules have no free view).
  */
-import { evaluationIdentity } from "../signing/answer-identity.ts";
+import { canonicalJson, evaluationIdentity } from "../signing/answer-identity.ts";
 import type { KnowledgeIdentity } from "../signing/answer-signature.ts";
 import type { AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
@@ -13,6 +13,7 @@ import type { Caller } from "../access/credentials.ts";
 import { planRead } from "../access/read-session.ts";
 import { meterRead } from "../metering/meter-read.ts";
 import type { EvaluateRequest } from "../schema/requests.ts";
+import type { Artifacts, NodeMeta } from "../storage/artifacts.ts";
 import type { Evaluation } from "../schema/rules.ts";
 import { evaluateRules } from "./evaluate.ts";
 import { unknownNode, unknownVertical } from "../access/unknown-names.ts";
@@ -45,8 +46,46 @@ export async function evaluateNode(deps: AppDeps, caller: Caller, request: Evalu
   //    A pay token is verified before anything of the node is revealed, and charged after the answer.
   const plan = await planRead(deps, { build, vertical, meta, reader: { caller, credentialProblem: null }, need: "full" }, now);
 
-  // 2. Facts: only names the node declares (listing them is safe now that the layer is unlocked).
-  const logic = await build.logic(vertical.slug, meta.id);
+  // 2. and 3. The same facts on the same node of the same build give the same answer: made once.
+  const canonical = canonicalJson(request.facts);
+  const key = `${vertical.slug}\u0000${meta.id}\u0000${canonical}`;
+  let answers = evaluations.get(build);
+  if (answers === undefined) evaluations.set(build, (answers = new Map()));
+  let answer = answers.get(key);
+  if (answer === undefined) {
+    answer = await _evaluate(build, vertical.slug, meta, request.facts, canonical);
+    if (answers.size >= EVALUATIONS_MAX) answers.clear();
+    answers.set(key, answer);
+  }
+
+  // 4. Meter as decided (gated layers only): a refused request consumes nothing.
+  const headers = await meterRead(deps, plan, now);
+  return { body: answer.body, headers, identity: answer.identity };
+}
+
+// --- Internal helpers ---
+
+/**
+ * Answers already made, per build (a new build starts empty). An evaluation is a pure function of
+ * the node's compiled rules and the facts, and the answer object is shared by every request that
+ * asks the same (read-only from here on: routes serialise it, never change it); agents that ask
+ * step by step pass through the same few fact sets, and a bounded map keeps request-chosen facts
+ * from growing it without end.
+ */
+const evaluations = new WeakMap<Artifacts, Map<string, { body: NodeEvaluation; identity: KnowledgeIdentity }>>();
+// An answer and its serialised bytes are tens of KiB on a large node, so this bounds the memory a
+// key holder asking many fact sets can take to a few tens of MB.
+const EVALUATIONS_MAX = 512;
+
+/** Checks the facts against the node's declared ones (listing them is safe now that the layer is unlocked), then evaluates. */
+async function _evaluate(
+  build: Artifacts,
+  slug: string,
+  meta: NodeMeta,
+  facts: EvaluateRequest["facts"],
+  canonical: string,
+): Promise<{ body: NodeEvaluation; identity: KnowledgeIdentity }> {
+  const logic = await build.logic(slug, meta.id);
   const ruleSet = {
     facts: logic?.facts ?? [],
     outcomes: logic?.outcomes ?? [],
@@ -54,7 +93,7 @@ export async function evaluateNode(deps: AppDeps, caller: Caller, request: Evalu
     ...(logic?.intermediate ? { intermediate: logic.intermediate } : {}),
   };
   const declared = new Set(ruleSet.facts.map((f) => f.id));
-  const unknown = Object.keys(request.facts).filter((name) => !declared.has(name));
+  const unknown = Object.keys(facts).filter((name) => !declared.has(name));
   if (unknown.length > 0) {
     const list = ruleSet.facts.map((f) => f.id);
     throw apiError("validation_failed", {
@@ -68,18 +107,12 @@ export async function evaluateNode(deps: AppDeps, caller: Caller, request: Evalu
       extra: { declared_facts: ruleSet.facts },
     });
   }
-
-  // 3. Evaluate, then meter as decided (gated layers only): a refused request consumes nothing.
-  const evaluation = evaluateRules(ruleSet, request.facts);
-  const headers = await meterRead(deps, plan, now);
+  const evaluation = evaluateRules(ruleSet, facts);
   return {
-    body: { vertical: vertical.slug, node: meta.id, version: meta.version, ...evaluation },
-    headers,
-    identity: evaluationIdentity(build, meta, request.facts),
+    body: { vertical: slug, node: meta.id, version: meta.version, ...evaluation },
+    identity: evaluationIdentity(build, meta, canonical),
   };
 }
-
-// --- Internal helpers ---
 
 /** RFC 6901: `~` and `/` inside a member name. */
 function _escapePointer(name: string): string {

@@ -7,14 +7,14 @@ import canonicalizeModule from "canonicalize";
 import type { Artifacts, NodeMeta } from "../storage/artifacts.ts";
 import { inputDigest, type KnowledgeIdentity } from "./answer-signature.ts";
 
-/** An evaluation of a node's rules over `facts`. */
-export function evaluationIdentity(build: Artifacts, meta: NodeMeta, facts: Record<string, unknown>): KnowledgeIdentity {
+/** An evaluation of a node's rules over facts given as their canonical JSON (`canonicalJson`). */
+export function evaluationIdentity(build: Artifacts, meta: NodeMeta, canonicalFacts: string): KnowledgeIdentity {
   return {
     vertical: meta.vertical,
     node: meta.id,
     version: meta.version,
     view: "evaluation",
-    input: canonicalDigest(facts),
+    input: inputDigest(canonicalFacts),
     build: build.buildId,
   };
 }
@@ -42,7 +42,12 @@ export function deltaIdentity(
 
 /** base64 sha-256 of the RFC 8785 canonical JSON of a value. */
 export function canonicalDigest(value: unknown): string {
-  return inputDigest(canonicalize(value) ?? "null");
+  return inputDigest(canonicalJson(value));
+}
+
+/** The RFC 8785 canonical JSON of a value (what `canonicalDigest` hashes). */
+export function canonicalJson(value: unknown): string {
+  return canonicalize(value) ?? "null";
 }
 
 // --- Internal helpers ---

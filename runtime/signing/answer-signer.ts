@@ -5,7 +5,14 @@
  * It also says which public keys /.well-known/jwks.json lists.
  */
 import type { Artifacts } from "../storage/artifacts.ts";
-import { signAnswer, type KnowledgeIdentity, type SignatureHeaders, type SigningKey } from "./answer-signature.ts";
+import {
+  formatIdentity,
+  signAnswer,
+  signHeaders,
+  type KnowledgeIdentity,
+  type SignatureHeaders,
+  type SigningKey,
+} from "./answer-signature.ts";
 import { generateSigningKey, publicJwk, type PublicSigningJwk } from "./signing-keys.ts";
 
 export interface AnswerSigner {
@@ -18,6 +25,8 @@ export interface AnswerSigner {
    * every instance holding the key.
    */
   sign(bytes: Uint8Array | string, identity: KnowledgeIdentity, now?: number): SignatureHeaders;
+  /** The same over bytes whose `Content-Digest` header was computed before (`contentDigest`). */
+  signDigest(digestHeader: string, identity: KnowledgeIdentity, now: number): SignatureHeaders;
   /**
    * The published keys: this server's, the previous ones (SIGNING_PREVIOUS_KEYS) and, for a
    * development build, the key that build signed with (a release's key must be one of the others).
@@ -32,6 +41,7 @@ export function createAnswerSigner(config: { key: SigningKey | null; previous: r
     kid: key.kid,
     ephemeral: config.key === null,
     sign: (bytes, identity, now) => signAnswer(key, bytes, identity, now === undefined ? undefined : Math.floor(now / 1000)),
+    signDigest: (digestHeader, identity, now) => signHeaders(key, digestHeader, formatIdentity(identity), Math.floor(now / 1000)),
     publicKeys(build) {
       const signing = build.manifest.signing;
       const keys = signing?.dev ? [...own, signing.public_key] : own;

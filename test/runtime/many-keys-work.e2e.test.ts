@@ -3,7 +3,11 @@
  * metered read of it makes exactly one store call (the atomic consume of its windows) and reads
  * no key record, whether one key or hundreds take turns: a cache that missed for many keys (a key
  * record or its windows read again per request) would show up here as store reads per request.
+ * Inside the embedded store, the part of a metered request that a profile showed growing with the
+ * number of keys is the rows its batch writes: each request writes one row (its key's windows
+ * packed together), never one per window, and nothing else.
  */
+import type Database from "better-sqlite3";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
@@ -42,6 +46,13 @@ function countStoreCalls(s: TestService) {
   return calls;
 }
 
+/** Rows the store's SQLite connection has inserted, updated or deleted so far. */
+function rowWrites(s: TestService): () => number {
+  const db = (s.service.deps.backend.records.getMount("").driver as { getInstance(): Database.Database }).getInstance();
+  const changes = db.prepare<[], number>("select total_changes()").pluck();
+  return () => changes.get()!;
+}
+
 async function issueKeys(s: TestService, count: number): Promise<string[]> {
   const keys: string[] = [];
   while (keys.length < count) {
@@ -73,10 +84,14 @@ describe("work per metered request with many keys", () => {
     expect(calls.recordReads).toBeGreaterThan(0);
     expect(calls.recordReads).toBeLessThanOrEqual(KEYS);
 
+    const writes = rowWrites(svc);
     for (const round of [keys, Array.from({ length: KEYS }, () => keys[0]!)]) {
       Object.assign(calls, { recordReads: 0, counterReads: 0, consumes: 0 });
+      const before = writes();
       await readAll(svc, round);
       expect(calls.consumes).toBe(KEYS);
+      // One request at a time, so one batch each: one row written per request, with many keys as with one.
+      expect(writes() - before).toBe(KEYS);
       expect(calls.recordReads).toBe(0);
       // The keys cache checks the shared revision counter at most once a second (real time).
       expect(calls.counterReads).toBeLessThanOrEqual(5);

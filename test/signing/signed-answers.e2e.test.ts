@@ -155,9 +155,10 @@ describe("static answers (signed by the build)", () => {
 
   it("serving them signs nothing: static reads, repeated, make no signature at run time (a layer selection is signed once)", async () => {
     const signer = svc.service.deps.shared.signer;
-    const sign = signer.sign;
+    const { sign, signDigest } = signer;
     let calls = 0;
     (signer as { sign: typeof sign }).sign = (...args) => (calls++, sign(...args));
+    (signer as { signDigest: typeof signDigest }).signDigest = (...args) => (calls++, signDigest(...args));
     try {
       const key = { "x-service-key": member };
       await get("/api/demo?vertical=travel&node=trv-m1&layers=directive", key);
@@ -179,6 +180,7 @@ describe("static answers (signed by the build)", () => {
       expect(calls).toBe(1);
     } finally {
       (signer as { sign: typeof sign }).sign = sign;
+      (signer as { signDigest: typeof signDigest }).signDigest = signDigest;
     }
   });
 
@@ -252,6 +254,27 @@ describe("dynamic answers (signed at run time)", () => {
       ),
     ).toBe(false);
     saved.set("evaluation", res);
+  });
+
+  it("the same evaluation asked again (facts in another order, a second later) is the same bytes, dated and signed anew, and counted", async () => {
+    const ask = (facts: Record<string, boolean>) =>
+      post("/api/evaluate", { vertical: "travel", node: "trv-m1", facts }, { "x-service-key": member });
+    const hour = async () =>
+      ((await (await fetch(`${svc.url}/api/keys`, { headers: { "x-service-key": member } })).json()) as { usage: { hour: number } }).usage
+        .hour;
+    const before = await hour();
+    const first = await ask({ condition_b: false, condition_a: true });
+    const created = (answer: Saved) => Number(/;created=(\d+);/.exec(answer.headers["signature-input"]!)![1]);
+    // A second later, so the second answer's signature cannot be the first one's.
+    svc.clock.advance(1000);
+    const again = await ask({ condition_a: true, condition_b: false });
+    expect(Buffer.from(again.body).equals(Buffer.from(first.body))).toBe(true);
+    expect(again.headers["content-digest"]).toBe(first.headers["content-digest"]);
+    expect(created(again)).toBeGreaterThan(created(first));
+    expect(again.headers.signature).not.toBe(first.headers.signature);
+    expect(await independentlyVerify(first, jwks)).toBe(true);
+    expect(await independentlyVerify(again, jwks)).toBe(true);
+    expect(await hour()).toBe(before + 2);
   });
 
   it("a search verifies, and one changed byte of its body fails", async () => {
