@@ -27,18 +27,22 @@ afterAll(async () => {
 const ADMIN = { authorization: `Bearer ${ADMIN_KEY}` };
 const jtiOf = (token: string) => (JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8")) as { jti: string }).jti;
 
-/** The `nth` write whose key starts with `prefix` fails before it happens, as if the process died there. */
-function failAt(method: "insertOnce" | "setItem", prefix: string, nth = 1) {
+/**
+ * The `nth` write whose key starts with `prefix` fails before it happens, as if the process died
+ * there (a `consume` matches on its first window's key).
+ */
+function failAt(method: "insertOnce" | "setItem" | "consume", prefix: string, nth = 1) {
   const backend = svc.service.deps.backend;
-  const target = (method === "insertOnce" ? backend : backend.records) as unknown as Record<
+  const target = (method === "setItem" ? backend.records : backend) as unknown as Record<
     string,
-    (key: string, ...rest: unknown[]) => Promise<unknown>
+    (first: unknown, ...rest: unknown[]) => Promise<unknown>
   >;
   const original = target[method]!;
   let seen = 0;
-  target[method] = async (key, ...rest) => {
+  target[method] = async (first, ...rest) => {
+    const key = method === "consume" ? (first as Array<{ key: string }>)[0]!.key : (first as string);
     if (key.startsWith(prefix) && ++seen === nth) throw new Error("simulated crash");
-    return original.call(target, key, ...rest);
+    return original.call(target, first, ...rest);
   };
   restore.push(() => (target[method] = original));
 }
@@ -62,6 +66,38 @@ describe("interrupted issuance", () => {
     expect(
       (await svc.request("/api/demo?vertical=travel&node=trv-m7", { headers: { "x-service-key": retried.body.keys[1].key } })).status,
     ).toBe(200);
+  });
+
+  it("agent_network: the reservation failed after its record was first written; the retry finishes the reservation and charges its full price once", async () => {
+    const token = await network.mint({ now: svc.clock.now(), valueMicros: 100_000_000 });
+    const headers = { "pay-network-pay-id": token, "idempotency-key": "interrupted-reserving" };
+    const body = checkoutBody("agent_network", { agent_id: "interrupted-reserving", quantity: 2 });
+    // The record's second write (slots taken, price and keys known) fails: the first says only "reserving".
+    failAt("setItem", "purchase:", 2);
+    expect((await svc.request("/api/checkout", { method: "POST", headers, json: body })).status).toBe(500);
+    restore.splice(0).forEach((undo) => undo());
+    expect(network.charges.filter((c) => c.jti === jtiOf(token))).toHaveLength(0);
+
+    const retried = await svc.request("/api/checkout", { method: "POST", headers, json: body });
+    expect(retried.status).toBe(201);
+    expect(retried.body.keys).toHaveLength(2);
+    expect(network.charges.filter((c) => c.jti === jtiOf(token)).map((c) => c.micros)).toEqual([19_000_000 + 17_000_000]);
+  });
+
+  it("agent_network: the token's ledger could not be reached; the purchase stays open and the retry completes it with one charge", async () => {
+    const token = await network.mint({ now: svc.clock.now(), valueMicros: 100_000_000 });
+    const headers = { "pay-network-pay-id": token, "idempotency-key": "interrupted-ledger" };
+    const body = checkoutBody("agent_network", { agent_id: "interrupted-ledger" });
+    failAt("consume", "payledger:");
+    // The store stays down for what follows in the same request (the purchase record's next write).
+    failAt("setItem", "purchase:", 3);
+    expect((await svc.request("/api/checkout", { method: "POST", headers, json: body })).status).toBe(500);
+    restore.splice(0).forEach((undo) => undo());
+
+    const retried = await svc.request("/api/checkout", { method: "POST", headers, json: body });
+    expect(retried.status).toBe(201);
+    expect(retried.body.keys).toHaveLength(1);
+    expect(network.charges.filter((c) => c.jti === jtiOf(token))).toHaveLength(1);
   });
 
   it("trial: the agent's slot is claimed only once its key exists, so a failed key write leaves the agent free to ask again", async () => {
