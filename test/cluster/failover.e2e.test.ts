@@ -1,23 +1,41 @@
 /**
  * A Redis primary dies under load. Two bundled instances share a real Redis Cluster (three
- * primaries, three replicas), then a primary with a replica behind a sentinel, each started here.
- * During a burst of key issuance (acknowledged writes of the money path: key records and account
- * slots) and metered reads, the primary holding the metered key's quota counters is killed with
- * SIGKILL; its replica is promoted (by the cluster, by the sentinel).
- * Afterwards every key acknowledged with 201 exists and works on both instances, nothing answered
- * 500 (the window answers 503 `store_unavailable`), the instances recover without a restart, and
- * the quota's over-admission across the failover is measured and bounded.
+ * primaries, three replicas), then a primary with a replica behind three sentinels, each started
+ * here. During a burst of paid purchases (agent_network tokens, charged through the payment
+ * network's stand-in), admin key issuance and metered reads, the primary holding the metered key's
+ * quota counters (and purchase records of the burst) is killed with SIGKILL; its replica is
+ * promoted (by the cluster, by the sentinels). A buyer answered 503 retries with the same token
+ * and Idempotency-Key, on the other instance, until the purchase is done.
+ * Afterwards every purchase answered 201 exists (its replay repeats the same keys, charging
+ * nothing) and its keys work, no token was charged twice, every key acknowledged with 201 exists
+ * on both instances, nothing answered 500 (the window answers 503 `store_unavailable`), the
+ * instances recover without a restart, and the quota's over-admission across the failover is
+ * measured and bounded.
  */
+import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scanCluster } from "../../runtime/storage/redis-connection.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import type { ChildServer } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
-import { scanCluster } from "../../runtime/storage/redis-connection.ts";
 import { primaryPortFor, startRedisCluster, startRedisSentinel, waitFor, type RedisTopology } from "../helpers/redis-topology.ts";
+import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "../payments/stand-ins/agent-network.ts";
 import { CLUSTER_ADMIN_KEY, getJson, postJson, startInstances, uniquePrefix } from "./_cluster.ts";
-import { Cluster } from "ioredis";
 
 const HOURLY = 1500;
+/** Workers buying (one purchase at a time each); one more issues admin keys, the rest read. */
+const PURCHASE_WORKERS = 3;
+const ADMIN = { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` };
+
+let network: AgentNetworkStandIn;
+beforeAll(async () => {
+  // A real network round trip per charge, so purchases are caught mid-charge by the kill too.
+  network = await startAgentNetwork({ chargeLatencyMs: [5, 40] });
+});
+afterAll(async () => {
+  await network?.close();
+});
+
 for (const kind of ["a Redis Cluster", "a sentinel set"] as const) {
   describe(`on ${kind}`, () => {
     const prefix = uniquePrefix();
@@ -31,6 +49,10 @@ for (const kind of ["a Redis Cluster", "a sentinel set"] as const) {
         REDIS_URL: cluster.url,
         REDIS_PREFIX: prefix,
         RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: HOURLY, daily_standard: 1e9, per_key_monthly: 1e9 }),
+        ...agentNetworkEnv(network),
+        // A short purchase lease: a buyer whose request died with the primary resumes within seconds.
+        PAYMENT_TIMEOUT_MS: "1000",
+        RECONCILE_INTERVAL_MS: "0",
       });
     }, 120_000);
 
@@ -40,14 +62,10 @@ for (const kind of ["a Redis Cluster", "a sentinel set"] as const) {
     });
 
     describe(`a primary of ${kind} killed under load`, () => {
-      it("loses no acknowledged key, answers 503 (never 500) in the window, recovers without restart; quota over-admission measured", {
-        timeout: 150_000,
+      it("loses no paid purchase or acknowledged key, charges no token twice, answers 503 (never 500) in the window, recovers without restart; quota over-admission measured", {
+        timeout: 200_000,
       }, async () => {
-        const issued = await postJson(
-          `${instances[0]!.url}/api/keys`,
-          { vertical: "travel" },
-          { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` },
-        );
+        const issued = await postJson(`${instances[0]!.url}/api/keys`, { vertical: "travel" }, ADMIN);
         expect(issued.status).toBe(201);
         const member: string = issued.body.keys[0].key;
         const first = await fetch(`${instances[0]!.url}/api/demo?vertical=travel&node=trv-m3`, { headers: { "x-service-key": member } });
@@ -56,67 +74,140 @@ for (const kind of ["a Redis Cluster", "a sentinel set"] as const) {
         const quotaKey = kind === "a Redis Cluster" ? await _quotaKey(cluster, prefix) : undefined;
         const victim = await primaryPortFor(cluster, quotaKey);
 
-        const tally = { metered200: 1, metered429: 0, metered503: 0, keys201: 0, keys503: 0, other: [] as string[] };
+        const tally = { metered200: 1, metered429: 0, metered503: 0, keys201: 0, keys503: 0, purchases503: 0, other: [] as string[] };
         const acknowledged: string[] = [];
+        const buyers: Buyer[] = [];
+        let killed = false;
         let stopped = false;
+        let bought = 0;
+        const buy = async (w: number) => {
+          const n = bought++;
+          const token = await network.mint({ now: Date.now(), valueMicros: 100_000_000 });
+          const buyer: Buyer = {
+            jti: _jti(token),
+            body: { vertical: "travel", payment_method: "agent_network", agent_id: `failover-${n}`, quantity: 1 + (n % 2) },
+            headers: { "pay-network-pay-id": token, "idempotency-key": `failover-${n}` },
+            startedAfterKill: killed,
+            answers: [],
+            keys: [],
+            purchaseId: "",
+            unconfirmed: false,
+          };
+          buyers.push(buyer);
+          const deadline = Date.now() + 90_000;
+          // The buyer retries after a 503 or while the dead request's lease holds the purchase,
+          // alternating instances, with the same token and Idempotency-Key.
+          for (let attempt = 0; ; attempt++) {
+            const res = await _send(`${instances[(w + attempt) % instances.length]!.url}/api/checkout`, buyer.body, buyer.headers);
+            buyer.answers.push(res.status);
+            if (res.status === 201) {
+              buyer.keys = res.body.keys.map((k: { key: string }) => k.key);
+              buyer.purchaseId = res.body.receipt.purchase_id;
+              buyer.unconfirmed = Boolean(res.body.receipt.charge_unconfirmed);
+              return;
+            }
+            if (_isStoreUnavailable(res)) tally.purchases503++;
+            else if (!(res.status === 409 && /in_progress$/.test(res.body?.code ?? "")))
+              return void tally.other.push(
+                `purchase ${n} (${buyer.answers.join(",")}; ${network.charges.filter((c) => c.jti === buyer.jti).length} charges): ${res.status} ${res.text.slice(0, 300)}`,
+              );
+            if (Date.now() > deadline) return void tally.other.push(`purchase ${n} unfinished: ${buyer.answers.join(",")}`);
+            await new Promise((r) => setTimeout(r, 150));
+          }
+        };
+        // Each worker keeps one kind of traffic, so slow purchases never starve the metered reads.
         const worker = async (w: number) => {
           for (let i = w; !stopped; i++) {
             const instance = instances[i % instances.length]!;
             try {
-              if (i % 4 === 0) {
-                const res = await postJson(
-                  `${instance.url}/api/keys`,
-                  { vertical: "travel", label: "failover" },
-                  { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` },
-                );
+              if (w < PURCHASE_WORKERS) await buy(w);
+              else if (w === PURCHASE_WORKERS) {
+                const res = await postJson(`${instance.url}/api/keys`, { vertical: "travel", label: "failover" }, ADMIN);
                 if (res.status === 201) {
                   tally.keys201++;
                   acknowledged.push(...res.body.keys.map((k: { key: string }) => k.key));
                 } else if (res.status === 503 && res.body.code === "store_unavailable") tally.keys503++;
                 else tally.other.push(`keys ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`);
               } else {
-                const res = await fetch(`${instance.url}/api/demo?vertical=travel&node=trv-m3`, { headers: { "x-service-key": member } });
-                const body = await res.text();
+                const res = await _send(`${instance.url}/api/demo?vertical=travel&node=trv-m3`, undefined, { "x-service-key": member });
                 if (res.status === 200) tally.metered200++;
                 else if (res.status === 429) tally.metered429++;
-                else if (
-                  res.status === 503 &&
-                  res.headers.get("content-type")?.includes("problem+json") &&
-                  JSON.parse(body).code === "store_unavailable"
-                )
-                  tally.metered503++;
-                else tally.other.push(`metered ${res.status} ${body.slice(0, 120)}`);
+                else if (_isStoreUnavailable(res)) tally.metered503++;
+                else tally.other.push(`metered ${res.status} ${res.text.slice(0, 120)}`);
               }
             } catch (error) {
               tally.other.push(String(error));
             }
           }
         };
-        const workers = Array.from({ length: 8 }, (_, w) => worker(w));
+        const workers = Array.from({ length: 9 }, (_, w) => worker(w));
         const started = Date.now();
         await waitFor(async () => tally.metered200 >= HOURLY / 3 || Date.now() - started > 20_000, 25_000, 20);
         const beforeKill = tally.metered200;
+        const purchasesOnVictim = await _purchaseRecordsOn(cluster, victim, prefix);
         await cluster.kill(victim);
+        killed = true;
         const killedAt = Date.now();
-        // The cluster (node timeout 1.5 s) or the sentinel (down after 1 s) promotes the replica.
+        // The cluster (node timeout 1.5 s) or the sentinels (down after 1 s, quorum 2) promote the replica.
         await waitFor(async () => (await primaryPortFor(cluster, quotaKey)) !== victim, 30_000, 200);
         const promotedAfterMs = Date.now() - killedAt;
-        // Recovery without restart: traffic flows until the quota is used up.
+        // Recovery without restart: traffic flows until the quota is used up, purchases go through.
         await waitFor(async () => tally.metered429 > 50, 60_000, 100);
+        await waitFor(async () => buyers.filter((b) => b.startedAfterKill && b.keys.length > 0).length >= 4, 60_000, 100);
         stopped = true;
         await Promise.all(workers);
 
         const usage = (await getJson(`${instances[1]!.url}/api/keys`, { "x-service-key": member })).body.usage.hour as number;
         const overAdmitted = tally.metered200 - HOURLY;
+        const paid = buyers.filter((b) => b.keys.length > 0);
+        const retried = paid.filter((b) => b.answers.includes(503));
         process.stdout.write(
-          `failover on ${kind}: promoted after ${promotedAfterMs} ms; keys 201=${tally.keys201} (all ${acknowledged.length} present), 503=${tally.keys503}; metered 200=${tally.metered200} (${beforeKill} before the kill) 429=${tally.metered429} 503=${tally.metered503}; hourly quota ${HOURLY}, counted ${usage}, over-admitted ${overAdmitted}\n`,
+          `failover on ${kind}: promoted after ${promotedAfterMs} ms; purchases 201=${paid.length} of ${buyers.length} (${purchasesOnVictim} records on the killed primary; ${retried.length} finished after a 503, ${tally.purchases503} answers 503, ${paid.filter((b) => b.unconfirmed).length} charge unconfirmed); keys 201=${tally.keys201} (all ${acknowledged.length} present), 503=${tally.keys503}; metered 200=${tally.metered200} (${beforeKill} before the kill) 429=${tally.metered429} 503=${tally.metered503}; hourly quota ${HOURLY}, counted ${usage}, over-admitted ${overAdmitted}\n`,
         );
         expect(tally.other).toEqual([]);
+        // The kill hit the purchases: records of the burst lived on the killed primary, and buyers
+        // were answered 503 in the window (and finished by retrying).
+        expect(purchasesOnVictim).toBeGreaterThan(0);
+        expect(retried.length).toBeGreaterThan(0);
+
+        // No token charged twice; every purchase answered 201 charged its token once (an unconfirmed
+        // charge, resolved in the buyer's favour, at most once).
+        const charges = new Map<string, number>();
+        for (const c of network.charges) charges.set(c.jti, (charges.get(c.jti) ?? 0) + 1);
+        expect(buyers.filter((b) => (charges.get(b.jti) ?? 0) > 1).map((b) => `${b.jti} charged ${charges.get(b.jti)}×`)).toEqual([]);
+        expect(paid.filter((b) => !b.unconfirmed && charges.get(b.jti) !== 1).map((b) => b.jti)).toEqual([]);
+
+        // Every purchase answered 201 is there after the promotion: the same request repeats the
+        // same keys without a charge, on the other instance, and each key works.
+        const chargesBefore = network.charges.length;
+        for (const [i, buyer] of paid.entries()) {
+          expect(buyer.keys).toHaveLength(buyer.body.quantity as number);
+          const replay = await _send(`${instances[i % 2]!.url}/api/checkout`, buyer.body, buyer.headers);
+          expect(replay.status, `purchase ${buyer.purchaseId} lost`).toBe(201);
+          expect(replay.body.keys.map((k: { key: string }) => k.key)).toEqual(buyer.keys);
+          for (const key of buyer.keys) {
+            const read = await _send(`${instances[(i + 1) % 2]!.url}/api/demo?vertical=travel&node=trv-m7`, undefined, {
+              "x-service-key": key,
+            });
+            expect(read.status, `key of purchase ${buyer.purchaseId} lost`).toBe(200);
+          }
+        }
+        expect(network.charges.length).toBe(chargesBefore);
         // Every key acknowledged with 201 is there after the promotion, on both instances.
         for (const [i, key] of acknowledged.entries()) {
           const view = await getJson(`${instances[i % 2]!.url}/api/keys`, { "x-service-key": key });
           expect(view.status, `acknowledged key #${i} lost`).toBe(200);
         }
+        // Nothing is left half done: only unconfirmed charges wait for the operator.
+        const report = await _reconcileWhenFree(instances[0]!);
+        expect(report.open).toEqual([]);
+        expect(report.attention.map((e: { id: string }) => e.id).sort()).toEqual(
+          paid
+            .filter((b) => b.unconfirmed)
+            .map((b) => b.purchaseId)
+            .sort(),
+        );
+
         // Quota counters replicate asynchronously: a failover may forget the last increments the
         // primary took before it died (a few milliseconds of traffic), never more than was admitted
         // before the kill.
@@ -129,6 +220,71 @@ for (const kind of ["a Redis Cluster", "a sentinel set"] as const) {
 }
 
 // --- Internal helpers ---
+
+interface Buyer {
+  jti: string;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+  startedAfterKill: boolean;
+  /** Every status the buyer was answered, in order. */
+  answers: number[];
+  keys: string[];
+  purchaseId: string;
+  unconfirmed: boolean;
+}
+
+interface Reply {
+  status: number;
+  contentType: string;
+  text: string;
+  body: any;
+}
+
+async function _send(url: string, body: unknown, headers: Record<string, string>): Promise<Reply> {
+  const res = await fetch(
+    url,
+    body === undefined
+      ? { headers }
+      : { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) },
+  );
+  const text = await res.text();
+  const contentType = res.headers.get("content-type") ?? "";
+  return { status: res.status, contentType, text, body: contentType.includes("json") && text ? JSON.parse(text) : null };
+}
+
+/** 503 `store_unavailable` as application/problem+json: the only answer the window may give. */
+function _isStoreUnavailable(res: Reply): boolean {
+  return res.status === 503 && res.contentType.includes("application/problem+json") && res.body?.code === "store_unavailable";
+}
+
+function _jti(token: string): string {
+  return (JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8")) as { jti: string }).jti;
+}
+
+async function _reconcileWhenFree(instance: ChildServer): Promise<any> {
+  for (let i = 0; i < 60; i++) {
+    const report = (await postJson(`${instance.url}/api/admin/payments/reconcile`, {}, ADMIN)).body;
+    if (!report.open.some((e: { action: string }) => e.action.startsWith("in progress"))) return report;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error("a purchase stayed leased");
+}
+
+/** How many purchase records of the burst the node on `port` holds. */
+async function _purchaseRecordsOn(cluster: RedisTopology, port: number, prefix: string): Promise<number> {
+  const client = cluster.nodeClient(port);
+  try {
+    let [cursor, count] = ["0", 0];
+    do {
+      const [next, keys] = await client.scan(cursor, "MATCH", `${prefix}r:purchase:*`, "COUNT", 1000);
+      count += keys.length;
+      cursor = next;
+    } while (cursor !== "0");
+    return count;
+  } finally {
+    client.disconnect();
+  }
+}
 
 /** The Redis key of the member key's hourly quota counter (found on the cluster, not rebuilt here). */
 async function _quotaKey(cluster: RedisTopology, prefix: string): Promise<string> {

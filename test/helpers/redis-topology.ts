@@ -4,7 +4,8 @@
  * Redis is never touched:
  * - a Redis Cluster of three primaries and three replicas (`--cluster-enabled yes`, then
  *   `redis-cli --cluster create … --cluster-replicas 1`);
- * - a primary, one replica and a sentinel (`redis-server <conf> --sentinel`) watching them.
+ * - a primary, one replica and three sentinels (`redis-server <conf> --sentinel`, quorum 2)
+ *   watching them.
  * Each node runs append-only with an fsync every write, as docs/operations.md advises.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
@@ -80,8 +81,8 @@ export async function startRedisCluster(): Promise<RedisTopology> {
   return topology;
 }
 
-export async function startRedisSentinel(masterName = "vkrmain"): Promise<RedisTopology & { sentinelPort: number; masterName: string }> {
-  const [primaryPort, replicaPort, sentinelPort] = [await freePort(), await freePort(), await freePort()];
+export async function startRedisSentinel(masterName = "vkrmain"): Promise<RedisTopology & { sentinelPorts: number[]; masterName: string }> {
+  const [primaryPort, replicaPort] = [await freePort(), await freePort()];
   const nodes: RedisNode[] = [];
   const node = async (port: number, extra: string[]) => {
     const dir = mkdtempSync(join(tmpdir(), "vkr-rsentinel-"));
@@ -90,50 +91,58 @@ export async function startRedisSentinel(masterName = "vkrmain"): Promise<RedisT
   };
   await node(primaryPort, []);
   await node(replicaPort, ["--replicaof", "127.0.0.1", String(primaryPort)]);
-  const sentinelDir = mkdtempSync(join(tmpdir(), "vkr-rsentinel-"));
-  const conf = join(sentinelDir, "sentinel.conf");
-  writeFileSync(
-    conf,
-    [
-      `port ${sentinelPort}`,
-      "bind 127.0.0.1",
-      `dir ${sentinelDir}`,
-      `sentinel monitor ${masterName} 127.0.0.1 ${primaryPort} 1`,
-      `sentinel down-after-milliseconds ${masterName} 1000`,
-      `sentinel failover-timeout ${masterName} 4000`,
-      `sentinel parallel-syncs ${masterName} 1`,
-      "",
-    ].join("\n"),
-  );
-  const sentinelArgs = [conf, "--sentinel"];
-  const sentinel: RedisNode = {
-    port: sentinelPort,
-    dir: sentinelDir,
-    args: sentinelArgs,
-    proc: await _startNode(sentinelPort, sentinelArgs),
-  };
-  const topology = _topology(`redis+sentinel://127.0.0.1:${sentinelPort}/${masterName}`, [...nodes, sentinel]);
+  // Three sentinels, two of which must agree the primary is down: one sentinel's view of the
+  // network alone never promotes a replica, as in a real deployment.
+  const sentinels: RedisNode[] = [];
+  for (let i = 0; i < SENTINELS; i++) {
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), "vkr-rsentinel-"));
+    const conf = join(dir, "sentinel.conf");
+    writeFileSync(
+      conf,
+      [
+        `port ${port}`,
+        "bind 127.0.0.1",
+        `dir ${dir}`,
+        `sentinel monitor ${masterName} 127.0.0.1 ${primaryPort} ${SENTINEL_QUORUM}`,
+        `sentinel down-after-milliseconds ${masterName} 1000`,
+        `sentinel failover-timeout ${masterName} 4000`,
+        `sentinel parallel-syncs ${masterName} 1`,
+        "",
+      ].join("\n"),
+    );
+    const args = [conf, "--sentinel"];
+    sentinels.push({ port, dir, args, proc: await _startNode(port, args) });
+  }
+  const sentinelPorts = sentinels.map((s) => s.port);
+  const topology = _topology(`redis+sentinel://${sentinelPorts.map((p) => `127.0.0.1:${p}`).join(",")}/${masterName}`, [
+    ...nodes,
+    ...sentinels,
+  ]);
   try {
     await waitFor(async () => (await _role(replicaPort)) === "slave" && (await _replicasOnline(primaryPort)) === 1, 30_000);
-    // The sentinel knows the replica (learned from the primary) before anything may fail over.
-    await waitFor(async () => {
-      const probe = new Redis(sentinelPort, "127.0.0.1", { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      probe.on("error", () => {});
-      try {
-        await probe.connect();
-        const replicas = (await probe.call("SENTINEL", "REPLICAS", masterName)) as unknown[];
-        return replicas.length === 1;
-      } catch {
-        return false;
-      } finally {
-        probe.disconnect();
-      }
-    }, 30_000);
+    // Every sentinel knows the replica (learned from the primary) and the other sentinels (from
+    // their hello messages, every 2 s) before anything may fail over: a quorum needs them.
+    await waitFor(
+      async () =>
+        (
+          await Promise.all(
+            sentinelPorts.map((port) =>
+              _withNode(port, async (c) => {
+                const replicas = (await c.call("SENTINEL", "REPLICAS", masterName)) as unknown[];
+                const peers = (await c.call("SENTINEL", "SENTINELS", masterName)) as unknown[];
+                return replicas.length === 1 && peers.length === SENTINELS - 1;
+              }).catch(() => false),
+            ),
+          )
+        ).every(Boolean),
+      30_000,
+    );
   } catch (error) {
     await topology.stop();
     throw error;
   }
-  return Object.assign(topology, { sentinelPort, masterName });
+  return Object.assign(topology, { sentinelPorts, masterName });
 }
 
 /** The port of the primary currently serving `key`'s slot (cluster), or of the primary (sentinel set). */
@@ -162,6 +171,8 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, 
 
 // --- Internal helpers ---
 
+const SENTINELS = 3;
+const SENTINEL_QUORUM = 2;
 const _durable = ["--appendonly", "yes", "--appendfsync", "always", "--save", ""];
 
 function _topology(url: string, nodes: RedisNode[]): RedisTopology {

@@ -8,6 +8,7 @@
  * outcome cannot be known are resolved in the buyer's favour and listed for the operator.
  * Card keys go by mail too (SMTP_URL, to a real SMTP listener this suite starts): exactly one mail
  * per purchase whichever path issued the keys (success page, webhook, redelivery, reconciliation).
+ * Every cycle runs twice: with the state in SQLite, then on a Redis Cluster this file starts.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -69,223 +70,241 @@ afterAll(async () => {
   await new Promise<void>((ok) => (smtp ? smtp.close(ok) : ok()));
 });
 
-describe("kill -9 at each boundary, then a retry with the same Idempotency-Key: agent_network", { timeout: 120_000 }, () => {
-  it.each(POINTS)("%s", (point) => _agentNetworkCrash(point));
-});
+// The same cycles with the servers' state on a Redis Cluster (three primaries, three replicas) instead
+// of SQLite: one cluster for the file (starting one is slow), a key namespace per crash case.
+for (const store of ["the embedded store", "a Redis Cluster"] as const) {
+  describe(`on ${store}`, () => {
+    /** Keeps mail recipients and Idempotency-Keys apart from the other store's run. */
+    const tag = store === "a Redis Cluster" ? "cluster-" : "";
+    /**
+     * On the cluster, x402 and card at the boundaries whose writes differ most (before the charge,
+     * its outcome lost, keys part-written; a session created): each cycle costs two server starts.
+     */
+    const at = <T extends string>(all: readonly T[], onCluster: readonly T[]) => (store === "a Redis Cluster" ? onCluster : all);
+    if (store === "a Redis Cluster") {
+      beforeAll(async () => {
+        onCluster = await startRedisCluster();
+      }, 120_000);
+      afterAll(async () => {
+        await onCluster?.stop();
+        onCluster = null;
+      });
+    }
 
-describe("the same with the state on a Redis Cluster (three primaries, three replicas)", { timeout: 120_000 }, () => {
-  beforeAll(async () => {
-    onCluster = await startRedisCluster();
-  }, 120_000);
-  afterAll(async () => {
-    await onCluster?.stop();
-    onCluster = null;
-  });
-  it.each(POINTS)("%s", (point) => _agentNetworkCrash(point));
-});
-
-describe("kill -9 at each boundary, then the same x402 payment again", { timeout: 120_000 }, () => {
-  it.each(POINTS)("%s", async (point) => {
-    const body = { vertical: "travel", payment_method: "http402", agent_id: `x402-${point}` };
-    let header = "";
-    const server = await _crashThenRestart(point, async (url) => {
-      const required = await _post(url, "/api/checkout", body);
-      header = await payWith(facilitator.wallet(), 1, required.body.accepts[0]);
-      return _post(url, "/api/checkout", body, { "x-payment": header });
+    describe("kill -9 at each boundary, then a retry with the same Idempotency-Key: agent_network", { timeout: 120_000 }, () => {
+      it.each(POINTS)("%s", (point) => _agentNetworkCrash(point));
     });
-    try {
-      const settledBefore = facilitator.settled.length;
-      const done = await _untilSettled(() => _post(server.url, "/api/checkout", body, { "x-payment": header }));
-      expect(done.status).toBe(201);
-      expect(done.body.keys).toHaveLength(1);
-      // An authorization settles once, so a retry can always ask: exactly one settlement in all.
-      const settledNow = facilitator.settled.length - settledBefore;
-      expect(settledNow).toBe(["purchase:reserved", "purchase:charging", "purchase:before-charge"].includes(point) ? 1 : 0);
-      const unconfirmed = point === "purchase:after-charge";
-      expect(Boolean(done.body.receipt.charge_unconfirmed)).toBe(unconfirmed);
-      await _expectSettled(server, {
-        keys: done.body.keys.map((k: { key: string }) => k.key),
-        attention: unconfirmed ? done.body.receipt.purchase_id : null,
-      });
-    } finally {
-      await server.kill();
-    }
-  });
-});
 
-describe("kill -9 in a card purchase: at checkout (retry) and in fulfilment (Stripe redelivers)", { timeout: 120_000 }, () => {
-  it.each(["purchase:reserved", "card:session-created"])(
-    "checkout, %s: the retry gets one session; paying it issues the keys once",
-    async (point) => {
-      const contact = `card-${point.replace(":", "-")}@example.com`;
-      const body = { vertical: "travel", payment_method: "card", contact, quantity: 2 };
-      const headers = { "idempotency-key": `card-crash-${point}` };
-      const server = await _crashThenRestart(point, (url) => _post(url, "/api/checkout", body, headers));
-      try {
-        const session = await _untilSettled(() => _post(server.url, "/api/checkout", body, headers));
-        expect(session.status).toBe(303);
-        expect(
-          stripe.sessions
-            .filter((s) => s.session.metadata.purchase_id === session.body.purchase_id)
-            .map((s) => s.session.id)
-            .filter((id, i, all) => all.indexOf(id) === i),
-        ).toEqual([session.body.session_id]);
-        const paid = stripe.pay(session.body.session_id);
-        expect((await _webhook(server.url, stripe.event("checkout.session.completed", paid))).body.outcome).toBe("fulfilled");
-        const page = await _get(server.url, `/checkout/success?session_id=${session.body.session_id}`, { accept: "application/json" });
-        expect(page.body.status).toBe("keys");
-        await _expectSettled(server, { keys: page.body.keys.map((k: { key: string }) => k.key), attention: null });
-      } finally {
-        await server.kill();
-      }
-    },
-  );
-
-  it.each(["purchase:charged", "purchase:issuing", "purchase:issued"])(
-    "fulfilment, %s: Stripe's redelivery finishes it; the keys are shown once",
-    async (point) => {
-      const contact = `card-${point.replace(":", "-")}@example.com`;
-      const body = { vertical: "travel", payment_method: "card", contact, quantity: 2 };
-      let sessionId = "";
-      const server = await _crashThenRestart(point, async (url) => {
-        const session = await _post(url, "/api/checkout", body);
-        expect(session.status).toBe(303);
-        sessionId = session.body.session_id;
-        return _webhook(url, stripe.event("checkout.session.completed", stripe.pay(sessionId)));
+    describe("kill -9 at each boundary, then the same x402 payment again", { timeout: 120_000 }, () => {
+      it.each(at(POINTS, ["purchase:charging", "purchase:after-charge", "purchase:issuing"]))("%s", async (point) => {
+        const body = { vertical: "travel", payment_method: "http402", agent_id: `x402-${point}` };
+        let header = "";
+        const server = await _crashThenRestart(point, async (url) => {
+          const required = await _post(url, "/api/checkout", body);
+          header = await payWith(facilitator.wallet(), 1, required.body.accepts[0]);
+          return _post(url, "/api/checkout", body, { "x-payment": header });
+        });
+        try {
+          const settledBefore = facilitator.settled.length;
+          const done = await _untilSettled(() => _post(server.url, "/api/checkout", body, { "x-payment": header }));
+          expect(done.status).toBe(201);
+          expect(done.body.keys).toHaveLength(1);
+          // An authorization settles once, so a retry can always ask: exactly one settlement in all.
+          const settledNow = facilitator.settled.length - settledBefore;
+          expect(settledNow).toBe(["purchase:reserved", "purchase:charging", "purchase:before-charge"].includes(point) ? 1 : 0);
+          const unconfirmed = point === "purchase:after-charge";
+          expect(Boolean(done.body.receipt.charge_unconfirmed)).toBe(unconfirmed);
+          await _expectSettled(server, {
+            keys: done.body.keys.map((k: { key: string }) => k.key),
+            attention: unconfirmed ? done.body.receipt.purchase_id : null,
+          });
+        } finally {
+          await server.kill();
+        }
       });
-      try {
-        const event = stripe.event("checkout.session.completed", stripe.pay(sessionId));
-        const redelivered = await _untilSettled(() => _webhook(server.url, event));
-        expect(["fulfilled", "duplicate"]).toContain(redelivered.body.outcome);
-        const page = await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" });
-        expect(page.body.status).toBe("keys");
-        expect(page.body.keys).toHaveLength(2);
-        expect((await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" })).body.status).toBe(
-          "already_shown",
-        );
-        await _expectSettled(server, { keys: page.body.keys.map((k: { key: string }) => k.key), attention: null });
-        _expectMailedOnce(contact, page.body.keys);
-      } finally {
-        await server.kill();
-      }
-    },
-  );
+    });
 
-  it.each(["purchase:charged", "purchase:issuing", "purchase:issued"])(
-    "success page, %s: after the restart the page resumes it and shows the keys once; one mail",
-    async (point) => {
-      const contact = `page-${point.replace(":", "-")}@example.com`;
-      const body = { vertical: "travel", payment_method: "card", contact, quantity: 2 };
-      let sessionId = "";
-      const server = await _crashThenRestart(point, async (url) => {
-        const session = await _post(url, "/api/checkout", body);
-        expect(session.status).toBe(303);
-        sessionId = session.body.session_id;
-        // Paid at Stripe, no webhook yet: the success page confirms it and fulfils, and dies there.
-        stripe.pay(sessionId);
-        return _get(url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" });
-      });
-      try {
-        const page = await _untilShown(server, sessionId);
-        expect(page.body.status).toBe("keys");
-        expect(page.body.keys).toHaveLength(2);
-        expect(page.body.mailed_to).toBe(contact);
-        expect((await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" })).body.status).toBe(
-          "already_shown",
-        );
-        // Stripe's webhook arrives late and changes nothing.
-        expect((await _webhook(server.url, stripe.event("checkout.session.completed", stripe.pay(sessionId)))).body.outcome).toBe(
-          "duplicate",
-        );
-        await _expectSettled(server, { keys: page.body.keys.map((k: { key: string }) => k.key), attention: null });
-        _expectMailedOnce(contact, page.body.keys);
-      } finally {
-        await server.kill();
-      }
-    },
-  );
-
-  it.each(["purchase:charged", "purchase:issuing"])(
-    "webhook, %s, and no redelivery: reconciliation issues the keys and mails them once; the page shows them",
-    async (point) => {
-      const contact = `reconciled-${point.replace(":", "-")}@example.com`;
-      const body = { vertical: "travel", payment_method: "card", contact };
-      let sessionId = "";
-      const server = await _crashThenRestart(point, async (url) => {
-        const session = await _post(url, "/api/checkout", body);
-        sessionId = session.body.session_id;
-        return _webhook(url, stripe.event("checkout.session.completed", stripe.pay(sessionId)));
-      });
-      try {
-        const report = await _reconcileWhenFree(server);
-        expect(report.resolved).toEqual([expect.objectContaining({ method: "card", state: "issued" })]);
-        const page = await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" });
-        expect(page.body.status).toBe("keys");
-        _expectMailedOnce(contact, page.body.keys);
-      } finally {
-        await server.kill();
-      }
-    },
-  );
-});
-
-describe("kill -9 where no retry can come back: reconciliation decides", { timeout: 120_000 }, () => {
-  it("agent_network without an Idempotency-Key, killed after the charge: refund due and listed; the account's slots are free again", async () => {
-    const token = await network.mint({ now: Date.now(), valueMicros: 100_000_000 });
-    const body = { vertical: "travel", payment_method: "agent_network", agent_id: "no-idem-charged" };
-    const server = await _crashThenRestart("purchase:charged", (url) => _post(url, "/api/checkout", body, { "pay-network-pay-id": token }));
-    try {
-      expect(network.charges.filter((c) => c.jti === _jti(token))).toHaveLength(1);
-      const report = await _reconcileWhenFree(server);
-      expect(report.resolved).toEqual([
-        expect.objectContaining({ state: "refund_due", payer: expect.objectContaining({ jti: _jti(token) }) }),
-      ]);
-      expect(report.attention.map((e: { state: string }) => e.state)).toContain("refund_due");
-      // Nothing holds the account now: the same agent buys afresh, without proof.
-      const again = await _post(server.url, "/api/checkout", body, {
-        "pay-network-pay-id": await network.mint({ now: Date.now(), valueMicros: 100_000_000 }),
-      });
-      expect(again.status).toBe(201);
-      const ack = await _post(
-        server.url,
-        "/api/admin/payments/acknowledge",
-        { id: report.resolved[0].id, note: "refunded in the network dashboard" },
-        ADMIN,
+    describe("kill -9 in a card purchase: at checkout (retry) and in fulfilment (Stripe redelivers)", { timeout: 120_000 }, () => {
+      it.each(at(["purchase:reserved", "card:session-created"], ["card:session-created"]))(
+        "checkout, %s: the retry gets one session; paying it issues the keys once",
+        async (point) => {
+          const contact = `${tag}card-${point.replace(":", "-")}@example.com`;
+          const body = { vertical: "travel", payment_method: "card", contact, quantity: 2 };
+          const headers = { "idempotency-key": `${tag}card-crash-${point}` };
+          const server = await _crashThenRestart(point, (url) => _post(url, "/api/checkout", body, headers));
+          try {
+            const session = await _untilSettled(() => _post(server.url, "/api/checkout", body, headers));
+            expect(session.status).toBe(303);
+            expect(
+              stripe.sessions
+                .filter((s) => s.session.metadata.purchase_id === session.body.purchase_id)
+                .map((s) => s.session.id)
+                .filter((id, i, all) => all.indexOf(id) === i),
+            ).toEqual([session.body.session_id]);
+            const paid = stripe.pay(session.body.session_id);
+            expect((await _webhook(server.url, stripe.event("checkout.session.completed", paid))).body.outcome).toBe("fulfilled");
+            const page = await _get(server.url, `/checkout/success?session_id=${session.body.session_id}`, { accept: "application/json" });
+            expect(page.body.status).toBe("keys");
+            await _expectSettled(server, { keys: page.body.keys.map((k: { key: string }) => k.key), attention: null });
+          } finally {
+            await server.kill();
+          }
+        },
       );
-      expect(ack.status).toBe(200);
-      expect((await _get(server.url, "/api/admin/payments", ADMIN)).body.attention.map((e: { id: string }) => e.id)).not.toContain(
-        report.resolved[0].id,
+
+      it.each(at(["purchase:charged", "purchase:issuing", "purchase:issued"], ["purchase:issuing"]))(
+        "fulfilment, %s: Stripe's redelivery finishes it; the keys are shown once",
+        async (point) => {
+          const contact = `${tag}card-${point.replace(":", "-")}@example.com`;
+          const body = { vertical: "travel", payment_method: "card", contact, quantity: 2 };
+          let sessionId = "";
+          const server = await _crashThenRestart(point, async (url) => {
+            const session = await _post(url, "/api/checkout", body);
+            expect(session.status).toBe(303);
+            sessionId = session.body.session_id;
+            return _webhook(url, stripe.event("checkout.session.completed", stripe.pay(sessionId)));
+          });
+          try {
+            const event = stripe.event("checkout.session.completed", stripe.pay(sessionId));
+            const redelivered = await _untilSettled(() => _webhook(server.url, event));
+            expect(["fulfilled", "duplicate"]).toContain(redelivered.body.outcome);
+            const page = await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" });
+            expect(page.body.status).toBe("keys");
+            expect(page.body.keys).toHaveLength(2);
+            expect((await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" })).body.status).toBe(
+              "already_shown",
+            );
+            await _expectSettled(server, { keys: page.body.keys.map((k: { key: string }) => k.key), attention: null });
+            _expectMailedOnce(contact, page.body.keys);
+          } finally {
+            await server.kill();
+          }
+        },
       );
-    } finally {
-      await server.kill();
-    }
-  });
 
-  it("admin issuance killed between its two keys: reconciliation revokes the written one and frees the slots", async () => {
-    const body = { vertical: "travel", agent_id: "admin-crash", quantity: 2 };
-    const server = await _crashThenRestart("purchase:issuing", (url) => _post(url, "/api/keys", body, ADMIN));
-    try {
-      const report = await _reconcileWhenFree(server);
-      expect(report.resolved).toEqual([expect.objectContaining({ method: "admin", state: "released" })]);
-      const full = await _post(server.url, "/api/keys", { ...body, quantity: 5 }, ADMIN);
-      expect(full.status).toBe(201);
-    } finally {
-      await server.kill();
-    }
-  });
+      it.each(at(["purchase:charged", "purchase:issuing", "purchase:issued"], ["purchase:charged"]))(
+        "success page, %s: after the restart the page resumes it and shows the keys once; one mail",
+        async (point) => {
+          const contact = `${tag}page-${point.replace(":", "-")}@example.com`;
+          const body = { vertical: "travel", payment_method: "card", contact, quantity: 2 };
+          let sessionId = "";
+          const server = await _crashThenRestart(point, async (url) => {
+            const session = await _post(url, "/api/checkout", body);
+            expect(session.status).toBe(303);
+            sessionId = session.body.session_id;
+            // Paid at Stripe, no webhook yet: the success page confirms it and fulfils, and dies there.
+            stripe.pay(sessionId);
+            return _get(url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" });
+          });
+          try {
+            const page = await _untilShown(server, sessionId);
+            expect(page.body.status).toBe("keys");
+            expect(page.body.keys).toHaveLength(2);
+            expect(page.body.mailed_to).toBe(contact);
+            expect((await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" })).body.status).toBe(
+              "already_shown",
+            );
+            // Stripe's webhook arrives late and changes nothing.
+            expect((await _webhook(server.url, stripe.event("checkout.session.completed", stripe.pay(sessionId)))).body.outcome).toBe(
+              "duplicate",
+            );
+            await _expectSettled(server, { keys: page.body.keys.map((k: { key: string }) => k.key), attention: null });
+            _expectMailedOnce(contact, page.body.keys);
+          } finally {
+            await server.kill();
+          }
+        },
+      );
 
-  it("a trial killed after its key was written and before it claimed the agent's slot: the agent still gets a trial", async () => {
-    const server = await _crashThenRestart("trial:key-written", (url) => _post(url, "/api/trial", { agent_id: "trial-crash" }));
-    try {
-      const trial = await _post(server.url, "/api/trial", { agent_id: "trial-crash" });
-      expect(trial.status).toBe(200);
-      expect(trial.body.key).toMatch(/^svc_trial_/);
-      expect((await _post(server.url, "/api/trial", { agent_id: "trial-crash" })).body.code).toBe("trial_exists");
-    } finally {
-      await server.kill();
-    }
+      it.each(at(["purchase:charged", "purchase:issuing"], ["purchase:charged"]))(
+        "webhook, %s, and no redelivery: reconciliation issues the keys and mails them once; the page shows them",
+        async (point) => {
+          const contact = `${tag}reconciled-${point.replace(":", "-")}@example.com`;
+          const body = { vertical: "travel", payment_method: "card", contact };
+          let sessionId = "";
+          const server = await _crashThenRestart(point, async (url) => {
+            const session = await _post(url, "/api/checkout", body);
+            sessionId = session.body.session_id;
+            return _webhook(url, stripe.event("checkout.session.completed", stripe.pay(sessionId)));
+          });
+          try {
+            const report = await _reconcileWhenFree(server);
+            expect(report.resolved).toEqual([expect.objectContaining({ method: "card", state: "issued" })]);
+            const page = await _get(server.url, `/checkout/success?session_id=${sessionId}`, { accept: "application/json" });
+            expect(page.body.status).toBe("keys");
+            _expectMailedOnce(contact, page.body.keys);
+          } finally {
+            await server.kill();
+          }
+        },
+      );
+    });
+
+    describe("kill -9 where no retry can come back: reconciliation decides", { timeout: 120_000 }, () => {
+      it("agent_network without an Idempotency-Key, killed after the charge: refund due and listed; the account's slots are free again", async () => {
+        const token = await network.mint({ now: Date.now(), valueMicros: 100_000_000 });
+        const body = { vertical: "travel", payment_method: "agent_network", agent_id: "no-idem-charged" };
+        const server = await _crashThenRestart("purchase:charged", (url) =>
+          _post(url, "/api/checkout", body, { "pay-network-pay-id": token }),
+        );
+        try {
+          expect(network.charges.filter((c) => c.jti === _jti(token))).toHaveLength(1);
+          const report = await _reconcileWhenFree(server);
+          expect(report.resolved).toEqual([
+            expect.objectContaining({ state: "refund_due", payer: expect.objectContaining({ jti: _jti(token) }) }),
+          ]);
+          expect(report.attention.map((e: { state: string }) => e.state)).toContain("refund_due");
+          // Nothing holds the account now: the same agent buys afresh, without proof.
+          const again = await _post(server.url, "/api/checkout", body, {
+            "pay-network-pay-id": await network.mint({ now: Date.now(), valueMicros: 100_000_000 }),
+          });
+          expect(again.status).toBe(201);
+          const ack = await _post(
+            server.url,
+            "/api/admin/payments/acknowledge",
+            { id: report.resolved[0].id, note: "refunded in the network dashboard" },
+            ADMIN,
+          );
+          expect(ack.status).toBe(200);
+          expect((await _get(server.url, "/api/admin/payments", ADMIN)).body.attention.map((e: { id: string }) => e.id)).not.toContain(
+            report.resolved[0].id,
+          );
+        } finally {
+          await server.kill();
+        }
+      });
+
+      // Admin issuance and trials go through the same purchase and store steps as the cycles above;
+      // on the cluster they are left out to keep the file's time (each cycle starts two servers).
+      if (store === "the embedded store") {
+        it("admin issuance killed between its two keys: reconciliation revokes the written one and frees the slots", async () => {
+          const body = { vertical: "travel", agent_id: "admin-crash", quantity: 2 };
+          const server = await _crashThenRestart("purchase:issuing", (url) => _post(url, "/api/keys", body, ADMIN));
+          try {
+            const report = await _reconcileWhenFree(server);
+            expect(report.resolved).toEqual([expect.objectContaining({ method: "admin", state: "released" })]);
+            const full = await _post(server.url, "/api/keys", { ...body, quantity: 5 }, ADMIN);
+            expect(full.status).toBe(201);
+          } finally {
+            await server.kill();
+          }
+        });
+
+        it("a trial killed after its key was written and before it claimed the agent's slot: the agent still gets a trial", async () => {
+          const server = await _crashThenRestart("trial:key-written", (url) => _post(url, "/api/trial", { agent_id: "trial-crash" }));
+          try {
+            const trial = await _post(server.url, "/api/trial", { agent_id: "trial-crash" });
+            expect(trial.status).toBe(200);
+            expect(trial.body.key).toMatch(/^svc_trial_/);
+            expect((await _post(server.url, "/api/trial", { agent_id: "trial-crash" })).body.code).toBe("trial_exists");
+          } finally {
+            await server.kill();
+          }
+        });
+      }
+    });
   });
-});
+}
 
 // --- Internal helpers ---
 

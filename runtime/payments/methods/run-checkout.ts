@@ -19,6 +19,7 @@ import {
   completePurchase,
   newPurchaseId,
   releasePurchase,
+  reservationUnfinished,
   reservePurchase,
   type ChargeOptions,
   type ChargeReceipt,
@@ -74,7 +75,7 @@ export async function runCheckout(
     if (record?.state === "released") throw run.earlierRefused();
     if (record?.state === "refund_due") throw run.refundDue(record);
     let keys: string[] | null = null;
-    if (!record) {
+    if (!record || reservationUnfinished(record)) {
       ({ record, keys } = await reserveOrder(
         deps,
         order,

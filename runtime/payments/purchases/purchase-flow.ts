@@ -88,6 +88,16 @@ export function purchaseLeaseMs(deps: Pick<AppDeps, "config">): number {
   return 3 * deps.config.payments.timeoutMs + 1000;
 }
 
+/**
+ * A purchase whose reservation was cut off after its first record (slots, price and keys not yet
+ * recorded): the request that resumes it runs `reservePurchase` again, which takes the same slots
+ * (they are held in the purchase's name) and records the price. Nothing was charged: the charge
+ * comes after a complete reservation.
+ */
+export function reservationUnfinished(record: PurchaseRecord): boolean {
+  return record.state === "reserved" && record.key_ids.length === 0;
+}
+
 /** Reserves a new purchase; the caller holds its lease (`purchase-lease.ts`). */
 export async function reservePurchase(deps: PurchaseDeps, request: PurchaseRequest, now: number): Promise<Reserved> {
   const store = createPurchaseStore(deps.backend);

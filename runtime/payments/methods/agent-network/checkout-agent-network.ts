@@ -12,7 +12,7 @@
  * for its keys).
  */
 import type { AppDeps } from "../../../deps.ts";
-import { apiError } from "../../../errors.ts";
+import { apiError, isApiError } from "../../../errors.ts";
 import { formatUsd } from "../../../money.ts";
 import type { PurchaseAccount } from "../../../accounts/purchase-account.ts";
 import { describeQuote, quoteOrder, type CheckoutOrder } from "../../purchases/checkout-order.ts";
@@ -69,7 +69,13 @@ export async function checkoutWithAgentNetwork(
           await reserveFromLedger(deps, token, record.amount_usd_micros, token.valueMicros, now);
           return null;
         } catch (error) {
-          return { note: "the token's ledger refused the amount", error: () => error };
+          // Only the ledger's refusal ends the purchase. A store that failed to answer refused
+          // nothing: thrown, it leaves the purchase reserved for the retry (released here, its
+          // charge would be fenced off, and a release cut short by the same outage would answer
+          // every retry 402 "released before it was charged").
+          if (isApiError(error) && error.code === "payment_token_depleted")
+            return { note: "the token's ledger refused the amount", error: () => error };
+          throw error;
         }
       },
       async charge(record) {

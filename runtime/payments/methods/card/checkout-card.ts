@@ -20,7 +20,7 @@ import { describeQuote, type CheckoutOrder } from "../../purchases/checkout-orde
 import type { SavedResponse } from "../../purchases/idempotency.ts";
 import type { CardLineItem } from "../../providers/card.ts";
 import { freePendingPlace, holdPendingPlace } from "./card-pending.ts";
-import { accountProofRequired, releasePurchase } from "../../purchases/purchase-flow.ts";
+import { accountProofRequired, releasePurchase, reservationUnfinished } from "../../purchases/purchase-flow.ts";
 import { claimByIdempotencyKey, reserveOrder } from "../run-checkout.ts";
 import { finishClaimed } from "../../purchases/purchase-lease.ts";
 import { failpoint } from "../../../failpoint.ts";
@@ -58,7 +58,7 @@ export async function checkoutWithCard(
     if (record && record.state !== "reserved")
       throw apiError("payment_failed", { detail: `This purchase ended (${record.state}); start a new checkout.` });
     const expiresAt = now + CARD_SESSION_MS;
-    if (!record) {
+    if (!record || reservationUnfinished(record)) {
       // The client's limit first, atomically; given back if this checkout goes no further.
       const place = await holdPendingPlace(deps, input.client, id, expiresAt, now);
       try {
