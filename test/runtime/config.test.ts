@@ -53,7 +53,7 @@ describe("half a feature is refused at start, naming what is missing", () => {
     delete env.X402_FACILITATOR_URL;
     expect(refusal(env)).toMatch(/x402 payments is configured only in part: .* but X402_FACILITATOR_URL or CDP_API_KEY_ID is missing/);
     delete env.X402_ASSET;
-    expect(resolveRuntimeConfig({ ...env, X402_FACILITATOR_URL: X402.X402_FACILITATOR_URL }).payments.x402).toBeDefined();
+    expect(resolveRuntimeConfig({ ...env, X402_FACILITATOR_URL: X402.X402_FACILITATOR_URL }).payments.methods.http402).toBeDefined();
   });
 
   it("Stripe with one of its two secrets, or only a success URL", () => {
@@ -87,10 +87,10 @@ describe("half a feature is refused at start, naming what is missing", () => {
       REDIS_PREFIX: "app:",
       RELEASE_REDIS_URL: "redis://127.0.0.1:6379",
     });
-    expect(config.payments.agentNetwork?.jwks).toEqual({ keys: [] });
-    expect(config.payments.x402).toBeDefined();
-    expect(config.payments.stripe).toBeDefined();
-    expect(resolveRuntimeConfig({}).payments.stripe).toBeUndefined();
+    expect(config.payments.methods.agent_network?.jwks).toEqual({ keys: [] });
+    expect(config.payments.methods.http402).toBeDefined();
+    expect(config.payments.methods.card).toBeDefined();
+    expect(resolveRuntimeConfig({}).payments.methods.card).toBeUndefined();
   });
 });
 
@@ -98,8 +98,8 @@ describe("the config is frozen all the way down", () => {
   it("nested settings cannot be changed", () => {
     const config = resolveRuntimeConfig({ ...STRIPE, ...NETWORK });
     expect(Object.isFrozen(config.payments)).toBe(true);
-    expect(Object.isFrozen(config.payments.stripe)).toBe(true);
-    expect(Object.isFrozen(config.payments.agentNetwork!.environments)).toBe(true);
+    expect(Object.isFrozen(config.payments.methods.card)).toBe(true);
+    expect(Object.isFrozen(config.payments.methods.agent_network!.environments)).toBe(true);
     expect(() => {
       (config.payments as { timeoutMs: number }).timeoutMs = 1;
     }).toThrow(TypeError);

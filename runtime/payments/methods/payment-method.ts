@@ -10,6 +10,7 @@ import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
 import type { AppDeps } from "../../deps.ts";
 import type { CheckoutOrder } from "../purchases/checkout-order.ts";
 import type { SavedResponse } from "../purchases/idempotency.ts";
+import type { MethodProvider } from "../providers/create-providers.ts";
 import type { PurchaseRecord } from "../purchases/purchase-store.ts";
 import type { ReconcileDeps } from "../purchases/reconcile.ts";
 import type { PaymentMethodId } from "./method-ids.ts";
@@ -37,8 +38,11 @@ export interface MethodDescription {
 
 export interface PaymentMethod {
   id: PaymentMethodId;
-  /** The environment variables that configure it (see docs/configuration.md). */
-  env: readonly string[];
+  /**
+   * Its provider (`<id>/<id>-provider.ts`) when it calls an outside service: built once at start
+   * from its config (its environment block is in `method-ids.ts`), injected as `deps.payments`.
+   */
+  provider?: MethodProvider;
   available(deps: AppDeps): boolean;
   /**
    * The request's payment credentials for this method (headers, "" when absent), part of what
