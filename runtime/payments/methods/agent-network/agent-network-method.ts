@@ -8,10 +8,12 @@ import { checkoutWithAgentNetwork, readPayToken } from "./checkout-agent-network
 import type { PaymentMethod } from "../payment-method.ts";
 import { successStatusOf } from "../method-ids.ts";
 import { agentNetworkProvider } from "./agent-network-provider.ts";
+import { agentNetworkOpenApi } from "./agent-network-openapi.ts";
 
 export const agentNetworkMethod: PaymentMethod = {
   id: "agent_network",
   provider: agentNetworkProvider,
+  openapi: agentNetworkOpenApi,
   available: (deps) => deps.payments.agentNetwork !== null,
   credentials: (headers) => [readPayToken(headers) ?? ""],
   describe: (deps) => ({

@@ -9,10 +9,12 @@ import { checkFacilitator } from "./x402-facilitator-check.ts";
 import type { PaymentMethod } from "../payment-method.ts";
 import { successStatusOf } from "../method-ids.ts";
 import { x402Provider } from "./x402-provider.ts";
+import { x402OpenApi } from "./x402-openapi.ts";
 
 export const x402Method: PaymentMethod = {
   id: "http402",
   provider: x402Provider,
+  openapi: x402OpenApi,
   available: (deps) => deps.payments.x402 !== null,
   credentials: (headers) => [headers.get("x-payment") ?? "", headers.get("payment-signature") ?? ""],
   describe: (deps) => {
