@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ConfigError, resolveRuntimeConfig } from "../../runtime/config.ts";
+import { PAYMENT_METHOD_IDS, PAYMENT_METHOD_TRAITS } from "../../runtime/payments/methods/method-ids.ts";
 
 const NETWORK = {
   PAY_NETWORK_JWKS_URL: "https://network.example/.well-known/jwks.json",
@@ -68,6 +69,18 @@ describe("half a feature is refused at start, naming what is missing", () => {
       "REDIS_URL or RELEASE_REDIS_URL or REDIS_CLUSTER_NODES or REDIS_SENTINELS is missing",
     );
     expect(refusal({ REDIS_SENTINEL_NAME: "primary" })).toContain("REDIS_SENTINELS is missing");
+  });
+
+  // The methods' blocks are declared in their folders and looped over by config: each one, a new one
+  // included, is refused when only one of its variables is set.
+  it.each(PAYMENT_METHOD_IDS)("the %s method's environment block, with only one of its variables set", (id) => {
+    const block = PAYMENT_METHOD_TRAITS[id].env;
+    const only = block.required[0]![0]!;
+    const missing = block.required.slice(1).map((alternatives) => alternatives.join(" or "));
+    expect(missing.length).toBeGreaterThan(0);
+    expect(refusal({ [only]: "https://set.example" })).toBe(
+      `${block.feature} is configured only in part: ${only} is set, but ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} missing`,
+    );
   });
 
   it("every partial feature is named in one message", () => {
