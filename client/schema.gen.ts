@@ -743,7 +743,7 @@ export interface paths {
         };
         /**
          * Checkout info: payment methods, per-cohort pricing, subscription options
-         * @description `payment_methods[].available` is false for a method this deployment has not configured (card needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET; agent_network the PAY_NETWORK_* settings; http402 the X402_* settings); POST with it answers 503 `payment_provider_unavailable`.
+         * @description `payment_methods[].available` is false for a method this deployment has not configured (card needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET; agent_network needs the PAY_NETWORK_* settings; http402 needs the X402_* settings); POST with it answers 503 `payment_provider_unavailable`.
          *
          *     Prices are integer micro-dollars (`*_usd_micros`) with a display string. The inaugural cohort prices keys 1–5 of one account at $19/$17/$15/$13/$11.
          */
@@ -4036,12 +4036,12 @@ export interface operations {
             header?: {
                 /** @description KYAPay pay or kya-pay token (agent_network); without it the answer is a quote */
                 "pay-network-pay-id"?: string;
-                /** @description A live membership key of the account: proof needed to buy for an existing account */
-                "X-Service-Key"?: string;
                 /** @description x402 v1 payment payload, base64 JSON (http402) */
                 "X-PAYMENT"?: string;
                 /** @description x402 v2 payment payload, base64 JSON (http402) */
                 "PAYMENT-SIGNATURE"?: string;
+                /** @description A live membership key of the account: proof needed to buy for an existing account */
+                "X-Service-Key"?: string;
                 /** @description Makes a retried request finish or repeat the first purchase */
                 "Idempotency-Key"?: string;
             };

@@ -4,6 +4,8 @@
  */
 import { resolve } from "node:path";
 import { OVERRIDABLE_LIMITS } from "./metering/windows.ts";
+import type { EnvReader } from "./payments/methods/method-env.ts";
+import { PAYMENT_METHOD_IDS, PAYMENT_METHOD_TRAITS, type MethodConfigs } from "./payments/methods/method-ids.ts";
 import type { SigningKey } from "./signing/answer-signature.ts";
 import { parsePublicKeys, parseSigningKey, type PublicSigningJwk } from "./signing/signing-keys.ts";
 
@@ -103,47 +105,15 @@ export interface RuntimeConfig {
 }
 
 export interface PaymentsConfig {
-  /** Card via Stripe Checkout (STRIPE_SECRET_KEY + STRIPE_WEBHOOK_SECRET; STRIPE_API_BASE for a Stripe-compatible server). */
-  stripe:
-    | { secretKey: string; webhookSecret: string; apiBase: URL | undefined; successUrl: string | undefined; cancelUrl: string | undefined }
-    | undefined;
+  /**
+   * Each payment method's config, keyed by its id, as its environment block
+   * (`payments/methods/<id>/<id>-env.ts`) parses it; undefined leaves the method unavailable.
+   */
+  methods: MethodConfigs;
   /** KEY_DELIVERY_URL: where keys bought by card are delivered (a mail relay taking JSON), with an optional bearer. */
   keyDelivery: { url: string; token: string | undefined } | undefined;
   /** SMTP_URL / SMTP_FROM: keys bought by card are also mailed to `contact` through this SMTP server. */
   smtp: { url: string; from: string } | undefined;
-  /** The agent payment network (KYAPay tokens): pinned JWKS, our identity in its tokens, its charge API. */
-  agentNetwork:
-    | {
-        jwksUrl: string | undefined;
-        /** Inline JWK Set (PAY_NETWORK_JWKS), for tests and air-gapped deployments; wins over the URL. */
-        jwks: { keys: Record<string, unknown>[] } | undefined;
-        issuer: string;
-        sellerId: string;
-        serviceId: string;
-        apiUrl: string;
-        apiKey: string;
-        /** `env` claim values accepted (production; add sandbox only for test deployments). */
-        environments: string[];
-      }
-    | undefined;
-  /**
-   * x402 through a facilitator: where to pay and on which network (CAIP-2 or a v1 name, resolved by
-   * the x402 provider). The asset and its EIP-712 domain come from `@x402/evm`'s table for the
-   * network unless `asset` overrides them (a 6-decimal USD stablecoin with EIP-3009).
-   */
-  x402:
-    | {
-        /** Unset with CDP keys: Coinbase's hosted facilitator. */
-        facilitatorUrl: string | undefined;
-        payTo: string;
-        network: string;
-        asset: { address: string; name: string | undefined; version: string | undefined } | undefined;
-        /** X402_FACILITATOR_AUTHORIZATION: a static Authorization header sent on every facilitator call. */
-        facilitatorAuthorization: string | undefined;
-        /** CDP_API_KEY_ID / CDP_API_KEY_SECRET: per-request JWTs for Coinbase's hosted facilitator. */
-        cdp: { keyId: string; keySecret: string } | undefined;
-      }
-    | undefined;
   /** Time limit of every call to a payment provider. */
   timeoutMs: number;
   /** PER_USE_CHARGE_BATCH_MS: per-use charges are summed per token and sent this often; 0 makes each retrieval wait for its own charge. */
@@ -209,32 +179,11 @@ export function resolveRuntimeConfig(env: Record<string, string | undefined>): R
  * alternatives (any one will do); `optional` what only makes sense with it. Setting any of them
  * without all the required ones is a mistake (a method the operator meant to offer would be
  * silently off), so start-up refuses it and names what is missing. A new setting of a feature is
- * one more name in its row.
+ * one more name in its row (a payment method's row is its environment block).
  */
 export const CONFIG_GROUPS: ReadonlyArray<{ feature: string; required: readonly (readonly string[])[]; optional: readonly string[] }> = [
-  {
-    feature: "card payments (Stripe)",
-    required: [["STRIPE_SECRET_KEY"], ["STRIPE_WEBHOOK_SECRET"]],
-    optional: ["STRIPE_API_BASE", "STRIPE_SUCCESS_URL", "STRIPE_CANCEL_URL"],
-  },
-  {
-    feature: "agent_network payments (KYAPay)",
-    required: [
-      ["PAY_NETWORK_JWKS_URL", "PAY_NETWORK_JWKS"],
-      ["PAY_NETWORK_ISSUER"],
-      ["PAY_NETWORK_SELLER_ID"],
-      ["PAY_NETWORK_SERVICE_ID"],
-      ["PAY_NETWORK_API_URL"],
-      ["PAY_NETWORK_API_KEY"],
-    ],
-    optional: ["PAY_NETWORK_ENVIRONMENTS"],
-  },
-  {
-    feature: "x402 payments",
-    // Coinbase's hosted facilitator is the default where its keys are set; the asset defaults to the network's own token.
-    required: [["X402_FACILITATOR_URL", "CDP_API_KEY_ID"], ["X402_PAY_TO"], ["X402_NETWORK"]],
-    optional: ["X402_ASSET", "X402_ASSET_NAME", "X402_ASSET_VERSION", "X402_FACILITATOR_AUTHORIZATION", "CDP_API_KEY_SECRET"],
-  },
+  // Each payment method's block, declared in its own folder.
+  ...PAYMENT_METHOD_IDS.map((id) => PAYMENT_METHOD_TRAITS[id].env),
   { feature: "key mail by SMTP", required: [["SMTP_URL"]], optional: ["SMTP_FROM"] },
   { feature: "key mail by relay", required: [["KEY_DELIVERY_URL"]], optional: ["KEY_DELIVERY_TOKEN"] },
   {
@@ -365,57 +314,11 @@ function _limits(raw: string | undefined): RetrievalLimitOverrides {
 }
 
 function _payments(env: Record<string, string | undefined>): PaymentsConfig {
-  const set = (name: string) => (env[name] ? env[name] : undefined);
-  const stripe =
-    set("STRIPE_SECRET_KEY") && set("STRIPE_WEBHOOK_SECRET")
-      ? {
-          secretKey: env.STRIPE_SECRET_KEY!,
-          webhookSecret: env.STRIPE_WEBHOOK_SECRET!,
-          apiBase: _httpUrl(env, "STRIPE_API_BASE"),
-          successUrl: set("STRIPE_SUCCESS_URL"),
-          cancelUrl: set("STRIPE_CANCEL_URL"),
-        }
-      : undefined;
   const keyDeliveryUrl = _httpUrl(env, "KEY_DELIVERY_URL");
-  let jwks: { keys: Record<string, unknown>[] } | undefined;
-  if (set("PAY_NETWORK_JWKS")) {
-    try {
-      jwks = JSON.parse(env.PAY_NETWORK_JWKS!) as { keys: Record<string, unknown>[] };
-    } catch {
-      throw new ConfigError("PAY_NETWORK_JWKS must be a JSON Web Key Set");
-    }
-    if (!jwks || !Array.isArray(jwks.keys)) throw new ConfigError("PAY_NETWORK_JWKS must be a JSON Web Key Set ({ keys: [...] })");
-  }
-  const networkNames = [
-    "PAY_NETWORK_ISSUER",
-    "PAY_NETWORK_SELLER_ID",
-    "PAY_NETWORK_SERVICE_ID",
-    "PAY_NETWORK_API_URL",
-    "PAY_NETWORK_API_KEY",
-  ];
-  const agentNetwork =
-    networkNames.every((n) => set(n)) && (jwks || set("PAY_NETWORK_JWKS_URL"))
-      ? {
-          jwksUrl: _httpUrl(env, "PAY_NETWORK_JWKS_URL")?.href,
-          jwks,
-          issuer: env.PAY_NETWORK_ISSUER!,
-          sellerId: env.PAY_NETWORK_SELLER_ID!,
-          serviceId: env.PAY_NETWORK_SERVICE_ID!,
-          apiUrl: _httpUrl(env, "PAY_NETWORK_API_URL")!.href.replace(/\/+$/, ""),
-          apiKey: env.PAY_NETWORK_API_KEY!,
-          environments: (env.PAY_NETWORK_ENVIRONMENTS ?? "production")
-            .split(",")
-            .map((e) => e.trim())
-            .filter(Boolean),
-        }
-      : undefined;
-  const x402 = _x402(env, set);
   return {
-    stripe,
-    keyDelivery: keyDeliveryUrl ? { url: keyDeliveryUrl.href, token: set("KEY_DELIVERY_TOKEN") } : undefined,
+    methods: _methods(env),
+    keyDelivery: keyDeliveryUrl ? { url: keyDeliveryUrl.href, token: _text(env, "KEY_DELIVERY_TOKEN") } : undefined,
     smtp: _smtp(env),
-    agentNetwork,
-    x402,
     timeoutMs: _int(env, "PAYMENT_TIMEOUT_MS", 10_000, 100, 120_000),
     perUseChargeBatchMs: _int(env, "PER_USE_CHARGE_BATCH_MS", 1000, 0, 60_000),
     perUseChargeBatchMaxMicros: _int(env, "PER_USE_CHARGE_BATCH_MAX_USD_MICROS", 100_000, 1, 1_000_000_000),
@@ -424,26 +327,22 @@ function _payments(env: Record<string, string | undefined>): PaymentsConfig {
   };
 }
 
-function _x402(env: Record<string, string | undefined>, set: (name: string) => string | undefined): PaymentsConfig["x402"] {
-  if (Boolean(set("CDP_API_KEY_ID")) !== Boolean(set("CDP_API_KEY_SECRET")))
-    throw new ConfigError("CDP_API_KEY_ID and CDP_API_KEY_SECRET are set together (Coinbase's hosted x402 facilitator) or not at all");
-  const cdp = set("CDP_API_KEY_ID") ? { keyId: env.CDP_API_KEY_ID!, keySecret: env.CDP_API_KEY_SECRET! } : undefined;
-  const facilitatorUrl = _httpUrl(env, "X402_FACILITATOR_URL")?.href.replace(/\/+$/, "");
-  if (!set("X402_PAY_TO") || !set("X402_NETWORK") || (!facilitatorUrl && !cdp)) return undefined;
-  if (!/^0x[0-9a-fA-F]{40}$/.test(env.X402_PAY_TO!)) throw new ConfigError("X402_PAY_TO must be an EVM address (0x and 40 hex digits)");
-  const asset = set("X402_ASSET")
-    ? { address: env.X402_ASSET!, name: set("X402_ASSET_NAME"), version: set("X402_ASSET_VERSION") }
-    : undefined;
-  if (asset && !/^0x[0-9a-fA-F]{40}$/.test(asset.address))
-    throw new ConfigError("X402_ASSET must be a token contract address (0x and 40 hex digits)");
-  return {
-    facilitatorUrl,
-    payTo: env.X402_PAY_TO!,
-    network: env.X402_NETWORK!.trim(),
-    asset,
-    facilitatorAuthorization: set("X402_FACILITATOR_AUTHORIZATION"),
-    cdp,
+/** Every payment method's environment block, parsed through a reader with config's checks and errors. */
+function _methods(env: Record<string, string | undefined>): MethodConfigs {
+  const read: EnvReader = {
+    text: (name) => _text(env, name),
+    httpUrl: (name) => _httpUrl(env, name),
+    refuse: (message) => {
+      throw new ConfigError(message);
+    },
   };
+  // The cast: the compiler cannot follow the loop to see that each id gets its own block's config.
+  return Object.fromEntries(PAYMENT_METHOD_IDS.map((id) => [id, PAYMENT_METHOD_TRAITS[id].env.parse(read)])) as MethodConfigs;
+}
+
+/** The variable's value; undefined when unset or empty. */
+function _text(env: Record<string, string | undefined>, name: string): string | undefined {
+  return env[name] ? env[name] : undefined;
 }
 
 function _smtp(env: Record<string, string | undefined>): PaymentsConfig["smtp"] {

@@ -62,7 +62,7 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
           intervalMs: config.payments.perUseChargeBatchMs,
           maxBatchMicros: config.payments.perUseChargeBatchMaxMicros,
           // An injected provider without configuration (tests) seals with a per-process secret.
-          sealingSecret: config.payments.agentNetwork?.apiKey ?? randomUUID(),
+          sealingSecret: config.payments.methods.agent_network?.apiKey ?? randomUUID(),
           now: () => clock.now(),
         })
       : undefined;

@@ -4,20 +4,34 @@
  * `description`.
  */
 import { Type } from "@sinclair/typebox";
-import type { Operation } from "./operations.ts";
+import type { Operation, OperationParam } from "./operations.ts";
+import { PAYMENT_METHOD_IDS, PAYMENT_METHOD_TRAITS, methodsSucceedingWith } from "../payments/methods/method-ids.ts";
+import { PAYMENT_METHOD_REGISTRY } from "../payments/methods/registry.ts";
 import {
   AcknowledgePurchaseSchema,
   AcknowledgedSchema,
   CardSuccessSchema,
   CheckoutInfoSchema,
   CheckoutKeysSchema,
-  CheckoutQuoteSchema,
   CheckoutRequestSchema,
-  CheckoutSessionSchema,
   PaymentsOverviewSchema,
   ReconcileReportSchema,
   WebhookAckSchema,
 } from "../schema/payments.ts";
+
+/** The statuses only one method answers (its quote, its session, its own limit), as each declares them. */
+function methodStatuses(): Operation["responses"] {
+  const statuses: Operation["responses"] = {};
+  for (const method of PAYMENT_METHOD_REGISTRY)
+    for (const [status, response] of Object.entries(method.openapi.statuses ?? {})) statuses[Number(status)] = response;
+  return statuses;
+}
+
+/** The response headers the methods add to a status they all share; none: no `headers`. */
+function responseHeadersOf(status: number): { headers?: string[] } {
+  const headers = PAYMENT_METHOD_REGISTRY.flatMap((m) => m.openapi.responseHeaders?.[status] ?? []);
+  return headers.length > 0 ? { headers: [...new Set(headers)] } : {};
+}
 
 const ADMIN_ERRORS = { 401: { description: "Admin authorization missing" }, 403: { description: "Admin key invalid" } };
 
@@ -28,7 +42,7 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     operationId: "getCheckout",
     summary: "Checkout info: payment methods, per-cohort pricing, subscription options",
     description: [
-      "`payment_methods[].available` is false for a method this deployment has not configured (card needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET; agent_network the PAY_NETWORK_* settings; http402 the X402_* settings); POST with it answers 503 `payment_provider_unavailable`.",
+      `\`payment_methods[].available\` is false for a method this deployment has not configured (${PAYMENT_METHOD_REGISTRY.map((m) => `${m.id} needs ${m.openapi.needs}`).join("; ")}); POST with it answers 503 \`payment_provider_unavailable\`.`,
       "Prices are integer micro-dollars (`*_usd_micros`) with a display string. The inaugural cohort prices keys 1–5 of one account at $19/$17/$15/$13/$11.",
     ].join("\n\n"),
     responses: { 200: { description: "Checkout info", schema: CheckoutInfoSchema } },
@@ -42,27 +56,22 @@ export const PAYMENT_OPERATIONS: Operation[] = [
       "**Accounts are owned.** The first purchase creates an account, named by `agent_id`, else `contact`, else a generated `acct_…` id (returned as `receipt.account`). A later purchase for an existing account, which takes its graduated price tier, one of its 5 key slots and at 5 keys moves all its keys to the pooled volume plan, must send a live membership key of that account in `X-Service-Key` (or `Authorization: Bearer svc_live_…`); the key alone names the account, so `agent_id` may then be left out. Without that proof, a purchase naming an existing account (in any letter case) is refused **403 `account_proof_required` before any payment**; so is one whose key is a trial key or another account's key (a malformed, unknown, revoked or expired key is 401 as everywhere). Two first purchases racing for one new name: one creates the account, the other is refused uncharged.",
       "**Reserve → charge → issue.** Every purchase is one durable record moving through `reserved` → `charging` → `charged` → `issued`, or to `released` (refused or abandoned; nothing charged) or `refund_due` (charged, but no client can come back for the keys); each state is written before the outside call that follows it. The account's slots, and with them the graduated price of each key, are reserved atomically before payment (an account at 5 keys is 409 `conflict`, uncharged), the keys to be issued are generated at reservation, the provider is called once, then the keys are written and the account's cohort seat claimed. So concurrent purchases never charge a buyer who gets no key, and prices stay exact: an account holding 1 key that sends 8 single-key purchases at once gets exactly 4 keys at $17 + $15 + $13 + $11 and 4 × 409 uncharged. A refused or failed payment gives the slots back. The price (`quote`) is computed here from the reserved slots, never taken from the client.",
       "**Crashes and retries.** With an `Idempotency-Key` (1–255 printable characters) a retry of the same request (same body and credentials) finishes an interrupted purchase or returns its 201 again (`Idempotent-Replayed: true`), never charging twice; while another request works on it, 409 `idempotency_in_progress` with `Retry-After` (a crashed worker's lease runs out after 3 × PAYMENT_TIMEOUT_MS + 1 s). The same key with another request is 422 `idempotency_key_reused`; a purchase that ended refused frees its key for a corrected retry. A charge whose outcome cannot be confirmed (a timeout or 5xx from the network, whose charge call takes no idempotency key) answers 502 `payment_gateway_error`; the retry resolves it **in the buyer's favour** (keys issued, `receipt.charge_unconfirmed: true`, nothing charged again) and lists it for the operator (`vkr payments reconcile`, `GET /api/admin/payments`). Without an Idempotency-Key no retry can find an interrupted purchase: reconciliation releases it if nothing was charged and marks it `refund_due` otherwise.",
-      "**card** (`contact` required, else 400): reserves, then creates a Stripe Checkout Session (mode subscription, one monthly line item per key price, customer_email = contact, client_reference_id = the purchase id, expiring after 1 hour) and answers **303** with `Location` = the session URL; the body carries the same `url`, `session_id`, `purchase_id` and `expires_at`, because agents often do not follow redirects on POST. Keys are issued when Stripe's signed webhook reports the session paid, or when the success page (`GET /checkout/success?session_id=…`, Stripe's default return URL here) confirms the payment with Stripe itself; that page shows them once. With SMTP_URL (or KEY_DELIVERY_URL) they are also mailed to `contact`. An expired or failed session gives the slots back.",
-      "**agent_network**: a KYAPay pay or kya-pay token in `pay-network-pay-id` (alias `skyfire-pay-id`), verified locally against the pinned JWKS (ES256, kid, issuer, audience = our seller id, iat/exp with 60 s tolerance, jti UUID, `env` present and allowed, service id `tsi`/`ssi`, USD value via `val`/`value` or `amt`/`amount`). After the reservation the amount is reserved in the token's ledger (shared with per-use retrieval, never spent past the token's value), then charged once through the network, then the keys are issued: 201 `{ keys, receipt }`. **Without a token the answer is 200, a quote**: this account's price for the quantity (graduated), the cohort, and how to pay with each available method; nothing is reserved (a quote for an existing account needs the same proof). Invalid token 402 `payment_token_invalid`; expired 402 `payment_token_expired`; kya-only 402 `payment_token_required`; not enough value 402 `payment_token_depleted`; charge refused 402 `payment_failed`. A token may pay several purchases while it has value.",
-      "**http402** (x402): without payment, 402 `checkout_payment_required` whose body carries x402 v1 (`x402Version: 1`, `error`, `accepts[]` with `maxAmountRequired` in atomic units of the network's USD stablecoin, with its EIP-712 domain in `extra`) and whose `PAYMENT-REQUIRED` header carries the v2 PaymentRequired (base64 JSON); `resource` is PUBLIC_BASE_URL (else the listening address), never the request's Host. Pay and resend with `X-PAYMENT` (v1) or `PAYMENT-SIGNATURE` (v2). The signed payment is the purchase's own idempotency key: malformed 400 `payment_malformed`; a payment that does not match OUR requirements for the price just reserved (scheme, network, the echoed v2 requirement, authorization.to, and an authorization value EQUAL to the price) 402 with fresh requirements before any facilitator call, the reservation released; then verify and settle with the facilitator (our requirements, never the client's copy), keys only after a successful settle: 201 with `X-PAYMENT-RESPONSE` (v1) or `PAYMENT-RESPONSE` (v2). Settle refused: 402 with the response header showing `success: false`. The same payment sent again returns the same 201 and keys (409 `payment_in_progress` while it is being processed), across crashes too; another signature over the same (network, payer, nonce) is 402 `invalid_exact_evm_payload_authorization_nonce_used`.",
+      ...PAYMENT_METHOD_REGISTRY.map((m) => m.openapi.checkout),
       "Referral and loyalty credits are not deducted from a purchase; `quote.credit_balance_usd_micros` shows the balance, applied to the next card renewal invoice.",
     ].join("\n\n"),
     security: ["none", "payToken", "serviceKey"],
     params: [
-      {
-        name: "pay-network-pay-id",
-        in: "header",
-        schema: Type.String(),
-        description: "KYAPay pay or kya-pay token (agent_network); without it the answer is a quote",
-      },
+      ...PAYMENT_METHOD_REGISTRY.flatMap((m) =>
+        (m.openapi.headers ?? []).map(
+          (h): OperationParam => ({ name: h.name, in: "header", schema: Type.String(), description: h.description }),
+        ),
+      ),
       {
         name: "X-Service-Key",
         in: "header",
         schema: Type.String(),
         description: "A live membership key of the account: proof needed to buy for an existing account",
       },
-      { name: "X-PAYMENT", in: "header", schema: Type.String(), description: "x402 v1 payment payload, base64 JSON (http402)" },
-      { name: "PAYMENT-SIGNATURE", in: "header", schema: Type.String(), description: "x402 v2 payment payload, base64 JSON (http402)" },
       {
         name: "Idempotency-Key",
         in: "header",
@@ -72,29 +81,27 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     ],
     body: CheckoutRequestSchema,
     responses: {
-      200: { description: "Quote: agent_network without a token", schema: CheckoutQuoteSchema },
+      ...methodStatuses(),
       201: {
-        description: "Keys issued (agent_network, http402)",
+        description: `Keys issued (${methodsSucceedingWith("keys").join(", ")})`,
         schema: CheckoutKeysSchema,
-        headers: ["X-PAYMENT-RESPONSE", "PAYMENT-RESPONSE"],
+        ...responseHeadersOf(201),
       },
-      303: { description: "Card: continue at the Stripe Checkout page", schema: CheckoutSessionSchema, headers: ["Location"] },
       400: {
-        description:
-          "Invalid body (quantity outside 1–5, card without contact, unknown method or vertical, an agent_id or contact with control or invisible format characters) or malformed x402 payment",
+        description: `Invalid body (quantity outside 1–5, ${PAYMENT_METHOD_IDS.filter((id) => PAYMENT_METHOD_TRAITS[id].contactRequired)
+          .map((id) => `${id} without contact, `)
+          .join(
+            "",
+          )}unknown method or vertical, an agent_id or contact with control or invisible format characters)${PAYMENT_METHOD_REGISTRY.flatMap((m) => (m.openapi.badRequest ? [` or ${m.openapi.badRequest}`] : [])).join("")}`,
       },
       401: { description: "The key in X-Service-Key is malformed, unknown, revoked or expired" },
-      402: {
-        description: "Payment required, failed, invalid or insufficient; nothing issued",
-        headers: ["PAYMENT-REQUIRED", "X-PAYMENT-RESPONSE", "PAYMENT-RESPONSE"],
-      },
+      402: { description: "Payment required, failed, invalid or insufficient; nothing issued", ...responseHeadersOf(402) },
       403: { description: "`account_proof_required`: the account exists and no live membership key of it was sent; nothing charged" },
       409: { description: "The account would hold more than 5 keys (uncharged), or the same purchase is being processed" },
       422: {
         description:
           "Idempotency-Key reused with a different request (keys are scoped to the caller: the account proven by X-Service-Key, else agent_id, else contact)",
       },
-      429: { description: "`rate_limited`: this client address already holds CARD_PENDING_PER_CLIENT unpaid card checkouts" },
       502: { description: "A payment provider did not answer; retry with the same Idempotency-Key (never charged twice)" },
       503: { description: "This payment method is not configured here" },
     },

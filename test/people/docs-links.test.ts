@@ -73,8 +73,13 @@ describe("README and docs/", () => {
   });
 
   it("lists every environment variable the server reads in docs/configuration.md", () => {
-    const config = readFileSync("runtime/config.ts", "utf8");
-    // `env.NAME` and every quoted NAME_LIKE_THIS handed to the readers (`_int(env, "PORT", …)`, `set("…")`).
+    // config.ts, and the payment methods' environment blocks it reads through (`<id>/<id>-env.ts`).
+    const blocks = readdirSync("runtime/payments/methods", { recursive: true, encoding: "utf8" }).filter((f) => /-env\.ts$/.test(f));
+    expect(blocks.length).toBeGreaterThan(2);
+    const config = ["runtime/config.ts", ...blocks.map((f) => join("runtime/payments/methods", f))]
+      .map((f) => readFileSync(f, "utf8"))
+      .join("\n");
+    // `env.NAME` and every quoted NAME_LIKE_THIS handed to the readers (`_int(env, "PORT", …)`, `read.text("…")`).
     const read = new Set(
       [...config.matchAll(/env\.([A-Z][A-Z0-9_]+)/g), ...config.matchAll(/"([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)"/g)].map((m) => m[1]!),
     );

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ConfigError, resolveRuntimeConfig } from "../../runtime/config.ts";
+import { PAYMENT_METHOD_IDS, PAYMENT_METHOD_TRAITS } from "../../runtime/payments/methods/method-ids.ts";
 
 const NETWORK = {
   PAY_NETWORK_JWKS_URL: "https://network.example/.well-known/jwks.json",
@@ -53,7 +54,7 @@ describe("half a feature is refused at start, naming what is missing", () => {
     delete env.X402_FACILITATOR_URL;
     expect(refusal(env)).toMatch(/x402 payments is configured only in part: .* but X402_FACILITATOR_URL or CDP_API_KEY_ID is missing/);
     delete env.X402_ASSET;
-    expect(resolveRuntimeConfig({ ...env, X402_FACILITATOR_URL: X402.X402_FACILITATOR_URL }).payments.x402).toBeDefined();
+    expect(resolveRuntimeConfig({ ...env, X402_FACILITATOR_URL: X402.X402_FACILITATOR_URL }).payments.methods.http402).toBeDefined();
   });
 
   it("Stripe with one of its two secrets, or only a success URL", () => {
@@ -68,6 +69,18 @@ describe("half a feature is refused at start, naming what is missing", () => {
       "REDIS_URL or RELEASE_REDIS_URL or REDIS_CLUSTER_NODES or REDIS_SENTINELS is missing",
     );
     expect(refusal({ REDIS_SENTINEL_NAME: "primary" })).toContain("REDIS_SENTINELS is missing");
+  });
+
+  // The methods' blocks are declared in their folders and looped over by config: each one, a new one
+  // included, is refused when only one of its variables is set.
+  it.each(PAYMENT_METHOD_IDS)("the %s method's environment block, with only one of its variables set", (id) => {
+    const block = PAYMENT_METHOD_TRAITS[id].env;
+    const only = block.required[0]![0]!;
+    const missing = block.required.slice(1).map((alternatives) => alternatives.join(" or "));
+    expect(missing.length).toBeGreaterThan(0);
+    expect(refusal({ [only]: "https://set.example" })).toBe(
+      `${block.feature} is configured only in part: ${only} is set, but ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} missing`,
+    );
   });
 
   it("every partial feature is named in one message", () => {
@@ -87,10 +100,10 @@ describe("half a feature is refused at start, naming what is missing", () => {
       REDIS_PREFIX: "app:",
       RELEASE_REDIS_URL: "redis://127.0.0.1:6379",
     });
-    expect(config.payments.agentNetwork?.jwks).toEqual({ keys: [] });
-    expect(config.payments.x402).toBeDefined();
-    expect(config.payments.stripe).toBeDefined();
-    expect(resolveRuntimeConfig({}).payments.stripe).toBeUndefined();
+    expect(config.payments.methods.agent_network?.jwks).toEqual({ keys: [] });
+    expect(config.payments.methods.http402).toBeDefined();
+    expect(config.payments.methods.card).toBeDefined();
+    expect(resolveRuntimeConfig({}).payments.methods.card).toBeUndefined();
   });
 });
 
@@ -98,8 +111,8 @@ describe("the config is frozen all the way down", () => {
   it("nested settings cannot be changed", () => {
     const config = resolveRuntimeConfig({ ...STRIPE, ...NETWORK });
     expect(Object.isFrozen(config.payments)).toBe(true);
-    expect(Object.isFrozen(config.payments.stripe)).toBe(true);
-    expect(Object.isFrozen(config.payments.agentNetwork!.environments)).toBe(true);
+    expect(Object.isFrozen(config.payments.methods.card)).toBe(true);
+    expect(Object.isFrozen(config.payments.methods.agent_network!.environments)).toBe(true);
     expect(() => {
       (config.payments as { timeoutMs: number }).timeoutMs = 1;
     }).toThrow(TypeError);

@@ -1,9 +1,15 @@
 /**
- * The payment methods' ids, and what the schemas and the order check must know of each without
- * importing the methods themselves (that is why this file is kept apart from `registry.ts`): the
- * request schema, the purchase journal's records and the registry share the ids; the success
- * response schemas are built from each method's success kind.
+ * The payment methods' ids, and what the schemas, the order check and config must know of each
+ * without importing the methods themselves (that is why this file is kept apart from
+ * `registry.ts`): the request schema, the purchase journal's records and the registry share the
+ * ids; the success response schemas are built from each method's success kind; `runtime/config.ts`
+ * reads each method's environment block. It imports only those blocks, which import only types.
  */
+import { agentNetworkEnv } from "./agent-network/agent-network-env.ts";
+import { cardEnv } from "./card/card-env.ts";
+import type { EnvConfigOf, MethodEnvBlock } from "./method-env.ts";
+import { x402Env } from "./x402/x402-env.ts";
+
 export const PAYMENT_METHOD_IDS = ["card", "agent_network", "http402"] as const;
 export type PaymentMethodId = (typeof PAYMENT_METHOD_IDS)[number];
 
@@ -18,17 +24,22 @@ export interface PaymentMethodTraits {
   success: CheckoutSuccess;
   /** The order must name a `contact` (where the keys are delivered). */
   contactRequired: boolean;
+  /** Its environment block (`<id>/<id>-env.ts`): the variables config reads for it, and their parse. */
+  env: MethodEnvBlock<unknown>;
 }
 
 // `satisfies` keeps each method's literal success kind (for the schemas' types) and makes the
 // compiler ask for every id.
 export const PAYMENT_METHOD_TRAITS = {
-  card: { success: "checkout_session", contactRequired: true },
-  agent_network: { success: "keys", contactRequired: false },
-  http402: { success: "keys", contactRequired: false },
+  card: { success: "checkout_session", contactRequired: true, env: cardEnv },
+  agent_network: { success: "keys", contactRequired: false, env: agentNetworkEnv },
+  http402: { success: "keys", contactRequired: false, env: x402Env },
 } as const satisfies Record<PaymentMethodId, PaymentMethodTraits>;
 
 type Traits = typeof PAYMENT_METHOD_TRAITS;
+
+/** Each method's config as its environment block parses it; undefined where this deployment does not configure it. */
+export type MethodConfigs = { readonly [M in PaymentMethodId]: EnvConfigOf<Traits[M]["env"]> | undefined };
 export type MethodSucceedingWith<S extends CheckoutSuccess> = {
   [M in PaymentMethodId]: Traits[M]["success"] extends S ? M : never;
 }[PaymentMethodId];

@@ -1,15 +1,20 @@
 /**
  * The contract every payment method meets, so that the checkout route, `GET /api/checkout`,
- * reconciliation and start-up loop over one registry (`registry.ts`) instead of naming methods
- * (the payment schemas take what they need from `method-ids.ts`). A method owns its environment block, says whether this deployment has it, how
- * it is described to buyers, and runs its checkout over the purchase journal (`purchase-flow.ts`),
- * through the shared driver (`run-checkout.ts`) when it pays at once; a method paid elsewhere
- * declares how reconciliation finishes its awaiting purchases (`AwaitingPayment`).
+ * reconciliation, start-up, the providers (`../providers/create-providers.ts`) and the OpenAPI
+ * description of checkout loop over one registry (`registry.ts`) instead of naming methods (the
+ * payment schemas and config take what they need from `method-ids.ts`: the traits and each
+ * method's environment block). A method says whether this deployment has it, builds its provider,
+ * describes itself to buyers and in OpenAPI, and runs its checkout over the purchase journal
+ * (`purchase-flow.ts`), through the shared driver (`run-checkout.ts`) when it pays at once; a
+ * method paid elsewhere declares how reconciliation finishes its awaiting purchases
+ * (`AwaitingPayment`).
  */
+import type { TSchema } from "@sinclair/typebox";
 import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
 import type { AppDeps } from "../../deps.ts";
 import type { CheckoutOrder } from "../purchases/checkout-order.ts";
 import type { SavedResponse } from "../purchases/idempotency.ts";
+import type { MethodProvider } from "../providers/create-providers.ts";
 import type { PurchaseRecord } from "../purchases/purchase-store.ts";
 import type { ReconcileDeps } from "../purchases/reconcile.ts";
 import type { PaymentMethodId } from "./method-ids.ts";
@@ -37,8 +42,11 @@ export interface MethodDescription {
 
 export interface PaymentMethod {
   id: PaymentMethodId;
-  /** The environment variables that configure it (see docs/configuration.md). */
-  env: readonly string[];
+  /**
+   * Its provider (`<id>/<id>-provider.ts`) when it calls an outside service: built once at start
+   * from its config (its environment block is in `method-ids.ts`), injected as `deps.payments`.
+   */
+  provider?: MethodProvider;
   available(deps: AppDeps): boolean;
   /**
    * The request's payment credentials for this method (headers, "" when absent), part of what
@@ -53,6 +61,29 @@ export interface PaymentMethod {
   warnings?(deps: AppDeps): string[];
   /** Present when the method's charge happens elsewhere, after its checkout answered (card: at Stripe). */
   awaiting?: AwaitingPayment;
+  /** What it adds to the published OpenAPI description of checkout. */
+  openapi: MethodOpenApi;
+}
+
+/**
+ * A method's part of the OpenAPI description of `GET` and `POST /api/checkout`, which
+ * `runtime/openapi/operations-payments.ts` assembles from every method in the registry's order.
+ * Its success status (201 keys or 303 session) and whether it needs `contact` come from its
+ * traits in `method-ids.ts`.
+ */
+export interface MethodOpenApi {
+  /** What a deployment sets to offer it (`GET /api/checkout`: "card needs …"). */
+  needs: string;
+  /** Its paragraph in `POST /api/checkout`'s description. */
+  checkout: string;
+  /** The request headers it pays with. */
+  headers?: readonly { name: string; description: string }[];
+  /** Statuses only this method answers, whole. */
+  statuses?: Readonly<Record<number, { description: string; schema?: TSchema; headers?: string[] }>>;
+  /** Response headers it adds to statuses every method shares (201, 402). */
+  responseHeaders?: Readonly<Record<number, readonly string[]>>;
+  /** What else of its request is a 400 ("malformed x402 payment"). */
+  badRequest?: string;
 }
 
 /**

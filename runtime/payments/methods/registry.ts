@@ -2,12 +2,14 @@
  * The methods room (`payments/methods/`): the `PaymentMethod` contract (`payment-method.ts`), the
  * method ids (`method-ids.ts`), the shared pay-at-once checkout (`run-checkout.ts`), this registry,
  * and one folder per method holding everything that belongs to that method alone (its checkout
- * and, for card, its webhook fulfilment and success page). What methods share is in
- * `payments/purchases/`; the outside services they call are in `payments/providers/`.
+ * and environment block, its provider and OpenAPI pieces and, for card, its webhook fulfilment and
+ * success page). What methods share is in `payments/purchases/`; the outside services they call
+ * are in `payments/providers/`.
  *
  * The payment methods of this server, in the order buyers see them. A new method is one folder
  * beside these, one id in `method-ids.ts` and one line here; the checkout route, `GET
- * /api/checkout`, reconciliation and the start-up checks loop over this list.
+ * /api/checkout`, reconciliation, the start-up checks, the providers and the OpenAPI description
+ * of checkout loop over this list.
  */
 import { agentNetworkMethod } from "./agent-network/agent-network-method.ts";
 import { cardMethod } from "./card/card-method.ts";

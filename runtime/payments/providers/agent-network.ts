@@ -11,7 +11,7 @@
 import { createHash } from "node:crypto";
 import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
 import { apiError } from "../../errors.ts";
-import type { PaymentsConfig } from "../../config.ts";
+import type { AgentNetworkConfig } from "../methods/agent-network/agent-network-env.ts";
 import { parseUsdDecimal, toUsdDecimal } from "../purchases/usd-decimal.ts";
 import { postJson } from "./fetch-json.ts";
 
@@ -42,7 +42,7 @@ export interface AgentNetworkProvider {
   charge(token: string, amountMicros: number): Promise<ChargeResult>;
 }
 
-type NetworkConfig = NonNullable<PaymentsConfig["agentNetwork"]>;
+type NetworkConfig = AgentNetworkConfig;
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TYP_TO_TYPE: Record<string, PayTokenType> = {

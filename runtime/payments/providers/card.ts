@@ -6,7 +6,7 @@
  */
 import Stripe from "stripe";
 import { apiError } from "../../errors.ts";
-import type { PaymentsConfig } from "../../config.ts";
+import type { CardConfig } from "../methods/card/card-env.ts";
 
 export interface CardLineItem {
   /** Monthly price of one key, in micro-dollars (whole cents). */
@@ -80,7 +80,7 @@ export interface CardProvider {
 /** Stripe's default: a signed delivery older than this is refused (replays are deduplicated anyway). */
 const WEBHOOK_TOLERANCE_S = 300;
 
-export function createStripeCardProvider(config: NonNullable<PaymentsConfig["stripe"]>, options: { timeoutMs: number }): CardProvider {
+export function createStripeCardProvider(config: CardConfig, options: { timeoutMs: number }): CardProvider {
   const base = config.apiBase;
   const stripe = new Stripe(config.secretKey, {
     timeout: options.timeoutMs,

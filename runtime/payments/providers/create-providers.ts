@@ -4,43 +4,29 @@
  * behind interfaces so tests inject stand-ins that speak the real wire protocol.
  *
  * The payment providers of a deployment, built once from config and injected into `createApp`.
- * A provider whose configuration is missing is null: its method is listed unavailable and
- * requests for it answer 503 `payment_provider_unavailable`.
+ * Each method that calls an outside service builds its own (`methods/<id>/<id>-provider.ts`,
+ * named on the method in the registry); this loops over them. A provider whose configuration is
+ * missing is null: its method is listed unavailable and requests for it answer 503
+ * `payment_provider_unavailable`.
  */
 import type { PaymentsConfig } from "../../config.ts";
-import { createAgentNetworkProvider, type AgentNetworkProvider } from "./agent-network.ts";
-import { createStripeCardProvider, type CardProvider } from "./card.ts";
-import { createX402Provider, type X402Provider } from "./http402.ts";
-import { createRelayKeyDelivery, type KeyDelivery } from "./key-delivery.ts";
-import { createSmtpKeyDelivery } from "./smtp-delivery.ts";
+import { PAYMENT_METHOD_REGISTRY } from "../methods/registry.ts";
 
-export interface PaymentProviders {
-  /**
-   * Card needs Stripe only: the buyer sees the keys once on our success page. Mail delivery (SMTP,
-   * else a JSON relay) is an addition when configured.
-   */
-  card: { stripe: CardProvider; delivery: KeyDelivery | null; sealSecret: string } | null;
-  agentNetwork: AgentNetworkProvider | null;
-  x402: X402Provider | null;
-}
+/**
+ * One field per method that has a provider, null when unconfigured. Each method's provider file
+ * adds its own field (a `declare module` block beside its factory), so a new method names its
+ * provider's type in its own folder and `deps.payments.<field>` is typed without an edit here.
+ */
+export interface PaymentProviders {}
+
+/** How a method builds its provider (or null) from the payments config; `field` is its place in `PaymentProviders`. */
+export type MethodProvider = {
+  [F in keyof PaymentProviders]: { field: F; create(config: PaymentsConfig): PaymentProviders[F] };
+}[keyof PaymentProviders];
 
 export function createPaymentProviders(config: PaymentsConfig): PaymentProviders {
-  const timing = { timeoutMs: config.timeoutMs };
-  return {
-    card: config.stripe
-      ? {
-          stripe: createStripeCardProvider(config.stripe, timing),
-          delivery: config.smtp
-            ? createSmtpKeyDelivery(config.smtp, timing)
-            : config.keyDelivery
-              ? createRelayKeyDelivery(config.keyDelivery, timing)
-              : null,
-          // Card keys wait sealed in the store until the success page shows them; the seal's secret
-          // lives only in the environment, so a copy of the store alone opens nothing.
-          sealSecret: `card\u0000${config.stripe.webhookSecret}`,
-        }
-      : null,
-    agentNetwork: config.agentNetwork ? createAgentNetworkProvider(config.agentNetwork, timing) : null,
-    x402: config.x402 ? createX402Provider(config.x402, timing) : null,
-  };
+  const providers: Record<string, unknown> = {};
+  for (const method of PAYMENT_METHOD_REGISTRY) if (method.provider) providers[method.provider.field] = method.provider.create(config);
+  // The cast: each method's provider file declares its field, and the registry names every method.
+  return providers as unknown as PaymentProviders;
 }

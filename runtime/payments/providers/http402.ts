@@ -12,7 +12,8 @@ import { HTTPFacilitatorClient, x402ResourceServer, type FacilitatorConfig } fro
 import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
-import { ConfigError, type PaymentsConfig } from "../../config.ts";
+import { ConfigError } from "../../config.ts";
+import type { X402Config } from "../methods/x402/x402-env.ts";
 import { apiError } from "../../errors.ts";
 import { requirementsFor, type DecodedPayment, type Requirements } from "../methods/x402/x402-requirements.ts";
 
@@ -52,7 +53,7 @@ export interface X402Provider {
 const MAX_TIMEOUT_SECONDS = 300;
 const TESTNET_RE = /sepolia|fuji|amoy|testnet|devnet/;
 
-export function createX402Provider(config: NonNullable<PaymentsConfig["x402"]>, options: { timeoutMs: number }): X402Provider {
+export function createX402Provider(config: X402Config, options: { timeoutMs: number }): X402Provider {
   const network = resolveNetwork(config.network);
   const facilitatorConfig: FacilitatorConfig = { url: config.facilitatorUrl, timeoutMs: options.timeoutMs };
   if (config.cdp) {
@@ -206,7 +207,7 @@ export function resolveNetwork(configured: string): { v2: string; v1: string; te
  * network's default stablecoin (its table gives address, decimals and EIP-712 domain), or, for an
  * X402_ASSET override with its domain, that token's atomic units (6 decimals).
  */
-function _priceOf(config: NonNullable<PaymentsConfig["x402"]>, overridden: boolean) {
+function _priceOf(config: X402Config, overridden: boolean) {
   const asset = config.asset;
   if (!asset || !overridden) return (micros: number) => `$${(micros / 1_000_000).toFixed(6)}`;
   if (!asset.name || !asset.version)

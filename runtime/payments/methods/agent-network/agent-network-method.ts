@@ -7,18 +7,13 @@
 import { checkoutWithAgentNetwork, readPayToken } from "./checkout-agent-network.ts";
 import type { PaymentMethod } from "../payment-method.ts";
 import { successStatusOf } from "../method-ids.ts";
+import { agentNetworkProvider } from "./agent-network-provider.ts";
+import { agentNetworkOpenApi } from "./agent-network-openapi.ts";
 
 export const agentNetworkMethod: PaymentMethod = {
   id: "agent_network",
-  env: [
-    "PAY_NETWORK_JWKS_URL",
-    "PAY_NETWORK_JWKS",
-    "PAY_NETWORK_ISSUER",
-    "PAY_NETWORK_SELLER_ID",
-    "PAY_NETWORK_SERVICE_ID",
-    "PAY_NETWORK_API_URL",
-    "PAY_NETWORK_API_KEY",
-  ],
+  provider: agentNetworkProvider,
+  openapi: agentNetworkOpenApi,
   available: (deps) => deps.payments.agentNetwork !== null,
   credentials: (headers) => [readPayToken(headers) ?? ""],
   describe: (deps) => ({

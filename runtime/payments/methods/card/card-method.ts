@@ -10,10 +10,13 @@ import { cardAwaitingPayment } from "./card-reconcile.ts";
 import { checkoutWithCard } from "./checkout-card.ts";
 import type { PaymentMethod } from "../payment-method.ts";
 import { successStatusOf } from "../method-ids.ts";
+import { cardProvider } from "./card-provider.ts";
+import { cardOpenApi } from "./card-openapi.ts";
 
 export const cardMethod: PaymentMethod = {
   id: "card",
-  env: ["STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"],
+  provider: cardProvider,
+  openapi: cardOpenApi,
   available: (deps) => deps.payments.card !== null,
   describe: (deps) => ({
     id: "card",

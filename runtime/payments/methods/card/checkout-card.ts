@@ -85,7 +85,7 @@ export async function checkoutWithCard(
         throw error;
       }
     }
-    const config = deps.config.payments.stripe;
+    const config = deps.config.payments.methods.card;
     let session;
     try {
       session = await card.stripe.createSession(

@@ -8,20 +8,13 @@ import { checkoutWithX402 } from "./checkout-http402.ts";
 import { checkFacilitator } from "./x402-facilitator-check.ts";
 import type { PaymentMethod } from "../payment-method.ts";
 import { successStatusOf } from "../method-ids.ts";
+import { x402Provider } from "./x402-provider.ts";
+import { x402OpenApi } from "./x402-openapi.ts";
 
 export const x402Method: PaymentMethod = {
   id: "http402",
-  env: [
-    "X402_PAY_TO",
-    "X402_NETWORK",
-    "X402_FACILITATOR_URL",
-    "X402_ASSET",
-    "X402_ASSET_NAME",
-    "X402_ASSET_VERSION",
-    "X402_FACILITATOR_AUTHORIZATION",
-    "CDP_API_KEY_ID",
-    "CDP_API_KEY_SECRET",
-  ],
+  provider: x402Provider,
+  openapi: x402OpenApi,
   available: (deps) => deps.payments.x402 !== null,
   credentials: (headers) => [headers.get("x-payment") ?? "", headers.get("payment-signature") ?? ""],
   describe: (deps) => {
