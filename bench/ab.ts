@@ -12,11 +12,13 @@
  * AB_PAIRS (default 6), AB_SECONDS (4), AB_KEYS (keys in turn, 10,000), AB_ONLY (a pattern of row
  * names). Both bundles serve the same dist/ (build it first).
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../test/helpers/child-server.ts";
+import { MCP_HEADERS, mixedCycle } from "./mixed-cycle.ts";
+import { CLOCK_TICKS, cpuTicks, median } from "./process-cpu.ts";
 import { HAS_TASKSET, issueKey, issueKeys, requestCycleScript, rotationScript, runWrk, type CycleRequest } from "./load-tools.ts";
 
 const PAIRS = Number(process.env.AB_PAIRS ?? 6);
@@ -24,12 +26,6 @@ const SECONDS = Number(process.env.AB_SECONDS ?? 4);
 const KEYS = Number(process.env.AB_KEYS ?? 10_000);
 const ADMIN = "bench-admin-secret-0123456789";
 const NODE = "eu261-compensation";
-const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
-const MCP_HEADERS = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  "mcp-protocol-version": "2025-11-25",
-};
 
 interface Side {
   proc: ChildProcess;
@@ -84,7 +80,7 @@ async function main(): Promise<void> {
       const runs = cpu.get(row.name)!;
       const ratios = runs.map(([x, y]) => y / x).sort((p, q) => p - q);
       process.stdout.write(
-        `${row.name}: ${_median(runs.map((r) => r[0])).toFixed(1)}, ${_median(runs.map((r) => r[1])).toFixed(1)}; ${_median(ratios).toFixed(3)} (${ratios[0]!.toFixed(3)}–${ratios.at(-1)!.toFixed(3)}), B lower in ${ratios.filter((r) => r < 1).length} of ${ratios.length}\n`,
+        `${row.name}: ${median(runs.map((r) => r[0])).toFixed(1)}, ${median(runs.map((r) => r[1])).toFixed(1)}; ${median(ratios).toFixed(3)} (${ratios[0]!.toFixed(3)}–${ratios.at(-1)!.toFixed(3)}), B lower in ${ratios.filter((r) => r < 1).length} of ${ratios.length}\n`,
       );
     }
   } finally {
@@ -126,56 +122,21 @@ async function _start(bundle: string): Promise<Side> {
     url,
     key,
     keys,
-    cycle: _mixedCycle(
+    cycle: mixedCycle(
       keys.slice(0, 1000),
       index.nodes.map((n) => n.id),
     ),
   };
 }
 
-/** The bench's mixed cycle (bench/run.ts): 40% full node, 40% lean, 10% index, 5% evaluate, 5% MCP get_node. */
-function _mixedCycle(keys: string[], nodes: string[]): CycleRequest[] {
-  let seed = 18;
-  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
-  return Array.from({ length: 2000 }, (_, i): CycleRequest => {
-    const key = keys[i % keys.length]!;
-    const n = nodes[Math.floor(random() * nodes.length)]!;
-    const roll = random() * 100;
-    if (roll < 40) return { method: "GET", path: `/api/demo?vertical=travel&node=${n}`, headers: { "x-service-key": key } };
-    if (roll < 80) return { method: "GET", path: `/api/demo?vertical=travel&node=${n}&lean=true`, headers: { "x-service-key": key } };
-    if (roll < 90) return { method: "GET", path: "/api/demo?vertical=travel", headers: {} };
-    if (roll < 95)
-      return {
-        method: "POST",
-        path: "/api/evaluate",
-        headers: { "x-service-key": key, "content-type": "application/json" },
-        body: JSON.stringify({ vertical: "travel", node: n, facts: {} }),
-      };
-    const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_node", arguments: { vertical: "travel", node: n } } };
-    return { method: "POST", path: "/mcp", headers: { ...MCP_HEADERS, "x-service-key": key }, body: JSON.stringify(call) };
-  });
-}
-
 async function _run(side: Side, row: Row, seconds: number): Promise<number> {
-  const before = _cpuTicks(side.proc.pid!);
+  const before = cpuTicks(side.proc.pid!);
   const out = await runWrk(["-t1", "-c64", `-d${seconds}s`, ...row.args(side)], 1);
-  const after = _cpuTicks(side.proc.pid!);
+  const after = cpuTicks(side.proc.pid!);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   if (bad > 0) throw new Error(`${row.name}: ${bad} answers were not 2xx`);
   return (((after - before) / CLOCK_TICKS) * 1e6) / requests;
-}
-
-function _cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(fields[11]) + Number(fields[12]);
-}
-
-function _median(values: number[]): number {
-  const sorted = [...values].sort((p, q) => p - q);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 main().catch((error: unknown) => {

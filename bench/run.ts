@@ -12,7 +12,7 @@
  * it measures the server's own cost whatever the generator can push.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
@@ -21,6 +21,8 @@ import { deletePrefix, uniquePrefix } from "../test/cluster/_cluster.ts";
 import { startRedisCluster } from "../test/helpers/redis-topology.ts";
 import { agentNetworkEnv, startAgentNetwork } from "../test/payments/stand-ins/agent-network.ts";
 import { Redis } from "ioredis";
+import { getNodeCall, MCP_HEADERS, mixedCycle } from "./mixed-cycle.ts";
+import { CLOCK_TICKS, cpuTicks, median } from "./process-cpu.ts";
 import { HAS_TASKSET, HAS_WRK, issueKey, issueKeys, requestCycleScript, rotationScript, runWrk, type CycleRequest } from "./load-tools.ts";
 
 // BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_ONLY (a pattern of scenario names), BENCH_REDIS_URL.
@@ -56,14 +58,6 @@ interface Result {
   /** Response bytes per request (headers included), or NaN when the generator does not say. */
   bytes: number;
 }
-
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
 
 async function main(): Promise<void> {
   execFileSync(process.execPath, ["--import", "tsx", "build/cli.ts"], { stdio: "inherit" });
@@ -165,7 +159,7 @@ async function main(): Promise<void> {
     const manyKeys = await Promise.all(Array.from({ length: 256 }, () => issueKey(svcUrl, ADMIN, travelKey)));
     // Production-sized: 10,000 keys, so a key comes back only after ~10,000 other requests.
     const tenThousandKeys = await issueKeys(svcUrl, ADMIN, travelKey, 10_000);
-    const mixed = _mixedCycle(tenThousandKeys.slice(0, 1000), await _travelNodes(svcUrl));
+    const mixed = mixedCycle(tenThousandKeys.slice(0, 1000), await _travelNodes(svcUrl));
     await _checkCycle(svcUrl, mixed);
     // Worth $1M: at $0.002 a node it outlasts any run.
     const payToken = await network.mint({ valueMicros: 1e12 });
@@ -205,14 +199,14 @@ async function main(): Promise<void> {
         headers: { "x-service-key": clusterKey },
         redisUrl: redisCluster.url,
       },
-      { name: SVC_MCP, pid: svc.pid!, url: `${svcUrl}/mcp`, headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) },
+      { name: SVC_MCP, pid: svc.pid!, url: `${svcUrl}/mcp`, headers: { ...MCP_HEADERS, "x-service-key": key }, body: getNodeCall(node) },
       // What the SDK's fetch (and Python's httpx) send by default: the answer comes deflated.
       {
         name: "MCP get_node, Accept-Encoding: gzip, deflate (as fetch sends)",
         pid: svc.pid!,
         url: `${svcUrl}/mcp`,
         headers: { ...MCP_HEADERS, "x-service-key": key, "accept-encoding": "gzip, deflate" },
-        body: _getNodeCall(node),
+        body: getNodeCall(node),
       },
       {
         name: SVC_REST_LEAN,
@@ -240,7 +234,7 @@ async function main(): Promise<void> {
       mcpFile,
       Buffer.from(
         await (
-          await fetch(`${svcUrl}/mcp`, { method: "POST", headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) })
+          await fetch(`${svcUrl}/mcp`, { method: "POST", headers: { ...MCP_HEADERS, "x-service-key": key }, body: getNodeCall(node) })
         ).arrayBuffer(),
       ),
     );
@@ -253,7 +247,7 @@ async function main(): Promise<void> {
         pid: shapes.pid!,
         url: `http://127.0.0.1:${shapesPort}/`,
         headers: { "content-type": "application/json" },
-        body: _getNodeCall(node),
+        body: getNodeCall(node),
       },
     );
     // BENCH_ONLY: a pattern of scenario names to run (the baseline always runs), for one change at a time.
@@ -308,50 +302,10 @@ const SVC_REST_LEAN = "metered lean node (membership key)";
 const MIXED = "mixed: 1,000 keys; 80% node full+lean, 10% index, 5% evaluate, 5% MCP";
 const SVC_MCP = "metered full node over MCP tools/call get_node (membership key)";
 
-const MCP_HEADERS = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  "mcp-protocol-version": "2025-11-25",
-};
-
-function _getNodeCall(node: string): string {
-  return JSON.stringify({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "tools/call",
-    params: { name: "get_node", arguments: { vertical: "travel", node } },
-  });
-}
-
 /** Nodes of the travel vertical, from its free index. */
 async function _travelNodes(url: string): Promise<string[]> {
   const index = (await (await fetch(`${url}/api/demo?vertical=travel&lean=true`)).json()) as { nodes: Array<{ id: string }> };
   return index.nodes.map((n) => n.id);
-}
-
-/**
- * The mixed-traffic cycle: 2,000 requests in a fixed shuffled order over 1,000 keys and every
- * travel node — 40% full node, 40% lean node, 10% anonymous index, 5% /api/evaluate, 5% MCP get_node.
- */
-function _mixedCycle(keys: string[], nodes: string[]): CycleRequest[] {
-  let seed = 18;
-  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
-  return Array.from({ length: 2000 }, (_, i): CycleRequest => {
-    const key = keys[i % keys.length]!;
-    const n = nodes[Math.floor(random() * nodes.length)]!;
-    const roll = random() * 100;
-    if (roll < 40) return { method: "GET", path: `/api/demo?vertical=travel&node=${n}`, headers: { "x-service-key": key } };
-    if (roll < 80) return { method: "GET", path: `/api/demo?vertical=travel&node=${n}&lean=true`, headers: { "x-service-key": key } };
-    if (roll < 90) return { method: "GET", path: "/api/demo?vertical=travel", headers: {} };
-    if (roll < 95)
-      return {
-        method: "POST",
-        path: "/api/evaluate",
-        headers: { "x-service-key": key, "content-type": "application/json" },
-        body: JSON.stringify({ vertical: "travel", node: n, facts: {} }),
-      };
-    return { method: "POST", path: "/mcp", headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(n) };
-  });
 }
 
 /** Every request of the cycle answers 2xx (and MCP without isError) before it is measured. */
@@ -414,7 +368,7 @@ async function _redisCommands(url: string): Promise<number> {
 
 /** MCP answers tool failures with 200 + isError, which autocannon would count as success: check one call first. */
 async function _checkMcp(url: string, key: string, node: string): Promise<void> {
-  const res = await fetch(url, { method: "POST", headers: { ...MCP_HEADERS, "x-service-key": key }, body: _getNodeCall(node) });
+  const res = await fetch(url, { method: "POST", headers: { ...MCP_HEADERS, "x-service-key": key }, body: getNodeCall(node) });
   const body = (await res.json()) as { result?: { isError?: boolean; structuredContent?: { node?: { locked_layers?: string[] } } } };
   if (res.status !== 200 || !body.result || body.result.isError || body.result.structuredContent?.node?.locked_layers?.length !== 0) {
     throw new Error(`MCP get_node does not return the unlocked node: ${JSON.stringify(body).slice(0, 300)}`);
@@ -443,9 +397,9 @@ async function _load(s: Scenario, seconds: number): Promise<Result> {
   // Pin the generator to the other core; the servers run on core 0.
   if (HAS_TASKSET) execFileSync("taskset", ["-pc", "1", String(process.pid)], { stdio: "ignore" });
   const redisBefore = s.redisUrl ? await _redisCommands(s.redisUrl) : Number.NaN;
-  const cpuBefore = _cpuTicks(s.pid);
+  const cpuBefore = cpuTicks(s.pid);
   const r = HAS_WRK ? await _wrk(s, seconds) : await _autocannon(s, seconds);
-  const cpuAfter = _cpuTicks(s.pid);
+  const cpuAfter = cpuTicks(s.pid);
   const redisCmds = s.redisUrl && r.requests > 0 ? ((await _redisCommands(s.redisUrl)) - redisBefore) / r.requests : Number.NaN;
   const cpuUs = r.requests > 0 ? (((cpuAfter - cpuBefore) / CLOCK_TICKS) * 1e6) / r.requests : Number.NaN;
   return {
@@ -547,41 +501,24 @@ async function _wrk(s: Scenario, seconds: number): Promise<LoadRun> {
   };
 }
 
-/** utime + stime of a process in clock ticks (Linux /proc); 0 where unavailable. */
-function _cpuTicks(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
-
-function _median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 function _print(scenarios: Scenario[], results: Map<string, Result[]>, metered: number): void {
-  const baseline = _median(results.get(scenarios[0]!.name)!.map((r) => r.rps));
-  const baselineCpu = _median(results.get(scenarios[0]!.name)!.map((r) => r.cpuUs));
+  const baseline = median(results.get(scenarios[0]!.name)!.map((r) => r.rps));
+  const baselineCpu = median(results.get(scenarios[0]!.name)!.map((r) => r.cpuUs));
   const rows = scenarios.map((s) => {
     const rs = results.get(s.name)!;
-    const rps = _median(rs.map((r) => r.rps));
-    const cpu = _median(rs.map((r) => r.cpuUs));
+    const rps = median(rs.map((r) => r.rps));
+    const cpu = median(rs.map((r) => r.cpuUs));
     return [
       s.name,
       rps.toFixed(0),
-      _median(rs.map((r) => r.p50)).toFixed(2),
-      _median(rs.map((r) => r.p99)).toFixed(2),
+      median(rs.map((r) => r.p50)).toFixed(2),
+      median(rs.map((r) => r.p99)).toFixed(2),
       (rps / baseline).toFixed(2),
       cpu.toFixed(1),
       (baselineCpu / cpu).toFixed(2),
-      (_median(rs.map((r) => r.bytes)) / 1024).toFixed(1),
-      (cpu / (_median(rs.map((r) => r.bytes)) / 1024)).toFixed(2),
-      s.redisUrl ? _median(rs.map((r) => r.redisCmds)).toFixed(2) : "",
+      (median(rs.map((r) => r.bytes)) / 1024).toFixed(1),
+      (cpu / (median(rs.map((r) => r.bytes)) / 1024)).toFixed(2),
+      s.redisUrl ? median(rs.map((r) => r.redisCmds)).toFixed(2) : "",
       String(rs.reduce((n, r) => n + r.errors, 0)),
     ];
   });
@@ -608,7 +545,7 @@ function _print(scenarios: Scenario[], results: Map<string, Result[]>, metered: 
   );
   process.stdout.write(line(header) + "\n" + rows.map(line).join("\n") + "\n");
   process.stdout.write(`metered calls counted in the key's hour window: ${metered}\n`);
-  const rps = (name: string) => (results.has(name) ? _median(results.get(name)!.map((r) => r.rps)) : Number.NaN);
+  const rps = (name: string) => (results.has(name) ? median(results.get(name)!.map((r) => r.rps)) : Number.NaN);
   const service = rps(SVC_MCP) / rps(SVC_REST_LEAN);
   const bare = rps(SHAPE_MCP) / rps(SHAPE_REST_LEAN);
   if (Number.isFinite(service) || Number.isFinite(bare)) {
@@ -626,7 +563,7 @@ function _print(scenarios: Scenario[], results: Map<string, Result[]>, metered: 
       `metered ÷ durable floor, req/s (one key, 256, 10,000 keys): ${served.map((r) => r.toFixed(2)).join(", ")} (what h3, the key lookup, the handler and the headers leave)\n`,
     );
   }
-  const cpu = (name: string) => (results.has(name) ? _median(results.get(name)!.map((r) => r.cpuUs)) : Number.NaN);
+  const cpu = (name: string) => (results.has(name) ? median(results.get(name)!.map((r) => r.cpuUs)) : Number.NaN);
   for (const line of cpuRatioLines(cpu)) process.stdout.write(line + "\n");
 }
 

@@ -20,13 +20,13 @@ import { signAnswer } from "../runtime/signing/answer-signature.ts";
 import { generateSigningKey } from "../runtime/signing/signing-keys.ts";
 import { freePort } from "../test/helpers/child-server.ts";
 import { HAS_TASKSET, HAS_WRK, issueKey, runWrk } from "./load-tools.ts";
+import { CLOCK_TICKS, cpuTicks, median } from "./process-cpu.ts";
 
 // BENCH_SECONDS per run, BENCH_PAIRS of alternating runs.
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 6);
 const ADMIN = "bench-admin-secret-0123456789";
 const NODE = "eu261-compensation";
-const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
 
 async function main(): Promise<void> {
   if (!HAS_WRK) throw new Error("wrk is needed (npm run bench installs it: scripts/ensure-bench-tools.sh)");
@@ -74,8 +74,8 @@ async function main(): Promise<void> {
       );
     }
     process.stdout.write(
-      `metered full node, server CPU per request: signed median ${_median(cpu.signed!).toFixed(1)} µs, unsigned ${_median(cpu.unsigned!).toFixed(1)} µs; ` +
-        `pair ratios signed/unsigned median ${_median(ratios).toFixed(3)} (min ${Math.min(...ratios).toFixed(3)}, max ${Math.max(...ratios).toFixed(3)})\n`,
+      `metered full node, server CPU per request: signed median ${median(cpu.signed!).toFixed(1)} µs, unsigned ${median(cpu.unsigned!).toFixed(1)} µs; ` +
+        `pair ratios signed/unsigned median ${median(ratios).toFixed(3)} (min ${Math.min(...ratios).toFixed(3)}, max ${Math.max(...ratios).toFixed(3)})\n`,
     );
   } finally {
     for (const s of servers) s.kill("SIGTERM");
@@ -146,24 +146,12 @@ async function _spawn(port: number, dist: string): Promise<ChildProcess> {
 
 /** Server CPU µs per request over one wrk run. */
 async function _run(side: { pid: number; target: string; key: string }, seconds: number): Promise<number> {
-  const before = _cpuTicks(side.pid);
+  const before = cpuTicks(side.pid);
   const report = await runWrk(["-t1", "-c64", `-d${seconds}s`, "-H", `x-service-key: ${side.key}`, side.target], 1);
-  const after = _cpuTicks(side.pid);
+  const after = cpuTicks(side.pid);
   const requests = Number(/(\d+) requests in/.exec(report)?.[1] ?? 0);
   if (/Non-2xx/.test(report)) throw new Error(`non-2xx answers:\n${report}`);
   return (((after - before) / CLOCK_TICKS) * 1e6) / requests;
-}
-
-function _cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(fields[11]) + Number(fields[12]);
-}
-
-function _median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 await main();
