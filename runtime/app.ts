@@ -14,7 +14,6 @@ import { problemResponse } from "./http/problem.ts";
 import { sendBytes } from "./http/respond.ts";
 import { redactTarget } from "./logger.ts";
 import { usePageLimit } from "./metering/page-limit.ts";
-import { useRequestCaller } from "./access/request-caller.ts";
 import adminKeys from "./routes/admin-keys.ts";
 import browse from "./routes/browse.ts";
 import delta from "./routes/delta.ts";
@@ -49,7 +48,6 @@ export function createApp(deps: AppDeps): H3 {
   });
 
   useCoalescedWrites(app);
-  useRequestCaller(app, deps);
   usePageLimit(app, deps);
   app.options("/**", (event) =>
     sendBytes(event, 204, null, { ...preflightHeaders(requestContext(event).requestId), "content-type": "text/plain" }),

@@ -52,7 +52,7 @@ export type ReadVerdict = ReadDecision | ReadRefusal;
 
 export interface ReadInput {
   caller: Caller;
-  /** The 401 of a presented key that was refused (`resolveReader`); the caller is then anonymous. */
+  /** The 401 of a presented key that was refused (`toReader`); the caller is then anonymous. */
   credentialProblem?: ApiError | null;
   vertical: ResolvedVertical;
   /** The node's trial flag, or null for the vertical's index (or its placeholder). */

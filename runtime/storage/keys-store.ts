@@ -16,6 +16,11 @@ import type { KeyRecord } from "../schema/keys.ts";
 
 export interface KeysStore {
   get(hash: string): Promise<KeyRecord | null>;
+  /**
+   * The record `get` would answer, when it can answer without reading: held in the cache and the
+   * shared revision checked within `cacheMs`. Undefined otherwise (then call `get`).
+   */
+  cached(hash: string): KeyRecord | undefined;
   put(record: KeyRecord): Promise<void>;
   /** Deletes a record nobody was ever given (a trial key that lost its agent's slot). */
   remove(hash: string): Promise<void>;
@@ -63,6 +68,10 @@ export function createKeysStore(backend: StateBackend, options: { cacheMs?: numb
   };
 
   return {
+    cached(hash) {
+      if (cacheMs <= 0 || Date.now() - checkedAt >= cacheMs) return undefined;
+      return cache.get(hash);
+    },
     async get(hash) {
       if (cacheMs > 0) {
         await fresh();

@@ -49,4 +49,26 @@ describe("keys store cache", () => {
       await other.close();
     }
   });
+
+  it("answers without reading only within the period after a check, and never after its own change", async () => {
+    const backend = createSqliteBackend({ dataDir: ":memory:" });
+    try {
+      const keys = createKeysStore(backend, { cacheMs: CACHE_MS });
+      const hash = "b".repeat(64);
+      await keys.put(record(hash));
+      expect(keys.cached(hash)).toBeUndefined(); // its own write: the next read checks the revision first
+      const read = await keys.get(hash);
+      expect(keys.cached(hash)).toBe(read);
+      await pause(CACHE_MS * 2);
+      expect(keys.cached(hash)).toBeUndefined(); // the period is over: another instance may have revoked it
+      await keys.get(hash);
+      expect(keys.cached(hash)).toBe(read);
+      await keys.put({ ...record(hash), status: "revoked" });
+      expect(keys.cached(hash)).toBeUndefined();
+      expect((await keys.get(hash))?.status).toBe("revoked");
+      expect(keys.cached(hash)?.status).toBe("revoked");
+    } finally {
+      await backend.close();
+    }
+  });
 });
