@@ -9,14 +9,14 @@ import { clientAddress } from "../http/client-address.ts";
 import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
-import type { Caller } from "../access/credentials.ts";
 import { requestCaller } from "../access/request-caller.ts";
 import { findNode, planArtifact, planRead } from "../access/read-session.ts";
 import { credentialProblemHeaders, withCredentialProblem } from "../access/credential-problem.ts";
 import { meterRead } from "../metering/meter-read.ts";
 import { isHeadRequest } from "../http/head.ts";
 import { CREDENTIAL_VARY, matchesEtag } from "../http/headers.ts";
-import { sendBytes, sendJson } from "../http/respond.ts";
+import { prepareHeaders, sendBytes, sendJson, sendPrepared, type PreparedHeaders } from "../http/respond.ts";
+import type { Artifact } from "../storage/artifacts.ts";
 import { requestContext } from "../http/context.ts";
 import { readBooleanParam, readSingleParam } from "../http/query.ts";
 import { parseLayerSelection } from "../layers/select-layers.ts";
@@ -26,6 +26,7 @@ import { unknownVertical } from "../access/unknown-names.ts";
 export default definePlugin<AppDeps>((app, deps) => {
   const selector = deps.shared.layers;
   const anonymous = deps.shared.freeReads.demo;
+  const prepared = new WeakMap<Artifact, PreparedHeaders[]>();
   app.get("/api/demo", async (event) => {
     const ctx = requestContext(event);
     const params = ctx.url.searchParams;
@@ -75,17 +76,24 @@ export default definePlugin<AppDeps>((app, deps) => {
         ...signature,
       });
     }
-    const headers: Record<string, string> = { etag: artifact.etag, ..._cacheHeaders(caller, vertical.fully_open), ...artifact.signature };
-    if (matchesEtag(event.req.headers.get("if-none-match"), artifact.etag)) return sendBytes(event, 304, null, headers);
-    if (isHeadRequest(event)) return sendBytes(event, 200, null, { ...headers, "content-length": String(artifact.bytes.byteLength) });
-    Object.assign(headers, await meterRead(deps, plan, now));
-    return sendBytes(event, 200, artifact.bytes, headers);
+    const headers = _headersOf(prepared, artifact, caller.kind === "anonymous" && vertical.fully_open);
+    if (matchesEtag(event.req.headers.get("if-none-match"), artifact.etag)) return sendPrepared(event, 304, null, headers, null);
+    if (isHeadRequest(event)) return sendPrepared(event, 200, null, headers, { "content-length": String(artifact.bytes.byteLength) });
+    return sendPrepared(event, 200, artifact.bytes, headers, await meterRead(deps, plan, now));
   });
 });
 
 // --- Internal helpers ---
 
-function _cacheHeaders(caller: Caller, open: boolean): Record<string, string> {
-  if (caller.kind === "anonymous" && open) return { "cache-control": "public, max-age=60", vary: CREDENTIAL_VARY };
-  return { "cache-control": "private, no-cache", vary: CREDENTIAL_VARY };
+/** An artifact's headers, prepared once per artifact for each of its two cache policies. */
+function _headersOf(prepared: WeakMap<Artifact, PreparedHeaders[]>, artifact: Artifact, shared: boolean): PreparedHeaders {
+  let both = prepared.get(artifact);
+  if (both === undefined) prepared.set(artifact, (both = []));
+  return (both[shared ? 1 : 0] ??= prepareHeaders({
+    etag: artifact.etag,
+    // Free content to an anonymous reader is the same for everyone; anything else depends on the credentials.
+    "cache-control": shared ? "public, max-age=60" : "private, no-cache",
+    vary: CREDENTIAL_VARY,
+    ...artifact.signature,
+  }));
 }
