@@ -39,15 +39,18 @@ export function decodeCells(row: string, text: string): Map<string, Cell> {
  * holds its owner's current windows and a few old ones.
  */
 export function encodeCells(row: string, cells: Map<string, Cell>, forgetBefore: number): { text: string; expiresAt: number } | null {
-  const live: Array<[string, number, number]> = [];
+  // The JSON of `[[suffix, n, expiresAt], …]` written directly: a batch of keys in turn encodes one
+  // row per request, and building the arrays for JSON.stringify was most of that. Counts and
+  // times are finite integers, whose JSON is their decimal string.
+  let text = "";
   let expiresAt = 0;
   for (const [key, c] of cells) {
     if (c.expiresAt <= forgetBefore) {
       cells.delete(key);
       continue;
     }
-    live.push([key.slice(row.length), c.n, c.expiresAt]);
+    text += `${text === "" ? "[[" : ",["}${JSON.stringify(key.slice(row.length))},${c.n},${c.expiresAt}]`;
     if (c.expiresAt > expiresAt) expiresAt = c.expiresAt;
   }
-  return live.length === 0 ? null : { text: JSON.stringify(live), expiresAt };
+  return text === "" ? null : { text: `${text}]`, expiresAt };
 }

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { legacyRowOf } from "../../runtime/storage/counter-rows.ts";
+import { decodeCells, encodeCells, legacyRowOf, type Cell } from "../../runtime/storage/counter-rows.ts";
 import { createSqliteBackend, STATE_LAYOUT } from "../../runtime/storage/sqlite-backend.ts";
 
 const NOW = Date.UTC(2026, 10, 26, 12);
@@ -25,6 +25,19 @@ function windows(id: string, now: number) {
 }
 
 describe("SQLite counter rows", () => {
+  it("encodes a row as the JSON of its live cells, whatever the suffixes hold, and decodes it back", () => {
+    const row = "q:{k}:abc";
+    const suffixes = [":h:2026112710", ':"quoted"\\', ":ünï\u2028", "__proto__", ""];
+    const cells = new Map<string, Cell>(suffixes.map((s, i) => [row + s, { n: i * 1000 + 7, expiresAt: 1_764_241_200_000 + i }]));
+    cells.set(`${row}:old`, { n: 3, expiresAt: 10 });
+    const packed = encodeCells(row, cells, 100);
+    const live = suffixes.map((s, i) => [s, i * 1000 + 7, 1_764_241_200_000 + i]);
+    expect(packed).toEqual({ text: JSON.stringify(live), expiresAt: 1_764_241_200_004 });
+    expect(cells.has(`${row}:old`)).toBe(false); // forgotten in the copy too
+    expect(decodeCells(row, packed!.text)).toEqual(cells);
+    expect(encodeCells(row, new Map([[`${row}:x`, { n: 1, expiresAt: 5 }]]), 100)).toBeNull();
+  });
+
   it("groups the keys of the one-row-per-counter layout by owner for quota windows, a row per key for every other counter", () => {
     expect(legacyRowOf("q:{k:abc}:abc:h:123")).toBe("q:{k:abc}:abc");
     expect(legacyRowOf("q:{k:abc}:abc:t")).toBe("q:{k:abc}:abc");
