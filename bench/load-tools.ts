@@ -105,3 +105,19 @@ export async function issueKey(url: string, admin: string, body: { vertical: str
   if (res.status !== 201) throw new Error(`key issuance answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { keys: Array<{ key: string }> }).keys[0]!.key;
 }
+
+/**
+ * The environment of a service started for a bench: its port, a fresh state folder, the admin key,
+ * and every limit raised, so no request is denied while the counters still do all their work
+ * (free reads too: from one load generator they would be 429s, not retrievals).
+ */
+export function benchServiceEnv(port: number, admin: string): Record<string, string> {
+  return {
+    PORT: String(port),
+    DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-bench-")),
+    ADMIN_KEY: admin,
+    LOG_LEVEL: "warn",
+    ANON_RATE_PER_MINUTE: String(1e9),
+    RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
+  };
+}

@@ -23,7 +23,17 @@ import { agentNetworkEnv, startAgentNetwork } from "../test/payments/stand-ins/a
 import { Redis } from "ioredis";
 import { getNodeCall, MCP_HEADERS, mixedCycle } from "./mixed-cycle.ts";
 import { CLOCK_TICKS, cpuTicks, median } from "./process-cpu.ts";
-import { HAS_TASKSET, HAS_WRK, issueKey, issueKeys, requestCycleScript, rotationScript, runWrk, type CycleRequest } from "./load-tools.ts";
+import {
+  benchServiceEnv,
+  HAS_TASKSET,
+  HAS_WRK,
+  issueKey,
+  issueKeys,
+  requestCycleScript,
+  rotationScript,
+  runWrk,
+  type CycleRequest,
+} from "./load-tools.ts";
 
 // BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_ONLY (a pattern of scenario names), BENCH_REDIS_URL,
 // BENCH_PAIRS and BENCH_PAIR_SECONDS (the paired estimates of the judged ratios; 0 pairs skips them).
@@ -87,15 +97,7 @@ async function main(): Promise<void> {
   const svcPort = await freePort();
   const svc = await _spawn(
     ["dist/server/index.mjs"],
-    {
-      PORT: String(svcPort),
-      DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-bench-")),
-      ADMIN_KEY: ADMIN,
-      LOG_LEVEL: "warn",
-      ANON_RATE_PER_MINUTE: String(1e9),
-      RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
-      ...agentNetworkEnv(network),
-    },
+    { ...benchServiceEnv(svcPort, ADMIN), ...agentNetworkEnv(network) },
     `http://127.0.0.1:${svcPort}/healthz`,
   );
   // The same bundle with each per-use charge awaited inside its retrieval (the default before batching).
@@ -120,16 +122,7 @@ async function main(): Promise<void> {
   const redisPort = await freePort();
   const redisSvc = await _spawn(
     ["dist/server/index.mjs"],
-    {
-      PORT: String(redisPort),
-      DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-bench-")),
-      REDIS_URL: redisUrl,
-      REDIS_PREFIX: redisPrefix,
-      ADMIN_KEY: ADMIN,
-      LOG_LEVEL: "warn",
-      ANON_RATE_PER_MINUTE: String(1e9),
-      RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
-    },
+    { ...benchServiceEnv(redisPort, ADMIN), REDIS_URL: redisUrl, REDIS_PREFIX: redisPrefix },
     `http://127.0.0.1:${redisPort}/healthz`,
   );
   // The same on a Redis Cluster of three primaries and three replicas (its own, on free ports).
@@ -137,16 +130,7 @@ async function main(): Promise<void> {
   const clusterPort = await freePort();
   const clusterSvc = await _spawn(
     ["dist/server/index.mjs"],
-    {
-      PORT: String(clusterPort),
-      DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-bench-")),
-      REDIS_URL: redisCluster.url,
-      REDIS_PREFIX: redisPrefix,
-      ADMIN_KEY: ADMIN,
-      LOG_LEVEL: "warn",
-      ANON_RATE_PER_MINUTE: String(1e9),
-      RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
-    },
+    { ...benchServiceEnv(clusterPort, ADMIN), REDIS_URL: redisCluster.url, REDIS_PREFIX: redisPrefix },
     `http://127.0.0.1:${clusterPort}/healthz`,
   );
   let shapes: ChildProcess | undefined;

@@ -4,12 +4,18 @@
  * rows they load it with, so a profile is of the very requests a pair measured.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { freePort } from "../test/helpers/child-server.ts";
 import { mixedCycle } from "./mixed-cycle.ts";
-import { HAS_TASKSET, issueKey, issueKeys, requestCycleScript, rotationScript, runWrk, type CycleRequest } from "./load-tools.ts";
+import {
+  benchServiceEnv,
+  HAS_TASKSET,
+  issueKey,
+  issueKeys,
+  requestCycleScript,
+  rotationScript,
+  runWrk,
+  type CycleRequest,
+} from "./load-tools.ts";
 import { CLOCK_TICKS, cpuTicks } from "./process-cpu.ts";
 
 const ADMIN = "bench-admin-secret-0123456789";
@@ -56,15 +62,7 @@ export function selectRows(rows: LoadRow[], pattern: string | undefined): LoadRo
 /** Starts `bundle` pinned to core 0 on a fresh state folder, limits raised, with `keys` keys issued. */
 export async function startService(bundle: string, keys: number, nodeArgs: string[] = []): Promise<ServiceUnderLoad> {
   const port = await freePort();
-  const env = {
-    ...process.env,
-    PORT: String(port),
-    DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-ab-")),
-    ADMIN_KEY: ADMIN,
-    LOG_LEVEL: "warn",
-    ANON_RATE_PER_MINUTE: String(1e9),
-    RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
-  };
+  const env = { ...process.env, ...benchServiceEnv(port, ADMIN) };
   const node = [process.execPath, ...nodeArgs, bundle];
   const proc = spawn(HAS_TASKSET ? "taskset" : node[0]!, HAS_TASKSET ? ["-c", "0", ...node] : node.slice(1), {
     env,

@@ -19,7 +19,7 @@ import type { Manifest } from "../runtime/schema/artifacts.ts";
 import { signAnswer } from "../runtime/signing/answer-signature.ts";
 import { generateSigningKey } from "../runtime/signing/signing-keys.ts";
 import { freePort } from "../test/helpers/child-server.ts";
-import { HAS_TASKSET, HAS_WRK, issueKey, runWrk } from "./load-tools.ts";
+import { benchServiceEnv, HAS_TASKSET, HAS_WRK, issueKey, runWrk } from "./load-tools.ts";
 import { CLOCK_TICKS, cpuTicks, median } from "./process-cpu.ts";
 
 // BENCH_SECONDS per run, BENCH_PAIRS of alternating runs.
@@ -121,13 +121,8 @@ async function _spawn(port: number, dist: string): Promise<ChildProcess> {
   const proc = spawn(cmd, HAS_TASKSET ? ["-c", "0", process.execPath, ...args] : args, {
     env: {
       ...process.env,
-      PORT: String(port),
+      ...benchServiceEnv(port, ADMIN),
       DIST_DIR: dist,
-      DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-bench-")),
-      ADMIN_KEY: ADMIN,
-      LOG_LEVEL: "warn",
-      ANON_RATE_PER_MINUTE: String(1e9),
-      RETRIEVAL_LIMITS: JSON.stringify({ hourly_rate_limit: 1e9, daily_standard: 1e9, daily_scale: 1e9, per_key_monthly: 1e9 }),
     },
     stdio: ["ignore", "ignore", "inherit"],
   });
