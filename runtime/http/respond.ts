@@ -17,19 +17,8 @@ export function sendBytes(
   bytes: Uint8Array | string | PartsBody | null,
   headers: Record<string, string>,
 ): Response {
-  const ctx = requestContext(event);
-  // Header pairs go to srvx as they are (it would take an object apart into pairs anyway); the
-  // common case, no override of a base header, skips building two intermediate objects.
-  const pairs: Array<[string, string]> = [...BASE_PAIRS, ["x-request-id", ctx.requestId]];
-  let typed = false;
-  for (const name in headers) {
-    const value = headers[name]!;
-    if (name === "content-type") typed = true;
-    const at = BASE_NAMES.has(name) ? pairs.findIndex((p) => p[0] === name) : -1;
-    if (at === -1) pairs.push([name, value]);
-    else pairs[at] = [name, value];
-  }
-  if (!typed) pairs.push(["content-type", JSON_TYPE]);
+  // Header pairs go to srvx as they are (it would take an object apart into pairs anyway).
+  const pairs = _overBase([...BASE_PAIRS, ["x-request-id", requestContext(event).requestId]], headers);
   // srvx measures bytes and strings itself; a body in parts would otherwise go out chunked.
   if (bytes instanceof PartsBody) pairs.push(["content-length", String(bytes.byteLength)]);
   return new FastResponse(bytes as BodyInit | null, { status, headers: pairs });
@@ -38,18 +27,15 @@ export function sendBytes(
 /**
  * The headers of a kind of answer that do not change from one request to the next (an artifact's
  * ETag, signature and cache headers), merged over the base headers once. `sendPrepared` then adds
- * only the request's own (its id, its RateLimit fields): building and merging the same header
- * objects on every metered read was a visible share of its cost.
+ * only the request's own (its id, its RateLimit fields), instead of building and merging the same
+ * header objects on every metered read (about 3 % of its CPU in paired runs, near their noise).
  */
 export interface PreparedHeaders {
   readonly pairs: ReadonlyArray<readonly [string, string]>;
 }
 
 export function prepareHeaders(headers: Record<string, string>): PreparedHeaders {
-  const pairs = new Map<string, string>(BASE_PAIRS);
-  pairs.set("content-type", JSON_TYPE);
-  for (const name in headers) pairs.set(name, headers[name]!);
-  return { pairs: Object.freeze([...pairs].map(([name, value]) => Object.freeze([name, value] as const))) };
+  return { pairs: Object.freeze(_overBase([...BASE_PAIRS], headers)) };
 }
 
 /** Sends `bytes` with prepared headers plus the request's own; `extra` names no prepared header. */
@@ -68,4 +54,24 @@ export function sendPrepared(
 
 export function sendJson(event: H3Event, status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return sendBytes(event, status, JSON.stringify(body), { "cache-control": "no-store", ...headers });
+}
+
+// --- Internal helpers ---
+
+/**
+ * `headers` merged over `pairs` (which start with the base headers): a base header named again is
+ * replaced where it stands, any other is added, and JSON's content type is the default. The common
+ * case, no base header overridden, builds no intermediate object.
+ */
+function _overBase(pairs: Array<[string, string]>, headers: Record<string, string>): Array<[string, string]> {
+  let typed = false;
+  for (const name in headers) {
+    const value = headers[name]!;
+    if (name === "content-type") typed = true;
+    const at = BASE_NAMES.has(name) ? pairs.findIndex((p) => p[0] === name) : -1;
+    if (at === -1) pairs.push([name, value]);
+    else pairs[at] = [name, value];
+  }
+  if (!typed) pairs.push(["content-type", JSON_TYPE]);
+  return pairs;
 }

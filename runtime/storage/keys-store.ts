@@ -45,10 +45,11 @@ export function createKeysStore(backend: StateBackend, options: { cacheMs?: numb
     generation++;
   };
 
+  // Real time, not the service clock: this bounds how stale another instance's change may be seen.
+  const checkedRecently = () => Date.now() - checkedAt < cacheMs;
   /** Drops the cache when the shared revision moved; reads it at most once per `cacheMs` (one read shared by concurrent callers). */
   const fresh = async () => {
-    // Real time, not the service clock: this bounds how stale another instance's change may be seen.
-    if (Date.now() - checkedAt < cacheMs) return;
+    if (checkedRecently()) return;
     checking ??= (async () => {
       try {
         const [current] = await backend.readCounters([REVISION.key], now());
@@ -69,8 +70,7 @@ export function createKeysStore(backend: StateBackend, options: { cacheMs?: numb
 
   return {
     cached(hash) {
-      if (cacheMs <= 0 || Date.now() - checkedAt >= cacheMs) return undefined;
-      return cache.get(hash);
+      return cacheMs > 0 && checkedRecently() ? cache.get(hash) : undefined;
     },
     async get(hash) {
       if (cacheMs > 0) {
