@@ -15,22 +15,24 @@
  * committed. Each check still sees the ones before it, so admission stays exact, and nothing is
  * acknowledged before it is durable; the per-transaction cost is shared by the whole batch.
  *
- * Counter cache: the batch reads counters from an in-process copy and writes each touched row
- * once, with its final values, before the commit. The copy is trusted only while
- * `PRAGMA data_version` (read under the batch's write lock) says no other connection committed
- * since; otherwise it is dropped and rows are read again, so processes sharing the file (the CLI,
- * a second server) stay exact (what it saved: docs/performance.md, "Figures behind design choices").
+ * Counter cache: the batch reads counters from an in-process copy and appends each touched row,
+ * with its final values, to ONE entry of the counter log before the commit; rows are folded from
+ * the log into `counter_rows` later, a few per batch (counter-log.ts). The copy is trusted only
+ * while `PRAGMA data_version` (read under the write lock) says no other connection committed
+ * since; otherwise the log is replayed into the rows and the copy dropped, so processes sharing
+ * the file (the CLI, a second server) stay exact (what it saved: docs/performance.md, "Figures
+ * behind design choices").
  *
  * Counter rows: the windows of one key (hour, day, month), which name their row
  * (`CounterWindow.row`, metering/windows.ts), are packed into ONE row per owner (see
- * counter-rows.ts), so a request with a key of its own writes one row, not three: with many keys
- * each request writes its own counters, and those upserts were most of a batch.
+ * counter-rows.ts), so a request with a key of its own changes one row, not three.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { createStorage, defineDriver } from "unstorage";
 import type { ConsumeResult, CounterWindow, InsertOnceResult, StateBackend } from "./backend.ts";
+import { createCounterLog, type RowState } from "./counter-log.ts";
 import { decodeCells, encodeCells, legacyRowOf, type Cell } from "./counter-rows.ts";
 import { startCheckpointer } from "./sqlite-checkpointer.ts";
 
@@ -78,10 +80,6 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
 
   const q = {
     rowGet: db.prepare<[string], string>("select cells from counter_rows where row = ?").pluck(),
-    rowSet: db.prepare(
-      "insert into counter_rows (row, cells, expires_at) values (?, ?, ?) on conflict(row) do update set cells = excluded.cells, expires_at = excluded.expires_at",
-    ),
-    rowDel: db.prepare("delete from counter_rows where row = ?"),
     dataVersion: db.prepare<[], number>("pragma data_version").pluck(),
     onceGet: db.prepare<[string], { value: string; expires_at: number | null }>("select value, expires_at from once where key = ?"),
     oncePut: db.prepare("insert or replace into once (key, value, expires_at) values (?, ?, ?)"),
@@ -96,31 +94,42 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
     sweep: db.prepare("delete from counter_rows where expires_at <= ?"),
   };
   _upgrade(db);
+  const log = createCounterLog(db);
 
   const readRow = (row: string): Map<string, Cell> => {
     const text = q.rowGet.get(row);
     return text === undefined ? new Map() : decodeCells(row, text);
   };
   const counters = _createCounterCache(readRow);
+  /** Under the write lock: the copy and `counter_rows` are made current (see counter-log.ts) before they are read. */
+  const ensureCurrent = () => {
+    const version = q.dataVersion.get()!;
+    if (counters.trusted(version)) return;
+    log.replay();
+    counters.restart(version);
+  };
   const consumeBatch = db.transaction((batch: PendingConsume[]) => {
-    counters.begin(q.dataVersion.get()!);
+    ensureCurrent();
+    counters.begin();
     let earliest = Number.POSITIVE_INFINITY;
     const results = batch.map((op) => {
       if (op.now < earliest) earliest = op.now;
       return counters.consume(op.windows, op.cost, op.now);
     });
-    for (const [row, cells] of counters.dirty()) {
-      const packed = encodeCells(row, cells, earliest - FORGET_AFTER_MS);
-      if (packed) q.rowSet.run(row, packed.text, packed.expiresAt);
-      else q.rowDel.run(row);
-    }
+    const forgetBefore = earliest - FORGET_AFTER_MS;
+    log.append(_packed(counters.dirty(), forgetBefore), (row) => encodeCells(row, counters.row(row), forgetBefore));
     return results;
+  });
+  const refresh = db.transaction(ensureCurrent);
+  const foldAll = db.transaction(() => {
+    log.replay();
+    counters.restart(q.dataVersion.get()!);
   });
   const groupCommit = _createGroupCommit((batch) => {
     try {
       return consumeBatch.immediate(batch);
     } catch (error) {
-      counters.reset(); // the copy may hold increments that were rolled back
+      counters.reset();
       throw error;
     }
   });
@@ -147,9 +156,11 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
     records: createStorage({ driver: _sqliteKvDriver(db) }),
     consume: (windows, cost, now) => groupCommit.submit({ windows, cost, now }),
     readCounters: async (keys, now, rowNames) => {
-      const rows = new Map<string, Map<string, Cell>>(); // a key's windows share a row: read it once
+      // Rows whose newest state is still in the log are in the copy; after another connection's
+      // commit, the log is replayed first (under the write lock) so its rows are current too.
+      if (!counters.trusted(q.dataVersion.get()!)) refresh.immediate();
       return keys.map((k, i) => {
-        const c = _cellsOf(rows, k, rowNames?.[i], readRow).cells.get(k);
+        const c = counters.peek(k, rowNames?.[i]);
         return c !== undefined && c.expiresAt > now ? c.n : 0;
       });
     },
@@ -160,6 +171,8 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
     ping: async () => db.open,
     close: async () => {
       clearInterval(sweepTimer);
+      // A clean stop leaves every count in counter_rows and no log to replay.
+      if (db.open) foldAll.immediate();
       await checkpointer?.stop();
       if (db.open) db.close();
     },
@@ -190,7 +203,10 @@ function _cellsOf(
   return { row, cells };
 }
 
-/** The in-process copy of the counter rows used inside a consume batch (see the header). */
+/**
+ * The in-process copy of the counter rows (see the header). Rows whose newest state is only in the
+ * counter log are always in it: it is dropped only together with a replay of the log.
+ */
 function _createCounterCache(readRow: (row: string) => Map<string, Cell>) {
   const rows = new Map<string, Map<string, Cell>>();
   const touched = new Map<string, Map<string, Cell>>();
@@ -205,10 +221,14 @@ function _createCounterCache(readRow: (row: string) => Map<string, Cell>) {
     return { row, cells, cell };
   };
   return {
-    /** Called under the write lock with the connection's data_version. */
-    begin(dataVersion: number): void {
-      if (dataVersion !== version || rows.size > COUNTER_ROWS_MAX) rows.clear();
+    /** Whether the copy still holds what the file holds, given the connection's data_version. */
+    trusted: (dataVersion: number): boolean => dataVersion === version && rows.size <= COUNTER_ROWS_MAX,
+    /** Drops the copy; called under the write lock, right after the log was replayed. */
+    restart(dataVersion: number): void {
+      rows.clear();
       version = dataVersion;
+    },
+    begin(): void {
       touched.clear();
     },
     consume(windows: CounterWindow[], cost: number, now: number): ConsumeResult {
@@ -224,13 +244,22 @@ function _createCounterCache(readRow: (row: string) => Map<string, Cell>) {
       });
       return { admitted: true, counts: counts.map((c) => c + cost), deniedIndex: -1 };
     },
-    /** Rows changed by this batch: each is written whole, once. */
+    /** Counter `key` (in its declared row) as the copy holds it; the row is read once if absent. */
+    peek: (key: string, declared: string | undefined): Cell | undefined => _cellsOf(rows, key, declared, readRow).cells.get(key),
+    /** Row `row`'s cells as the copy holds them (read once if absent). */
+    row: (row: string): Map<string, Cell> => _cellsOf(rows, row, row, readRow).cells,
+    /** Rows changed by this batch: each goes into the log whole, once. */
     dirty: (): Iterable<[string, Map<string, Cell>]> => touched,
+    /** The copy may hold increments that were rolled back: the next use replays the log first. */
     reset(): void {
-      rows.clear();
       version = Number.NaN;
     },
   };
+}
+
+/** The batch's changed rows as the log stores them (forgotten cells left out; null for an empty row). */
+function* _packed(dirty: Iterable<[string, Map<string, Cell>]>, forgetBefore: number): Iterable<[string, RowState]> {
+  for (const [row, cells] of dirty) yield [row, encodeCells(row, cells, forgetBefore)];
 }
 
 interface PendingConsume {
@@ -263,11 +292,13 @@ function _createGroupCommit(run: (batch: PendingConsume[]) => ConsumeResult[]) {
 
 /**
  * The layout of the state file, kept in SQLite's `user_version`: 0 is a file of a version that did
- * not record it (one row per counter), 2 the one-row-per-key counters. A server refuses a file of a
- * later layout than it knows: writing to it would count quotas in tables the newer version no
- * longer reads. Raise this with every change a file needs upgrading for, and upgrade in `_upgrade`.
+ * not record it (one row per counter), 2 the one-row-per-key counters, 3 those rows with the counter
+ * log (counter-log.ts), whose entries a version before it would ignore. A server refuses a file of
+ * a later layout than it knows: writing to it would count quotas in tables the newer version no
+ * longer reads, or miss counts only its log holds. Raise this with every change a file needs
+ * upgrading for, and upgrade in `_upgrade`.
  */
-export const STATE_LAYOUT = 2;
+export const STATE_LAYOUT = 3;
 
 function _assertReadable(db: Database.Database, file: string): void {
   const layout = db.pragma("user_version", { simple: true }) as number;

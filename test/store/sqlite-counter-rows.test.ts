@@ -49,33 +49,40 @@ describe("SQLite counter rows", () => {
 
   it("writes the windows of one key as one row, and forgets windows a day after they expired", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "vkr-rows-"));
-    const backend = createSqliteBackend({ dataDir });
-    const peek = new Database(join(dataDir, "state.sqlite"), { readonly: true });
-    try {
-      for (let i = 0; i < 3; i++) expect((await backend.consume(windows("abc", NOW), 1, NOW)).counts).toEqual([i + 1, i + 1, i + 1]);
-      const rows = peek.prepare("select row, cells from counter_rows").all() as Array<{ row: string; cells: string }>;
-      expect(rows.map((r) => r.row)).toEqual(["q:{k:abc}:abc"]);
-      expect(JSON.parse(rows[0]!.cells)).toHaveLength(3);
+    // Rows as a clean stop leaves them: every count folded from the log into counter_rows.
+    const storedRows = () => {
+      const peek = new Database(join(dataDir, "state.sqlite"), { readonly: true });
+      try {
+        expect(peek.prepare("select count(*) from counter_log").pluck().get()).toBe(0);
+        return peek.prepare("select row, cells from counter_rows").all() as Array<{ row: string; cells: string }>;
+      } finally {
+        peek.close();
+      }
+    };
+    const first = createSqliteBackend({ dataDir });
+    for (let i = 0; i < 3; i++) expect((await first.consume(windows("abc", NOW), 1, NOW)).counts).toEqual([i + 1, i + 1, i + 1]);
+    await first.close();
+    const rows = storedRows();
+    expect(rows.map((r) => r.row)).toEqual(["q:{k:abc}:abc"]);
+    expect(JSON.parse(rows[0]!.cells)).toHaveLength(3);
 
-      // Two days on: the old hour and day windows are gone from the row, the lifetime one stays.
-      const later = NOW + 2 * DAY;
-      expect((await backend.consume(windows("abc", later), 1, later)).counts).toEqual([1, 1, 4]);
-      const cells = JSON.parse(peek.prepare("select cells from counter_rows").pluck().get() as string) as Array<[string, number, number]>;
-      expect(cells.map(([suffix]) => suffix).sort()).toEqual(
-        [`:d:${Math.floor(later / DAY)}`, `:h:${Math.floor(later / HOUR)}`, ":m:life"].sort(),
-      );
-      const old = windows("abc", NOW);
-      expect(
-        await backend.readCounters(
-          old.map((w) => w.key),
-          NOW,
-          old.map((w) => w.row),
-        ),
-      ).toEqual([0, 0, 4]);
-    } finally {
-      peek.close();
-      await backend.close();
-    }
+    // Two days on: the old hour and day windows are gone from the row, the lifetime one stays.
+    const later = NOW + 2 * DAY;
+    const second = createSqliteBackend({ dataDir });
+    expect((await second.consume(windows("abc", later), 1, later)).counts).toEqual([1, 1, 4]);
+    const old = windows("abc", NOW);
+    expect(
+      await second.readCounters(
+        old.map((w) => w.key),
+        NOW,
+        old.map((w) => w.row),
+      ),
+    ).toEqual([0, 0, 4]);
+    await second.close();
+    const cells = JSON.parse(storedRows()[0]!.cells) as Array<[string, number, number]>;
+    expect(cells.map(([suffix]) => suffix).sort()).toEqual(
+      [`:d:${Math.floor(later / DAY)}`, `:h:${Math.floor(later / HOUR)}`, ":m:life"].sort(),
+    );
   });
 
   it("keeps counts written by the earlier one-row-per-counter layout", async () => {
@@ -126,22 +133,19 @@ describe("SQLite counter rows", () => {
   it("keeps a counter without a declared row in a row of its own, whatever its key looks like", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "vkr-rows-"));
     const backend = createSqliteBackend({ dataDir });
+    await backend.consume(
+      windows("abc", NOW).map(({ row: _row, ...w }) => w),
+      1,
+      NOW,
+    );
+    await backend.close();
     const peek = new Database(join(dataDir, "state.sqlite"), { readonly: true });
-    try {
-      await backend.consume(
-        windows("abc", NOW).map(({ row: _row, ...w }) => w),
-        1,
-        NOW,
-      );
-      expect((peek.prepare("select row from counter_rows").pluck().all() as string[]).sort()).toEqual(
-        windows("abc", NOW)
-          .map((w) => w.key)
-          .sort(),
-      );
-    } finally {
-      peek.close();
-      await backend.close();
-    }
+    expect((peek.prepare("select row from counter_rows").pluck().all() as string[]).sort()).toEqual(
+      windows("abc", NOW)
+        .map((w) => w.key)
+        .sort(),
+    );
+    peek.close();
   });
 
   it("keeps counters whose names come from request data apart, __proto__ and constructor included", async () => {

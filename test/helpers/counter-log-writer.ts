@@ -1,0 +1,17 @@
+/**
+ * A process that counts quota windows in the embedded store as a server does (checkpoints on a
+ * worker), `batches` batches of 64 requests over `keys` keys in turn, then kills itself with
+ * SIGKILL, leaving whatever the counter log holds unfolded. Run by test/store/sqlite-counter-log.test.ts:
+ *
+ *   node --import tsx test/helpers/counter-log-writer.ts <dataDir> <keys> <batches> <now>
+ */
+import { createSqliteBackend } from "../../runtime/storage/sqlite-backend.ts";
+import { counterLogWindows } from "./counter-log-windows.ts";
+
+const [dataDir, keys, batches, now] = [process.argv[2]!, Number(process.argv[3]), Number(process.argv[4]), Number(process.argv[5])];
+const backend = createSqliteBackend({ dataDir, onCheckpointError: (m) => process.stderr.write(`checkpoint: ${m}\n`) });
+let next = 0;
+for (let b = 0; b < batches; b++) {
+  await Promise.all(Array.from({ length: 64 }, () => backend.consume(counterLogWindows(next++ % keys, now), 1, now)));
+}
+process.stdout.write(`counted ${next}\n`, () => process.kill(process.pid, "SIGKILL"));
