@@ -20,8 +20,10 @@
  * Generations: entries appended since the last fold began form the current generation. When it
  * holds GENERATION_ENTRIES entries, its rows become the fold's, a new generation begins, and each
  * following batch writes up to `perBatch` of the fold's rows (those not written again since);
- * when all are done, the log is cut up to the fold's last entry. So the log holds at most about
- * two generations: replaying it after a crash reads a few MB.
+ * when all are done, the log is cut up to the fold's last entry. So the log holds at most
+ * GENERATION_ENTRIES + FOLD_BATCHES entries: with a key per request and batches of 64, about
+ * 12 MB, which a replay (after a crash, or once after the CLI wrote to the file) takes about
+ * 0.2 s to apply.
  */
 import type Database from "better-sqlite3";
 
