@@ -134,6 +134,7 @@ async function main(): Promise<void> {
     `http://127.0.0.1:${clusterPort}/healthz`,
   );
   let shapes: ChildProcess | undefined;
+  let contract: ChildProcess | undefined;
   try {
     const svcUrl = `http://127.0.0.1:${svcPort}`;
     const redisSvcUrl = `http://127.0.0.1:${redisPort}`;
@@ -225,6 +226,29 @@ async function main(): Promise<void> {
         ).arrayBuffer(),
       ),
     );
+    // The contract floor: h3, the quota write and this very answer's headers (bench/contract-floor-server.ts).
+    const answer = await fetch(`${svcUrl}/api/demo?vertical=travel&node=${node}`, { headers: { "x-service-key": key } });
+    await answer.arrayBuffer();
+    const contractHeaders = join(".tmp", "bench-contract-headers.json");
+    const answerHeaders: Array<[string, string]> = [];
+    answer.headers.forEach((value, name) => void (HOP_HEADERS.has(name) || answerHeaders.push([name, value])));
+    writeFileSync(contractHeaders, JSON.stringify(answerHeaders));
+    const contractPort = await freePort();
+    contract = await _spawn(
+      ["--import", "tsx", "bench/contract-floor-server.ts", artifact, String(contractPort), contractHeaders],
+      {},
+      `http://127.0.0.1:${contractPort}/api/demo`,
+    );
+    scenarios.splice(
+      scenarios.findIndex((s) => s.name === METERED[0]),
+      0,
+      {
+        name: CONTRACT,
+        pid: contract.pid!,
+        url: `http://127.0.0.1:${contractPort}/api/demo`,
+        headers: { "x-service-key": key },
+      },
+    );
     const shapesPort = await freePort();
     shapes = await _spawn(["bench/baseline-server.mjs", leanFile, String(shapesPort), mcpFile], {}, `http://127.0.0.1:${shapesPort}/`);
     scenarios.push(
@@ -270,6 +294,7 @@ async function main(): Promise<void> {
     await deletePrefix(redisUrl, redisPrefix).catch(() => {});
     ownRedis?.proc.kill("SIGTERM");
     shapes?.kill("SIGTERM");
+    contract?.kill("SIGTERM");
   }
 }
 
@@ -284,6 +309,9 @@ const DURABLE = [
   "bare node:http + the quota write, 256 keys in turn (durable floor)",
   "bare node:http + the quota write, 10,000 keys in turn (durable floor)",
 ] as const;
+const CONTRACT = "h3 v2 route + the quota write + the service's own response headers, one key (contract floor)";
+/** Headers of a live answer the contract floor does not replay: its server sets them itself. */
+const HOP_HEADERS = new Set(["date", "connection", "keep-alive", "content-length", "transfer-encoding"]);
 const SHAPE_REST_LEAN = "bare node:http, REST lean's bytes to a GET (shape only)";
 const SHAPE_MCP = "bare node:http, the get_node answer to a POST it reads (shape only)";
 const SVC_REST_LEAN = "metered lean node (membership key)";
@@ -570,6 +598,7 @@ function cpuRatioLines(cpu: (scenario: string) => number): string[] {
     `CPU per request, service ÷ durable floor (one key, 256, 10,000 keys): ${METERED.map((m, i) => ratio(m, DURABLE[i]!)).join(", ")} (target: one key ≤ 1.30)`,
     `CPU per request, 256 ÷ one key and 10,000 ÷ one key: service ${ratio(METERED[1], METERED[0])}, ${ratio(METERED[2], METERED[0])}; durable floor ${ratio(DURABLE[1], DURABLE[0])}, ${ratio(DURABLE[2], DURABLE[0])} (target: service 10,000 ÷ one ≤ 1.15)`,
     `CPU per request, mixed traffic ÷ metered one key: ${ratio(MIXED, METERED[0])} (target ≤ 1.60)`,
+    `CPU per request, one key: contract floor ÷ durable floor ${ratio(CONTRACT, DURABLE[0])} (h3 and the contract's headers), service ÷ contract floor ${ratio(METERED[0], CONTRACT)} (the service's own code)`,
   ];
 }
 
@@ -588,6 +617,8 @@ async function _pairedRatios(scenarios: Scenario[]): Promise<string[]> {
     ["service, 10,000 keys ÷ one key", METERED[2], METERED[0]],
     ["durable floor, 10,000 keys ÷ one key", DURABLE[2], DURABLE[0]],
     ["mixed traffic ÷ metered one key", MIXED, METERED[0]],
+    ["contract floor ÷ durable floor, one key", CONTRACT, DURABLE[0]],
+    ["service ÷ contract floor, one key", METERED[0], CONTRACT],
   ];
   const lines: string[] = [];
   if (PAIRS <= 0) return lines;
