@@ -4,8 +4,9 @@
  * no key record, whether one key or hundreds take turns: a cache that missed for many keys (a key
  * record or its windows read again per request) would show up here as store reads per request.
  * Inside the embedded store, the part of a metered request that a profile showed growing with the
- * number of keys is the rows its batch writes: each request writes one row (its key's windows
- * packed together), never one per window, and nothing else.
+ * number of keys is what its batch writes: a batch writes one counter-log entry (its keys' rows,
+ * each key's windows packed together), never a row per window or per key, and after every 1,024
+ * entries a few rows folded from the log (test/store/sqlite-write-per-key.test.ts counts the pages).
  */
 import type Database from "better-sqlite3";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -90,7 +91,7 @@ describe("work per metered request with many keys", () => {
       const before = writes();
       await readAll(svc, round);
       expect(calls.consumes).toBe(KEYS);
-      // One request at a time, so one batch each: one row written per request, with many keys as with one.
+      // One request at a time, so one batch each: one log entry per request, with many keys as with one.
       expect(writes() - before).toBe(KEYS);
       expect(calls.recordReads).toBe(0);
       // The keys cache checks the shared revision counter at most once a second (real time).
