@@ -7,10 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { planWindows, type PlannedWindow } from "../runtime/metering/quota.ts";
 import type { Limits } from "../runtime/schema/catalog.ts";
-import type { KeyRecord } from "../runtime/schema/keys.ts";
 import { hashKey, keyIdOf } from "../runtime/keys/key-secret.ts";
 import type { ConsumeResult } from "../runtime/storage/backend.ts";
 import { createSqliteBackend } from "../runtime/storage/sqlite-backend.ts";
+import { membershipRecord } from "../test/helpers/key-record.ts";
 
 const HUGE = 1e9;
 const limits: Limits = {
@@ -42,24 +42,7 @@ function _windowsOf(key: string, now: number): PlannedWindow[] {
   const hourStart = Math.floor(now / HOUR) * HOUR;
   const hit = plans.get(key);
   if (hit !== undefined && hit.hourStart === hourStart) return hit.windows;
-  const record: KeyRecord = {
-    id: keyIdOf(hashKey(key)),
-    hash: "",
-    type: "membership",
-    vertical: "travel",
-    cohort: "inaugural",
-    plan: "standard",
-    label: null,
-    agent_id: null,
-    account: null,
-    permanent: false,
-    status: "active",
-    source: "admin",
-    created_at: new Date(now).toISOString(),
-    expires_at: null,
-    revoked_at: null,
-  };
-  const windows = planWindows(record, limits, now);
+  const windows = planWindows(membershipRecord(keyIdOf(hashKey(key))), limits, now);
   plans.set(key, { hourStart, windows });
   return windows;
 }
