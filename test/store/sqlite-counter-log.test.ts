@@ -1,8 +1,10 @@
 /**
  * The counter log of the embedded store (runtime/storage/counter-log.ts): a batch's counts are
  * durable in one log entry and folded into counter_rows later. What must hold: nothing counted
- * is lost when the process dies with the log unfolded, in the middle of a fold included, and a
- * batch that fails counts nothing, in the log or in the copy the process keeps.
+ * is lost when the process dies with the log unfolded, in the middle of a fold included; a
+ * batch that fails counts nothing, in the log or in the copy the process keeps; and two
+ * connections to one file, each logging, folding and replaying the other's entries, admit
+ * exactly what a plain model of the counts admits.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -13,8 +15,10 @@ import { describe, expect, it } from "vitest";
 import type { CounterWindow } from "../../runtime/storage/backend.ts";
 import { createSqliteBackend } from "../../runtime/storage/sqlite-backend.ts";
 import { counterLogWindows } from "../helpers/counter-log-windows.ts";
+import { seededRandom, seedFrom } from "../helpers/seeded-random.ts";
 
 const NOW = Date.UTC(2026, 10, 27, 12, 30);
+const SEED = seedFrom(process.env.COUNTER_LOG_SEED);
 
 describe("SQLite counter log", () => {
   it("keeps every count of a process killed with SIGKILL while a fold of the log was under way", async () => {
@@ -93,4 +97,59 @@ describe("SQLite counter log", () => {
     expect(await again.readCounters([hour!.key], NOW, [hour!.row])).toEqual([10]);
     await again.close();
   });
+
+  it(`admits exactly what a model admits, over two connections to one file, folds, cuts and reopenings (seed ${SEED}, COUNTER_LOG_SEED)`, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "vkr-log-"));
+    const random = seededRandom(SEED);
+    const KEYS = 300;
+    // The first 40 keys fill their hour (denials, batches that change nothing); the rest never do,
+    // so nearly every batch appends an entry and generations fill.
+    const limitOf = (k: number) => (k < 40 ? 30 : 1e9);
+    const model = new Map<number, number>();
+    const clients = [createSqliteBackend({ dataDir }), createSqliteBackend({ dataDir })];
+    try {
+      let client = 0;
+      let run = 1300;
+      // First, 1,300 batches on one connection: a generation (1,024 batches), then its fold and
+      // cut, during which only the first 100 keys are used, so the other rows must be folded from
+      // it. Then runs of batches on either connection, now and then long enough for another
+      // generation; each switch makes the other connection replay what this one logged.
+      for (let step = 0; step < 4000; step++) {
+        if (run-- <= 0) {
+          client = random.int(0, 1);
+          run = random.next() < 0.3 ? random.int(1000, 1400) : random.int(1, 20);
+        }
+        const keyRange = step >= 1024 && step < 1300 ? 100 : KEYS;
+        if (step >= 1300 && random.next() < 0.002) {
+          await clients[client]!.close();
+          clients[client] = createSqliteBackend({ dataDir });
+        }
+        const keys = Array.from({ length: random.int(1, 64) }, () => random.int(0, keyRange - 1));
+        const results = await Promise.all(keys.map((k) => clients[client]!.consume(counterLogWindows(k, NOW, limitOf(k)), 1, NOW)));
+        keys.forEach((k, i) => {
+          const before = model.get(k) ?? 0;
+          expect(results[i]!.admitted, `step ${step}, key ${k} at ${before}`).toBe(before < limitOf(k));
+          if (before < limitOf(k)) model.set(k, before + 1);
+        });
+      }
+      const read = async (backend: (typeof clients)[number]) => {
+        const counts: number[] = [];
+        for (let k = 0; k < KEYS; k++) {
+          const [hour] = counterLogWindows(k, NOW);
+          counts.push((await backend.readCounters([hour!.key], NOW, [hour!.row]))[0]!);
+        }
+        return counts;
+      };
+      const expected = Array.from({ length: KEYS }, (_, k) => model.get(k) ?? 0);
+      expect(await read(clients[0]!)).toEqual(expected);
+      expect(await read(clients[1]!)).toEqual(expected);
+      await Promise.all(clients.map((c) => c.close()));
+      clients.length = 0;
+      const again = createSqliteBackend({ dataDir });
+      expect(await read(again)).toEqual(expected);
+      await again.close();
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+    }
+  }, 120_000);
 });
