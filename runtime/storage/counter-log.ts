@@ -54,7 +54,7 @@ export function createCounterLog(db: Database.Database): CounterLog {
   db.exec("create table if not exists counter_log (seq integer primary key, entry text not null)");
   const q = {
     append: db.prepare<[string]>("insert into counter_log (entry) values (?)"),
-    all: db.prepare<[], { seq: number; entry: string }>("select seq, entry from counter_log order by seq"),
+    all: db.prepare<[], string>("select entry from counter_log order by seq").pluck(),
     cut: db.prepare<[number]>("delete from counter_log where seq <= ?"),
     clear: db.prepare("delete from counter_log"),
     rowSet: db.prepare(
@@ -108,7 +108,7 @@ export function createCounterLog(db: Database.Database): CounterLog {
     },
     replay() {
       const newest = new Map<string, RowState>();
-      for (const { entry } of q.all.iterate()) {
+      for (const entry of q.all.iterate()) {
         for (const [row, cells, expiresAt] of JSON.parse(entry) as Array<[string, unknown[] | null, number]>) {
           newest.set(row, cells === null ? null : { text: JSON.stringify(cells), expiresAt });
         }

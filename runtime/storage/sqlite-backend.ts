@@ -101,12 +101,14 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
     return text === undefined ? new Map() : decodeCells(row, text);
   };
   const counters = _createCounterCache(readRow);
+  /** Under the write lock: every entry of the log applied to `counter_rows`, and the copy dropped. */
+  const replayLog = () => {
+    log.replay();
+    counters.restart(q.dataVersion.get()!);
+  };
   /** Under the write lock: the copy and `counter_rows` are made current (see counter-log.ts) before they are read. */
   const ensureCurrent = () => {
-    const version = q.dataVersion.get()!;
-    if (counters.trusted(version)) return;
-    log.replay();
-    counters.restart(version);
+    if (!counters.trusted(q.dataVersion.get()!)) replayLog();
   };
   const consumeBatch = db.transaction((batch: PendingConsume[]) => {
     ensureCurrent();
@@ -121,10 +123,7 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
     return results;
   });
   const refresh = db.transaction(ensureCurrent);
-  const foldAll = db.transaction(() => {
-    log.replay();
-    counters.restart(q.dataVersion.get()!);
-  });
+  const foldAll = db.transaction(replayLog);
   const groupCommit = _createGroupCommit((batch) => {
     try {
       return consumeBatch.immediate(batch);

@@ -6,12 +6,12 @@
  *   node --import tsx test/helpers/counter-log-writer.ts <dataDir> <keys> <batches> <now>
  */
 import { createSqliteBackend } from "../../runtime/storage/sqlite-backend.ts";
-import { counterLogWindows } from "./counter-log-windows.ts";
+import { numberedKeyWindows } from "./numbered-key-windows.ts";
 
 const [dataDir, keys, batches, now] = [process.argv[2]!, Number(process.argv[3]), Number(process.argv[4]), Number(process.argv[5])];
 const backend = createSqliteBackend({ dataDir, onCheckpointError: (m) => process.stderr.write(`checkpoint: ${m}\n`) });
 let next = 0;
 for (let b = 0; b < batches; b++) {
-  await Promise.all(Array.from({ length: 64 }, () => backend.consume(counterLogWindows(next++ % keys, now), 1, now)));
+  await Promise.all(Array.from({ length: 64 }, () => backend.consume(numberedKeyWindows(next++ % keys, now), 1, now)));
 }
 process.stdout.write(`counted ${next}\n`, () => process.kill(process.pid, "SIGKILL"));

@@ -14,7 +14,7 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import type { CounterWindow } from "../../runtime/storage/backend.ts";
 import { createSqliteBackend } from "../../runtime/storage/sqlite-backend.ts";
-import { counterLogWindows } from "../helpers/counter-log-windows.ts";
+import { numberedKeyWindows } from "../helpers/numbered-key-windows.ts";
 import { seededRandom, seedFrom } from "../helpers/seeded-random.ts";
 
 const NOW = Date.UTC(2026, 10, 27, 12, 30);
@@ -54,11 +54,11 @@ describe("SQLite counter log", () => {
     const countOf = (i: number) => Math.floor(total / KEYS) + (i < total % KEYS ? 1 : 0);
     try {
       for (let i = 0; i < KEYS; i++) {
-        const [hour, , month] = counterLogWindows(i, NOW);
+        const [hour, , month] = numberedKeyWindows(i, NOW);
         expect(await backend.readCounters([hour!.key, month!.key], NOW, [hour!.row, month!.row])).toEqual([countOf(i), countOf(i)]);
       }
       // And counting goes on from there, exactly.
-      expect((await backend.consume(counterLogWindows(0, NOW), 1, NOW)).counts).toEqual([countOf(0) + 1, countOf(0) + 1, countOf(0) + 1]);
+      expect((await backend.consume(numberedKeyWindows(0, NOW), 1, NOW)).counts).toEqual([countOf(0) + 1, countOf(0) + 1, countOf(0) + 1]);
     } finally {
       await backend.close();
     }
@@ -77,23 +77,23 @@ describe("SQLite counter log", () => {
       },
     ];
     try {
-      for (let i = 0; i < 3; i++) await backend.consume(counterLogWindows(7, NOW, 10), 1, NOW);
+      for (let i = 0; i < 3; i++) await backend.consume(numberedKeyWindows(7, NOW, 10), 1, NOW);
       // One batch: two good requests on key 7 first, which the copy counts, then one that throws.
       const batch = await Promise.allSettled([
-        backend.consume(counterLogWindows(7, NOW, 10), 1, NOW),
-        backend.consume(counterLogWindows(7, NOW, 10), 1, NOW),
+        backend.consume(numberedKeyWindows(7, NOW, 10), 1, NOW),
+        backend.consume(numberedKeyWindows(7, NOW, 10), 1, NOW),
         backend.consume(poisoned, 1, NOW),
       ]);
       expect(batch.map((r) => r.status)).toEqual(["rejected", "rejected", "rejected"]);
-      const [hour] = counterLogWindows(7, NOW);
+      const [hour] = numberedKeyWindows(7, NOW);
       expect(await backend.readCounters([hour!.key], NOW, [hour!.row])).toEqual([3]);
-      const results = await Promise.all(Array.from({ length: 12 }, () => backend.consume(counterLogWindows(7, NOW, 10), 1, NOW)));
+      const results = await Promise.all(Array.from({ length: 12 }, () => backend.consume(numberedKeyWindows(7, NOW, 10), 1, NOW)));
       expect(results.filter((r) => r.admitted)).toHaveLength(7);
     } finally {
       await backend.close();
     }
     const again = createSqliteBackend({ dataDir });
-    const [hour] = counterLogWindows(7, NOW);
+    const [hour] = numberedKeyWindows(7, NOW);
     expect(await again.readCounters([hour!.key], NOW, [hour!.row])).toEqual([10]);
     await again.close();
   });
@@ -125,7 +125,7 @@ describe("SQLite counter log", () => {
           clients[client] = createSqliteBackend({ dataDir });
         }
         const keys = Array.from({ length: random.int(1, 64) }, () => random.int(0, keyRange - 1));
-        const results = await Promise.all(keys.map((k) => clients[client]!.consume(counterLogWindows(k, NOW, limitOf(k)), 1, NOW)));
+        const results = await Promise.all(keys.map((k) => clients[client]!.consume(numberedKeyWindows(k, NOW, limitOf(k)), 1, NOW)));
         keys.forEach((k, i) => {
           const before = model.get(k) ?? 0;
           expect(results[i]!.admitted, `step ${step}, key ${k} at ${before}`).toBe(before < limitOf(k));
@@ -135,7 +135,7 @@ describe("SQLite counter log", () => {
       const read = async (backend: (typeof clients)[number]) => {
         const counts: number[] = [];
         for (let k = 0; k < KEYS; k++) {
-          const [hour] = counterLogWindows(k, NOW);
+          const [hour] = numberedKeyWindows(k, NOW);
           counts.push((await backend.readCounters([hour!.key], NOW, [hour!.row]))[0]!);
         }
         return counts;

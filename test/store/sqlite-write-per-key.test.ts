@@ -6,33 +6,15 @@
  * appends one entry to the counter log and folds a few rows (runtime/storage/counter-log.ts), so
  * this holds the pages each request adds to the WAL, not a time.
  */
-import { createHash } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { planWindows } from "../../runtime/metering/quota.ts";
-import type { Limits } from "../../runtime/schema/catalog.ts";
-import { membershipRecord } from "../helpers/key-record.ts";
 import { createSqliteBackend } from "../../runtime/storage/sqlite-backend.ts";
+import { numberedKeyWindows } from "../helpers/numbered-key-windows.ts";
 
 const NOW = Date.UTC(2026, 10, 26, 12, 30);
-const HUGE = 1e9;
-const LIMITS = {
-  per_key_monthly: HUGE,
-  hourly_rate_limit: HUGE,
-  daily_standard: HUGE,
-  daily_scale: HUGE,
-  volume_monthly_5_keys: HUGE,
-  trial_calls: HUGE,
-} as Limits;
-
-/** The windows of a membership key whose id is spread over the table as the service's are (a digest prefix). */
-function windowsOf(i: number) {
-  const id = createHash("sha256").update(`key-${i}`).digest("hex").slice(0, 12);
-  return planWindows(membershipRecord(id), LIMITS, NOW);
-}
 
 /**
  * WAL frames (pages) written by `work`. A PASSIVE checkpoint that copies the whole WAL lets the
@@ -56,7 +38,7 @@ describe("SQLite bytes written per metered request", () => {
     const backend = createSqliteBackend({ dataDir, onCheckpointError: () => {}, checkpointIntervalMs: 3_600_000 });
     const peek = new Database(join(dataDir, "state.sqlite"));
     const KEYS = 10_000;
-    const plans = Array.from({ length: KEYS }, (_, i) => windowsOf(i));
+    const plans = Array.from({ length: KEYS }, (_, i) => numberedKeyWindows(i, NOW));
     let next = 0;
     const batch = () => Promise.all(Array.from({ length: 64 }, () => backend.consume(plans[next++ % KEYS]!, 1, NOW)));
     try {
@@ -99,9 +81,11 @@ describe("SQLite bytes written per metered request", () => {
     const backend = createSqliteBackend({ dataDir });
     const peek = new Database(join(dataDir, "state.sqlite"));
     try {
-      await backend.consume(windowsOf(1), 1, NOW);
-      const frames = await framesOf(peek, () => Promise.all(Array.from({ length: 64 }, () => backend.consume(windowsOf(1), 1, NOW))));
-      const hour = windowsOf(1)[0]!;
+      await backend.consume(numberedKeyWindows(1, NOW), 1, NOW);
+      const frames = await framesOf(peek, () =>
+        Promise.all(Array.from({ length: 64 }, () => backend.consume(numberedKeyWindows(1, NOW), 1, NOW))),
+      );
+      const hour = numberedKeyWindows(1, NOW)[0]!;
       expect((await backend.readCounters([hour.key], NOW, [hour.row]))[0]).toBe(65);
       expect(frames).toBeLessThanOrEqual(2);
     } finally {
