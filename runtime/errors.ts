@@ -142,6 +142,11 @@ export const ERRORS = {
   },
   already_referred: { status: 409, title: "This agent was already referred", hint: "Each agent can be referred once, by one member." },
   trial_exists: { status: 409, title: "This agent already has an active trial for this vertical" },
+  cohort_full: {
+    status: 409,
+    title: "Every seat of the cohort open to new members is claimed",
+    hint: "Nothing was charged. Join the waitlist (POST /api/waitlist) to hear when the next cohort opens; existing members can still buy keys.",
+  },
   request_timeout: {
     status: 408,
     title: "The request did not arrive in time",

@@ -11,7 +11,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isCredentialRefusal, resolveKey } from "../runtime/access/credentials.ts";
-import { readActiveCohort } from "../runtime/cohorts/active-cohort.ts";
 import type { AppDeps } from "../runtime/deps.ts";
 import { issueAdminKeys } from "../runtime/keys/issue-keys.ts";
 
@@ -34,11 +33,7 @@ export async function ensureDevKey(
       if (!isCredentialRefusal(error)) throw error;
     }
   }
-  const [issued] = await issueAdminKeys(
-    deps,
-    { vertical: "all", quantity: 1, cohort: await readActiveCohort(deps.backend), label: DEV_KEY_LABEL, permanent: true },
-    now,
-  );
+  const [issued] = await issueAdminKeys(deps, { vertical: "all", quantity: 1, label: DEV_KEY_LABEL, permanent: true }, now);
   mkdirSync(deps.config.dataDir, { recursive: true });
   writeFileSync(file, `${issued!.key}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);

@@ -3,7 +3,6 @@
  * the same functions as POST /api/keys and the admin routes (issueAdminKeys, revokeKey, the admin view).
  */
 import { defineCommand } from "citty";
-import { readActiveCohort } from "../../runtime/cohorts/active-cohort.ts";
 import { apiError } from "../../runtime/errors.ts";
 import { compileValidator } from "../../runtime/http/body.ts";
 import { describeKeyForAdmin } from "../../runtime/keys/admin-key-view.ts";
@@ -50,7 +49,6 @@ const create = defineCommand({
         {
           vertical,
           quantity: body.quantity ?? 1,
-          cohort: await readActiveCohort(ctx.backend),
           agentId: body.agent_id,
           contact: body.contact,
           label: body.label,

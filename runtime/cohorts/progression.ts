@@ -2,8 +2,9 @@
  * Cohort progression with state: cohort membership lists, the Proof-of-Outcome totals, and the
  * step that runs the pure machine (`cohort-machine.ts`) and applies its decision.
  *
- * Exactness: seats are `claimPosition` lists (one seat per member account), the outcome totals
- * are `consume` counters, the opening of a tier is an `insertOnce` marker and every loyalty
+ * Exactness: the seats are the seat ledger's exact counters (`seat-ledger.ts`: claimed at a new
+ * member's reservation, the cap held), the roster of each cohort a `claimPosition` list (one entry
+ * per member account, written at issuance), the outcome totals are `consume` counters, the opening of a tier is an `insertOnce` marker and every loyalty
  * credit is a ledger grant with a stable id, so concurrent or repeated evaluations open a tier
  * once and credit each member once.
  */
@@ -12,8 +13,10 @@ import type { Logger } from "../logger.ts";
 import { COHORT_NAMES, type CohortName } from "../schema/catalog.ts";
 import type { StateBackend } from "../storage/backend.ts";
 import { createCreditsStore, type CreditsStore } from "../storage/credits-store.ts";
+import { cohortMembersList } from "../storage/list-names.ts";
 import { advanceActiveCohort, readActiveCohort } from "./active-cohort.ts";
 import { decideProgression, type ProgressionDecision, type ProgressionTrigger } from "./cohort-machine.ts";
+import { readSeatsHeld } from "./seat-ledger.ts";
 
 export interface CohortDeps {
   backend: StateBackend;
@@ -32,11 +35,9 @@ export interface OutcomeTotals {
   confidenceMicros: number;
 }
 
-/** The ordered list of member accounts holding a seat in one cohort. */
-export const cohortMembersList = (cohort: CohortName) => `cohort-members:${cohort}`;
-
 /**
- * A member account took its (first) seat: it joins `cohort`, then progression is evaluated.
+ * A member account got its first key: it joins the roster of `cohort` (its seat was taken when
+ * its purchase was reserved, `cohort-seats.ts`), then progression is evaluated.
  * Pass as `onSeatClaimed` to `issueKeys` (see `seatClaimedHook`).
  */
 export async function claimCohortSeat(deps: CohortDeps, seat: { account: string; cohort: CohortName }, now: number): Promise<void> {
@@ -80,7 +81,7 @@ export async function readOutcomeTotals(backend: StateBackend): Promise<OutcomeT
 export async function evaluateProgression(deps: CohortDeps, trigger: ProgressionTrigger, now: number): Promise<ProgressionDecision> {
   const cohorts = deps.build.current.catalog.cohorts;
   const active = await readActiveCohort(deps.backend);
-  const [seatsClaimed, totals] = await Promise.all([deps.backend.countList(cohortMembersList(active)), readOutcomeTotals(deps.backend)]);
+  const [seatsClaimed, totals] = await Promise.all([readSeatsHeld(deps.backend, active, now), readOutcomeTotals(deps.backend)]);
   const decision = decideProgression(cohorts, {
     active,
     seatsClaimed,

@@ -12,10 +12,11 @@ import { formatUsd } from "../money.ts";
 import { readIdentifier } from "../accounts/identifier.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
 import { cohortStatusOf, meanConfidence, PROGRESSION_CONFIDENCE_MICROS, SCORE_MICROS } from "../cohorts/cohort-machine.ts";
-import { cohortMembersList, readOutcomeTotals } from "../cohorts/progression.ts";
+import { readOutcomeTotals } from "../cohorts/progression.ts";
+import { readSeatsHeld } from "../cohorts/seat-ledger.ts";
 import type { WaitlistRequest } from "../schema/growth-requests.ts";
 import type { WaitlistJoinedSchema, WaitlistOverviewSchema } from "../schema/growth-responses.ts";
-import { SEATS_LIST, waitlistList } from "../storage/list-names.ts";
+import { waitlistList } from "../storage/list-names.ts";
 import { consumeDaily } from "./daily-limit.ts";
 
 export interface WaitlistEntry {
@@ -86,10 +87,10 @@ export async function joinWaitlist(
 export async function describeWaitlist(deps: AppDeps): Promise<Static<typeof WaitlistOverviewSchema>> {
   const { catalog } = deps.build.current;
   const paid = catalog.verticals.filter((v) => v.paid);
-  const [active, seatsRegistered, perCohort, perVertical, totals] = await Promise.all([
+  const now = deps.clock.now();
+  const [active, perCohort, perVertical, totals] = await Promise.all([
     readActiveCohort(deps.backend),
-    deps.backend.countList(SEATS_LIST),
-    Promise.all(catalog.cohorts.map((c) => deps.backend.countList(cohortMembersList(c.name)))),
+    Promise.all(catalog.cohorts.map((c) => readSeatsHeld(deps.backend, c.name, now))),
     Promise.all(paid.map((v) => deps.backend.countList(waitlistList(v.slug)))),
     readOutcomeTotals(deps.backend),
   ]);
@@ -108,7 +109,8 @@ export async function describeWaitlist(deps: AppDeps): Promise<Static<typeof Wai
     active_cohort: active,
     // Same words as the status object: open while inaugural seats remain, full after.
     inaugural_status: inaugural.seats_remaining > 0 ? "open" : "full",
-    seats_registered: seatsRegistered,
+    // One seat per member account, in whichever cohort it holds it: the same count as /api/status.
+    seats_registered: perCohort.reduce((a, b) => a + b, 0),
     active_cohort_seats_remaining: cohorts.find((c) => c.name === active)!.seats_remaining,
     cohorts,
     progression: {

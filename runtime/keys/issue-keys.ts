@@ -2,7 +2,8 @@
  * Issuing keys outside a checkout: admin issuance (POST /api/keys, `vkr keys create`) and trials.
  * Both follow the rule that nothing is consumed without the key existing:
  * - admin keys go through the purchase record like a checkout without a payment
- *   (`payments/purchases/purchase-flow.ts`): slots reserved, keys written, seat claimed, all resumable or
+ *   (`payments/purchases/purchase-flow.ts`): slots and a new member's seat reserved (409 when the
+ *   cohort is full), keys written, all resumable or
  *   released by reconciliation if the process dies in between;
  * - a trial key is written first and only then claims its (agent, vertical) slot, so a crash can
  *   leave at most an orphan key nobody holds, never an agent locked out of its trial. A claim
@@ -28,7 +29,6 @@ export interface IssuedKey {
 export interface AdminIssueInput {
   vertical: string;
   quantity: number;
-  cohort: CohortName;
   agentId?: string | undefined;
   contact?: string | undefined;
   label?: string | undefined;
@@ -50,7 +50,6 @@ export async function issueAdminKeys(deps: PurchaseDeps, input: AdminIssueInput,
         method: "admin",
         vertical: input.vertical,
         quantity: input.quantity,
-        cohort: input.cohort,
         account,
         createAccount: false,
         agentId: input.agentId ?? null,

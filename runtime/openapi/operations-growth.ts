@@ -30,7 +30,7 @@ const KEY_HEADER: OperationParam = {
   description: "Membership (svc_live_…) or trial (svc_trial_…) key",
 };
 const COHORT_RULE =
-  "Cohort progression is evaluated whenever a member account claims its seat (its first membership key) and whenever member telemetry arrives: when every seat of the active cohort is claimed AND the mean Proof-of-Outcome confidence over all submissions is strictly above 0.8 (scores are aggregated at 6-decimal precision), the next tier opens (inaugural → core → growth → scale → cap) and every member account of the left cohort is credited that cohort's loyalty credit ($1.90, $4.90, $9.90, $14.90) once, owed against its next monthly cycle. Members keep their cohort's price (grandfathered). A member account joins the cohort that is active when it takes its seat; if that cohort is full while the confidence condition is unmet, the account still joins it (seats_claimed may exceed member_cap, seats_remaining stays 0).";
+  "Cohort progression is evaluated whenever a member account claims its seat (its first membership key) and whenever member telemetry arrives: when every seat of the active cohort is claimed AND the mean Proof-of-Outcome confidence over all submissions is strictly above 0.8 (scores are aggregated at 6-decimal precision), the next tier opens (inaugural → core → growth → scale → cap) and every member account of the left cohort is credited that cohort's loyalty credit ($1.90, $4.90, $9.90, $14.90) once, owed against its next monthly cycle. Members keep their cohort's price (grandfathered): a member account buys more keys in its own cohort, at that cohort's (graduated) price, whichever cohort is open to new members. A new member account takes a seat of the active cohort when its purchase is reserved, before any payment, atomically against `member_cap`, and gives it back if the purchase is released; while the active cohort is full and the next tier closed, POST /api/checkout (and admin issuance) answers a new member 409 `cohort_full` (with `cohort`, `member_cap`, `seats_claimed` and `waitlist`) before anything is charged. `seats_claimed` counts the seats held (members and new members' purchases under way) and never exceeds `member_cap`.";
 
 export const GROWTH_OPERATIONS: Operation[] = [
   {
@@ -39,7 +39,7 @@ export const GROWTH_OPERATIONS: Operation[] = [
     operationId: "getWaitlist",
     summary: "Waitlist overview: seats per cohort, cohort status, waitlists per paid vertical",
     description: [
-      "Cohort `status`: `closed` for tiers before the active one, `open` or `full` for the active one, `upcoming` after it. `seats_registered` counts every member account (one seat per account, however many keys it holds).",
+      "Cohort `status`: `closed` for tiers before the active one, `open` or `full` for the active one, `upcoming` after it. `seats_registered` counts every seat held over all cohorts (one per member account, however many keys it holds, including a new member's purchase under way); `cohorts[].seats_claimed` for inaugural equals `total_inaugural_registered` in GET /api/status.",
       COHORT_RULE,
     ].join("\n\n"),
     responses: { 200: { description: "Seat counts and cohort status", schema: WaitlistOverviewSchema } },

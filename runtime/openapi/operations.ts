@@ -237,7 +237,7 @@ const CORE_OPERATIONS: Operation[] = [
     operationId: "issueKeys",
     summary: "Issue membership keys (admin)",
     description:
-      "Admin bearer required: missing → 401, wrong → 403 (also when the server has no ADMIN_KEY). The admin is trusted, so no proof of the account is asked. Issuance runs through the same durable purchase record as a checkout (without a payment): slots, keys and the cohort seat are all-or-nothing across a crash. An account (agent_id or contact) holds at most 5 keys (409 beyond); an account holding 5 keys is on the volume plan (daily 3000 per key, 50,000 pooled per month). `permanent` keys have no monthly reset: their allowance counts over the key's lifetime.",
+      "Admin bearer required: missing → 401, wrong → 403 (also when the server has no ADMIN_KEY). The admin is trusted, so no proof of the account is asked. Issuance runs through the same durable purchase record as a checkout (without a payment): slots, keys and the cohort seat are all-or-nothing across a crash. An account (agent_id or contact) holds at most 5 keys (409 `conflict` beyond); keys for a new account take a seat of the active cohort (409 `cohort_full` while it is full and the next tier closed), keys for a member's account are of its own cohort; an account holding 5 keys is on the volume plan (daily 3000 per key, 50,000 pooled per month). `permanent` keys have no monthly reset: their allowance counts over the key's lifetime.",
     security: ["adminBearer"],
     body: IssueKeysRequestSchema,
     responses: {
@@ -245,7 +245,7 @@ const CORE_OPERATIONS: Operation[] = [
       400: { description: "Invalid body" },
       401: { description: "Admin authorization missing" },
       403: { description: "Admin key invalid" },
-      409: { description: "Account key cap reached" },
+      409: { description: "Account key cap reached (`conflict`), or a new account while the active cohort is full (`cohort_full`)" },
     },
   },
   {

@@ -18,7 +18,6 @@ import { hashKey } from "../keys/key-secret.ts";
 import { issueAdminKeys } from "../keys/issue-keys.ts";
 import { IssueKeysRequestSchema } from "../schema/requests.ts";
 import { parseKeyString } from "../schema/keys.ts";
-import { readActiveCohort } from "../cohorts/active-cohort.ts";
 
 const validator = compileValidator(IssueKeysRequestSchema);
 
@@ -47,7 +46,6 @@ export default definePlugin<AppDeps>((app, deps) => {
       {
         vertical,
         quantity: body.quantity ?? 1,
-        cohort: await readActiveCohort(deps.backend),
         agentId: body.agent_id === undefined ? undefined : readIdentifier(body.agent_id, "/agent_id"),
         contact: body.contact === undefined ? undefined : _checkedContact(body.contact),
         label: body.label,

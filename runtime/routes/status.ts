@@ -7,7 +7,8 @@ import type { AppDeps } from "../deps.ts";
 import { limitsInForce } from "../deps.ts";
 import { sendJson } from "../http/respond.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
-import { SEATS_LIST, waitlistList } from "../storage/list-names.ts";
+import { waitlistList } from "../storage/list-names.ts";
+import { readSeatsHeld } from "../cohorts/seat-ledger.ts";
 import type { StatusObject } from "../schema/status.ts";
 import { formatUsd } from "../money.ts";
 
@@ -17,18 +18,19 @@ export default definePlugin<AppDeps>((app, deps) => {
     const { catalog } = build;
     const limits = limitsInForce(deps);
     const paid = catalog.verticals.filter((v) => v.paid);
-    const [active, seats, waitlists, povCount] = await Promise.all([
+    const now = deps.clock.now();
+    const [active, inauguralRegistered, waitlists, povCount] = await Promise.all([
       readActiveCohort(deps.backend),
-      deps.backend.countList(SEATS_LIST),
+      // The seats the cap counts, as GET /api/waitlist shows them: never more than the cap.
+      readSeatsHeld(deps.backend, "inaugural", now),
       Promise.all(paid.map((v) => deps.backend.countList(waitlistList(v.slug)))),
       deps.backend.countList("pov:trial-keys"),
     ]);
     const inaugural = catalog.cohorts.find((c) => c.name === "inaugural")!;
-    const inauguralRegistered = Math.min(seats, inaugural.member_cap);
     const status: StatusObject = {
       object: "system_status",
       ...build.status,
-      timestamp: new Date(deps.clock.now()).toISOString(),
+      timestamp: new Date(now).toISOString(),
       api_version: catalog.api_version,
       active_cohort: active,
       cohort_structure: Object.fromEntries(
@@ -36,7 +38,7 @@ export default definePlugin<AppDeps>((app, deps) => {
       ),
       total_inaugural_registered: inauguralRegistered,
       inaugural_member_cap: inaugural.member_cap,
-      inaugural_seats_remaining: inaugural.member_cap - inauguralRegistered,
+      inaugural_seats_remaining: Math.max(0, inaugural.member_cap - inauguralRegistered),
       inaugural_status: inauguralRegistered < inaugural.member_cap ? "open" : "full",
       verticals: Object.fromEntries(paid.map((v, i) => [v.slug, { cohort: active, waitlist_registered: waitlists[i]! }])),
       retrieval_limits: {

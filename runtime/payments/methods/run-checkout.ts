@@ -131,7 +131,6 @@ export function reserveOrder(
       ...purchase,
       vertical: order.vertical,
       quantity: order.quantity,
-      cohort: order.cohort,
       account: account.account,
       createAccount: account.create,
       agentId: order.agentId ?? null,

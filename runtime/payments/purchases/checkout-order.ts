@@ -1,7 +1,8 @@
 /**
  * What a checkout request is asking for, checked once before anything is reserved or paid: the
- * canonical vertical, the quantity, the cohort whose prices apply. The price itself is fixed when
- * the purchase reserves its account slots (`purchase-flow.ts`); `quoteOrder` only previews it.
+ * canonical vertical, the quantity, who is named. The cohort whose prices apply (a member's own,
+ * else the one open to new members) and the price itself are fixed when the purchase reserves its
+ * account slots and seat (`purchase-flow.ts`); `quoteOrder` only previews them.
  */
 import { createHash } from "node:crypto";
 import { readIdentifier } from "../../accounts/identifier.ts";
@@ -9,8 +10,8 @@ import type { AppDeps } from "../../deps.ts";
 import { limitsInForce } from "../../deps.ts";
 import { apiError } from "../../errors.ts";
 import { readActiveCohort } from "../../cohorts/active-cohort.ts";
+import { cohortForNewMember, cohortOfKeys } from "../../cohorts/cohort-seats.ts";
 import { formatUsd } from "../../money.ts";
-import type { CohortName } from "../../schema/catalog.ts";
 import type { CheckoutRequest } from "../../schema/payments.ts";
 import { createCreditsStore } from "../../storage/credits-store.ts";
 import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
@@ -23,7 +24,6 @@ import { PAYMENT_METHOD_TRAITS } from "../methods/method-ids.ts";
 export interface CheckoutOrder {
   vertical: string;
   quantity: number;
-  cohort: CohortName;
   agentId: string | undefined;
   contact: string | undefined;
 }
@@ -51,7 +51,6 @@ export async function resolveCheckoutOrder(deps: AppDeps, request: CheckoutReque
   return {
     vertical: vertical.slug,
     quantity: request.quantity ?? 1,
-    cohort: await readActiveCohort(deps.backend),
     agentId,
     contact: request.contact,
   };
@@ -59,16 +58,21 @@ export async function resolveCheckoutOrder(deps: AppDeps, request: CheckoutReque
 
 /**
  * A preview of what the account would pay now (not reserved: a concurrent purchase may take the
- * next slot first, and the price is then fixed at reservation). An account at its cap is 409.
+ * next slot, or the last seat, first, and the price is then fixed at reservation): a member in its
+ * own cohort, a new account in the cohort open to new members. An account at its cap is 409
+ * `conflict`; a new account while that cohort is full and the next closed, 409 `cohort_full`.
  */
 export async function quoteOrder(deps: AppDeps, order: CheckoutOrder, account: PurchaseAccount | null): Promise<PriceQuote> {
+  const cohorts = deps.build.current.catalog.cohorts;
+  const maxKeys = limitsInForce(deps).keys_per_account;
+  const now = deps.clock.now();
   // null: priced as a new account (where the account is not the point, e.g. refusing a used payment).
-  if (account === null)
-    return quoteKeys(deps.build.current.catalog.cohorts, order.cohort, 0, order.quantity, limitsInForce(deps).keys_per_account);
-  const held = (await deps.keys.listByAccount(account.account)).filter((k) => k.type === "membership").length;
+  if (account === null) return quoteKeys(cohorts, await readActiveCohort(deps.backend), 0, order.quantity, maxKeys);
+  const keys = (await deps.keys.listByAccount(account.account)).filter((k) => k.type === "membership");
   // What an account holds (and so pays) is its owner's business: no quote for it without proof.
-  if (account.create && held > 0) throw accountProofRequired(account.account);
-  return quoteKeys(deps.build.current.catalog.cohorts, order.cohort, held, order.quantity, limitsInForce(deps).keys_per_account);
+  if (account.create && keys.length > 0) throw accountProofRequired(account.account);
+  const cohort = cohortOfKeys(keys) ?? (await cohortForNewMember(deps, now));
+  return quoteKeys(cohorts, cohort, keys.length, order.quantity, maxKeys);
 }
 
 /** The quote as the API shows it, from a preview or from a reserved purchase. */

@@ -12,12 +12,14 @@
  * `reconcile.ts` resumes whatever a crash left open.
  *
  * - `reservePurchase`: the account's slots (and with them the graduated price tier), the cohort
- *   whose price applies, the keys to be issued (generated now, sealed for the client), all before
- *   any payment. A refusal (account of someone else, cap reached) takes nothing and charges nothing.
+ *   whose price applies (a member's own; a new member's seat in the open cohort, taken now:
+ *   `cohorts/cohort-seats.ts`), the keys to be issued (generated now, sealed for the client), all
+ *   before any payment. A refusal (account of someone else, cap reached, cohort full) takes
+ *   nothing and charges nothing.
  * - `chargePurchase`: the one irreversible call, guarded by a step marker taken right before it,
  *   so it happens at most once per purchase whatever retries or resumers do. A definite refusal
  *   releases the reservation; an unknown outcome (timeout, 5xx) leaves the purchase `charging`.
- * - `completePurchase`: issues the keys; `releasePurchase` gives the slots back (once).
+ * - `completePurchase`: issues the keys; `releasePurchase` gives the slots and the seat back (once).
  * - `resolveUnknownCharge`: a charge whose outcome cannot be known (the KYAPay charge call has no
  *   idempotency key) is resolved in the buyer's favour: the keys are issued, nothing is charged
  *   again, and the purchase is flagged `payment.unconfirmed` for the operator.
@@ -27,7 +29,8 @@ import type { AppDeps } from "../../deps.ts";
 import { limitsInForce } from "../../deps.ts";
 import { apiError, isApiError, type ApiError } from "../../errors.ts";
 import { reserveSlots, releaseSlots } from "../../accounts/account-slots.ts";
-import type { CohortName } from "../../schema/catalog.ts";
+import { readActiveCohort } from "../../cohorts/active-cohort.ts";
+import { releaseSeat, seatPurchase } from "../../cohorts/cohort-seats.ts";
 import { failpoint } from "../../failpoint.ts";
 import { keyPriceMicros } from "./pricing.ts";
 import { issuePurchaseKeys, prepareKeys } from "./purchase-keys.ts";
@@ -41,7 +44,6 @@ export interface PurchaseRequest {
   method: PurchaseMethod;
   vertical: string;
   quantity: number;
-  cohort: CohortName;
   /** The account the keys join; null only for admin keys issued without an agent or contact. */
   account: string | null;
   /** The purchase creates the account (no proof of an existing one was presented). */
@@ -111,7 +113,8 @@ export async function reservePurchase(deps: PurchaseDeps, request: PurchaseReque
       state: "reserved",
       vertical: request.vertical,
       quantity: request.quantity,
-      cohort: request.cohort,
+      // Until the seat below says which cohort this purchase buys in.
+      cohort: await readActiveCohort(deps.backend),
       account: request.account,
       agent_id: request.agentId,
       contact: request.contact,
@@ -163,8 +166,19 @@ export async function reservePurchase(deps: PurchaseDeps, request: PurchaseReque
     }
     positions = slots.positions;
   }
-  // 3. The price of exactly those slots, and the keys they will hold.
-  const cohort = deps.build.current.catalog.cohorts.find((c) => c.name === request.cohort)!;
+  // 3. The cohort: a member's own, or a seat of the open cohort for a new member (409 when full).
+  let cohortName;
+  try {
+    cohortName = await seatPurchase(deps, { account: request.account, holder: request.id }, now);
+  } catch (error) {
+    if (isApiError(error) && error.code === "cohort_full") {
+      if (request.account !== null) await releaseSlots(deps.backend, request.account, positions, request.id);
+      await store.save(record, "released", now, error.code);
+    }
+    throw error;
+  }
+  // 4. The price of exactly those slots in that cohort, and the keys they will hold.
+  const cohort = deps.build.current.catalog.cohorts.find((c) => c.name === cohortName)!;
   // Without an account every key is priced as a first key of its own.
   const perKey =
     request.account === null
@@ -173,6 +187,7 @@ export async function reservePurchase(deps: PurchaseDeps, request: PurchaseReque
   const keys = prepareKeys(request.id, request.quantity, request.secret);
   record = {
     ...record,
+    cohort: cohortName,
     positions,
     per_key_usd_micros: perKey,
     amount_usd_micros: perKey.reduce((a, b) => a + b, 0),
@@ -334,6 +349,7 @@ export async function releasePurchase(
         Array.from({ length: cap }, (_, i) => i + 1),
         record.id,
       );
+      await releaseSeat(deps, record.id, now);
     }
   }
   const released = await store.save(record, state, now, reason);

@@ -19,7 +19,8 @@ import type { PurchaseDeps } from "../../purchases/purchase-flow.ts";
 import { applyInvoiceCredit } from "./card-credits.ts";
 import type { CardSessionState } from "../../providers/card.ts";
 import { limitsInForce } from "../../../deps.ts";
-import { reserveSlots } from "../../../accounts/account-slots.ts";
+import { releaseSlots, reserveSlots } from "../../../accounts/account-slots.ts";
+import { reclaimSeat, releaseSeat } from "../../../cohorts/cohort-seats.ts";
 import { freePendingPlace } from "./card-pending.ts";
 import { completePurchase, releasePurchase } from "../../purchases/purchase-flow.ts";
 import { openKeys } from "../../purchases/purchase-keys.ts";
@@ -95,16 +96,21 @@ export async function fulfilHeldCardPurchase(
   }
   if (record.state === "released" || record.state === "refund_due") {
     // Paid after its reservation was given back (a payment that landed as the session expired):
-    // the keys if the account still has room, else a refund for the operator.
-    const again = await _takeSlots(deps, record, now);
+    // the keys if the account still has room and, for a new member, its cohort a seat; else a
+    // refund for the operator.
+    let again = await _takeSlots(deps, record, now);
+    if (again && !(await reclaimSeat(deps, { account: record.account, cohort: record.cohort, holder: `${record.id}:paid-late` }, now))) {
+      if (record.account !== null) await releaseSlots(deps.backend, record.account, again.positions, record.id);
+      again = null;
+    }
     if (!again) {
       await store.save(
         record,
         "refund_due",
         now,
         record.account_pending
-          ? "paid after the reservation was released; the account name was taken meanwhile"
-          : "paid after the reservation was released; the account is full",
+          ? "paid after the reservation was released; the account name was taken or the cohort filled meanwhile"
+          : "paid after the reservation was released; the account or the cohort is full",
       );
       deps.logger.error("purchase needs a refund", {
         purchase_id: record.id,
@@ -120,6 +126,7 @@ export async function fulfilHeldCardPurchase(
     // A new account comes into being with its payment: whoever paid first owns the name.
     const owned = await _takeSlots(deps, record, now);
     if (!owned) {
+      await releaseSeat(deps, record.id, now);
       await store.save(record, "refund_due", now, "paid, but another buyer's payment created this account first");
       deps.logger.error("purchase needs a refund", {
         purchase_id: record.id,

@@ -99,7 +99,7 @@ export async function checkoutWithCard(
             purchase_id: id,
             account: record.account ?? "",
             vertical: order.vertical,
-            cohort: order.cohort,
+            cohort: record.cohort,
             quantity: String(order.quantity),
             agent_id: order.agentId ?? "",
           },

@@ -1,0 +1,99 @@
+/**
+ * Grandfathered prices over real HTTP: inaugural members buy with agent-network tokens, `core`
+ * opens through the real progression (the last inaugural seat claimed while the mean
+ * Proof-of-Outcome is above 0.8), and an inaugural member buying another key is then quoted and
+ * charged the inaugural graduated price for its second key ($17), and gets an inaugural key,
+ * while a new buyer joins `core` at $49.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
+import { buildContentTo } from "../helpers/build-fixture.ts";
+import { startTestService, type TestService } from "../helpers/test-service.ts";
+import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "../payments/stand-ins/agent-network.ts";
+
+const SMALL_COHORTS = `cohorts:
+  - { name: inaugural, member_cap: 2, price_usd_micros: 19000000, loyalty_credit_usd_micros: 1900000, graduated_usd_micros: [19000000, 17000000, 15000000, 13000000, 11000000] }
+  - { name: core, member_cap: 4, price_usd_micros: 49000000, loyalty_credit_usd_micros: 4900000 }
+  - { name: growth, member_cap: 4, price_usd_micros: 99000000, loyalty_credit_usd_micros: 9900000 }
+  - { name: scale, member_cap: 4, price_usd_micros: 149000000, loyalty_credit_usd_micros: 14900000 }
+  - { name: cap, member_cap: 4, price_usd_micros: 199000000, loyalty_credit_usd_micros: 0 }
+`;
+
+let svc: TestService;
+let network: AgentNetworkStandIn;
+beforeAll(async () => {
+  const content = writeFixtureContent();
+  writeFileSync(join(content, "_catalog", "cohorts.yaml"), SMALL_COHORTS);
+  network = await startAgentNetwork();
+  svc = await startTestService(buildContentTo(content), agentNetworkEnv(network));
+});
+afterAll(async () => {
+  await svc?.close();
+  await network?.close();
+});
+
+const mint = () => network.mint({ now: svc.clock.now(), valueMicros: 500_000_000 });
+async function buy(agent: string, key?: string, token?: string) {
+  const headers: Record<string, string> = {};
+  if (token !== undefined) headers["pay-network-pay-id"] = token;
+  if (key) headers["x-service-key"] = key;
+  return svc.request("/api/checkout", {
+    method: "POST",
+    headers,
+    json: { vertical: "travel", payment_method: "agent_network", agent_id: agent },
+  });
+}
+
+describe("grandfathered cohort prices", () => {
+  const keys: Record<string, string> = {};
+
+  it("opens core through the real progression once the last inaugural seat is claimed above 0.8", async () => {
+    const first = await buy("founder-1", undefined, await mint());
+    expect(first.status).toBe(201);
+    keys["founder-1"] = first.body.keys[0].key;
+    const outcome = await svc.request("/api/telemetry", {
+      method: "POST",
+      headers: { "x-service-key": keys["founder-1"]! },
+      json: { confidence_score: 0.95 },
+    });
+    expect(outcome.body.cohort).toEqual({ active_cohort: "inaugural", opened: null });
+    const second = await buy("founder-2", undefined, await mint());
+    expect(second.status).toBe(201);
+    expect(second.body.keys[0].cohort).toBe("inaugural");
+    expect((await svc.request("/api/status")).body.active_cohort).toBe("core");
+    expect(svc.logs.filter((l) => l.includes('"cohort opened"'))).toHaveLength(1);
+  });
+
+  it("quotes an inaugural member its own cohort's graduated price after core opened", async () => {
+    const quote = await buy("founder-1", keys["founder-1"]);
+    expect(quote.status).toBe(200);
+    expect(quote.body.quote).toMatchObject({ cohort: "inaugural", keys_held: 1, per_key_usd_micros: [17_000_000], amount: "$17" });
+  });
+
+  it("charges it that price and issues an inaugural key", async () => {
+    const before = network.charges.length;
+    const res = await buy("founder-1", keys["founder-1"], await mint());
+    expect(res.status).toBe(201);
+    expect(res.body.keys[0].cohort).toBe("inaugural");
+    expect(res.body.receipt.quote).toMatchObject({ cohort: "inaugural", per_key_usd_micros: [17_000_000], amount_usd_micros: 17_000_000 });
+    expect(network.charges.slice(before).map((c) => c.micros)).toEqual([17_000_000]);
+    const detail = await svc.request("/api/keys", { headers: { "x-service-key": res.body.keys[0].key } });
+    expect(detail.body.cohort).toBe("inaugural");
+    // A member adding keys takes no new seat.
+    expect((await svc.request("/api/waitlist")).body.cohorts[0].seats_claimed).toBe(2);
+  });
+
+  it("prices a new buyer at core's $49 and seats it in core", async () => {
+    const quote = await buy("newcomer-1");
+    expect(quote.body.quote).toMatchObject({ cohort: "core", per_key_usd_micros: [49_000_000] });
+    const before = network.charges.length;
+    const res = await buy("newcomer-1", undefined, await mint());
+    expect(res.status).toBe(201);
+    expect(res.body.keys[0].cohort).toBe("core");
+    expect(network.charges.slice(before).map((c) => c.micros)).toEqual([49_000_000]);
+    const overview = (await svc.request("/api/waitlist")).body;
+    expect(overview.cohorts.slice(0, 2).map((c: { seats_claimed: number }) => c.seats_claimed)).toEqual([2, 1]);
+  });
+});
