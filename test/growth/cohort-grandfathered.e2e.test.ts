@@ -5,27 +5,16 @@
  * charged the inaugural graduated price for its second key ($17), and gets an inaugural key,
  * while a new buyer joins `core` at $49.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";
 import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "../payments/stand-ins/agent-network.ts";
 
-const SMALL_COHORTS = `cohorts:
-  - { name: inaugural, member_cap: 2, price_usd_micros: 19000000, loyalty_credit_usd_micros: 1900000, graduated_usd_micros: [19000000, 17000000, 15000000, 13000000, 11000000] }
-  - { name: core, member_cap: 4, price_usd_micros: 49000000, loyalty_credit_usd_micros: 4900000 }
-  - { name: growth, member_cap: 4, price_usd_micros: 99000000, loyalty_credit_usd_micros: 9900000 }
-  - { name: scale, member_cap: 4, price_usd_micros: 149000000, loyalty_credit_usd_micros: 14900000 }
-  - { name: cap, member_cap: 4, price_usd_micros: 199000000, loyalty_credit_usd_micros: 0 }
-`;
-
 let svc: TestService;
 let network: AgentNetworkStandIn;
 beforeAll(async () => {
-  const content = writeFixtureContent();
-  writeFileSync(join(content, "_catalog", "cohorts.yaml"), SMALL_COHORTS);
+  const content = writeFixtureContent(undefined, { memberCaps: { inaugural: 2, core: 4 } });
   network = await startAgentNetwork();
   svc = await startTestService(buildContentTo(content), agentNetworkEnv(network));
 });

@@ -3,26 +3,15 @@
  * caps (the caps are data): seats fill, Proof-of-Outcome crosses 0.8, the next tier opens once
  * and every member of the left cohort is credited once.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
 import { createCreditsStore } from "../../runtime/storage/credits-store.ts";
 
-const SMALL_COHORTS = `cohorts:
-  - { name: inaugural, member_cap: 3, price_usd_micros: 19000000, loyalty_credit_usd_micros: 1900000, graduated_usd_micros: [19000000, 17000000, 15000000, 13000000, 11000000] }
-  - { name: core, member_cap: 2, price_usd_micros: 49000000, loyalty_credit_usd_micros: 4900000 }
-  - { name: growth, member_cap: 2, price_usd_micros: 99000000, loyalty_credit_usd_micros: 9900000 }
-  - { name: scale, member_cap: 2, price_usd_micros: 149000000, loyalty_credit_usd_micros: 14900000 }
-  - { name: cap, member_cap: 2, price_usd_micros: 199000000, loyalty_credit_usd_micros: 0 }
-`;
-
 let svc: TestService;
 beforeAll(async () => {
-  const content = writeFixtureContent();
-  writeFileSync(join(content, "_catalog", "cohorts.yaml"), SMALL_COHORTS);
+  const content = writeFixtureContent(undefined, { memberCaps: { inaugural: 3, core: 2, growth: 2, scale: 2, cap: 2 } });
   svc = await startTestService(buildContentTo(content));
 });
 afterAll(() => svc?.close());

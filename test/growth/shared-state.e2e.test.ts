@@ -3,8 +3,6 @@
  * Proof-of-Outcome daily cap and a cohort transition stay exact when requests are spread over both
  * (the multi-instance backend of the runtime, not just SQLite in one process).
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
@@ -13,21 +11,12 @@ import { deletePrefix, SHARED_REDIS_URL, uniquePrefix } from "../cluster/_cluste
 import { createCreditsStore } from "../../runtime/storage/credits-store.ts";
 import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "../payments/stand-ins/agent-network.ts";
 
-const COHORTS = `cohorts:
-  - { name: inaugural, member_cap: 4, price_usd_micros: 19000000, loyalty_credit_usd_micros: 1900000, graduated_usd_micros: [19000000, 17000000, 15000000, 13000000, 11000000] }
-  - { name: core, member_cap: 3600, price_usd_micros: 49000000, loyalty_credit_usd_micros: 4900000 }
-  - { name: growth, member_cap: 14400, price_usd_micros: 99000000, loyalty_credit_usd_micros: 9900000 }
-  - { name: scale, member_cap: 57600, price_usd_micros: 149000000, loyalty_credit_usd_micros: 14900000 }
-  - { name: cap, member_cap: 230400, price_usd_micros: 199000000, loyalty_credit_usd_micros: 0 }
-`;
-
 let a: TestService;
 let b: TestService;
 let network: AgentNetworkStandIn;
 const prefix = uniquePrefix();
 beforeAll(async () => {
-  const content = writeFixtureContent();
-  writeFileSync(join(content, "_catalog", "cohorts.yaml"), COHORTS);
+  const content = writeFixtureContent(undefined, { memberCaps: { inaugural: 4 } });
   const dist = buildContentTo(content);
   network = await startAgentNetwork();
   const env = { REDIS_URL: SHARED_REDIS_URL, REDIS_PREFIX: prefix, ...agentNetworkEnv(network) };

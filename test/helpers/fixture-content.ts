@@ -4,9 +4,10 @@
  * depending on the real knowledge content. `legal` gets content here only to test the 402 row
  * (a paid vertical that is not index-free).
  */
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { CohortName } from "../../runtime/schema/catalog.ts";
 
 export interface FixtureNode {
   id: string;
@@ -32,6 +33,8 @@ export interface FixtureOptions {
    * is linked from the node before it (so it is reachable from the root).
    */
   extraNodes?: Record<string, FixtureNode[]>;
+  /** Member caps replacing the catalogue's (the caps are data), e.g. to fill a cohort in a test. */
+  memberCaps?: Partial<Record<CohortName, number>>;
 }
 
 const VERTICALS: Record<string, FixtureNode[]> = {
@@ -56,6 +59,7 @@ const VERTICALS: Record<string, FixtureNode[]> = {
 export function writeFixtureContent(root = mkdtempSync(join(tmpdir(), "vkr-content-")), options: FixtureOptions = {}): string {
   cpSync("content/_catalog", join(root, "_catalog"), { recursive: true });
   cpSync("content/_wrappers", join(root, "_wrappers"), { recursive: true });
+  if (options.memberCaps) _setMemberCaps(join(root, "_catalog", "cohorts.yaml"), options.memberCaps);
   for (const [vertical, defaults] of Object.entries(VERTICALS)) {
     const nodes = [...defaults];
     for (const extra of options.extraNodes?.[vertical] ?? []) {
@@ -75,6 +79,16 @@ export function writeFixtureContent(root = mkdtempSync(join(tmpdir(), "vkr-conte
 }
 
 // --- Internal helpers ---
+
+function _setMemberCaps(file: string, caps: Partial<Record<CohortName, number>>): void {
+  let yaml = readFileSync(file, "utf8");
+  for (const [name, cap] of Object.entries(caps)) {
+    const entry = new RegExp(`(- name: ${name}\\n\\s+member_cap: )\\d+`);
+    if (!entry.test(yaml)) throw new Error(`cohorts.yaml has no member_cap for ${name}`);
+    yaml = yaml.replace(entry, `$1${cap}`);
+  }
+  writeFileSync(file, yaml);
+}
 
 function _node(node: FixtureNode, dates: FixtureDates): string {
   const rules = node.rules

@@ -64,7 +64,7 @@ export async function describeCheckout(deps: AppDeps) {
       },
     ],
     notes: [
-      "Prices are computed by the server from the active cohort and the keys the account (agent_id, else contact) already holds; an account holds at most 5 keys. Prices are grandfathered.",
+      "Prices are computed by the server from the account's cohort and the keys the account (agent_id, else contact) already holds; an account holds at most 5 keys. Prices are grandfathered: a member buys in its own cohort at its price; a new account joins the active cohort while it has seats (409 cohort_full when it is full and the next cohort is not open).",
       "Referral and loyalty credits are applied at the next renewal, not to a new purchase; the quote shows the account's balance.",
       "Send an Idempotency-Key header to make POST /api/checkout safe to retry.",
     ],
