@@ -77,13 +77,19 @@ describe("the key names the account", () => {
 
 describe("no free squatting", () => {
   it("an unpaid card checkout for an agent_id does not stop the agent that pays first; the late card payment is not added to that account", async () => {
+    const seats = async () => (await svc.request("/api/waitlist")).body.cohorts[0].seats_claimed as number;
+    const before = await seats();
     const squat = await buy(checkoutBody("card", { agent_id: "squatted-agent", contact: "squatter@example.com" }));
     expect(squat.status).toBe(303);
     const owner = await payNetwork({ agent_id: "squatted-agent" });
     expect(owner.status).toBe(201);
+    // Each would-be new member holds a seat until its purchase ends.
+    expect(await seats()).toBe(before + 2);
     // The squatter pays after all: the account is someone else's now, so a refund, not a key in it.
     const late = await webhook(stripe.event("checkout.session.completed", stripe.pay(squat.body.session_id)));
     expect(late.body.outcome).toBe("refund_due");
+    // ... and its seat goes back: one account, one seat.
+    expect(await seats()).toBe(before + 1);
     const held = await keysOf(owner.body.keys[0].key);
     expect(held.body.plan).toBe("standard");
     const more = await payNetwork({ agent_id: "squatted-agent" }, { "x-service-key": owner.body.keys[0].key });
