@@ -10,17 +10,19 @@ import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";
 import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "../payments/stand-ins/agent-network.ts";
+import { payWith, startFacilitator, x402Env, type FacilitatorStandIn } from "../payments/stand-ins/x402-facilitator.ts";
 
 let svc: TestService;
 let network: AgentNetworkStandIn;
+let facilitator: FacilitatorStandIn;
 beforeAll(async () => {
   const content = writeFixtureContent(undefined, { memberCaps: { inaugural: 2, core: 4 } });
-  network = await startAgentNetwork();
-  svc = await startTestService(buildContentTo(content), agentNetworkEnv(network));
+  [network, facilitator] = await Promise.all([startAgentNetwork(), startFacilitator()]);
+  svc = await startTestService(buildContentTo(content), { ...agentNetworkEnv(network), ...x402Env(facilitator) });
 });
 afterAll(async () => {
   await svc?.close();
-  await network?.close();
+  await Promise.all([network?.close(), facilitator?.close()]);
 });
 
 const mint = () => network.mint({ now: svc.clock.now(), valueMicros: 500_000_000 });
@@ -72,6 +74,23 @@ describe("grandfathered cohort prices", () => {
     expect(detail.body.cohort).toBe("inaugural");
     // A member adding keys takes no new seat.
     expect((await svc.request("/api/waitlist")).body.cohorts[0].seats_claimed).toBe(2);
+  });
+
+  it("asks the same member price in x402's 402 requirements and settles exactly that", async () => {
+    const body = { vertical: "travel", payment_method: "http402", agent_id: "founder-1" };
+    const member = { "x-service-key": keys["founder-1"]! };
+    const required = await svc.request("/api/checkout", { method: "POST", headers: member, json: body });
+    expect(required.status).toBe(402);
+    // founder-1 holds two keys: the third inaugural key is $15.
+    expect(required.body.quote).toMatchObject({ cohort: "inaugural", keys_held: 2, per_key_usd_micros: [15_000_000] });
+    expect(required.body.accepts[0].maxAmountRequired).toBe("15000000");
+    const header = await payWith(facilitator.wallet(), 1, required.body.accepts[0]);
+    facilitator.calls.length = 0;
+    const res = await svc.request("/api/checkout", { method: "POST", headers: { ...member, "x-payment": header }, json: body });
+    expect(res.status).toBe(201);
+    expect(res.body.keys[0].cohort).toBe("inaugural");
+    const settled = facilitator.calls.filter((c) => c.path === "/settle");
+    expect(settled.map((c) => c.body.paymentRequirements.maxAmountRequired)).toEqual(["15000000"]);
   });
 
   it("prices a new buyer at core's $49 and seats it in core", async () => {
