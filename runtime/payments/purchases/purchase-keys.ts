@@ -6,8 +6,8 @@
  * its x402 payment signature) or, for card, the server's Stripe secret.
  *
  * Issuing is idempotent and ordered so that nothing is consumed without a key behind it: the key
- * records first, then the cohort seat, the volume plan and the referral that this payment
- * qualifies, each safe to repeat.
+ * records first, then the cohort roster (the seat itself was taken at reservation), the volume
+ * plan and the referral that this payment qualifies, each safe to repeat.
  */
 import type { AppDeps } from "../../deps.ts";
 import { limitsInForce } from "../../deps.ts";
@@ -44,8 +44,8 @@ export function openKeys(record: PurchaseRecord, secret: string): string[] | nul
 
 /**
  * Writes the purchase's key records (skipping any that exist, so a key revoked meanwhile stays
- * revoked), then claims the account's cohort seat, moves a full account to the volume plan and,
- * for a paid purchase, qualifies a pending referral of the buyer. Returns the records.
+ * revoked), then enters a new member in its cohort's roster, moves a full account to the volume
+ * plan and, for a paid purchase, qualifies a pending referral of the buyer. Returns the records.
  */
 export async function issuePurchaseKeys(deps: PurchaseDeps, record: PurchaseRecord, now: number): Promise<KeyRecord[]> {
   const limits = limitsInForce(deps);
@@ -80,7 +80,7 @@ export async function issuePurchaseKeys(deps: PurchaseDeps, record: PurchaseReco
   }
   if (!record.account) return issued;
   const account = record.account.toLowerCase();
-  // One seat per member account, however many keys it holds; taken only once a key exists.
+  // One roster entry per member account, however many keys it holds; written only once a key exists.
   const seat = await deps.backend.claimPosition(SEATS_LIST, account);
   if (seat.created) await claimCohortSeat(deps, { account, cohort: record.cohort }, now);
   // The 5-key volume plan: once an account holds the maximum, all its keys get the scale limits.
