@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * Retrieve a node or a vertical's root index
-         * @description Access (one decision for REST and MCP): the index layer is always free, and fully open verticals (a2a-handoff, traversal) show all layers to everyone. A node whose layers the caller cannot read answers 200 with the free view: the index layer only (all four layers in `locked_layers`), prose hints in `cta` and a machine-readable `unlock` (a trial where one unlocks the node, a membership of that vertical with the checkout path, the per-use token header and price). Without credentials and with a valid key that does not unlock the node alike: a trial key unlocks its vertical (travel: the first 5 modules), a membership key its vertical plus ai-compliance, an `all` key everything. Only a vertical whose index is not free has no free view: 402 without credentials, 403 `vertical_forbidden` for a key that does not unlock it.
+         * @description Access (one decision for REST and MCP): the index layer is always free, and fully open verticals show all layers to everyone. A node whose layers the caller cannot read answers 200 with the free view: the index layer only (all four layers in `locked_layers`), prose hints in `cta` and a machine-readable `unlock` (a trial where one unlocks the node, a membership of that vertical with the checkout path, the per-use token header and price). Without credentials and with a valid key that does not unlock the node alike: a trial key unlocks the trial modules of its vertical (every node or the first N by order, per the catalogue), a membership key its vertical plus the verticals included with every membership, an `all` key everything. The paragraph that names the verticals of this build is derived from the catalogue. Only a vertical whose index is not free has no free view: 402 without credentials, 403 `vertical_forbidden` for a key that does not unlock it.
          *
          *     A malformed, unknown, revoked or expired key is never downgraded to anonymous in silence: wherever a caller without a key gets a free view (an index, a fully open vertical, a vertical without content, and the locked view of a node of an index-free vertical), that free view is served with a warning: the `Credential-Problem` header carries the problem code (`key_invalid`, `key_revoked`, `key_expired`) and the body a `credential_problem` member (code, title, detail); such an answer has no ETag and is not cached. A bad key must not lock its holder out of what is free. Content with no free view keeps the key's 401: a node of a paid vertical whose index is not free (and rules to evaluate, POST /api/evaluate). `ethics` answers as `ai-compliance`.
          *
@@ -1825,7 +1825,7 @@ export interface operations {
             content: {
                 "application/json": {
                     agent_id: string;
-                    /** @description ai-compliance (default, also `ethics`) or travel */
+                    /** @description A live vertical with a trial (default ai-compliance, also `ethics`); the catalogue decides which, see the operation's description */
                     vertical?: string;
                 };
             };

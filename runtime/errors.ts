@@ -126,7 +126,7 @@ export const ERRORS = {
   module_not_in_trial: {
     status: 403,
     title: "This module is not part of the trial",
-    hint: "Trial keys unlock the first 5 travel modules; members get all.",
+    hint: "A trial key unlocks only the modules marked trial in its vertical's index; members get all.",
   },
   not_found: { status: 404, title: "Not found" },
   node_not_found: { status: 404, title: "No such node in this vertical", hint: "GET /api/demo?vertical=<slug> lists the nodes." },

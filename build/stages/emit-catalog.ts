@@ -25,7 +25,7 @@ const TRAVEL = "travel";
 export function emitCatalog(graphs: readonly VerticalGraph[], changelog: readonly ChangelogEntry[], ctx: EmitContext): void {
   const catalog = toCatalog(ctx.catalog, graphs);
   emitArtifact("catalog.json", catalog, CHECKS.catalog, ctx);
-  emitArtifact("status.json", toStatusStatic(ctx.catalog, graphs), CHECKS.status, ctx);
+  emitArtifact("status.json", toStatusStatic(ctx.catalog, graphs, catalog), CHECKS.status, ctx);
   emitArtifact("changelog.json", { entries: changelog }, CHECKS.changelog, ctx);
 }
 
@@ -46,12 +46,22 @@ export function toCatalog(data: CatalogData, graphs: readonly VerticalGraph[]): 
   return { api_version: data.apiVersion, verticals, slugs: data.slugs, cohorts: data.cohorts, limits: data.limits };
 }
 
-/** The authored static status with `node_count`, `module_count` and `trial_modules` computed. */
-export function toStatusStatic(data: CatalogData, graphs: readonly VerticalGraph[]): StatusStatic {
+/**
+ * The authored static status with `node_count`, `module_count` and `trial_modules` computed, and
+ * the vertical lists in `product_status` (`{{live_verticals}}`, `{{open_verticals}}`) taken from
+ * the resolved catalogue, so the text names the live verticals of the build it ships with.
+ */
+export function toStatusStatic(data: CatalogData, graphs: readonly VerticalGraph[], catalog = toCatalog(data, graphs)): StatusStatic {
   const aic = graphs.find((g) => g.slug === AI_COMPLIANCE);
   const travel = graphs.find((g) => g.slug === TRAVEL);
+  const live = catalog.verticals.filter((v) => v.status === "live");
+  const lists: Record<string, string> = {
+    live_verticals: _names(live.filter((v) => !v.fully_open).map((v) => v.slug)),
+    open_verticals: _names(live.filter((v) => v.fully_open).map((v) => v.slug)),
+  };
   return {
     ...data.status,
+    product_status: data.status.product_status.replace(/\{\{(live_verticals|open_verticals)\}\}/g, (_, name: string) => lists[name]!),
     cohort_progression: {
       ...data.status.cohort_progression,
       credit_examples: Object.fromEntries(
@@ -68,6 +78,12 @@ export function toStatusStatic(data: CatalogData, graphs: readonly VerticalGraph
 }
 
 // --- Internal helpers ---
+
+/** `a`, `a and b`, `a, b and c`; `none` for an empty list. */
+function _names(slugs: readonly string[]): string {
+  if (slugs.length === 0) return "none";
+  return slugs.length === 1 ? slugs[0]! : `${slugs.slice(0, -1).join(", ")} and ${slugs.at(-1)!}`;
+}
 
 function _activeCount(graph: VerticalGraph): number {
   return graph.nodes.filter((n) => n.frontmatter.status === "active").length;

@@ -5,15 +5,30 @@
 import type { TSchema } from "@sinclair/typebox";
 import { ERRORS } from "../errors.ts";
 import { ProblemSchema } from "../schema/responses.ts";
+import type { ResolvedVertical } from "../schema/catalog.ts";
+import { describeVerticalAccess } from "../access/vertical-groups.ts";
 import { OPERATIONS, type Operation } from "./operations.ts";
 import { TAGS, tagOf } from "./tags.ts";
 
-export function createOpenApiDocument(options: { apiVersion: string; baseUrl?: string | undefined; operations?: Operation[] }) {
+/**
+ * `verticals` (the build's resolved catalogue) adds the paragraph naming the verticals and their
+ * access to the operations whose answer depends on it; without it (the generated client) the text
+ * stays general.
+ */
+export function createOpenApiDocument(options: {
+  apiVersion: string;
+  baseUrl?: string | undefined;
+  operations?: Operation[];
+  verticals?: readonly ResolvedVertical[];
+}) {
   const paths: Record<string, Record<string, unknown>> = {};
   const shared: Record<string, unknown> = { Problem: toJsonSchema(ProblemSchema, {}) };
+  const access = options.verticals ? describeVerticalAccess(options.verticals) : null;
   for (const op of options.operations ?? OPERATIONS) {
     const item = (paths[op.path] ??= {});
-    item[op.method] = _operation(op, shared);
+    const described =
+      access && CATALOGUE_DEPENDENT.has(op.operationId) ? { ...op, description: `${op.description ?? ""}\n\n${access}`.trim() } : op;
+    item[op.method] = _operation(described, shared);
   }
   return {
     openapi: "3.1.0",
@@ -39,6 +54,9 @@ export function createOpenApiDocument(options: { apiVersion: string; baseUrl?: s
     ),
   };
 }
+
+/** Operations whose answer depends on which verticals are live and how they open. */
+const CATALOGUE_DEPENDENT = new Set(["getDemo", "createTrial"]);
 
 /**
  * A TypeBox schema as plain JSON Schema (no symbol keys). Recursive schemas carry an `$id` and

@@ -16,7 +16,11 @@ export default definePlugin<AppDeps>((app, deps) => {
     const build = deps.build.current;
     let hit = cache.get(build);
     if (!hit) {
-      const doc = createOpenApiDocument({ apiVersion: build.catalog.api_version, baseUrl: deps.config.publicBaseUrl });
+      const doc = createOpenApiDocument({
+        apiVersion: build.catalog.api_version,
+        baseUrl: deps.config.publicBaseUrl,
+        verticals: build.catalog.verticals,
+      });
       hit = { json: JSON.stringify(doc), html: renderDocsHtml(doc) };
       cache.set(build, hit);
     }

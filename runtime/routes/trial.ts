@@ -13,6 +13,7 @@ import { sendJson } from "../http/respond.ts";
 import { TrialRequestSchema } from "../schema/requests.ts";
 import { issueTrialKey } from "../keys/issue-keys.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
+import { describeTrialRule, trialVerticals } from "../access/vertical-groups.ts";
 
 const validator = compileValidator(TrialRequestSchema);
 
@@ -22,9 +23,10 @@ export default definePlugin<AppDeps>((app, deps) => {
     const build = deps.build.current;
     const vertical = build.resolveVertical(body.vertical ?? "ai-compliance");
     if (!vertical || !vertical.trial || vertical.status !== "live") {
+      const offered = trialVerticals(build.catalog.verticals);
       throw apiError("vertical_not_allowed", {
-        detail: "Trials exist for ai-compliance (also `ethics`) and travel.",
-        errors: [{ pointer: "/vertical", message: "must be ai-compliance or travel" }],
+        detail: `Trials exist for ${offered.map((v) => `${v.slug} (${describeTrialRule(v)})`).join(", ")}; \`ethics\` is ai-compliance.`,
+        errors: [{ pointer: "/vertical", message: `must be one of ${offered.map((v) => v.slug).join(", ")}` }],
       });
     }
     // Refused before the per-client limit is consumed; one trial per agent as people read its name.

@@ -13,7 +13,13 @@ export const SlugParamSchema = Type.String({ minLength: 1, maxLength: 64 });
 export const TrialRequestSchema = Type.Object(
   {
     agent_id: AgentIdSchema,
-    vertical: Type.Optional(Type.String({ maxLength: 64, description: "ai-compliance (default, also `ethics`) or travel" })),
+    vertical: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description:
+          "A live vertical with a trial (default ai-compliance, also `ethics`); the catalogue decides which, see the operation's description",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -63,9 +63,9 @@ describe("paging", () => {
     expect(seven.ids).toEqual(all.ids);
     expect(all.pages).toBe(1);
     expect(seven.pages).toBe(Math.ceil(all.ids.length / 7));
-    // 13 nodes added, 5 root nodes updated, 1 deprecated.
-    expect(all.ids).toHaveLength(19);
-    expect(new Set(all.ids).size).toBe(19);
+    // 19 nodes added, 6 root nodes updated, 1 deprecated.
+    expect(all.ids).toHaveLength(26);
+    expect(new Set(all.ids).size).toBe(26);
     const keys = all.entries.map((e) => `${e.at}\u0000${e.id}`);
     expect(keys).toEqual([...keys].sort());
     expect(all.entries.find((e) => e.change === "deprecated")).toMatchObject({
@@ -78,7 +78,7 @@ describe("paging", () => {
   it("defaults to 100 entries a page and meters each page as one retrieval", async () => {
     const key = await issue(svc, "all");
     const res = await delta(svc, "", key);
-    expect(res.body.entries).toHaveLength(19);
+    expect(res.body.entries).toHaveLength(26);
     expect(res.body.has_more).toBe(false);
     expect(res.headers.get("ratelimit")).toMatch(/^"hour";r=199;/);
     await delta(svc, "limit=2", key);
@@ -106,14 +106,14 @@ describe("since", () => {
     expect(at.entries.every((e) => e.at > UPDATED_AT)).toBe(true);
     expect(at.ids).toEqual(["real-estate/re-two/deprecated"]);
     const before = await readAll(svc, allKey, `since=2026-11-10T11:59:59Z`);
-    expect(before.entries.filter((e) => e.at === UPDATED_AT)).toHaveLength(5);
-    expect(before.ids).toHaveLength(6);
+    expect(before.entries.filter((e) => e.at === UPDATED_AT)).toHaveLength(6);
+    expect(before.ids).toHaveLength(7);
   });
 
   it("accepts zone offsets, fractions and plain dates (midnight UTC)", async () => {
     expect((await readAll(svc, allKey, `since=${encodeURIComponent("2026-11-10T13:00:00+01:00")}`)).ids).toHaveLength(1);
-    expect((await readAll(svc, allKey, "since=2026-11-10T11:59:59.999Z")).ids).toHaveLength(6);
-    expect((await readAll(svc, allKey, "since=2026-11-10")).ids).toHaveLength(6);
+    expect((await readAll(svc, allKey, "since=2026-11-10T11:59:59.999Z")).ids).toHaveLength(7);
+    expect((await readAll(svc, allKey, "since=2026-11-10")).ids).toHaveLength(7);
     expect((await readAll(svc, allKey, "since=2026-12-01")).ids).toEqual([]);
   });
 

@@ -26,6 +26,9 @@ describe("real content", () => {
     expect(activeCount("traversal")).toBeLessThanOrEqual(9);
     expect(activeCount("real-estate")).toBeGreaterThanOrEqual(10);
     expect(activeCount("real-estate")).toBeLessThanOrEqual(14);
+    // issue 40: "about 20 (at least 18)"
+    expect(activeCount("ecommerce")).toBeGreaterThanOrEqual(18);
+    expect(activeCount("ecommerce")).toBeLessThanOrEqual(24);
   });
 
   it("every node of a live vertical has four non-empty layers, and every rule a citation", () => {
@@ -40,8 +43,8 @@ describe("real content", () => {
     }
   });
 
-  it("the first 5 travel modules by order are exactly the trial ones", () => {
-    const nodes = read<IndexGraph>("verticals/travel/index.json").nodes.filter((n) => n.status === "active");
+  it.each(["travel", "ecommerce"])("the first 5 %s modules by order are exactly the trial ones", (slug) => {
+    const nodes = read<IndexGraph>(`verticals/${slug}/index.json`).nodes.filter((n) => n.status === "active");
     const byOrder = [...nodes].sort((a, b) => a.order - b.order);
     expect(
       nodes
@@ -54,6 +57,7 @@ describe("real content", () => {
         .map((n) => n.id)
         .sort(),
     );
+    expect(nodes.filter((n) => n.trial)).toHaveLength(5);
   });
 
   it("every ai-compliance node is a trial node, and the catalogue resolves ethics to ai-compliance", () => {

@@ -45,9 +45,9 @@ describe("typed values on outcomes", () => {
     expect(untyped).toEqual([]);
   });
 
-  it("covers all five verticals", () => {
+  it("covers all six verticals", () => {
     const verticals = new Set(all.filter((o) => o.values?.length).map((o) => o.where.split("/")[0]));
-    expect([...verticals].sort()).toEqual(["a2a-handoff", "ai-compliance", "real-estate", "travel", "traversal"]);
+    expect([...verticals].sort()).toEqual(["a2a-handoff", "ai-compliance", "ecommerce", "real-estate", "travel", "traversal"]);
   });
 
   it("every number in a typed value is stated in the outcome's description", () => {

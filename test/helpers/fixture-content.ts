@@ -2,7 +2,8 @@
  * A small content tree for runtime tests, assembled in a temp folder: the real catalogue and
  * wrappers plus generated nodes, so tests exercise every row of the access matrix without
  * depending on the real knowledge content. `legal` gets content here only to test the 402 row
- * (a paid vertical that is not index-free).
+ * (a paid vertical that is not index-free). `ecommerce` is live like travel (index free, first 5
+ * modules on trial) with one module more than its trial.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -54,6 +55,12 @@ const VERTICALS: Record<string, FixtureNode[]> = {
     { id: "re-two", order: 2, next: [] },
   ],
   legal: [{ id: "legal-one", order: 1, next: [] }],
+  ecommerce: Array.from({ length: 6 }, (_, i) => ({
+    id: `ecom-m${i + 1}`,
+    order: i + 1,
+    next: i < 5 ? [`ecom-m${i + 2}`] : [],
+    rules: i === 0,
+  })),
 };
 
 export function writeFixtureContent(root = mkdtempSync(join(tmpdir(), "vkr-content-")), options: FixtureOptions = {}): string {

@@ -115,7 +115,7 @@ describe("llms.txt", () => {
     const short = await svc.request("/llms.txt");
     expect(short.headers.get("content-type")).toMatch(/^text\/plain/);
     expect(short.text).toMatch(/^# Vertical Knowledge Retrieval Service\n\n> /);
-    for (const slug of ["ai-compliance", "travel", "a2a-handoff", "real-estate"])
+    for (const slug of ["ai-compliance", "travel", "a2a-handoff", "real-estate", "ecommerce"])
       expect(short.text).toContain(`/api/demo?vertical=${slug}&lean=true`);
     expect(short.text).toContain("[Fixture node trv-m3](/api/demo?vertical=travel&node=trv-m3&lean=true)");
     const full = await svc.request("/llms-full.txt");

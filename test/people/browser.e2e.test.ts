@@ -105,7 +105,7 @@ describe("browse site in Chromium", () => {
     it(`draws every vertical's graph at a readable size, no edge through a box, scrolling in its own box (${device})`, async () => {
       const tab = await context.newPage();
       await tab.setViewportSize({ width, height: 900 });
-      for (const slug of ["ai-compliance", "travel", "real-estate", "a2a-handoff", "traversal"]) {
+      for (const slug of ["ai-compliance", "travel", "real-estate", "ecommerce", "a2a-handoff", "traversal"]) {
         await tab.goto(`${svc.url}/browse/${slug}`);
         const report = await tab.evaluate(() => {
           const svg = document.querySelector("svg.graph") as SVGSVGElement;

@@ -1,6 +1,6 @@
 /**
  * The access matrix of free and gated reads, cell by cell, over real HTTP on REST (`GET /api/demo`) and MCP
- * (`get_node` / `get_index`): every caller kind (none, trial ai-compliance, trial travel, a
+ * (`get_node` / `get_index`): every caller kind (none, trial ai-compliance, trial travel, trial ecommerce, a
  * membership of each vertical with content, `all`, an invalid, a revoked and an expired key, a
  * per-use pay token) against every content kind (an index, a fully open node, a node the caller
  * unlocks, a gated node it does not, and for refused keys a node with no free view). Each cell asserts the status, the layers served and the
@@ -58,6 +58,13 @@ const CALLERS: CallerKind[] = [
     uncovered: { vertical: "travel", node: "trv-m6" },
   },
   {
+    name: "trial ecommerce",
+    credential: () => creds.trialEcommerce!,
+    kind: "key",
+    covered: { vertical: "ecommerce", node: "ecom-m5" },
+    uncovered: { vertical: "ecommerce", node: "ecom-m6" },
+  },
+  {
     name: "membership ai-compliance",
     credential: () => creds["member-ai-compliance"]!,
     kind: "key",
@@ -77,6 +84,13 @@ const CALLERS: CallerKind[] = [
     kind: "key",
     covered: { vertical: "real-estate", node: "re-two" },
     uncovered: { vertical: "travel", node: "trv-m3" },
+  },
+  {
+    name: "membership ecommerce",
+    credential: () => creds["member-ecommerce"]!,
+    kind: "key",
+    covered: { vertical: "ecommerce", node: "ecom-m6" },
+    uncovered: { vertical: "travel", node: "trv-m1" },
   },
   {
     name: "membership legal",
@@ -123,6 +137,13 @@ const CALLERS: CallerKind[] = [
     covered: { vertical: "travel", node: "trv-m5" },
     uncovered: null,
   },
+  {
+    name: "per-use token on ecommerce",
+    credential: () => creds.token!,
+    kind: "token",
+    covered: { vertical: "ecommerce", node: "ecom-m6" },
+    uncovered: null,
+  },
 ];
 
 beforeAll(async () => {
@@ -145,7 +166,9 @@ beforeAll(async () => {
   expect((await svc.request("/api/admin/keys/revoke", { method: "POST", headers: admin, json: { key: creds.revoked } })).status).toBe(200);
   creds.trialAic = await trial("matrix-aic", "ai-compliance");
   creds.trialTravel = await trial("matrix-travel", "travel");
-  for (const vertical of ["ai-compliance", "travel", "real-estate", "legal", "all"]) creds[`member-${vertical}`] = await issue(vertical);
+  creds.trialEcommerce = await trial("matrix-ecommerce", "ecommerce");
+  for (const vertical of ["ai-compliance", "travel", "real-estate", "ecommerce", "legal", "all"])
+    creds[`member-${vertical}`] = await issue(vertical);
   creds.token = await network.mint({ now: svc.clock.now(), valueMicros: 1_000_000 });
 });
 afterAll(async () => {
