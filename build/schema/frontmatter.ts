@@ -59,6 +59,12 @@ export const NodeFrontmatterSchema = Type.Object(
     /** Date the node was last checked against its sources; `review_by`: when it must be checked again. */
     reviewed: Type.Optional(AuthoredDate),
     review_by: Type.Optional(AuthoredDate),
+    /**
+     * The author's statement that every change since `reviewed`, up to this `updated`, is editorial
+     * (wording, questions, formatting): it names the `updated` it covers, so the next change that
+     * moves `updated` needs a review again (build/stages/review-dates.ts, `review_behind_change`).
+     */
+    editorial: Type.Optional(AuthoredDate),
     deprecated_at: Type.Optional(AuthoredDate),
     replaced_by: Type.Optional(NodeId),
     sources: Type.Array(AuthoredSourceSchema, { minItems: 1 }),

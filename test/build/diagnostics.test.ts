@@ -64,6 +64,7 @@ const EXPECTED: Record<Exclude<IssueCode, "artifact_invalid">, { file: string; l
   review_record_invalid: { file: "content/travel/_review.yaml", line: 2, pointer: "trv-strat" },
   review_md_stale: { file: "content/travel/REVIEW.md", line: 5 },
   review_question_stale: { file: "content/travel/_review.yaml", line: 5, pointer: "trv-start.questions.0" },
+  review_behind_change: { file: "content/travel/trv-start.md", line: 10, pointer: "reviewed" },
 };
 /** These lint against a previous build, so the test first publishes basic/ as that build. */
 const NEEDS_PREVIOUS = new Set<IssueCode>(["updated_not_bumped", "changelog_backdated"]);
