@@ -30,6 +30,7 @@ export const ISSUE_CODES = [
   "outcome_without_rule",
   "fact_unused",
   "intermediate_invalid",
+  "date_fact_invalid",
   "exclusion_outcome_unknown",
   "exclusion_violated",
   "outcome_never_holds",

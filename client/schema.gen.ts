@@ -75,6 +75,8 @@ export interface paths {
          *
          *     Facts must be booleans (anything else is 400 `validation_failed`) and must be facts the node declares (400 `validation_failed` with `declared_facts`). Leave a fact out when it is not known.
          *
+         *     Date facts: a node whose logic layer declares `date_facts` (each fact true exactly when the assessed date is on or after its `on_or_after`, e.g. aic-timeline's `event_on_or_after_2026_08_02`) takes one date instead: `as_of` (ISO 8601, `YYYY-MM-DD`, or a date-time whose calendar date as written counts). Every date fact is derived from it, deterministically, and echoed with the date in `derived_facts` and `as_of`. Without `as_of`, a date fact given settles the ones it implies (a date not on or after 2 Aug 2026 is not on or after any later date), also echoed in `derived_facts`; while the date is unknown, the open date facts are asked as one entry of `missing_facts` with id `as_of`. A fact that contradicts `as_of` or another date fact given is 400 `validation_failed` pointing at it; an impossible date (`2026-02-30`) 400 at `/as_of`. `as_of` on a node without date facts changes nothing (`derived_facts: {}`).
+         *
          *     Access: the node's logic layer must be unlocked, under the same decision as GET /api/demo with `node`. Without credentials an index-free vertical is 402 `payment_required` (its logic layer is locked), a paid vertical 402; a key that does not unlock the vertical or module 403 `vertical_forbidden` / `module_not_in_trial`; each with `unlock`. A bad key 401. Fully open verticals need nothing.
          *
          *     Metering: each 200 over a gated node's rules answered for a key that unlocks it counts as one retrieval, exactly like a node request; rules of fully open verticals are free; refused requests (4xx) are not counted.
@@ -1206,6 +1208,10 @@ export interface operations {
                                         };
                                     }[];
                                     intermediate?: string[];
+                                    date_facts?: {
+                                        fact: string;
+                                        on_or_after: string;
+                                    }[];
                                 };
                                 directive?: {
                                     text: string;
@@ -1315,6 +1321,10 @@ export interface operations {
                                         };
                                     }[];
                                     intermediate?: string[];
+                                    date_facts?: {
+                                        fact: string;
+                                        on_or_after: string;
+                                    }[];
                                 };
                                 directive?: {
                                     text: string;
@@ -1571,6 +1581,8 @@ export interface operations {
                     facts: {
                         [key: string]: boolean;
                     };
+                    /** @description The date the case is assessed on (ISO 8601: YYYY-MM-DD, or a date-time whose calendar date as written is used). Every date fact of the node (its logic layer's date_facts) is derived from it and echoed in derived_facts; a fact given that contradicts it is refused. */
+                    as_of?: string;
                 };
             };
         };
@@ -1612,6 +1624,12 @@ export interface operations {
                             rules: string[];
                             values?: components["schemas"]["OutcomeValue"][];
                         }[];
+                        /** @description The assessed date the caller gave (YYYY-MM-DD), from which the node's date facts were derived */
+                        as_of?: string;
+                        /** @description Date facts derived from as_of or from the date facts given, by name; the answer used them as if given */
+                        derived_facts?: {
+                            [key: string]: boolean;
+                        };
                         rules: {
                             id: string;
                             then: string;

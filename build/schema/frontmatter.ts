@@ -83,6 +83,12 @@ export const NodeFrontmatterSchema = Type.Object(
      */
     intermediate: Type.Optional(Type.Array(Type.String({ pattern: FACT_NAME_RE }), { uniqueItems: true })),
     /**
+     * Facts that are dates: each fact is true exactly when the assessed date is on or after its
+     * date (YYYY-MM-DD). A caller gives one date (`as_of`) and every one is derived from it, and
+     * answering one settles the earlier or later ones (runtime/rules/date-facts.ts).
+     */
+    date_facts: Type.Optional(Type.Record(Type.String({ pattern: FACT_NAME_RE }), AuthoredDate)),
+    /**
      * Phrases that state a figure on purpose without a typed value (a figure quoted to warn against
      * it, the date of a cited act): the typed-value lint (build/stages/untyped-values.ts) skips them.
      */
