@@ -134,7 +134,9 @@ function _keepReviewed(before: string, after: string): string {
   if (!covered) return after;
   const { raw } = _frontmatter(after);
   const line = /^editorial:[ \t]*.*$/m;
-  const marked = line.test(raw) ? raw.replace(line, `editorial: ${updatedAfter}`) : raw.replace(/^(reviewed:.*)$/m, `$1\neditorial: ${updatedAfter}`);
+  const marked = line.test(raw)
+    ? raw.replace(line, `editorial: ${updatedAfter}`)
+    : raw.replace(/^(reviewed:.*)$/m, `$1\neditorial: ${updatedAfter}`);
   return after.replace(FRONTMATTER_RE, (whole) => whole.replace(raw, marked));
 }
 
