@@ -30,6 +30,7 @@ export const ISSUE_CODES = [
   "outcome_without_rule",
   "fact_unused",
   "intermediate_invalid",
+  "date_fact_invalid",
   "exclusion_outcome_unknown",
   "exclusion_violated",
   "outcome_never_holds",
@@ -58,6 +59,7 @@ export const ISSUE_CODES = [
   "review_record_invalid",
   "review_md_stale",
   "review_question_stale",
+  "review_behind_change",
   "artifact_invalid",
 ] as const;
 export type IssueCode = (typeof ISSUE_CODES)[number];
@@ -80,6 +82,9 @@ export const WARNING_CODES: ReadonlySet<IssueCode> = new Set<IssueCode>([
   "statement_outdated",
   "review_after_announcement",
   "review_question_stale",
+  // Like placeholder_content: callers would read a review older than the content, so a release
+  // build refuses it, while a dev build warns.
+  "review_behind_change",
 ]);
 
 export interface ContentIssue {

@@ -75,6 +75,8 @@ export interface paths {
          *
          *     Facts must be booleans (anything else is 400 `validation_failed`) and must be facts the node declares (400 `validation_failed` with `declared_facts`). Leave a fact out when it is not known.
          *
+         *     Date facts: a node whose logic layer declares `date_facts` (each fact true exactly when the assessed date is on or after its `on_or_after`, e.g. aic-timeline's `event_on_or_after_2026_08_02`) takes one date instead: `as_of` (ISO 8601, `YYYY-MM-DD`, or a date-time whose calendar date as written counts). Every date fact is derived from it, deterministically, and echoed with the date in `derived_facts` and `as_of`. Without `as_of`, a date fact given settles the ones it implies (a date not on or after 2 Aug 2026 is not on or after any later date), also echoed in `derived_facts`; while the date is unknown, the open date facts are asked as one entry of `missing_facts` with id `as_of`. A fact that contradicts `as_of` or another date fact given is 400 `validation_failed` pointing at it; an impossible date (`2026-02-30`) 400 at `/as_of`. `as_of` on a node without date facts changes nothing (`derived_facts: {}`).
+         *
          *     Access: the node's logic layer must be unlocked, under the same decision as GET /api/demo with `node`. Without credentials an index-free vertical is 402 `payment_required` (its logic layer is locked), a paid vertical 402; a key that does not unlock the vertical or module 403 `vertical_forbidden` / `module_not_in_trial`; each with `unlock`. A bad key 401. Fully open verticals need nothing.
          *
          *     Metering: each 200 over a gated node's rules answered for a key that unlocks it counts as one retrieval, exactly like a node request; rules of fully open verticals are free; refused requests (4xx) are not counted.
@@ -685,9 +687,9 @@ export interface paths {
          *
          *     What is searched is the same for every caller: every node of the verticals in scope is ranked on its title (with the words of its id), the questions it declares it answers (authored, written the way people ask), its summary and its four layers, whatever the caller may read, so a key never moves a node up or down and a fully open vertical has no head start. What is returned follows the access matrix of GET /api/demo: only verticals the caller may see, and `snippet` is a sentence from the best-matching layer the caller has unlocked, else from the summary, so it never quotes a locked layer.
          *
-         *     Scope: `vertical` (aliases accepted; unknown 400; a vertical the caller may not see answers as GET /api/demo would, e.g. 402 or 403); omitted, every live vertical whose index the caller may see. Order: BM25F (k1 1.2), weighted title 3, questions 2.5, summary 1.5, logic 0.6, directive 0.4, skill and action 0.3, with document frequencies over every vertical; adjacent words also match as one term; deprecated nodes count half; ties by vertical then id.
+         *     Scope: `vertical` (aliases accepted; unknown 400; a vertical the caller may not see answers as GET /api/demo would, e.g. 402 or 403); omitted, every live vertical whose index the caller may see. Relevance: BM25F (k1 1.2), weighted title 3, questions 2.5, summary 1.5, logic 0.6, directive 0.4, skill and action 0.3, with document frequencies over every vertical; adjacent words also match as one term; deprecated nodes count half.
          *
-         *     Score and match: `score` is normalised to 0–1 and comparable across queries: the share of the query's weight (rarer words weigh more; a word no node uses weighs as one in a tenth of the nodes) that the node covers, each word counted by how strongly the node holds it, mostly in its title, questions and summary (a passing mention in a body layer counts little). `match` says whether to answer from the results: `good` when the first result scores 0.22 or more, `poor` when there are results but the first covers little of the query (treat them as unrelated to the question), `none` when nothing matched. Words too common to rank on are dropped (function words and the words questions are made of: how, do, I, can, what, …).
+         *     Score, order and match: results come in `score` order, highest first (ties by relevance, then vertical and id). `score` (0–1) is the share of the query's weight that the node holds, each word counted by how strongly the node holds it, mostly in its title, questions and summary (rarer words weigh more; a word no node uses weighs as one a single node uses; a passing mention in a body layer counts little), times the node's relevance relative to the best-ranked node of this search. `match` says whether to answer from the results: `good` when the first result scores 0.45 or more, `poor` when there are results but the first covers little of the query (often a question about a rule the service does not cover, next to one it does), `none` when nothing matched. On `poor` and `none`, record the need with the free demand signal (POST /api/interest). Words too common to rank on are dropped (function words and the words questions are made of: how, do, I, can, what, …).
          *
          *     Quota: a search is free unless its snippets may quote gated layers the caller unlocked (a vertical in scope that is not fully open and that the key covers, or, with a per-use pay token in `pay-network-pay-id`, any such vertical: the token unlocks every layer); then it counts as one retrieval for the key, whatever the number of hits, with the RateLimit headers, or is charged once at $0.002 like a content node request on GET /api/demo, with `Pay-Network-Charged` / `Pay-Network-Remaining` (the token is verified before anything is scored; invalid, expired, kya-only or used-up tokens are 402 as on GET /api/demo). Searching the index layer is never metered nor charged.
          *
@@ -1206,6 +1208,10 @@ export interface operations {
                                         };
                                     }[];
                                     intermediate?: string[];
+                                    date_facts?: {
+                                        fact: string;
+                                        on_or_after: string;
+                                    }[];
                                 };
                                 directive?: {
                                     text: string;
@@ -1315,6 +1321,10 @@ export interface operations {
                                         };
                                     }[];
                                     intermediate?: string[];
+                                    date_facts?: {
+                                        fact: string;
+                                        on_or_after: string;
+                                    }[];
                                 };
                                 directive?: {
                                     text: string;
@@ -1571,6 +1581,8 @@ export interface operations {
                     facts: {
                         [key: string]: boolean;
                     };
+                    /** @description The date the case is assessed on (ISO 8601: YYYY-MM-DD, or a date-time whose calendar date as written is used). Every date fact of the node (its logic layer's date_facts) is derived from it and echoed in derived_facts; a fact given that contradicts it is refused. */
+                    as_of?: string;
                 };
             };
         };
@@ -1612,6 +1624,12 @@ export interface operations {
                             rules: string[];
                             values?: components["schemas"]["OutcomeValue"][];
                         }[];
+                        /** @description The assessed date the caller gave (YYYY-MM-DD), from which the node's date facts were derived */
+                        as_of?: string;
+                        /** @description Date facts derived from as_of or from the date facts given, by name; the answer used them as if given */
+                        derived_facts?: {
+                            [key: string]: boolean;
+                        };
                         rules: {
                             id: string;
                             then: string;
@@ -3719,14 +3737,14 @@ export interface operations {
                             title: string;
                             detail: string;
                         };
-                        /** @description "good": the first result scores 0.22 or more; "poor": there are results, but the first does not cover the query well (treat them as related at best, and do not answer from them as if they did); "none": nothing matched at all. */
+                        /** @description "good": the first result scores 0.45 or more, so it (or one of the next two) answers the question; "poor": there are results, but the first does not cover the query well, often because the query names something the content does not cover (treat them as related at best, read a summary before relying on one, and do not answer from them as if they did); "none": nothing matched at all. On "poor" and "none", a question the service does not cover yet can be recorded with the free demand signal (POST /api/interest). */
                         match: "good" | "poor" | "none";
                         results: {
                             id: string;
                             vertical: string;
                             title: string;
                             summary: string;
-                            /** @description How well the node answers the query, normalised to 0–1: the share of the query's weight (rare words weigh more) the node matches, saturated as in BM25F. Comparable across queries; 0.22 or more is a good match. */
+                            /** @description How well the node answers the query, 0–1, and the order of the results (highest first): the share of the query's weight the node holds in its title, questions and summary (rare words weigh more, a word no node uses as much as a word one node uses; a mention in a body layer counts little), times the node's BM25F relevance relative to the best-ranked node of this search. Comparable across queries for the first result: 0.45 or more is a good match. */
                             score: number;
                             /** @description A sentence from the best-matching layer the caller has unlocked (the index layer: the summary), cut at sentence boundaries, never inside a citation */
                             snippet: string;

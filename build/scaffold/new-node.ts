@@ -53,7 +53,8 @@ export function scaffoldNode(options: ScaffoldOptions): ScaffoldResult {
   writeFileSync(file, _template(options, order), { flag: "wx" });
   // The parent changed (a new next node), so its `updated` moves too: the change feed and the
   // updated_not_bumped lint both read it.
-  writeFileSync(fromFile, _setUpdated(_addNextNode(readFileSync(fromFile, "utf8"), options.id), options.now.toISOString().slice(0, 10)));
+  const parent = readFileSync(fromFile, "utf8");
+  writeFileSync(fromFile, _keepReviewed(parent, _setUpdated(_addNextNode(parent, options.id), options.now.toISOString().slice(0, 10))));
   // 3. A vertical that keeps review records gets one for the new node, and its REVIEW.md summary.
   const records = join(dir, "_review.yaml");
   if (existsSync(records)) {
@@ -114,6 +115,29 @@ function _setUpdated(text: string, day: string): string {
   if (current >= day) return text;
   const updated = line.test(raw) ? raw.replace(line, `updated: ${day}`) : `${raw}\nupdated: ${day}`;
   return text.replace(FRONTMATTER_RE, (whole) => whole.replace(raw, updated));
+}
+
+/**
+ * A link to a new node is an editorial change of the parent: when the parent's review covered its
+ * content before (nothing changed since `reviewed`, or only changes marked editorial), it stays
+ * covered, so `editorial` names the new `updated`. A parent already behind its review keeps its
+ * state: the link does not vouch for changes nobody reviewed (build/stages/review-dates.ts).
+ */
+function _keepReviewed(before: string, after: string): string {
+  const field = (text: string, name: string) =>
+    (new RegExp(`^${name}:[ \\t]*(.*)$`, "m").exec(_frontmatter(text).raw)?.[1] ?? "").trim().replace(/^["']|["']$/g, "");
+  const reviewed = field(before, "reviewed").slice(0, 10);
+  const updatedBefore = field(before, "updated");
+  const updatedAfter = field(after, "updated");
+  if (!reviewed || updatedAfter.slice(0, 10) <= reviewed) return after;
+  const covered = updatedBefore.slice(0, 10) <= reviewed || field(before, "editorial") === updatedBefore;
+  if (!covered) return after;
+  const { raw } = _frontmatter(after);
+  const line = /^editorial:[ \t]*.*$/m;
+  const marked = line.test(raw)
+    ? raw.replace(line, `editorial: ${updatedAfter}`)
+    : raw.replace(/^(reviewed:.*)$/m, `$1\neditorial: ${updatedAfter}`);
+  return after.replace(FRONTMATTER_RE, (whole) => whole.replace(raw, marked));
 }
 
 function _template(options: ScaffoldOptions, order: number): string {

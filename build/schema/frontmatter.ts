@@ -59,6 +59,12 @@ export const NodeFrontmatterSchema = Type.Object(
     /** Date the node was last checked against its sources; `review_by`: when it must be checked again. */
     reviewed: Type.Optional(AuthoredDate),
     review_by: Type.Optional(AuthoredDate),
+    /**
+     * The author's statement that every change since `reviewed`, up to this `updated`, is editorial
+     * (wording, questions, formatting): it names the `updated` it covers, so the next change that
+     * moves `updated` needs a review again (build/stages/review-dates.ts, `review_behind_change`).
+     */
+    editorial: Type.Optional(AuthoredDate),
     deprecated_at: Type.Optional(AuthoredDate),
     replaced_by: Type.Optional(NodeId),
     sources: Type.Array(AuthoredSourceSchema, { minItems: 1 }),
@@ -76,6 +82,12 @@ export const NodeFrontmatterSchema = Type.Object(
      * still change an outcome that is not intermediate (runtime/rules/decision-diagram.ts).
      */
     intermediate: Type.Optional(Type.Array(Type.String({ pattern: FACT_NAME_RE }), { uniqueItems: true })),
+    /**
+     * Facts that are dates: each fact is true exactly when the assessed date is on or after its
+     * date (YYYY-MM-DD). A caller gives one date (`as_of`) and every one is derived from it, and
+     * answering one settles the earlier or later ones (runtime/rules/date-facts.ts).
+     */
+    date_facts: Type.Optional(Type.Record(Type.String({ pattern: FACT_NAME_RE }), AuthoredDate)),
     /**
      * Phrases that state a figure on purpose without a typed value (a figure quoted to warn against
      * it, the date of a cited act): the typed-value lint (build/stages/untyped-values.ts) skips them.

@@ -3,9 +3,10 @@
  * when it must be checked again (`review_by`). Content ages silently, so the build warns on a node
  * past its `review_by`; a release build fails on prose announcing a future event whose date has
  * already passed ("planned for April 2026" read in November 2026), which a dev build reports as a
- * warning so that `npm start` keeps serving while the node is fixed; and it warns when a node's
+ * warning so that `npm start` keeps serving while the node is fixed; it warns when a node's
  * `review_by` falls after an event it announces, so the node is reviewed before the statement can
- * go stale.
+ * go stale; and a release build refuses a node whose content changed after its last review
+ * (`updated` later than `reviewed`) unless the author marked that change editorial.
  */
 import { toDisplayPath, type Diagnostics } from "../diagnostics.ts";
 import type { ValidatedNode } from "./validate.ts";
@@ -77,6 +78,7 @@ export function checkReviewDates(
         message: `review_by ${fm.review_by} has passed (today ${today}): check the node against its sources and set reviewed and review_by`,
       });
     }
+    _checkReviewBehindChange(node, release, diagnostics);
     // The raw file, so the line reported is the line an author opens.
     const raw = node.source.raw;
     for (const m of raw.matchAll(FUTURE_EVENT)) {
@@ -106,6 +108,35 @@ export function checkReviewDates(
 }
 
 // --- Internal helpers ---
+
+/**
+ * A node answers with `reviewed` and `updated`: a review older than the content is a review of
+ * other content. `editorial: <the updated it covers>` says the changes since the review changed no
+ * meaning; it covers that `updated` only, so a later change needs a review (or a new marker).
+ */
+function _checkReviewBehindChange(node: ValidatedNode, release: boolean, diagnostics: Diagnostics): void {
+  const { updated, reviewed, editorial } = node.dates;
+  if (!reviewed) return;
+  if (Date.parse(updated) <= _endOfReviewDay(node.frontmatter.reviewed!, reviewed)) return;
+  if (editorial !== undefined && Date.parse(editorial) === Date.parse(updated)) return;
+  const fm = node.frontmatter;
+  const stale = editorial !== undefined ? ` (editorial: ${fm.editorial} covers an earlier change)` : "";
+  diagnostics.add({
+    code: "review_behind_change",
+    file: node.source.file,
+    line: node.parsed.locate(["reviewed"]),
+    pointer: toDisplayPath(["reviewed"]),
+    message:
+      `the content changed after its last review (updated ${fm.updated}, reviewed ${fm.reviewed})${stale}: review the change and set reviewed, ` +
+      `or, when every change since the review is editorial, set editorial: ${fm.updated} (${release ? "a release build refuses it" : "a release build (--release) will refuse it"})`,
+    fatal: release,
+  });
+}
+
+/** A review given as a date covers that whole day (a node changed and reviewed on one day passes). */
+function _endOfReviewDay(authored: string, iso: string): number {
+  return /^\d{4}-\d{2}-\d{2}$/.test(authored) ? Date.parse(iso) + 86_400_000 - 1 : Date.parse(iso);
+}
 
 function _lastDay(m: RegExpMatchArray): string | undefined {
   const endOfMonth = (y: string, month: number) => new Date(Date.UTC(Number(y), month, 0)).toISOString().slice(0, 10);

@@ -28,7 +28,7 @@ export function compileRules(nodes: readonly ValidatedNode[], diagnostics: Diagn
 
 /** What compiling a node's rules reads of it. */
 export type RuleSource = Pick<ValidatedNode, "source" | "parsed"> & {
-  frontmatter: Pick<NodeFrontmatter, "sources" | "facts" | "outcomes" | "rules" | "values" | "intermediate">;
+  frontmatter: Pick<NodeFrontmatter, "sources" | "facts" | "outcomes" | "rules" | "values" | "intermediate" | "date_facts">;
 };
 
 /**
@@ -111,6 +111,21 @@ export function compileRuleSet(node: RuleSource, diagnostics: Diagnostics): Comp
     }
   });
 
+  const dateFacts: Array<{ fact: string; on_or_after: string }> = [];
+  for (const [name, date] of Object.entries(fm.date_facts ?? {})) {
+    if (!factNames.has(name)) {
+      const close = suggestClosest(name, [...factNames]);
+      report("date_fact_invalid", ["date_facts", name], `"${name}" is not a declared fact${close ? `; did you mean "${close}"?` : ""}`);
+    } else if (!_isCalendarDate(String(date))) {
+      report(
+        "date_fact_invalid",
+        ["date_facts", name],
+        `"${String(date)}" is not a date: write YYYY-MM-DD, the first day on which the fact is true`,
+      );
+    } else dateFacts.push({ fact: name, on_or_after: String(date) });
+  }
+  dateFacts.sort((a, b) => (a.on_or_after < b.on_or_after ? -1 : a.on_or_after > b.on_or_after ? 1 : 0));
+
   return {
     facts: facts.map(([id, question]) => ({ id, question })),
     outcomes: outcomes.map(([id, description]) => ({ id, description, ...(fm.values?.[id] ? { values: fm.values[id] } : {}) })),
@@ -119,7 +134,14 @@ export function compileRuleSet(node: RuleSource, diagnostics: Diagnostics): Comp
       report("rule_cycle", ["rules", Math.max(index, 0), "when"], `rules depend on each other's outcomes in a cycle: ${cycle.join(" → ")}`);
     }),
     ...(fm.intermediate?.length ? { intermediate: [...fm.intermediate] } : {}),
+    ...(dateFacts.length ? { date_facts: dateFacts } : {}),
   };
+}
+
+/** A real calendar date written YYYY-MM-DD (2026-02-30 is not one). */
+function _isCalendarDate(text: string): boolean {
+  const time = Date.parse(`${text}T00:00:00Z`);
+  return /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === text;
 }
 
 // --- Internal helpers ---

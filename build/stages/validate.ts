@@ -23,7 +23,7 @@ export interface ValidatedNode extends ParsedFile {
   frontmatter: NodeFrontmatter;
   layers: Record<LayerName, ValidatedLayer>;
   /** Authored dates in canonical UTC form. */
-  dates: { created: string; updated: string; deprecated_at?: string; reviewed?: string; review_by?: string };
+  dates: { created: string; updated: string; deprecated_at?: string; reviewed?: string; review_by?: string; editorial?: string };
   /** 16 hex of the sha256 of the canonical authored content (frontmatter + layers). */
   version: string;
 }
@@ -62,7 +62,7 @@ function _validateNode(pf: ParsedFile, diagnostics: Diagnostics): ValidatedNode 
 
   // Dates: real calendar dates, then their order.
   const dates: Partial<ValidatedNode["dates"]> = {};
-  for (const key of ["created", "updated", "deprecated_at", "reviewed", "review_by"] as const) {
+  for (const key of ["created", "updated", "deprecated_at", "reviewed", "review_by", "editorial"] as const) {
     const value = fm[key];
     if (value === undefined) continue;
     const formatted = DATE_FORMAT.test(value);
@@ -75,7 +75,7 @@ function _validateNode(pf: ParsedFile, diagnostics: Diagnostics): ValidatedNode 
         `"${value}" is not ${formatted ? "a real date" : "a date"}: write YYYY-MM-DD (e.g. 2026-11-23, midnight UTC) or a date-time with its offset (e.g. 2026-11-23T14:30:00Z or 2026-11-23T15:30:00+01:00)`,
       );
   }
-  const { created, updated, deprecated_at, reviewed, review_by } = dates;
+  const { created, updated, deprecated_at, reviewed, review_by, editorial } = dates;
   if (reviewed && review_by && review_by < reviewed)
     report("dates_out_of_order", ["review_by"], `review_by (${fm.review_by}) is before reviewed (${fm.reviewed})`);
   if (created && updated && updated < created)
@@ -110,6 +110,7 @@ function _validateNode(pf: ParsedFile, diagnostics: Diagnostics): ValidatedNode 
       ...(deprecated_at ? { deprecated_at } : {}),
       ...(reviewed ? { reviewed } : {}),
       ...(review_by ? { review_by } : {}),
+      ...(editorial ? { editorial } : {}),
     },
     version: _versionOf(fm, layers),
   };
@@ -152,7 +153,8 @@ function _checkLayers({ source, parsed }: ParsedFile, diagnostics: Diagnostics):
  * and are not part of any node response, so rewording them changes no version (nor the change feed).
  */
 function _versionOf(fm: NodeFrontmatter, layers: Record<LayerName, ValidatedLayer>): string {
-  const { questions: _searchOnly, ...content } = fm;
+  // Neither is in any response: questions feed search, editorial only the review check.
+  const { questions: _searchOnly, editorial: _reviewCheckOnly, ...content } = fm;
   return shortDigest(toCanonicalJson({ frontmatter: content, layers: LAYER_NAMES.map((l) => layers[l].text) }));
 }
 

@@ -15,7 +15,7 @@ import { meterRead } from "../metering/meter-read.ts";
 import type { EvaluateRequest } from "../schema/requests.ts";
 import type { Artifacts, NodeMeta } from "../storage/artifacts.ts";
 import type { Evaluation } from "../schema/rules.ts";
-import { evaluateRules } from "./evaluate.ts";
+import { DateFactConflict, evaluateWithDates, type DatedEvaluation } from "./date-facts.ts";
 import { unknownNode, unknownVertical } from "../access/unknown-names.ts";
 
 export interface NodeEvaluation extends Evaluation {
@@ -47,13 +47,15 @@ export async function evaluateNode(deps: AppDeps, caller: Caller, request: Evalu
   const plan = await planRead(deps, { build, vertical, meta, reader: { caller, credentialProblem: null }, need: "full" }, now);
 
   // 2. and 3. The same facts on the same node of the same build give the same answer: made once.
-  const canonical = canonicalJson(request.facts);
+  const asOf = _asOfDate(request.as_of);
+  // Without as_of, the facts alone, as before: answers given only facts keep their identity.
+  const canonical = asOf === undefined ? canonicalJson(request.facts) : canonicalJson({ as_of: asOf, facts: request.facts });
   const key = `${vertical.slug}\u0000${meta.id}\u0000${canonical}`;
   let answers = evaluations.get(build);
   if (answers === undefined) evaluations.set(build, (answers = new Map()));
   let answer = answers.get(key);
   if (answer === undefined) {
-    answer = await _evaluate(build, vertical.slug, meta, request.facts, canonical);
+    answer = await _evaluate(build, vertical.slug, meta, request.facts, asOf, canonical);
     if (answers.size >= EVALUATIONS_MAX) answers.clear();
     answers.set(key, answer);
   }
@@ -83,6 +85,7 @@ async function _evaluate(
   slug: string,
   meta: NodeMeta,
   facts: EvaluateRequest["facts"],
+  asOf: string | undefined,
   canonical: string,
 ): Promise<{ body: NodeEvaluation; identity: KnowledgeIdentity }> {
   const logic = await build.logic(slug, meta.id);
@@ -91,6 +94,7 @@ async function _evaluate(
     outcomes: logic?.outcomes ?? [],
     rules: logic?.rules ?? [],
     ...(logic?.intermediate ? { intermediate: logic.intermediate } : {}),
+    ...(logic?.date_facts ? { date_facts: logic.date_facts } : {}),
   };
   const declared = new Set(ruleSet.facts.map((f) => f.id));
   const unknown = Object.keys(facts).filter((name) => !declared.has(name));
@@ -107,11 +111,36 @@ async function _evaluate(
       extra: { declared_facts: ruleSet.facts },
     });
   }
-  const evaluation = evaluateRules(ruleSet, facts);
+  let evaluation: DatedEvaluation;
+  try {
+    evaluation = evaluateWithDates(ruleSet, facts, asOf);
+  } catch (error) {
+    if (!(error instanceof DateFactConflict)) throw error;
+    throw apiError("validation_failed", {
+      detail: `The date facts contradict each other: ${error.message}`,
+      errors: [{ pointer: `/facts/${_escapePointer(error.fact)}`, message: error.message }],
+    });
+  }
   return {
     body: { vertical: slug, node: meta.id, version: meta.version, ...evaluation },
     identity: evaluationIdentity(build, meta, canonical),
   };
+}
+
+/**
+ * The calendar date of `as_of` as written (the request schema checked its form): a date-time
+ * counts for the day it names, as a legal date does. An impossible date (2026-02-30) is refused.
+ */
+function _asOfDate(asOf: string | undefined): string | undefined {
+  if (asOf === undefined) return undefined;
+  const date = asOf.slice(0, 10);
+  const time = Date.parse(`${date}T00:00:00Z`);
+  if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== date)
+    throw apiError("validation_failed", {
+      detail: `"as_of" must be a real date (YYYY-MM-DD); "${date}" is not one.`,
+      errors: [{ pointer: "/as_of", message: "not a real date" }],
+    });
+  return date;
 }
 
 /** RFC 6901: `~` and `/` inside a member name. */

@@ -47,6 +47,14 @@ export const EvaluateRequestSchema = Type.Object(
       maxProperties: 500,
       description: "Known facts by name, each true or false; leave a fact out when it is not known (never guess)",
     }),
+    as_of: Type.Optional(
+      Type.String({
+        pattern: "^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2}))?$",
+        maxLength: 40,
+        description:
+          "The date the case is assessed on (ISO 8601: YYYY-MM-DD, or a date-time whose calendar date as written is used). Every date fact of the node (its logic layer's date_facts) is derived from it and echoed in derived_facts; a fact given that contradicts it is refused.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

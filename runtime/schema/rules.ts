@@ -137,6 +137,11 @@ export const CompiledRuleSetSchema = Type.Object({
    * still change an outcome that is not in this list.
    */
   intermediate: Type.Optional(Type.Array(Type.String())),
+  /**
+   * Facts that are dates, earliest first: each is true exactly when the assessed date is on or
+   * after `on_or_after`. Derived from one `as_of` date, and from each other (runtime/rules/date-facts.ts).
+   */
+  date_facts: Type.Optional(Type.Array(Type.Object({ fact: Type.String(), on_or_after: Type.String() }))),
 });
 export type CompiledRuleSet = Static<typeof CompiledRuleSetSchema>;
 
@@ -191,6 +196,20 @@ export const EvaluationSchema = Type.Object({
       rules: Type.Array(Type.String()),
       /** The outcome's typed values, present only when it holds. */
       values: Type.Optional(Type.Array(OutcomeValueSchema)),
+    }),
+  ),
+  /** The date given (`as_of`), when one was. */
+  as_of: Type.Optional(
+    Type.String({ description: "The assessed date the caller gave (YYYY-MM-DD), from which the node's date facts were derived" }),
+  ),
+  /**
+   * The date facts the evaluation derived rather than received: from `as_of`, or from a date fact
+   * given (a date on or after 2 August 2026 is on or after 2 August 2025). Present on nodes that
+   * declare date facts.
+   */
+  derived_facts: Type.Optional(
+    Type.Record(Type.String(), Type.Boolean(), {
+      description: "Date facts derived from as_of or from the date facts given, by name; the answer used them as if given",
     }),
   ),
   rules: Type.Array(

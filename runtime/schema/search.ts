@@ -23,8 +23,13 @@ export const SEARCH_FIELDS = ["title", "questions", "summary", "logic", "directi
 export type SearchField = (typeof SEARCH_FIELDS)[number];
 /** The layer (index into SEARCH_LAYERS) each field belongs to. */
 export const SEARCH_FIELD_LAYER: readonly number[] = [0, 0, 0, 1, 2, 3, 4];
-/** A search whose first result scores below this (normalised 0–1) answers `match: "poor"`. */
-export const GOOD_MATCH_SCORE = 0.22;
+/**
+ * A search whose first result scores below this (0–1) answers `match: "poor"`. Calibrated on
+ * test/people/search-calibration.json (questions the content answers and questions it does not,
+ * many next to a field it covers): the precision of "good" and the share of unanswered questions
+ * not called good are measured by test/people/search-calibration.e2e.test.ts.
+ */
+export const GOOD_MATCH_SCORE = 0.45;
 
 export const SearchDocSchema = Type.Object({
   id: Type.String(),
@@ -64,7 +69,7 @@ export const SearchResultSchema = Type.Object({
   score: Type.Number({
     minimum: 0,
     maximum: 1,
-    description: `How well the node answers the query, normalised to 0–1: the share of the query's weight (rare words weigh more) the node matches, saturated as in BM25F. Comparable across queries; ${GOOD_MATCH_SCORE} or more is a good match.`,
+    description: `How well the node answers the query, 0–1, and the order of the results (highest first): the share of the query's weight the node holds in its title, questions and summary (rare words weigh more, a word no node uses as much as a word one node uses; a mention in a body layer counts little), times the node's BM25F relevance relative to the best-ranked node of this search. Comparable across queries for the first result: ${GOOD_MATCH_SCORE} or more is a good match.`,
   }),
   snippet: Type.String({
     description:
@@ -74,7 +79,7 @@ export const SearchResultSchema = Type.Object({
 export type SearchResult = Static<typeof SearchResultSchema>;
 
 export const SearchMatchSchema = Type.Union([Type.Literal("good"), Type.Literal("poor"), Type.Literal("none")], {
-  description: `"good": the first result scores ${GOOD_MATCH_SCORE} or more; "poor": there are results, but the first does not cover the query well (treat them as related at best, and do not answer from them as if they did); "none": nothing matched at all.`,
+  description: `"good": the first result scores ${GOOD_MATCH_SCORE} or more, so it (or one of the next two) answers the question; "poor": there are results, but the first does not cover the query well, often because the query names something the content does not cover (treat them as related at best, read a summary before relying on one, and do not answer from them as if they did); "none": nothing matched at all. On "poor" and "none", a question the service does not cover yet can be recorded with the free demand signal (POST /api/interest).`,
 });
 export type SearchMatch = Static<typeof SearchMatchSchema>;
 

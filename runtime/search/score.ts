@@ -1,6 +1,7 @@
 /**
- * Scoring for search: BM25F over the fields of a vertical's prebuilt index, and a score normalised
- * to 0–1 so that a caller can tell a good answer from the least bad of unrelated ones.
+ * Scoring for search: BM25F over the fields of a vertical's prebuilt index, and one score per
+ * result, 0–1, that is both the order of the results and what tells a good answer from the least
+ * bad of unrelated ones (`orderHits`).
  *
  * Every caller is ranked on the same fields of every node (title with the id's words, questions,
  * summary and the four layers), whatever it may read: a node's place must not depend on whether
@@ -43,20 +44,21 @@ export interface Hit {
   vertical: string;
   /** BM25F, for the order. */
   rank: number;
-  /** How much of the query the node covers, 0–1 (see `scoreVertical`). */
+  /** How much of the query the node covers, 0–1 (see `scoreVertical`); after `orderHits`, the result's one score. */
   score: number;
   layer: number;
 }
 
 /**
  * The weight of each query word: its inverse document frequency over the whole build. A word no
- * node uses weighs as one that one node in ten uses: enough that a question about something the
- * content never mentions is not covered well, not so much that one paraphrase ("crashed" for a
- * failed send) sinks a question the content answers.
+ * node uses weighs as one that a single node uses: a question about something the content never
+ * names (HIPAA, a minimum wage, Canada's passenger rules) is then not covered well by a node that
+ * matches its other, generic words, which is what calibrated `match` (test/people/
+ * search-calibration.json); a paraphrase the content lacks costs a covered question as much.
  */
 export function wordWeights(query: QueryTerms, indexes: readonly LoadedSearchIndex[]): Map<string, number> {
   const docCount = Math.max(...indexes.map((i) => i.doc_count), 1);
-  const unseen = Math.log(1 + (docCount * 0.9 + 0.5) / (docCount * 0.1 + 0.5));
+  const unseen = Math.log(1 + (docCount - 1 + 0.5) / (1 + 0.5));
   return new Map(query.words.map((word) => [word, indexes.map((i) => i.terms.get(word)?.idf).find((idf) => idf !== undefined) ?? unseen]));
 }
 
@@ -129,4 +131,24 @@ export function scoreVertical(
     });
   }
   return out;
+}
+
+/**
+ * The one score of a result, and the order: how much of the query the node covers (`score` of
+ * `scoreVertical`), times its BM25F relevance relative to the best-ranked node of this search. The
+ * best-ranked node keeps its coverage; a node that covers the query's words but ranks far below it
+ * (a passing mention in a long body) falls back. Sorted by that score, ties by relevance, then by
+ * vertical and id, so the order is the same on every run.
+ */
+export function orderHits(hits: readonly Hit[]): Hit[] {
+  let best = 0;
+  for (const h of hits) if (h.rank > best) best = h.rank;
+  return hits
+    .map((h) => ({ ...h, score: best > 0 ? (h.score * h.rank) / best : 0 }))
+    .sort(
+      (a, b) =>
+        b.score - a.score ||
+        b.rank - a.rank ||
+        (a.vertical < b.vertical ? -1 : a.vertical > b.vertical ? 1 : a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0),
+    );
 }

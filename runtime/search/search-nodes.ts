@@ -21,7 +21,7 @@ import type { ResolvedVertical } from "../schema/catalog.ts";
 import { GOOD_MATCH_SCORE, type SearchMatch, type SearchResponse, type SearchResult } from "../schema/search.ts";
 import { searchTokens, tokenizeForSearch } from "./tokenize.ts";
 import type { LoadedSearchIndex } from "./search-index.ts";
-import { scoreVertical, wordWeights, type Hit, type QueryTerms } from "./score.ts";
+import { orderHits, scoreVertical, wordWeights, type Hit, type QueryTerms } from "./score.ts";
 import { unknownVertical } from "../access/unknown-names.ts";
 
 export const SEARCH_DEFAULT_LIMIT = 10;
@@ -91,9 +91,9 @@ export async function searchNodes(
     terms,
     indexes.map((v) => v.index),
   );
-  const hits: Hit[] = [];
-  for (const { vertical, index } of indexes) hits.push(...scoreVertical(index, terms, weights, _layerGate(caller, vertical)));
-  hits.sort((a, b) => b.rank - a.rank || (a.vertical < b.vertical ? -1 : a.vertical > b.vertical ? 1 : a.doc.id < b.doc.id ? -1 : 1));
+  const scored: Hit[] = [];
+  for (const { vertical, index } of indexes) scored.push(...scoreVertical(index, terms, weights, _layerGate(caller, vertical)));
+  const hits = orderHits(scored);
   // Snippets only for what is returned: choosing one tokenizes a layer's sentences.
   const results: SearchResult[] = hits.slice(0, limit).map(({ doc, vertical, score, layer }) => ({
     id: doc.id,
@@ -103,8 +103,7 @@ export async function searchNodes(
     score: Math.round(score * 1000) / 1000,
     snippet: _snippet(doc.passages[layer]!, words, doc.summary),
   }));
-  // Judged on the first result: a node further down that covers a common word of the query well
-  // ("security" in "security deposit return") does not make the answer good.
+  // Judged on the first result, whose score is the highest: results come in score order.
   const match: SearchMatch = hits.length === 0 ? "none" : hits[0]!.score >= GOOD_MATCH_SCORE ? "good" : "poor";
 
   // 3. Meter once when gated layers were read (`decideSearchMeter`): the key's windows or one per-use charge; a HEAD consumes nothing.

@@ -158,3 +158,56 @@ describe("access and metering", () => {
     expect(await usage(key)).toBe(1);
   });
 });
+
+describe("as_of: one date for the date facts (real content)", () => {
+  let real: TestService;
+  let key: string;
+  beforeAll(async () => {
+    const { join } = await import("node:path");
+    const { REPO_ROOT } = await import("../build/_fixtures.ts");
+    real = await startTestService(join(REPO_ROOT, "dist"));
+    key = (
+      await real.request("/api/keys", {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+        json: { vertical: "ai-compliance" },
+      })
+    ).body.keys[0].key;
+  });
+  afterAll(() => real?.close());
+  const timeline = (body: Record<string, unknown>) =>
+    real.request("/api/evaluate", {
+      method: "POST",
+      headers: { "x-service-key": key },
+      json: { vertical: "ai-compliance", node: "aic-timeline", ...body },
+    });
+
+  it("derives every date fact from as_of and echoes them; a date-time counts for the day it names", async () => {
+    const res = await timeline({ facts: { annex_iii_high_risk: true, annex_i_high_risk: false }, as_of: "2026-09-01T23:30:00-05:00" });
+    expect(res.status).toBe(200);
+    expect(res.body.as_of).toBe("2026-09-01");
+    expect(res.body.derived_facts).toMatchObject({ event_on_or_after_2026_08_02: true, event_on_or_after_2026_12_02: false });
+    expect(res.body.does_not_hold).toContain("high_risk_dates_reached");
+    expect(res.body.missing_facts.map((f: { id: string }) => f.id)).not.toContain("as_of");
+  });
+
+  it("asks one question for the date instead of one per date fact", async () => {
+    const res = await timeline({ facts: { annex_iii_high_risk: true } });
+    expect(res.status).toBe(200);
+    const ids = res.body.missing_facts.map((f: { id: string }) => f.id);
+    expect(ids).toContain("as_of");
+    expect(ids.filter((id: string) => id.startsWith("event_on_or_after_"))).toEqual([]);
+  });
+
+  it("refuses a fact that contradicts as_of, and an impossible date", async () => {
+    const conflict = await timeline({ facts: { event_on_or_after_2027_12_02: true }, as_of: "2026-09-01" });
+    expect(conflict.status).toBe(400);
+    expect(conflict.headers.get("content-type")).toContain("application/problem+json");
+    expect(conflict.body).toMatchObject({ code: "validation_failed", errors: [{ pointer: "/facts/event_on_or_after_2027_12_02" }] });
+    const impossible = await timeline({ facts: {}, as_of: "2026-02-30" });
+    expect(impossible.status).toBe(400);
+    expect(impossible.body.errors[0].pointer).toBe("/as_of");
+    const malformed = await timeline({ facts: {}, as_of: "1 Sep 2026" });
+    expect(malformed.status).toBe(400);
+  });
+});

@@ -36,6 +36,7 @@ const EXPECTED: Record<Exclude<IssueCode, "artifact_invalid">, { file: string; l
   outcome_without_rule: { file: "content/travel/trv-start.md", line: 20, pointer: "outcomes.uk261_applies" },
   fact_unused: { file: "content/travel/trv-start.md", line: 18, pointer: "facts.uk_carrier" },
   intermediate_invalid: { file: "content/travel/trv-compensation.md", line: 40, pointer: "intermediate[0]" },
+  date_fact_invalid: { file: "content/travel/trv-compensation.md", line: 41, pointer: "date_facts.flight_on_or_after_2026" },
   exclusion_outcome_unknown: { file: "content/travel/trv-compensation.md", line: 41, pointer: "exclusions[0].outcomes[1]" },
   exclusion_violated: { file: "content/travel/trv-compensation.md", line: 46, pointer: "exclusions[0]" },
   outcome_never_holds: { file: "content/travel/trv-compensation.md", line: 23, pointer: "outcomes.compensation_and_no_delay" },
@@ -64,6 +65,7 @@ const EXPECTED: Record<Exclude<IssueCode, "artifact_invalid">, { file: string; l
   review_record_invalid: { file: "content/travel/_review.yaml", line: 2, pointer: "trv-strat" },
   review_md_stale: { file: "content/travel/REVIEW.md", line: 5 },
   review_question_stale: { file: "content/travel/_review.yaml", line: 5, pointer: "trv-start.questions.0" },
+  review_behind_change: { file: "content/travel/trv-start.md", line: 10, pointer: "reviewed" },
 };
 /** These lint against a previous build, so the test first publishes basic/ as that build. */
 const NEEDS_PREVIOUS = new Set<IssueCode>(["updated_not_bumped", "changelog_backdated"]);

