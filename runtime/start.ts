@@ -25,6 +25,7 @@ import { createBuildRef } from "./releases/build-ref.ts";
 import { createListenAddress } from "./http/listen-address.ts";
 import { createSharedServices } from "./shared-services.ts";
 import { PAYMENT_METHOD_REGISTRY } from "./payments/methods/registry.ts";
+import { holdDataDir } from "./storage/sqlite-backup.ts";
 
 export interface StartOptions {
   clock?: Clock;
@@ -51,6 +52,8 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
     (await openBackend(config, {
       onCheckpointError: (message) => logger.error("state store checkpoint failed; retried", { reason: message }),
     }));
+  // `vkr restore` refuses the folder of a serving process (the lock names this pid).
+  const releaseDataDir = !options.backend && backend.kind === "sqlite" ? holdDataDir(config.dataDir) : null;
   const build = createBuildRef(artifacts, config.retrievalLimits);
   const payments = options.payments ?? createPaymentProviders(config.payments);
   const perUseCharges =
@@ -144,6 +147,7 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
         await deps.perUseCharges?.close();
         await releaseStore?.dispose();
         await backend.close();
+        releaseDataDir?.();
         logger.info("stopped");
       })()),
   };
