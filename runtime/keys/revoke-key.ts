@@ -14,9 +14,12 @@ export type KeyReference = { key: string } | { id: string };
 
 export const KEY_ID_RE = /^[0-9a-f]{12}$/;
 
-/** The record a reference names, or null; never throws for a well-formed reference. */
+/**
+ * The record a reference names, or null; never throws for a well-formed reference. A re-rolled
+ * secret names its key's record (keys/manage-key.ts), whether or not its grace period is over.
+ */
 export async function findKey(keys: KeysStore, ref: KeyReference): Promise<KeyRecord | null> {
-  if ("key" in ref) return parseKeyString(ref.key) ? keys.get(hashKey(ref.key)) : null;
+  if ("key" in ref) return parseKeyString(ref.key) ? currentRecord(keys, await keys.get(hashKey(ref.key))) : null;
   if (!KEY_ID_RE.test(ref.id)) return null;
   const all = await keys.list({});
   return all.find((r) => r.id === ref.id) ?? null;
@@ -34,6 +37,13 @@ export async function revokeKey(keys: KeysStore, ref: KeyReference, now: number)
   const revoked: KeyRecord = { ...record, status: "revoked", revoked_at: new Date(now).toISOString() };
   await keys.put(revoked);
   return revoked;
+}
+
+/** The key record an entry stands for: itself, or, for a re-rolled secret's entry, the record it was replaced by. */
+export async function currentRecord(keys: KeysStore, record: KeyRecord | null): Promise<KeyRecord | null> {
+  // A chain of re-rolls is followed to its end (bounded, against a corrupted cycle).
+  for (let hops = 0; record?.replaced_by !== undefined && hops < 100; hops++) record = await keys.get(record.replaced_by);
+  return record?.replaced_by === undefined ? record : null;
 }
 
 /** Reads a CLI or request argument as a reference: a full key, else a key id. */

@@ -4,7 +4,15 @@
  * description). Decisions the spec leaves open are recorded in each `description`.
  */
 import { Type } from "@sinclair/typebox";
-import { AdminKeyListSchema, AdminKeyViewSchema, RevokeKeyRequestSchema } from "../schema/admin-keys.ts";
+import {
+  AdminKeyListSchema,
+  AdminKeyViewSchema,
+  KeyUsageSchema,
+  RerolledKeySchema,
+  RerollKeyRequestSchema,
+  RevokeKeyRequestSchema,
+  UpdateKeyRequestSchema,
+} from "../schema/admin-keys.ts";
 import { ServiceDescriptionSchema } from "../schema/service-description.ts";
 import type { Operation } from "./operations.ts";
 
@@ -63,6 +71,52 @@ export const PEOPLE_OPERATIONS: Operation[] = [
       ...ADMIN_ERRORS,
       404: { description: "No such key" },
     },
+  },
+  {
+    method: "post",
+    path: "/api/admin/keys/reroll",
+    operationId: "rerollKey",
+    summary: "Re-roll a key's secret (admin)",
+    description: [
+      "Body: `id` or `key` (exactly one), and `grace_seconds` (default 86400, 0 to 2592000). The key keeps its record (id, usage, quota, account, label, expiry) and gets a new secret, answered once as `key`; the new secret works at once.",
+      "The previous secret keeps working until `previous_valid_until`, then every request with it is 401 `key_rerolled` (`GET /api/verify` says `reason: rerolled`). A leaked key is replaced without cutting its holder off; with `grace_seconds: 0` the old secret stops at once. A revoked key is not re-rolled (409 `conflict`). `vkr keys reroll` does the same.",
+    ].join("\n\n"),
+    security: ["adminBearer"],
+    body: RerollKeyRequestSchema,
+    responses: {
+      200: { description: "The new secret and the key", schema: RerolledKeySchema },
+      400: { description: "Invalid body" },
+      ...ADMIN_ERRORS,
+      404: { description: "No such key" },
+      409: { description: "The key is revoked" },
+    },
+  },
+  {
+    method: "post",
+    path: "/api/admin/keys/update",
+    operationId: "updateKey",
+    summary: "Edit a key's label or expiry (admin)",
+    description:
+      "Body: `id` or `key` (exactly one) and at least one of `label` (a string, or null to remove it) and `expires_at` (an ISO 8601 date or date-time, or null for no expiry). An expiry in the past makes the key expired at once (401 `key_expired`). `vkr keys label` and `vkr keys expire` do the same.",
+    security: ["adminBearer"],
+    body: UpdateKeyRequestSchema,
+    responses: {
+      200: { description: "The key as it is now", schema: AdminKeyViewSchema },
+      400: { description: "Invalid body" },
+      ...ADMIN_ERRORS,
+      404: { description: "No such key" },
+    },
+  },
+  {
+    method: "get",
+    path: "/api/admin/keys/usage",
+    operationId: "getKeyUsage",
+    summary: "A key's daily usage history (admin)",
+    description:
+      "The metered calls of key `id` per UTC day, oldest first, from its creation or 90 days back (the day quota counters, kept that long). `vkr keys usage` prints the same; the key's holder sees it in GET /api/keys.",
+    security: ["adminBearer"],
+    params: [{ name: "id", in: "query", required: true, schema: Type.String({ pattern: "^[0-9a-f]{12}$" }), description: "Public key id" }],
+    responses: { 200: { description: "Calls per day", schema: KeyUsageSchema }, ...ADMIN_ERRORS, 404: { description: "No such key" } },
   },
   {
     method: "get",

@@ -12,10 +12,15 @@ import { requestContext } from "../http/context.ts";
 import { readSingleParam } from "../http/query.ts";
 import { sendJson } from "../http/respond.ts";
 import { describeKeyForAdmin } from "../keys/admin-key-view.ts";
-import { revokeKey } from "../keys/revoke-key.ts";
-import { RevokeKeyRequestSchema } from "../schema/admin-keys.ts";
+import { findKey, revokeKey, type KeyReference } from "../keys/revoke-key.ts";
+import { parseExpiry, REROLL_GRACE_DEFAULT_SECONDS, rerollKey, updateKey } from "../keys/manage-key.ts";
+import { readUsageHistory } from "../keys/usage-history.ts";
+import { apiError } from "../errors.ts";
+import { RerollKeyRequestSchema, RevokeKeyRequestSchema, UpdateKeyRequestSchema } from "../schema/admin-keys.ts";
 
 const revokeValidator = compileValidator(RevokeKeyRequestSchema);
+const rerollValidator = compileValidator(RerollKeyRequestSchema);
+const updateValidator = compileValidator(UpdateKeyRequestSchema);
 
 /** Largest listing answered at once; an operator narrows by label beyond that. */
 const MAX_LISTED = 1000;
@@ -39,4 +44,46 @@ export default definePlugin<AppDeps>((app, deps) => {
     deps.logger.info("key revoked", { request_id: requestContext(event).requestId, key_id: record.id });
     return sendJson(event, 200, await describeKeyForAdmin(deps.backend, limitsInForce(deps), record, now));
   });
+
+  app.post("/api/admin/keys/reroll", async (event) => {
+    await guardAdmin(deps, event);
+    const body = await readJsonBody(event, rerollValidator, deps.config.maxBodyBytes);
+    const now = deps.clock.now();
+    const rerolled = await rerollKey(deps.keys, _reference(body), body.grace_seconds ?? REROLL_GRACE_DEFAULT_SECONDS, now);
+    deps.logger.info("key rerolled", { request_id: requestContext(event).requestId, key_id: rerolled.record.id });
+    const view = await describeKeyForAdmin(deps.backend, limitsInForce(deps), rerolled.record, now);
+    return sendJson(event, 200, { key: rerolled.key, previous_valid_until: rerolled.previousValidUntil, ...view });
+  });
+
+  app.post("/api/admin/keys/update", async (event) => {
+    await guardAdmin(deps, event);
+    const body = await readJsonBody(event, updateValidator, deps.config.maxBodyBytes);
+    const now = deps.clock.now();
+    const record = await updateKey(deps.keys, _reference(body), {
+      ...(body.label !== undefined ? { label: body.label } : {}),
+      ...(body.expires_at !== undefined ? { expiresAt: body.expires_at === null ? null : parseExpiry(body.expires_at) } : {}),
+    });
+    deps.logger.info("key updated", { request_id: requestContext(event).requestId, key_id: record.id });
+    return sendJson(event, 200, await describeKeyForAdmin(deps.backend, limitsInForce(deps), record, now));
+  });
+
+  app.get("/api/admin/keys/usage", async (event) => {
+    await guardAdmin(deps, event);
+    const id = readSingleParam(requestContext(event).url.searchParams, "id");
+    const record = id === null ? null : await findKey(deps.keys, { id });
+    if (!record) throw apiError("key_not_found");
+    return sendJson(event, 200, {
+      id: record.id,
+      usage_history: await readUsageHistory(deps.backend, limitsInForce(deps), record, deps.clock.now()),
+    });
+  });
 });
+
+// --- Internal helpers ---
+
+/** The key a body names: exactly one of `id` or `key`. */
+function _reference(body: { id?: string | undefined; key?: string | undefined }): KeyReference {
+  if ((body.id === undefined) === (body.key === undefined))
+    throw apiError("validation_failed", { errors: [{ pointer: "/id", message: "give exactly one of id or key" }] });
+  return body.key !== undefined ? { key: body.key } : { id: body.id! };
+}

@@ -9,6 +9,9 @@ import { limitsInForce } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import { guardAdmin } from "../access/admin.ts";
 import { readCredentials } from "../access/credentials.ts";
+import { refuseEndedGrace } from "../keys/manage-key.ts";
+import { currentRecord } from "../keys/revoke-key.ts";
+import { readUsageHistory } from "../keys/usage-history.ts";
 import { noteKey } from "../access/request-caller.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { requestContext } from "../http/context.ts";
@@ -27,11 +30,20 @@ export default definePlugin<AppDeps>((app, deps) => {
     const ctx = requestContext(event);
     const { key } = readCredentials(event.req.headers, ctx.url, { allowQueryKey: true });
     if (key === null || key === "") throw apiError("key_missing");
-    const record = parseKeyString(key) ? await deps.keys.get(hashKey(key)) : null;
+    const entry = parseKeyString(key) ? await deps.keys.get(hashKey(key)) : null;
+    const now = deps.clock.now();
+    // A re-rolled secret describes its key while its grace lasts, then is refused like at any route.
+    if (entry?.replaced_by !== undefined) refuseEndedGrace(entry, now);
+    const record = await currentRecord(deps.keys, entry);
     if (!record) throw apiError("key_not_found");
     noteKey(event, record);
-    const details = await describeKey(deps.backend, limitsInForce(deps), record, deps.clock.now());
-    return sendJson(event, 200, { ...details, credits: await describeCredits(deps.backend, record) });
+    const limits = limitsInForce(deps);
+    const [details, credits, history] = await Promise.all([
+      describeKey(deps.backend, limits, record, now),
+      describeCredits(deps.backend, record),
+      readUsageHistory(deps.backend, limits, record, now),
+    ]);
+    return sendJson(event, 200, { ...details, credits, usage_history: history });
   });
 
   app.post("/api/keys", async (event) => {

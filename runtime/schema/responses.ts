@@ -76,7 +76,15 @@ export const KeyCreditsSchema = Type.Object({
 });
 
 /** GET /api/keys: the key holder's own view, with the account's credit. */
-export const OwnKeyDetailsSchema = Type.Composite([KeyDetailsSchema, Type.Object({ credits: KeyCreditsSchema })]);
+export const OwnKeyDetailsSchema = Type.Composite([
+  KeyDetailsSchema,
+  Type.Object({
+    credits: KeyCreditsSchema,
+    usage_history: Type.Array(Type.Object({ date: Type.String(), calls: Type.Integer({ minimum: 0 }) }), {
+      description: "Metered calls per UTC day, oldest first, from the key's creation or 90 days back",
+    }),
+  }),
+]);
 
 export const IssuedKeySchema = Type.Composite([Type.Object({ key: Type.String() }), KeyDetailsSchema]);
 export const KeysIssuedSchema = Type.Object({ keys: Type.Array(IssuedKeySchema) });
@@ -105,7 +113,15 @@ export const VerifyResponseSchema = Type.Object({
     Type.Object({ hour: Type.Integer(), day: Type.Integer(), month: Nullable(Type.Integer()), trial: Nullable(Type.Integer()) }),
   ),
   expires_at: Nullable(Type.String()),
-  reason: Type.Optional(Type.Union([Type.Literal("unknown"), Type.Literal("malformed"), Type.Literal("revoked"), Type.Literal("expired")])),
+  reason: Type.Optional(
+    Type.Union([
+      Type.Literal("unknown"),
+      Type.Literal("malformed"),
+      Type.Literal("revoked"),
+      Type.Literal("expired"),
+      Type.Literal("rerolled"),
+    ]),
+  ),
 });
 
 /** `GET /api/demo` for a vertical without content: what it is and how to move it forward. */
