@@ -109,7 +109,7 @@ const revoke = defineCommand({
   args: { key: { type: "positional", required: true, description: "Key id (12 hex characters) or the full key" }, ...STORE_ARGS },
   run: ({ args }) =>
     withOperatorContext(args, async (ctx) => {
-      const record = await revokeKey(ctx.keys, { id: (await _findKey(ctx.keys, args.key)).id }, ctx.now());
+      const record = await revokeKey(ctx.keys, { id: (await _findKey(ctx.keys, args.key)).id }, ctx.now(), ctx.audit);
       const view = await describeKeyForAdmin(ctx.backend, ctx.limits, record, ctx.now());
       printResult(args.json, view, () => `revoked ${view.id} at ${view.revoked_at} (running instances refuse it within 1 s)`);
     }),
@@ -133,7 +133,7 @@ const reroll = defineCommand({
         throw new OperatorError("usage", `--grace-seconds must be a whole number from 0 to ${REROLL_GRACE_MAX_SECONDS}`, EXIT.failure);
       const { id } = await _findKey(ctx.keys, args.key);
       const now = ctx.now();
-      const rerolled = await rerollKey(ctx.keys, { id }, grace, now);
+      const rerolled = await rerollKey(ctx.keys, { id }, grace, now, ctx.audit);
       const view = await describeKeyForAdmin(ctx.backend, ctx.limits, rerolled.record, now);
       printResult(
         args.json,
@@ -156,7 +156,7 @@ const label = defineCommand({
       if ((args.label === undefined) === !args.clear) throw new OperatorError("usage", "give a label, or --clear", EXIT.failure);
       const body = updateValidator.parse({ id: "000000000000", label: args.clear ? null : args.label });
       const { id } = await _findKey(ctx.keys, args.key);
-      const record = await updateKey(ctx.keys, { id }, { label: body.label ?? null });
+      const record = await updateKey(ctx.keys, { id }, { label: body.label ?? null }, ctx.now(), ctx.audit);
       const view = await describeKeyForAdmin(ctx.backend, ctx.limits, record, ctx.now());
       printResult(args.json, view, () => _line(view));
     }),
@@ -173,7 +173,7 @@ const expire = defineCommand({
     withOperatorContext(args, async (ctx) => {
       const expiresAt = parseExpiry(args.at, "/at");
       const { id } = await _findKey(ctx.keys, args.key);
-      const record = await updateKey(ctx.keys, { id }, { expiresAt });
+      const record = await updateKey(ctx.keys, { id }, { expiresAt }, ctx.now(), ctx.audit);
       const view = await describeKeyForAdmin(ctx.backend, ctx.limits, record, ctx.now());
       printResult(args.json, view, () => `${_line(view)}\n  expires ${view.expires_at ?? "never"}`);
     }),

@@ -13,6 +13,7 @@ import type { KeyRecord } from "../schema/keys.ts";
 import type { KeysStore } from "../storage/keys-store.ts";
 import { generateKey, hashKey } from "./key-secret.ts";
 import { findKey, type KeyReference } from "./revoke-key.ts";
+import { auditKey, type AuditContext } from "../audit/audit-log.ts";
 
 /** Default and longest grace period of a re-rolled secret. */
 export const REROLL_GRACE_DEFAULT_SECONDS = 86_400;
@@ -26,8 +27,14 @@ export interface RerolledKey {
   previousValidUntil: string;
 }
 
-/** @example await rerollKey(deps.keys, { id: "3f2a9c01b7de" }, 3600, now) */
-export async function rerollKey(keys: KeysStore, ref: KeyReference, graceSeconds: number, now: number): Promise<RerolledKey> {
+/** @example await rerollKey(deps.keys, { id: "3f2a9c01b7de" }, 3600, now, { backend, actor: "cli:ops" }) */
+export async function rerollKey(
+  keys: KeysStore,
+  ref: KeyReference,
+  graceSeconds: number,
+  now: number,
+  audit: AuditContext,
+): Promise<RerolledKey> {
   const record = await _found(keys, ref);
   if (record.status === "revoked") throw apiError("conflict", { detail: `Key ${record.id} is revoked; a revoked key is not re-rolled.` });
   const key = generateKey(record.type);
@@ -37,6 +44,7 @@ export async function rerollKey(keys: KeysStore, ref: KeyReference, graceSeconds
   const next: KeyRecord = { ...plain, hash: hashKey(key), rerolled_at: at };
   await keys.put(next);
   await keys.put({ ...plain, replaced_by: next.hash, replaced_until: until, rerolled_at: at });
+  await auditKey(audit, "key.rerolled", next, now, { grace_seconds: graceSeconds, previous_valid_until: until });
   return { key, record: next, previousValidUntil: until };
 }
 
@@ -48,7 +56,13 @@ export interface KeyChanges {
 }
 
 /** Applies label and expiry changes to the named key and returns its record. */
-export async function updateKey(keys: KeysStore, ref: KeyReference, changes: KeyChanges): Promise<KeyRecord> {
+export async function updateKey(
+  keys: KeysStore,
+  ref: KeyReference,
+  changes: KeyChanges,
+  now: number,
+  audit: AuditContext,
+): Promise<KeyRecord> {
   const record = await _found(keys, ref);
   const next: KeyRecord = {
     ...record,
@@ -58,6 +72,8 @@ export async function updateKey(keys: KeysStore, ref: KeyReference, changes: Key
       : {}),
   };
   await keys.put(next);
+  if (changes.label !== undefined) await auditKey(audit, "key.relabelled", next, now, { from: record.label, to: next.label });
+  if (changes.expiresAt !== undefined) await auditKey(audit, "key.expiry_set", next, now, { from: record.expires_at, to: next.expires_at });
   return next;
 }
 

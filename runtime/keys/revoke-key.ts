@@ -8,6 +8,7 @@ import { apiError } from "../errors.ts";
 import { parseKeyString, type KeyRecord } from "../schema/keys.ts";
 import type { KeysStore } from "../storage/keys-store.ts";
 import { hashKey } from "./key-secret.ts";
+import { auditKey, type AuditContext } from "../audit/audit-log.ts";
 
 /** A full key (`svc_live_…`/`svc_trial_…`) or a public key id (12 lower-case hex characters). */
 export type KeyReference = { key: string } | { id: string };
@@ -28,14 +29,15 @@ export async function findKey(keys: KeysStore, ref: KeyReference): Promise<KeyRe
 /**
  * Revokes the named key and returns its updated record; revoking a revoked key returns it
  * unchanged (idempotent, `revoked_at` keeps the first revocation).
- * @example await revokeKey(deps.keys, { id: "3f2a9c01b7de" }, deps.clock.now())
+ * @example await revokeKey(deps.keys, { id: "3f2a9c01b7de" }, deps.clock.now(), { backend, actor: "cli:ops" })
  */
-export async function revokeKey(keys: KeysStore, ref: KeyReference, now: number): Promise<KeyRecord> {
+export async function revokeKey(keys: KeysStore, ref: KeyReference, now: number, audit: AuditContext): Promise<KeyRecord> {
   const record = await findKey(keys, ref);
   if (!record) throw apiError("key_not_found");
   if (record.status === "revoked") return record;
   const revoked: KeyRecord = { ...record, status: "revoked", revoked_at: new Date(now).toISOString() };
   await keys.put(revoked);
+  await auditKey(audit, "key.revoked", revoked, now);
   return revoked;
 }
 

@@ -6,7 +6,7 @@
 import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { limitsInForce } from "../deps.ts";
-import { guardAdmin } from "../access/admin.ts";
+import { adminAudit, guardAdmin } from "../access/admin.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { requestContext } from "../http/context.ts";
 import { readSingleParam } from "../http/query.ts";
@@ -40,7 +40,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     await guardAdmin(deps, event);
     const body = await readJsonBody(event, revokeValidator, deps.config.maxBodyBytes);
     const now = deps.clock.now();
-    const record = await revokeKey(deps.keys, body.key !== undefined ? { key: body.key } : { id: body.id! }, now);
+    const record = await revokeKey(deps.keys, body.key !== undefined ? { key: body.key } : { id: body.id! }, now, adminAudit(deps, event));
     deps.logger.info("key revoked", { request_id: requestContext(event).requestId, key_id: record.id });
     return sendJson(event, 200, await describeKeyForAdmin(deps.backend, limitsInForce(deps), record, now));
   });
@@ -49,7 +49,8 @@ export default definePlugin<AppDeps>((app, deps) => {
     await guardAdmin(deps, event);
     const body = await readJsonBody(event, rerollValidator, deps.config.maxBodyBytes);
     const now = deps.clock.now();
-    const rerolled = await rerollKey(deps.keys, _reference(body), body.grace_seconds ?? REROLL_GRACE_DEFAULT_SECONDS, now);
+    const grace = body.grace_seconds ?? REROLL_GRACE_DEFAULT_SECONDS;
+    const rerolled = await rerollKey(deps.keys, _reference(body), grace, now, adminAudit(deps, event));
     deps.logger.info("key rerolled", { request_id: requestContext(event).requestId, key_id: rerolled.record.id });
     const view = await describeKeyForAdmin(deps.backend, limitsInForce(deps), rerolled.record, now);
     return sendJson(event, 200, { key: rerolled.key, previous_valid_until: rerolled.previousValidUntil, ...view });
@@ -59,10 +60,16 @@ export default definePlugin<AppDeps>((app, deps) => {
     await guardAdmin(deps, event);
     const body = await readJsonBody(event, updateValidator, deps.config.maxBodyBytes);
     const now = deps.clock.now();
-    const record = await updateKey(deps.keys, _reference(body), {
-      ...(body.label !== undefined ? { label: body.label } : {}),
-      ...(body.expires_at !== undefined ? { expiresAt: body.expires_at === null ? null : parseExpiry(body.expires_at) } : {}),
-    });
+    const record = await updateKey(
+      deps.keys,
+      _reference(body),
+      {
+        ...(body.label !== undefined ? { label: body.label } : {}),
+        ...(body.expires_at !== undefined ? { expiresAt: body.expires_at === null ? null : parseExpiry(body.expires_at) } : {}),
+      },
+      now,
+      adminAudit(deps, event),
+    );
     deps.logger.info("key updated", { request_id: requestContext(event).requestId, key_id: record.id });
     return sendJson(event, 200, await describeKeyForAdmin(deps.backend, limitsInForce(deps), record, now));
   });

@@ -75,4 +75,21 @@ export const DailyUsageSchema = Type.Array(
   { description: "Metered calls per UTC day, oldest first, from the key's creation or 90 days back" },
 );
 
+export const AuditEntrySchema = Type.Object({
+  id: Type.String(),
+  at: Type.String(),
+  actor: Type.String({ description: "admin:<bearer digest prefix>, cli:<os user>, operator, payment:<method>, admin, trial, system" }),
+  action: Type.String(),
+  subject: Type.String({ description: "key:<id>, purchase:<id>, method:<id> or release:<build id>" }),
+  outcome: Type.String(),
+  account: Nullable(Type.String()),
+  key_ids: Type.Array(Type.String()),
+  detail: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()])),
+});
+
+export const AuditPageSchema = Type.Object({
+  entries: Type.Array(AuditEntrySchema),
+  next: Nullable(Type.String({ description: "The cursor of the next (older) page" })),
+});
+
 export const KeyUsageSchema = Type.Object({ id: Type.String(), usage_history: DailyUsageSchema });
