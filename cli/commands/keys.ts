@@ -1,5 +1,5 @@
 /**
- * `vkr keys create | list | show | revoke | reroll | label | expire | usage`: key administration on the service's own store, through
+ * `vkr keys create | list | show | revoke | reroll | label | expire`: key administration on the service's own store, through
  * the same functions as POST /api/keys and the admin routes (issueAdminKeys, revokeKey, the admin view).
  */
 import { defineCommand } from "citty";
@@ -18,7 +18,6 @@ import { STORE_ARGS, withOperatorContext } from "../operator-context.ts";
 import { printResult } from "../output.ts";
 import { unknownVertical } from "../../runtime/access/unknown-names.ts";
 import { parseExpiry, REROLL_GRACE_MAX_SECONDS, rerollKey, updateKey } from "../../runtime/keys/manage-key.ts";
-import { readUsageHistory } from "../../runtime/keys/usage-history.ts";
 import { UpdateKeyRequestSchema } from "../../runtime/schema/admin-keys.ts";
 import { EXIT, OperatorError } from "../exit-codes.ts";
 
@@ -179,22 +178,9 @@ const expire = defineCommand({
     }),
 });
 
-const usage = defineCommand({
-  meta: { name: "usage", description: "A key's metered calls per UTC day (from its creation, at most 90 days back)" },
-  args: { key: { type: "positional", required: true, description: "Key id (12 hex characters) or the full key" }, ...STORE_ARGS },
-  run: ({ args }) =>
-    withOperatorContext(args, async (ctx) => {
-      const record = await _findKey(ctx.keys, args.key);
-      const history = await readUsageHistory(ctx.backend, ctx.limits, record, ctx.now());
-      printResult(args.json, { id: record.id, usage_history: history }, () =>
-        history.map((d) => `${d.date}  ${String(d.calls).padStart(8)}`).join("\n"),
-      );
-    }),
-});
-
 export default defineCommand({
   meta: { name: "keys", description: "Manage service keys on the service's state store" },
-  subCommands: { create, list, show, revoke, reroll, label, expire, usage },
+  subCommands: { create, list, show, revoke, reroll, label, expire },
 });
 
 // --- Internal helpers ---

@@ -115,8 +115,7 @@ function _span(length: WindowLength, record: KeyRecord, now: number): Span {
   if (length.kind === "fixed") {
     const n = Math.floor(now / length.ms);
     const start = n * length.ms;
-    const resetAt = start + length.ms;
-    return { suffix: `:${n}`, startedAt: start, resetAt, expiresAt: resetAt + (length.keepMs ?? 0), seconds: length.ms / 1000 };
+    return { suffix: `:${n}`, startedAt: start, resetAt: start + length.ms, expiresAt: start + length.ms, seconds: length.ms / 1000 };
   }
   if (length.kind === "key-lifetime") {
     // A trial key without an end date ends a day after first use.

@@ -23,9 +23,7 @@ export type WindowLimitField =
   | "trial_calls";
 
 /** How long a window lasts: a fixed length (aligned to the epoch, UTC), the calendar month, or the key's life. */
-export type WindowLength =
-  /** `keepMs`: how long the counter outlives its window (the day's count is the key's usage history). */
-  { kind: "fixed"; ms: number; keepMs?: number } | { kind: "month" } | { kind: "key-lifetime" };
+export type WindowLength = { kind: "fixed"; ms: number } | { kind: "month" } | { kind: "key-lifetime" };
 
 /** Where the key view (GET /api/keys, verify) reports a window. */
 export type WindowSlot = "hour" | "day" | "month" | "trial";
@@ -52,9 +50,6 @@ export interface QuotaWindowSpec {
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 
-/** Days a key's daily count is kept after its day ends: its usage history (`vkr keys usage`, GET /api/keys). */
-export const USAGE_HISTORY_DAYS = 90;
-
 export const QUOTA_WINDOWS: readonly QuotaWindowSpec[] = Object.freeze([
   {
     name: "hour",
@@ -71,9 +66,7 @@ export const QUOTA_WINDOWS: readonly QuotaWindowSpec[] = Object.freeze([
     name: "day",
     limit: { standard: "daily_standard", volume: "daily_scale" },
     overridable: true,
-    // Kept, not forgotten, when the day ends: a new day is a new counter, so the old one's count
-    // is the history, and keeping it costs no write (it is in the row the request writes anyway).
-    length: { kind: "fixed", ms: DAY_MS, keepMs: USAGE_HISTORY_DAYS * DAY_MS },
+    length: { kind: "fixed", ms: DAY_MS },
     appliesTo: () => true,
     enforced: true,
     owner: "key",

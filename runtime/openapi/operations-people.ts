@@ -8,7 +8,6 @@ import {
   AdminKeyListSchema,
   AdminKeyViewSchema,
   AuditPageSchema,
-  KeyUsageSchema,
   RerolledKeySchema,
   RerollKeyRequestSchema,
   RevokeKeyRequestSchema,
@@ -107,17 +106,6 @@ export const PEOPLE_OPERATIONS: Operation[] = [
       ...ADMIN_ERRORS,
       404: { description: "No such key" },
     },
-  },
-  {
-    method: "get",
-    path: "/api/admin/keys/usage",
-    operationId: "getKeyUsage",
-    summary: "A key's daily usage history (admin)",
-    description:
-      "The metered calls of key `id` per UTC day, oldest first, from its creation or 90 days back (the day quota counters, kept that long). `vkr keys usage` prints the same; the key's holder sees it in GET /api/keys.",
-    security: ["adminBearer"],
-    params: [{ name: "id", in: "query", required: true, schema: Type.String({ pattern: "^[0-9a-f]{12}$" }), description: "Public key id" }],
-    responses: { 200: { description: "Calls per day", schema: KeyUsageSchema }, ...ADMIN_ERRORS, 404: { description: "No such key" } },
   },
   {
     method: "get",

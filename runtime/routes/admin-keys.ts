@@ -12,9 +12,8 @@ import { requestContext } from "../http/context.ts";
 import { readSingleParam } from "../http/query.ts";
 import { sendJson } from "../http/respond.ts";
 import { describeKeyForAdmin } from "../keys/admin-key-view.ts";
-import { findKey, revokeKey, type KeyReference } from "../keys/revoke-key.ts";
+import { revokeKey, type KeyReference } from "../keys/revoke-key.ts";
 import { parseExpiry, REROLL_GRACE_DEFAULT_SECONDS, rerollKey, updateKey } from "../keys/manage-key.ts";
-import { readUsageHistory } from "../keys/usage-history.ts";
 import { apiError } from "../errors.ts";
 import { RerollKeyRequestSchema, RevokeKeyRequestSchema, UpdateKeyRequestSchema } from "../schema/admin-keys.ts";
 
@@ -72,17 +71,6 @@ export default definePlugin<AppDeps>((app, deps) => {
     );
     deps.logger.info("key updated", { request_id: requestContext(event).requestId, key_id: record.id });
     return sendJson(event, 200, await describeKeyForAdmin(deps.backend, limitsInForce(deps), record, now));
-  });
-
-  app.get("/api/admin/keys/usage", async (event) => {
-    await guardAdmin(deps, event);
-    const id = readSingleParam(requestContext(event).url.searchParams, "id");
-    const record = id === null ? null : await findKey(deps.keys, { id });
-    if (!record) throw apiError("key_not_found");
-    return sendJson(event, 200, {
-      id: record.id,
-      usage_history: await readUsageHistory(deps.backend, limitsInForce(deps), record, deps.clock.now()),
-    });
   });
 });
 

@@ -11,7 +11,6 @@ import { guardAdmin } from "../access/admin.ts";
 import { readCredentials } from "../access/credentials.ts";
 import { refuseEndedGrace } from "../keys/manage-key.ts";
 import { currentRecord } from "../keys/revoke-key.ts";
-import { readUsageHistory } from "../keys/usage-history.ts";
 import { noteKey } from "../access/request-caller.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { requestContext } from "../http/context.ts";
@@ -37,13 +36,8 @@ export default definePlugin<AppDeps>((app, deps) => {
     const record = await currentRecord(deps.keys, entry);
     if (!record) throw apiError("key_not_found");
     noteKey(event, record);
-    const limits = limitsInForce(deps);
-    const [details, credits, history] = await Promise.all([
-      describeKey(deps.backend, limits, record, now),
-      describeCredits(deps.backend, record),
-      readUsageHistory(deps.backend, limits, record, now),
-    ]);
-    return sendJson(event, 200, { ...details, credits, usage_history: history });
+    const details = await describeKey(deps.backend, limitsInForce(deps), record, now);
+    return sendJson(event, 200, { ...details, credits: await describeCredits(deps.backend, record) });
   });
 
   app.post("/api/keys", async (event) => {

@@ -70,11 +70,6 @@ export const RerolledKeySchema = Type.Composite([
   AdminKeyViewSchema,
 ]);
 
-export const DailyUsageSchema = Type.Array(
-  Type.Object({ date: Type.String({ description: "UTC day, YYYY-MM-DD" }), calls: Type.Integer({ minimum: 0 }) }),
-  { description: "Metered calls per UTC day, oldest first, from the key's creation or 90 days back" },
-);
-
 export const AuditEntrySchema = Type.Object({
   id: Type.String(),
   at: Type.String(),
@@ -91,5 +86,3 @@ export const AuditPageSchema = Type.Object({
   entries: Type.Array(AuditEntrySchema),
   next: Nullable(Type.String({ description: "The cursor of the next (older) page" })),
 });
-
-export const KeyUsageSchema = Type.Object({ id: Type.String(), usage_history: DailyUsageSchema });

@@ -76,15 +76,7 @@ export const KeyCreditsSchema = Type.Object({
 });
 
 /** GET /api/keys: the key holder's own view, with the account's credit. */
-export const OwnKeyDetailsSchema = Type.Composite([
-  KeyDetailsSchema,
-  Type.Object({
-    credits: KeyCreditsSchema,
-    usage_history: Type.Array(Type.Object({ date: Type.String(), calls: Type.Integer({ minimum: 0 }) }), {
-      description: "Metered calls per UTC day, oldest first, from the key's creation or 90 days back",
-    }),
-  }),
-]);
+export const OwnKeyDetailsSchema = Type.Composite([KeyDetailsSchema, Type.Object({ credits: KeyCreditsSchema })]);
 
 export const IssuedKeySchema = Type.Composite([Type.Object({ key: Type.String() }), KeyDetailsSchema]);
 export const KeysIssuedSchema = Type.Object({ keys: Type.Array(IssuedKeySchema) });

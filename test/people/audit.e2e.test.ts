@@ -4,7 +4,6 @@
  * GET /api/admin/audit and `vkr audit`; filters and pages; and a scan of the whole trail for
  * anything secret (keys, the admin bearer, payment tokens, card numbers).
  */
-import { execFile } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +14,7 @@ import { createPurchaseStore, type PurchaseRecord } from "../../runtime/payments
 import { ADMIN_KEY, type TestService } from "../helpers/test-service.ts";
 import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "../payments/stand-ins/agent-network.ts";
 import { startPaymentsService } from "../payments/start-payments-service.ts";
+import { runVkr } from "../helpers/run-vkr.ts";
 
 let svc: TestService;
 let network: AgentNetworkStandIn;
@@ -42,16 +42,9 @@ async function everything(query = ""): Promise<AuditEntry[]> {
   return all;
 }
 
-function vkr(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function vkr(args: string[], env: Record<string, string> = {}) {
   const { dataDir, distDir } = svc.service.deps.config;
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(process.cwd(), "bin", "vkr.mjs"), ...args],
-      { env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, DIST_DIR: distDir, ...env }, timeout: 120_000 },
-      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+  return runVkr(args, { DATA_DIR: dataDir, DIST_DIR: distDir, ...env });
 }
 
 describe("audit trail", { timeout: 240_000 }, () => {

@@ -1,14 +1,12 @@
 /**
  * Key management at a key service's level, over the admin API and the real `vkr` bin on the same
  * store: re-roll with a grace period (the new secret at once, the old one until the grace ends,
- * then 401 `key_rerolled`), label and expiry edits, and the daily usage history, which must match
- * the metered calls that were answered.
+ * then 401 `key_rerolled`), label and expiry edits.
  */
-import { execFile } from "node:child_process";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, startTestService, T0, type TestService } from "../helpers/test-service.ts";
 import { peopleFixtureDist } from "./_fixture.ts";
+import { runVkr } from "../helpers/run-vkr.ts";
 
 let svc: TestService;
 const admin = { authorization: `Bearer ${ADMIN_KEY}` };
@@ -27,16 +25,9 @@ const issue = async (label: string) => {
 const read = (key: string, node = "trv-m1") => svc.request(`/api/demo?vertical=travel&node=${node}`, { headers: { "x-service-key": key } });
 const own = (key: string) => svc.request("/api/keys", { headers: { "x-service-key": key } });
 
-function vkr(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function vkr(args: string[]) {
   const { dataDir, distDir } = svc.service.deps.config;
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(process.cwd(), "bin", "vkr.mjs"), ...args, "--data-dir", dataDir, "--dist-dir", distDir],
-      { env: { PATH: process.env.PATH ?? "" }, timeout: 120_000 },
-      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+  return runVkr([...args, "--data-dir", dataDir, "--dist-dir", distDir]);
 }
 
 describe("re-roll", () => {
@@ -114,34 +105,6 @@ describe("label and expiry", () => {
     const bad = await svc.request("/api/admin/keys/update", { method: "POST", headers: admin, json: { id, expires_at: "tomorrow!" } });
     expect([bad.status, bad.body.code]).toEqual([400, "validation_failed"]);
     expect((await svc.request("/api/admin/keys/update", { method: "POST", headers: admin, json: { id } })).status).toBe(400);
-  });
-});
-
-describe("usage history", () => {
-  it("matches the metered calls answered, per UTC day, for the holder, the admin API and vkr keys usage", async () => {
-    const { key, id } = await issue("history");
-    const answered: Record<string, number> = {};
-    for (const [day, calls] of [
-      [0, 5],
-      [1, 0],
-      [2, 7],
-    ] as const) {
-      const date = new Date(svc.clock.now()).toISOString().slice(0, 10);
-      const results = await Promise.all(Array.from({ length: calls }, (_, i) => read(key, `trv-m${(i % 3) + 1}`)));
-      answered[date] = results.filter((r) => r.status === 200).length;
-      // Not metered, so not in the history: an index read and a 304.
-      expect((await svc.request("/api/demo?vertical=travel", { headers: { "x-service-key": key } })).status).toBe(200);
-      if (day < 2) svc.clock.advance(DAY);
-    }
-    const history = (await own(key)).body.usage_history as Array<{ date: string; calls: number }>;
-    expect(Object.fromEntries(history.map((d) => [d.date, d.calls]))).toEqual(answered);
-    const viaAdmin = await svc.request(`/api/admin/keys/usage?id=${id}`, { headers: admin });
-    expect(viaAdmin.body).toEqual({ id, usage_history: history });
-
-    const cli = await vkr(["keys", "usage", id, "--json"]);
-    expect(cli.code, cli.stderr).toBe(0);
-    const printed = JSON.parse(cli.stdout) as { usage_history: Array<{ date: string; calls: number }> };
-    for (const d of history) expect(printed.usage_history).toContainEqual(d);
   });
 });
 

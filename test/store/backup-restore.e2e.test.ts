@@ -5,7 +5,6 @@
  * before the backup started; restore refuses a running server's folder, a damaged file and a
  * newer layout, and upgrades an older one.
  */
-import { execFile } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,30 +17,15 @@ import { startChildServer, type ChildServer } from "../helpers/child-server.ts";
 import { membershipRecord } from "../helpers/key-record.ts";
 import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "../payments/stand-ins/agent-network.ts";
 import { peopleFixtureDist } from "../people/_fixture.ts";
+import { runVkr } from "../helpers/run-vkr.ts";
 
-const BIN = join(process.cwd(), "bin", "vkr.mjs");
 const ADMIN = "backup-test-admin-secret-0000";
 let dist: string;
 let network: AgentNetworkStandIn;
 let server: ChildServer;
 let dataDir: string;
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function vkr(args: string[]): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { env: { PATH: process.env.PATH ?? "", DIST_DIR: dist }, timeout: 120_000 },
-      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const vkr = (args: string[]) => runVkr(args, { DIST_DIR: dist });
 
 const tmp = (name: string) => mkdtempSync(join(tmpdir(), `vkr-${name}-`));
 
