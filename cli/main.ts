@@ -21,6 +21,9 @@ const main = defineCommand({
     keys: () => import("./commands/keys.ts").then((m) => m.default),
     payments: () => import("./commands/payments.ts").then((m) => m.default),
     status: () => import("./commands/status.ts").then((m) => m.default),
+    audit: () => import("./commands/audit.ts").then((m) => m.default),
+    backup: () => import("./commands/backup.ts").then((m) => m.backup),
+    restore: () => import("./commands/backup.ts").then((m) => m.restore),
     "verify-answer": () => import("./commands/verify-answer.ts").then((m) => m.default),
   },
 });

@@ -12,6 +12,7 @@ import { openBackend } from "../runtime/storage/open-backend.ts";
 import { createLogger } from "../runtime/logger.ts";
 import type { PurchaseDeps } from "../runtime/payments/purchases/purchase-flow.ts";
 import { runOperation } from "./output.ts";
+import { cliActor, type AuditContext } from "../runtime/audit/audit-log.ts";
 
 export interface OperatorContext {
   config: RuntimeConfig;
@@ -22,6 +23,8 @@ export interface OperatorContext {
   limits: Limits;
   /** What key issuance and reconciliation run on, the same steps the server takes. */
   purchaseDeps: PurchaseDeps;
+  /** The operator's actions go to the audit trail as `cli:<os user>`. */
+  audit: AuditContext;
   now(): number;
   close(): Promise<void>;
 }
@@ -59,6 +62,7 @@ export async function openOperatorContext(config: RuntimeConfig): Promise<Operat
       logger: createLogger(config.logLevel === "silent" ? "silent" : "warn", (line) => process.stderr.write(`${line}\n`)),
     },
     limits: buildRef.limits,
+    audit: { backend, actor: cliActor() },
     now: Date.now,
     close: () => backend.close(),
   };

@@ -15,6 +15,7 @@ import { sendBytes } from "./http/respond.ts";
 import { redactTarget } from "./logger.ts";
 import { usePageLimit } from "./metering/page-limit.ts";
 import adminKeys from "./routes/admin-keys.ts";
+import adminAudit from "./routes/admin-audit.ts";
 import browse from "./routes/browse.ts";
 import delta from "./routes/delta.ts";
 import demo from "./routes/demo.ts";
@@ -63,6 +64,7 @@ export function createApp(deps: AppDeps): H3 {
     health,
     docs,
     adminKeys,
+    adminAudit,
     metrics,
     browse,
     waitlist,

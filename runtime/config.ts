@@ -2,6 +2,7 @@
  * The one reader of the environment. Every setting is parsed and checked here, once, and the rest
  * of the runtime receives a typed, frozen `RuntimeConfig`.
  */
+import { AUDIT_RETENTION_DAYS_DEFAULT } from "./audit/audit-log.ts";
 import { resolve } from "node:path";
 import { OVERRIDABLE_LIMITS } from "./metering/windows.ts";
 import type { EnvReader } from "./payments/methods/method-env.ts";
@@ -30,6 +31,8 @@ export interface RuntimeConfig {
   anonymousPerMinute: number;
   /** Wrong admin bearers one client may send per 15 minutes before it gets 429. */
   adminFailuresPerWindow: number;
+  /** Days an audit trail entry is kept (AUDIT_RETENTION_DAYS). */
+  auditRetentionDays: number;
   /** Trial keys one client address may create per hour. */
   trialsPerClientHour: number;
   /** Anonymous interest signals (no agent_id or contact) one client address may send per UTC day. */
@@ -150,6 +153,7 @@ export function resolveRuntimeConfig(env: Record<string, string | undefined>): R
     anonymousPerMinute: _int(env, "ANON_RATE_PER_MINUTE", 120, 1, 1e9),
     trialsPerClientHour: _int(env, "TRIALS_PER_CLIENT_HOUR", 5, 1, 1e9),
     adminFailuresPerWindow: _int(env, "ADMIN_FAILURES_PER_15_MIN", 10, 1, 1e9),
+    auditRetentionDays: _int(env, "AUDIT_RETENTION_DAYS", AUDIT_RETENTION_DAYS_DEFAULT, 1, 36_500),
     interestAnonPerClientDay: _int(env, "INTEREST_ANON_PER_CLIENT_DAY", 10, 1, 1e9),
     newIdentitiesPerClientDay: _int(env, "NEW_IDENTITIES_PER_CLIENT_DAY", 50, 1, 1e9),
     outcomesPerKeyDay: _int(env, "OUTCOMES_PER_KEY_DAY", 20, 1, 1e9),

@@ -40,6 +40,11 @@ export const ERRORS = {
   key_missing: { status: 401, title: "A service key is required", hint: "Send it in the X-Service-Key header." },
   key_invalid: { status: 401, title: "The service key is not valid", hint: "Check the key; POST /api/trial gives a trial key." },
   key_revoked: { status: 401, title: "The service key was revoked" },
+  key_rerolled: {
+    status: 401,
+    title: "The service key was replaced by a new secret",
+    hint: "The key was re-rolled and its grace period is over; use the new secret its owner was given.",
+  },
   key_expired: {
     status: 401,
     title: "The service key has expired",

@@ -25,6 +25,10 @@ import { createBuildRef } from "./releases/build-ref.ts";
 import { createListenAddress } from "./http/listen-address.ts";
 import { createSharedServices } from "./shared-services.ts";
 import { PAYMENT_METHOD_REGISTRY } from "./payments/methods/registry.ts";
+import { holdDataDir } from "./storage/sqlite-backup.ts";
+import { appendAudit, pruneAudit } from "./audit/audit-log.ts";
+
+const AUDIT_PRUNE_INTERVAL_MS = 6 * 3_600_000;
 
 export interface StartOptions {
   clock?: Clock;
@@ -51,6 +55,8 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
     (await openBackend(config, {
       onCheckpointError: (message) => logger.error("state store checkpoint failed; retried", { reason: message }),
     }));
+  // `vkr restore` refuses the folder of a serving process (the lock names this pid).
+  const releaseDataDir = !options.backend && backend.kind === "sqlite" ? holdDataDir(config.dataDir) : null;
   const build = createBuildRef(artifacts, config.retrievalLimits);
   const payments = options.payments ?? createPaymentProviders(config.payments);
   const perUseCharges =
@@ -87,8 +93,29 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
     );
   for (const method of PAYMENT_METHOD_REGISTRY) await method.atStart?.(deps);
   if (!config.adminKey) logger.warn("ADMIN_KEY is not set: POST /api/keys answers 403 for any bearer");
-  for (const method of PAYMENT_METHOD_REGISTRY)
-    for (const warning of method.warnings?.(deps) ?? []) logger.warn(warning, { payment_method: method.id });
+  for (const method of PAYMENT_METHOD_REGISTRY) {
+    const warnings = method.warnings?.(deps) ?? [];
+    for (const warning of warnings) logger.warn(warning, { payment_method: method.id });
+    await appendAudit(
+      backend,
+      {
+        actor: "system",
+        action: "payments.configured",
+        subject: `method:${method.id}`,
+        outcome: method.available(deps) ? "available" : "unavailable",
+        detail: { warnings: warnings.length },
+      },
+      clock.now(),
+    );
+  }
+  // The trail is pruned at start and then every few hours, by every instance (idempotent).
+  const pruneTrail = () =>
+    pruneAudit(backend, config.auditRetentionDays, clock.now()).catch((error: unknown) =>
+      logger.error("audit trail pruning failed", { reason: error instanceof Error ? error.message : String(error) }),
+    );
+  await pruneTrail();
+  const pruneTimer = setInterval(() => void pruneTrail(), AUDIT_PRUNE_INTERVAL_MS);
+  pruneTimer.unref();
   // Follow published releases (the current one is in service before the first request), or else
   // the build published in DIST_DIR: either way a new build is swapped in whole, never mixed.
   const releaseStore = config.releaseStore ? await createReleaseStore(config.releaseStore) : null;
@@ -139,11 +166,13 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
         await server.close();
         clearTimeout(force);
         releases.stop();
+        clearInterval(pruneTimer);
         stopReconciler?.();
         // Charges for content already served go out before the process ends.
         await deps.perUseCharges?.close();
         await releaseStore?.dispose();
         await backend.close();
+        releaseDataDir?.();
         logger.info("stopped");
       })()),
   };

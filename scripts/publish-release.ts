@@ -11,7 +11,9 @@ import { join } from "node:path";
 import type { Storage } from "unstorage";
 import { readInputStamp } from "../build/input-stamp.ts";
 import type { ReleaseStoreConfig } from "../runtime/config.ts";
-import { resolveSigning } from "../runtime/config.ts";
+import { resolveRuntimeConfig, resolveSigning } from "../runtime/config.ts";
+import { appendAudit, cliActor } from "../runtime/audit/audit-log.ts";
+import { openBackend } from "../runtime/storage/open-backend.ts";
 import { computeBuildId } from "../runtime/releases/load-release.ts";
 import {
   RELEASE_POINTER_KEY,
@@ -157,5 +159,27 @@ function _assertSignedByPublishedKey(
       `${distDir} is signed by key ${signing.kid}, which this deployment does not publish (${published.size ? [...published].join(", ") : "no key: SIGNING_KEY is not set here"}); ` +
         "publish with the deployment's SIGNING_KEY (and SIGNING_PREVIOUS_KEYS) in the environment, or rebuild with its key",
     );
+  }
+}
+
+/**
+ * Records a publication or rollback in the audit trail of the deployment's state store (the one
+ * its instances use: REDIS_URL, else DATA_DIR). Publishing does not depend on it: a build machine
+ * without access to that store says so on stderr and carries on.
+ */
+export async function recordRelease(
+  action: "release.published" | "release.rolled_back",
+  buildId: string,
+  detail: Record<string, string | boolean | null>,
+): Promise<void> {
+  try {
+    const backend = await openBackend(resolveRuntimeConfig(process.env));
+    try {
+      await appendAudit(backend, { actor: cliActor(), action, subject: `release:${buildId}`, outcome: "ok", detail }, Date.now());
+    } finally {
+      await backend.close();
+    }
+  } catch (error) {
+    process.stderr.write(`publish: not recorded in the audit trail (${error instanceof Error ? error.message : String(error)})\n`);
   }
 }

@@ -11,7 +11,14 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { resolveReleaseStore } from "../runtime/config.ts";
 import { createReleaseStore } from "../runtime/releases/release-store.ts";
-import { activateRelease, assertReleaseBuild, publishedSigningKids, rollbackRelease, uploadRelease } from "./publish-release.ts";
+import {
+  activateRelease,
+  assertReleaseBuild,
+  publishedSigningKids,
+  recordRelease,
+  rollbackRelease,
+  uploadRelease,
+} from "./publish-release.ts";
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -27,6 +34,7 @@ async function main(): Promise<void> {
   try {
     if (values.rollback) {
       const pointer = await rollbackRelease(store, config);
+      await recordRelease("release.rolled_back", pointer.build_id, { previous: pointer.history[0] ?? null });
       process.stdout.write(`rolled back: current release is ${pointer.build_id} in ${where}\n`);
       return;
     }
@@ -39,6 +47,7 @@ async function main(): Promise<void> {
       `${upload.uploaded ? "uploaded" : "already present:"} release ${upload.buildId} (${upload.files} files) to ${where}\n`,
     );
     const pointer = await activateRelease(store, config, upload.buildId);
+    await recordRelease("release.published", pointer.build_id, { uploaded: upload.uploaded, previous: pointer.history[0] ?? null });
     process.stdout.write(`current release is ${pointer.build_id}${pointer.history[0] ? ` (previous ${pointer.history[0]})` : ""}\n`);
   } finally {
     await store.dispose();

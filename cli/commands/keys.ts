@@ -1,5 +1,5 @@
 /**
- * `vkr keys create | list | show | revoke`: key administration on the service's own store, through
+ * `vkr keys create | list | show | revoke | reroll | label | expire`: key administration on the service's own store, through
  * the same functions as POST /api/keys and the admin routes (issueAdminKeys, revokeKey, the admin view).
  */
 import { defineCommand } from "citty";
@@ -16,8 +16,12 @@ import { IssueKeysRequestSchema } from "../../runtime/schema/requests.ts";
 import { STORE_ARGS, withOperatorContext } from "../operator-context.ts";
 import { printResult } from "../output.ts";
 import { unknownVertical } from "../../runtime/access/unknown-names.ts";
+import { parseExpiry, REROLL_GRACE_MAX_SECONDS, rerollKey, updateKey } from "../../runtime/keys/manage-key.ts";
+import { UpdateKeyRequestSchema } from "../../runtime/schema/admin-keys.ts";
+import { EXIT, OperatorError } from "../exit-codes.ts";
 
 const issueValidator = compileValidator(IssueKeysRequestSchema);
+const updateValidator = compileValidator(UpdateKeyRequestSchema);
 
 const create = defineCommand({
   meta: { name: "create", description: "Issue membership keys (like POST /api/keys); each key is printed once" },
@@ -102,15 +106,79 @@ const revoke = defineCommand({
   args: { key: { type: "positional", required: true, description: "Key id (12 hex characters) or the full key" }, ...STORE_ARGS },
   run: ({ args }) =>
     withOperatorContext(args, async (ctx) => {
-      const record = await revokeKey(ctx.keys, { id: (await _findKey(ctx.keys, args.key)).id }, ctx.now());
+      const record = await revokeKey(ctx.keys, { id: (await _findKey(ctx.keys, args.key)).id }, ctx.now(), ctx.audit);
       const view = await describeKeyForAdmin(ctx.backend, ctx.limits, record, ctx.now());
       printResult(args.json, view, () => `revoked ${view.id} at ${view.revoked_at} (running instances refuse it within 1 s)`);
     }),
 });
 
+const reroll = defineCommand({
+  meta: { name: "reroll", description: "Give a key a new secret; the old one works for the grace period, then is refused" },
+  args: {
+    key: { type: "positional", required: true, description: "Key id (12 hex characters) or the full key" },
+    "grace-seconds": {
+      type: "string",
+      description: "How long the old secret keeps working (default 86400, at most 2592000)",
+      default: "86400",
+    },
+    ...STORE_ARGS,
+  },
+  run: ({ args }) =>
+    withOperatorContext(args, async (ctx) => {
+      const grace = Number(args["grace-seconds"]);
+      if (!Number.isInteger(grace) || grace < 0 || grace > REROLL_GRACE_MAX_SECONDS)
+        throw new OperatorError("usage", `--grace-seconds must be a whole number from 0 to ${REROLL_GRACE_MAX_SECONDS}`, EXIT.failure);
+      const { id } = await _findKey(ctx.keys, args.key);
+      const now = ctx.now();
+      const rerolled = await rerollKey(ctx.keys, { id }, grace, now, ctx.audit);
+      const view = await describeKeyForAdmin(ctx.backend, ctx.limits, rerolled.record, now);
+      printResult(
+        args.json,
+        { key: rerolled.key, previous_valid_until: rerolled.previousValidUntil, ...view },
+        () => `${rerolled.key}  id ${view.id}\n(the new secret is shown only now; the old one works until ${rerolled.previousValidUntil})`,
+      );
+    }),
+});
+
+const label = defineCommand({
+  meta: { name: "label", description: "Set a key's label (or remove it with --clear)" },
+  args: {
+    key: { type: "positional", required: true, description: "Key id (12 hex characters) or the full key" },
+    label: { type: "positional", required: false, description: "The new label" },
+    clear: { type: "boolean", description: "Remove the label", default: false },
+    ...STORE_ARGS,
+  },
+  run: ({ args }) =>
+    withOperatorContext(args, async (ctx) => {
+      if ((args.label === undefined) === !args.clear) throw new OperatorError("usage", "give a label, or --clear", EXIT.failure);
+      const body = updateValidator.parse({ id: "000000000000", label: args.clear ? null : args.label });
+      const { id } = await _findKey(ctx.keys, args.key);
+      const record = await updateKey(ctx.keys, { id }, { label: body.label ?? null }, ctx.now(), ctx.audit);
+      const view = await describeKeyForAdmin(ctx.backend, ctx.limits, record, ctx.now());
+      printResult(args.json, view, () => _line(view));
+    }),
+});
+
+const expire = defineCommand({
+  meta: { name: "expire", description: "Set when a key expires (an ISO date or date-time), or never" },
+  args: {
+    key: { type: "positional", required: true, description: "Key id (12 hex characters) or the full key" },
+    at: { type: "positional", required: true, description: "2027-01-31, 2027-01-31T12:00:00Z, or never" },
+    ...STORE_ARGS,
+  },
+  run: ({ args }) =>
+    withOperatorContext(args, async (ctx) => {
+      const expiresAt = parseExpiry(args.at, "/at");
+      const { id } = await _findKey(ctx.keys, args.key);
+      const record = await updateKey(ctx.keys, { id }, { expiresAt }, ctx.now(), ctx.audit);
+      const view = await describeKeyForAdmin(ctx.backend, ctx.limits, record, ctx.now());
+      printResult(args.json, view, () => `${_line(view)}\n  expires ${view.expires_at ?? "never"}`);
+    }),
+});
+
 export default defineCommand({
   meta: { name: "keys", description: "Manage service keys on the service's state store" },
-  subCommands: { create, list, show, revoke },
+  subCommands: { create, list, show, revoke, reroll, label, expire },
 });
 
 // --- Internal helpers ---

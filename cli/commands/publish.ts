@@ -11,6 +11,7 @@ import {
   activateRelease,
   assertReleaseBuild,
   publishedSigningKids,
+  recordRelease,
   rollbackRelease,
   uploadRelease,
 } from "../../scripts/publish-release.ts";
@@ -40,6 +41,7 @@ export default defineCommand({
       try {
         if (args.rollback) {
           const pointer = await rollbackRelease(store, config);
+          await recordRelease("release.rolled_back", pointer.build_id, { previous: pointer.history[0] ?? null });
           printResult(
             args.json,
             { rolled_back: true, current: pointer.build_id, history: pointer.history },
@@ -53,6 +55,7 @@ export default defineCommand({
         });
         const upload = await uploadRelease(store, resolve(args.dist));
         const pointer = await activateRelease(store, config, upload.buildId);
+        await recordRelease("release.published", pointer.build_id, { uploaded: upload.uploaded, previous: pointer.history[0] ?? null });
         printResult(
           args.json,
           {

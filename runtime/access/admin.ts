@@ -7,6 +7,7 @@ import { type H3Event } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { apiError, isApiError } from "../errors.ts";
 import { secretsEqual } from "../keys/key-secret.ts";
+import { adminActor, type AuditContext } from "../audit/audit-log.ts";
 
 export function assertAdmin(headers: Headers, adminKey: string | undefined): void {
   const auth = headers.get("authorization");
@@ -61,6 +62,19 @@ export async function guardAdmin(deps: Pick<AppDeps, "backend" | "clock" | "conf
     throw error;
   }
   await _giveBack(deps, slot, now);
+}
+
+/** The audit context of an admin request: its bearer (already checked) named by a digest prefix. */
+export function adminAudit(deps: Pick<AppDeps, "backend">, event: H3Event): AuditContext {
+  return {
+    backend: deps.backend,
+    actor: adminActor(
+      event.req.headers
+        .get("authorization")
+        ?.replace(/^bearer\s+/i, "")
+        .trim(),
+    ),
+  };
 }
 
 // --- Internal helpers ---

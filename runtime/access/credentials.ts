@@ -7,6 +7,7 @@
  */
 import { apiError, isApiError, type ApiError } from "../errors.ts";
 import { hashKey } from "../keys/key-secret.ts";
+import { refuseEndedGrace } from "../keys/manage-key.ts";
 import { parseKeyString, type KeyRecord } from "../schema/keys.ts";
 import type { KeysStore } from "../storage/keys-store.ts";
 
@@ -36,7 +37,7 @@ export function readCredentials(headers: Headers, url: URL, options: { allowQuer
 export function resolveKey(key: string, keys: KeysStore, now: number): KeyRecord | Promise<KeyRecord> {
   const known = knownDigests.get(key);
   const cached = known === undefined ? undefined : keys.cached(known);
-  if (cached !== undefined) return _checkRecord(cached, known!, now);
+  if (cached !== undefined) return _checkRecord(cached, known!, now, keys);
   return _lookUpKey(key, keys, now);
 }
 
@@ -63,7 +64,10 @@ export function toReader(caller: Caller | Promise<Caller>): Reader | Promise<Rea
 
 /** A 401 for the presented key itself (malformed, unknown, revoked, expired). */
 export function isCredentialRefusal(error: unknown): error is ApiError {
-  return isApiError(error) && (error.code === "key_invalid" || error.code === "key_revoked" || error.code === "key_expired");
+  return (
+    isApiError(error) &&
+    (error.code === "key_invalid" || error.code === "key_revoked" || error.code === "key_expired" || error.code === "key_rerolled")
+  );
 }
 
 /**
@@ -91,15 +95,26 @@ async function _lookUpKey(key: string, keys: KeysStore, now: number): Promise<Ke
   // constant-time compare (that was about 2% of a metered request's CPU).
   if (!record || record.hash !== hash) throw apiError("key_invalid");
   _rememberDigest(key, hash);
-  return _checkRecord(record, hash, now);
+  return _checkRecord(record, hash, now, keys);
 }
 
-/** A found record's own refusals (revoked, expired); `hash` is the digest it was found by. */
-function _checkRecord(record: KeyRecord, hash: string, now: number): KeyRecord {
+/**
+ * A found record's own refusals (revoked, expired); `hash` is the digest it was found by. The
+ * entry of a re-rolled secret stands for the key's record while its grace lasts, then is refused.
+ */
+function _checkRecord(record: KeyRecord, hash: string, now: number, keys: KeysStore): KeyRecord | Promise<KeyRecord> {
   if (record.hash !== hash) throw apiError("key_invalid");
+  if (record.replaced_by !== undefined) return _followReroll(record, now, keys);
   if (record.status === "revoked") throw apiError("key_revoked");
   if (record.expires_at !== null && Date.parse(record.expires_at) <= now) throw apiError("key_expired");
   return record;
+}
+
+async function _followReroll(alias: KeyRecord, now: number, keys: KeysStore): Promise<KeyRecord> {
+  refuseEndedGrace(alias, now);
+  const current = await keys.get(alias.replaced_by!);
+  if (!current) throw apiError("key_invalid");
+  return _checkRecord(current, alias.replaced_by!, now, keys);
 }
 
 /**

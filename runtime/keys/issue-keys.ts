@@ -20,6 +20,7 @@ import { leasePurchase } from "../payments/purchases/purchase-lease.ts";
 import { createPurchaseStore } from "../payments/purchases/purchase-store.ts";
 import { generateKey, hashKey, keyIdOf } from "./key-secret.ts";
 import { failpoint } from "../failpoint.ts";
+import { auditKey } from "../audit/audit-log.ts";
 
 export interface IssuedKey {
   key: string;
@@ -108,7 +109,10 @@ export async function issueTrialKey(
   // Two rounds at most: the second only after taking over a claim whose key never came to exist.
   for (let round = 0; round < 2; round++) {
     const claim = await deps.backend.insertOnce(slot, hash, input.expiresAt, now);
-    if (claim.created) return { key, record };
+    if (claim.created) {
+      await auditKey({ backend: deps.backend, actor: "trial" }, "key.issued", record, now, { source: "trial", vertical: input.vertical });
+      return { key, record };
+    }
     if (await deps.keys.get(claim.value)) break;
     await deps.backend.removeOnce(slot, claim.value);
   }

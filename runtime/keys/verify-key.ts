@@ -12,7 +12,7 @@ import { planWindows } from "../metering/quota.ts";
 import type { KeyRecord } from "../schema/keys.ts";
 import { remainingOf } from "./key-view.ts";
 
-const REASONS = { key_invalid: "unknown", key_revoked: "revoked", key_expired: "expired" } as const;
+const REASONS = { key_invalid: "unknown", key_revoked: "revoked", key_expired: "expired", key_rerolled: "rerolled" } as const;
 
 export interface KeyVerification {
   body: Record<string, unknown>;

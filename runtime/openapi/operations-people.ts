@@ -4,7 +4,15 @@
  * description). Decisions the spec leaves open are recorded in each `description`.
  */
 import { Type } from "@sinclair/typebox";
-import { AdminKeyListSchema, AdminKeyViewSchema, RevokeKeyRequestSchema } from "../schema/admin-keys.ts";
+import {
+  AdminKeyListSchema,
+  AdminKeyViewSchema,
+  AuditPageSchema,
+  RerolledKeySchema,
+  RerollKeyRequestSchema,
+  RevokeKeyRequestSchema,
+  UpdateKeyRequestSchema,
+} from "../schema/admin-keys.ts";
 import { ServiceDescriptionSchema } from "../schema/service-description.ts";
 import type { Operation } from "./operations.ts";
 
@@ -62,6 +70,76 @@ export const PEOPLE_OPERATIONS: Operation[] = [
       400: { description: "Invalid body" },
       ...ADMIN_ERRORS,
       404: { description: "No such key" },
+    },
+  },
+  {
+    method: "post",
+    path: "/api/admin/keys/reroll",
+    operationId: "rerollKey",
+    summary: "Re-roll a key's secret (admin)",
+    description: [
+      "Body: `id` or `key` (exactly one), and `grace_seconds` (default 86400, 0 to 2592000). The key keeps its record (id, usage, quota, account, label, expiry) and gets a new secret, answered once as `key`; the new secret works at once.",
+      "The previous secret keeps working until `previous_valid_until`, then every request with it is 401 `key_rerolled` (`GET /api/verify` says `reason: rerolled`). A leaked key is replaced without cutting its holder off; with `grace_seconds: 0` the old secret stops at once. A revoked key is not re-rolled (409 `conflict`). `vkr keys reroll` does the same.",
+    ].join("\n\n"),
+    security: ["adminBearer"],
+    body: RerollKeyRequestSchema,
+    responses: {
+      200: { description: "The new secret and the key", schema: RerolledKeySchema },
+      400: { description: "Invalid body" },
+      ...ADMIN_ERRORS,
+      404: { description: "No such key" },
+      409: { description: "The key is revoked" },
+    },
+  },
+  {
+    method: "post",
+    path: "/api/admin/keys/update",
+    operationId: "updateKey",
+    summary: "Edit a key's label or expiry (admin)",
+    description:
+      "Body: `id` or `key` (exactly one) and at least one of `label` (a string, or null to remove it) and `expires_at` (an ISO 8601 date or date-time, or null for no expiry). An expiry in the past makes the key expired at once (401 `key_expired`). `vkr keys label` and `vkr keys expire` do the same.",
+    security: ["adminBearer"],
+    body: UpdateKeyRequestSchema,
+    responses: {
+      200: { description: "The key as it is now", schema: AdminKeyViewSchema },
+      400: { description: "Invalid body" },
+      ...ADMIN_ERRORS,
+      404: { description: "No such key" },
+    },
+  },
+  {
+    method: "get",
+    path: "/api/admin/audit",
+    operationId: "readAudit",
+    summary: "The audit trail (admin)",
+    description: [
+      "Every administrative and money event, newest first: keys issued, revoked, re-rolled, relabelled and given an expiry; every state a purchase enters (reserved, awaiting_payment, charging, charged, issued, released, refund_due) and an operator's acknowledgement (`purchase.refunded` for a refund due); each payment method's configuration at start; releases published and rolled back. Each entry has its time, actor (an admin bearer as `admin:` and a digest prefix, `cli:<user>`, `payment:<method>`, `system`), action, subject, outcome, account and key ids.",
+      "Filters: `key` (a key id), `account`, `action` (exact, or a prefix ending in `.` such as `purchase.`), `from` and `to` (ISO 8601, `to` exclusive). Pages of `limit` entries (default 100, at most 500); pass `next` as `cursor` for the next. Entries never hold a secret: no key, bearer, payment token or signature, no card data. Kept AUDIT_RETENTION_DAYS days. `vkr audit` prints the same.",
+    ].join("\n\n"),
+    security: ["adminBearer"],
+    params: [
+      { name: "key", in: "query", schema: Type.String({ pattern: "^[0-9a-f]{12}$" }), description: "Only entries about this key id" },
+      {
+        name: "account",
+        in: "query",
+        schema: Type.String({ minLength: 1, maxLength: 200 }),
+        description: "Only entries about this account",
+      },
+      {
+        name: "action",
+        in: "query",
+        schema: Type.String({ minLength: 1, maxLength: 60 }),
+        description: "An action, or a prefix ending in .",
+      },
+      { name: "from", in: "query", schema: Type.String(), description: "From this time (ISO 8601)" },
+      { name: "to", in: "query", schema: Type.String(), description: "Before this time (ISO 8601)" },
+      { name: "cursor", in: "query", schema: Type.String(), description: "`next` of the previous page" },
+      { name: "limit", in: "query", schema: Type.Integer({ minimum: 1, maximum: 500 }), description: "Entries per page (default 100)" },
+    ],
+    responses: {
+      200: { description: "A page of entries", schema: AuditPageSchema },
+      400: { description: "A bad filter or cursor" },
+      ...ADMIN_ERRORS,
     },
   },
   {

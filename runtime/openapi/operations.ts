@@ -223,7 +223,7 @@ const CORE_OPERATIONS: Operation[] = [
     operationId: "getKey",
     summary: "Key details",
     description:
-      "The presented key's own record, usage by window and quota, and `credits`: the referral and loyalty credit owed to its account (`balance`, each grant, and every renewal invoice it was applied to; credit is taken off the next card renewal). Revoked and expired keys are still described (status says so). Prefer the header: a key in the URL can leak through logs (ours redact it).",
+      "The presented key's own record, usage by window and quota, and `credits`: the referral and loyalty credit owed to its account (`balance`, each grant, and every renewal invoice it was applied to; credit is taken off the next card renewal). Revoked and expired keys are still described (status says so). A re-rolled secret describes its key until its grace period ends, then is 401 `key_rerolled`. Prefer the header: a key in the URL can leak through logs (ours redact it).",
     security: ["serviceKey", "serviceKeyQuery"],
     params: [KEY_HEADER, { name: "key", in: "query", schema: Type.String() }],
     responses: {
@@ -255,7 +255,7 @@ const CORE_OPERATIONS: Operation[] = [
     operationId: "verifyKey",
     summary: "Validate a key",
     description:
-      "200 for any presented key: `valid: false` with a `reason` (unknown, malformed, revoked, expired) when it cannot be used. 401 only when no key is sent.",
+      "200 for any presented key: `valid: false` with a `reason` (unknown, malformed, revoked, expired, rerolled: a re-rolled secret past its grace period) when it cannot be used. 401 only when no key is sent.",
     security: ["serviceKey"],
     params: [KEY_HEADER],
     responses: { 200: { description: "Verification result", schema: VerifyResponseSchema }, 401: { description: "No key given" } },

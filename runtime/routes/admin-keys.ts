@@ -6,16 +6,20 @@
 import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { limitsInForce } from "../deps.ts";
-import { guardAdmin } from "../access/admin.ts";
+import { adminAudit, guardAdmin } from "../access/admin.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { requestContext } from "../http/context.ts";
 import { readSingleParam } from "../http/query.ts";
 import { sendJson } from "../http/respond.ts";
 import { describeKeyForAdmin } from "../keys/admin-key-view.ts";
-import { revokeKey } from "../keys/revoke-key.ts";
-import { RevokeKeyRequestSchema } from "../schema/admin-keys.ts";
+import { revokeKey, type KeyReference } from "../keys/revoke-key.ts";
+import { parseExpiry, REROLL_GRACE_DEFAULT_SECONDS, rerollKey, updateKey } from "../keys/manage-key.ts";
+import { apiError } from "../errors.ts";
+import { RerollKeyRequestSchema, RevokeKeyRequestSchema, UpdateKeyRequestSchema } from "../schema/admin-keys.ts";
 
 const revokeValidator = compileValidator(RevokeKeyRequestSchema);
+const rerollValidator = compileValidator(RerollKeyRequestSchema);
+const updateValidator = compileValidator(UpdateKeyRequestSchema);
 
 /** Largest listing answered at once; an operator narrows by label beyond that. */
 const MAX_LISTED = 1000;
@@ -35,8 +39,46 @@ export default definePlugin<AppDeps>((app, deps) => {
     await guardAdmin(deps, event);
     const body = await readJsonBody(event, revokeValidator, deps.config.maxBodyBytes);
     const now = deps.clock.now();
-    const record = await revokeKey(deps.keys, body.key !== undefined ? { key: body.key } : { id: body.id! }, now);
+    const record = await revokeKey(deps.keys, body.key !== undefined ? { key: body.key } : { id: body.id! }, now, adminAudit(deps, event));
     deps.logger.info("key revoked", { request_id: requestContext(event).requestId, key_id: record.id });
     return sendJson(event, 200, await describeKeyForAdmin(deps.backend, limitsInForce(deps), record, now));
   });
+
+  app.post("/api/admin/keys/reroll", async (event) => {
+    await guardAdmin(deps, event);
+    const body = await readJsonBody(event, rerollValidator, deps.config.maxBodyBytes);
+    const now = deps.clock.now();
+    const grace = body.grace_seconds ?? REROLL_GRACE_DEFAULT_SECONDS;
+    const rerolled = await rerollKey(deps.keys, _reference(body), grace, now, adminAudit(deps, event));
+    deps.logger.info("key rerolled", { request_id: requestContext(event).requestId, key_id: rerolled.record.id });
+    const view = await describeKeyForAdmin(deps.backend, limitsInForce(deps), rerolled.record, now);
+    return sendJson(event, 200, { key: rerolled.key, previous_valid_until: rerolled.previousValidUntil, ...view });
+  });
+
+  app.post("/api/admin/keys/update", async (event) => {
+    await guardAdmin(deps, event);
+    const body = await readJsonBody(event, updateValidator, deps.config.maxBodyBytes);
+    const now = deps.clock.now();
+    const record = await updateKey(
+      deps.keys,
+      _reference(body),
+      {
+        ...(body.label !== undefined ? { label: body.label } : {}),
+        ...(body.expires_at !== undefined ? { expiresAt: body.expires_at === null ? null : parseExpiry(body.expires_at) } : {}),
+      },
+      now,
+      adminAudit(deps, event),
+    );
+    deps.logger.info("key updated", { request_id: requestContext(event).requestId, key_id: record.id });
+    return sendJson(event, 200, await describeKeyForAdmin(deps.backend, limitsInForce(deps), record, now));
+  });
 });
+
+// --- Internal helpers ---
+
+/** The key a body names: exactly one of `id` or `key`. */
+function _reference(body: { id?: string | undefined; key?: string | undefined }): KeyReference {
+  if ((body.id === undefined) === (body.key === undefined))
+    throw apiError("validation_failed", { errors: [{ pointer: "/id", message: "give exactly one of id or key" }] });
+  return body.key !== undefined ? { key: body.key } : { id: body.id! };
+}

@@ -9,6 +9,8 @@ import { limitsInForce } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import { guardAdmin } from "../access/admin.ts";
 import { readCredentials } from "../access/credentials.ts";
+import { refuseEndedGrace } from "../keys/manage-key.ts";
+import { currentRecord } from "../keys/revoke-key.ts";
 import { noteKey } from "../access/request-caller.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { requestContext } from "../http/context.ts";
@@ -26,10 +28,14 @@ export default definePlugin<AppDeps>((app, deps) => {
     const ctx = requestContext(event);
     const { key } = readCredentials(event.req.headers, ctx.url, { allowQueryKey: true });
     if (key === null || key === "") throw apiError("key_missing");
-    const record = parseKeyString(key) ? await deps.keys.get(hashKey(key)) : null;
+    const entry = parseKeyString(key) ? await deps.keys.get(hashKey(key)) : null;
+    const now = deps.clock.now();
+    // A re-rolled secret describes its key while its grace lasts, then is refused like at any route.
+    if (entry?.replaced_by !== undefined) refuseEndedGrace(entry, now);
+    const record = await currentRecord(deps.keys, entry);
     if (!record) throw apiError("key_not_found");
     noteKey(event, record);
-    const details = await describeKey(deps.backend, limitsInForce(deps), record, deps.clock.now());
+    const details = await describeKey(deps.backend, limitsInForce(deps), record, now);
     return sendJson(event, 200, { ...details, credits: await describeCredits(deps.backend, record) });
   });
 

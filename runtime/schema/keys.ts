@@ -33,6 +33,15 @@ export const KeyRecordSchema = Type.Object({
   created_at: Type.String(),
   expires_at: Type.Union([Type.String(), Type.Null()]),
   revoked_at: Type.Union([Type.String(), Type.Null()]),
+  /**
+   * Set on the entry a re-rolled secret leaves behind (keys/manage-key.ts): the hash of the
+   * secret that replaced it, and until when the old secret still works (then 401 `key_rerolled`).
+   * Such an entry is an alias, never listed; the record is the one at `replaced_by`.
+   */
+  replaced_by: Type.Optional(Type.String()),
+  replaced_until: Type.Optional(Type.String()),
+  /** When the key's secret was last re-rolled. */
+  rerolled_at: Type.Optional(Type.String()),
 });
 export type KeyRecord = Static<typeof KeyRecordSchema>;
 

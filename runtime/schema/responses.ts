@@ -105,7 +105,15 @@ export const VerifyResponseSchema = Type.Object({
     Type.Object({ hour: Type.Integer(), day: Type.Integer(), month: Nullable(Type.Integer()), trial: Nullable(Type.Integer()) }),
   ),
   expires_at: Nullable(Type.String()),
-  reason: Type.Optional(Type.Union([Type.Literal("unknown"), Type.Literal("malformed"), Type.Literal("revoked"), Type.Literal("expired")])),
+  reason: Type.Optional(
+    Type.Union([
+      Type.Literal("unknown"),
+      Type.Literal("malformed"),
+      Type.Literal("revoked"),
+      Type.Literal("expired"),
+      Type.Literal("rerolled"),
+    ]),
+  ),
 });
 
 /** `GET /api/demo` for a vertical without content: what it is and how to move it forward. */

@@ -37,7 +37,7 @@ export type UnlockHint = Static<typeof UnlockHintSchema>;
 
 /** The codes of a refused key (`runtime/errors.ts`); the key was ignored and the free view served. */
 export const CredentialProblemSchema = Type.Object({
-  code: Type.Union([Type.Literal("key_invalid"), Type.Literal("key_revoked"), Type.Literal("key_expired")]),
+  code: Type.Union([Type.Literal("key_invalid"), Type.Literal("key_revoked"), Type.Literal("key_expired"), Type.Literal("key_rerolled")]),
   title: Type.String(),
   detail: Type.String(),
 });

@@ -101,13 +101,15 @@ export function createKeysStore(backend: StateBackend, options: { cacheMs?: numb
       const prefix = `accounts:${_accountKey(account)}:`;
       const hashes = (await backend.records.getKeys(prefix)).map((k) => k.slice(k.lastIndexOf(":") + 1));
       const records = await Promise.all(hashes.map((h) => backend.records.getItem<KeyRecord>(`keys:${h}`)));
-      return records.filter((r): r is KeyRecord => r !== null);
+      return records.filter((r): r is KeyRecord => r !== null && r.replaced_by === undefined);
     },
     async list(filter) {
       const keys = await backend.records.getKeys("keys");
       const records = await Promise.all(keys.map((k) => backend.records.getItem<KeyRecord>(k)));
       return records
-        .filter((r): r is KeyRecord => r !== null && (filter.label === undefined || r.label === filter.label))
+        .filter(
+          (r): r is KeyRecord => r !== null && r.replaced_by === undefined && (filter.label === undefined || r.label === filter.label),
+        )
         .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
     },
   };

@@ -81,6 +81,32 @@ export async function startRedisCluster(): Promise<RedisTopology> {
   return topology;
 }
 
+/**
+ * One node in a folder of its own (`dir`, or a new temp folder) with the given persistence
+ * arguments, for the backup drill; `stop` is SIGTERM (Redis saves what its config says on a clean stop).
+ */
+export async function startRedisNode(
+  persistence: string[],
+  dir = mkdtempSync(join(tmpdir(), "vkr-rnode-")),
+): Promise<RedisNode & { url: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, ...persistence];
+  const proc = await _startNode(port, args);
+  return {
+    port,
+    dir,
+    args,
+    proc,
+    url: `redis://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+        proc.once("exit", () => resolve());
+        proc.kill("SIGTERM");
+      }),
+  };
+}
+
 export async function startRedisSentinel(masterName = "vkrmain"): Promise<RedisTopology & { sentinelPorts: number[]; masterName: string }> {
   const [primaryPort, replicaPort] = [await freePort(), await freePort()];
   const nodes: RedisNode[] = [];

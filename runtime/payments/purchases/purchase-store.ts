@@ -22,6 +22,7 @@ import type { CohortName } from "../../schema/catalog.ts";
 import type { StateBackend } from "../../storage/backend.ts";
 import type { SealedAnswer } from "./sealed-answer.ts";
 import type { PaymentMethodId } from "../methods/method-ids.ts";
+import { auditPurchase } from "../../audit/audit-purchase.ts";
 
 export type PurchaseMethod = PaymentMethodId | "admin";
 export type PurchaseState = "reserved" | "awaiting_payment" | "charging" | "charged" | "issued" | "released" | "refund_due";
@@ -109,6 +110,7 @@ export function createPurchaseStore(backend: StateBackend): PurchaseStore {
       if (!FINAL_STATES.has(state)) await records.setItem(`purchase-open:${record.id}`, 1);
       await records.setItem(`purchase:${record.id}`, next);
       if (FINAL_STATES.has(state)) await records.removeItem(`purchase-open:${record.id}`);
+      await auditPurchase(backend, record, state, now);
       return next;
     },
     async listOpen() {
