@@ -210,8 +210,10 @@ for (const kind of ["a Redis Cluster", "a sentinel set"] as const) {
 
         // Quota counters replicate asynchronously: a failover may forget the last increments the
         // primary took before it died (a few milliseconds of traffic), never more than was admitted
-        // before the kill.
-        expect(tally.metered200).toBeGreaterThanOrEqual(HOURLY);
+        // before the kill. The other way, a count the primary applied whose reply was lost in the
+        // window is answered 503 and cannot be given back (nobody knows it was applied): the
+        // quota under-admits by at most the metered 503s seen (docs/operations.md).
+        expect(tally.metered200).toBeGreaterThanOrEqual(HOURLY - tally.metered503);
         expect(overAdmitted).toBeLessThanOrEqual(beforeKill);
         expect(acknowledged.length).toBeGreaterThan(0);
       });
