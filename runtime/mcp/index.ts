@@ -158,7 +158,7 @@ function _context(event: H3Event, shared: McpShared): McpContext {
     results: shared.results,
     now,
     requestId: ctx.requestId,
-    client: () => clientAddress(event, deps.config.trustProxy),
+    client: () => clientAddress(event, deps.config),
     presentedKey: slot.credentials().key,
     caller: resolve,
     callerOrAnonymous: () =>
