@@ -46,6 +46,11 @@ export interface RuntimeConfig {
   outcomesPerKeyDay: number;
   /** Honour X-Forwarded-For for the client address (only behind a trusted proxy). */
   trustProxy: boolean;
+  /**
+   * CLIENT_IPV6_PREFIX: the bits of an IPv6 client address that name one client for per-client
+   * limits (64: a subscriber is handed at least a /64 and picks any address in it).
+   */
+  clientIpv6Prefix: number;
   /** Largest accepted request body in bytes. */
   maxBodyBytes: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
@@ -158,6 +163,7 @@ export function resolveRuntimeConfig(env: Record<string, string | undefined>): R
     newIdentitiesPerClientDay: _int(env, "NEW_IDENTITIES_PER_CLIENT_DAY", 50, 1, 1e9),
     outcomesPerKeyDay: _int(env, "OUTCOMES_PER_KEY_DAY", 20, 1, 1e9),
     trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
+    clientIpv6Prefix: _int(env, "CLIENT_IPV6_PREFIX", 64, 1, 128),
     maxBodyBytes: _int(env, "MAX_BODY_BYTES", 64 * 1024, 1024, 16 * 1024 * 1024),
     logLevel,
     shutdownGraceMs: _int(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),

@@ -14,6 +14,11 @@ export const ERRORS = {
   bad_request: { status: 400, title: "Bad request" },
   validation_failed: { status: 400, title: "The request is not valid", hint: "See `errors` for each field." },
   invalid_json: { status: 400, title: "The body is not valid JSON" },
+  json_too_deep: {
+    status: 400,
+    title: "The JSON body nests too deep",
+    hint: "Arrays and objects may nest at most 64 levels deep; no field of this API needs more than a few.",
+  },
   invalid_unicode: {
     status: 400,
     title: "A string in the body is not well-formed Unicode",

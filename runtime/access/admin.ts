@@ -35,7 +35,7 @@ export async function guardAdmin(deps: Pick<AppDeps, "backend" | "clock" | "conf
   if (!auth || !/^bearer\s+\S/i.test(auth)) throw apiError("admin_auth_missing");
   const now = deps.clock.now();
   const windowStart = Math.floor(now / ADMIN_WINDOW_MS) * ADMIN_WINDOW_MS;
-  const client = clientAddress(event, deps.config.trustProxy);
+  const client = clientAddress(event, deps.config);
   const limit = deps.config.adminFailuresPerWindow;
   const expiresAt = windowStart + ADMIN_WINDOW_MS;
   const slot = { key: `adminfail:${client}:${windowStart}`, limit, expiresAt };

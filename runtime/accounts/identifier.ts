@@ -11,12 +11,16 @@
  *
  * Refused (400, with the field's JSON pointer) before any comparison: control characters (C0 and
  * C1), format characters (zero-width space and joiners, bidi controls, BOM, soft hyphen, tags),
- * lone surrogates, private-use characters, line and paragraph separators, and a name that is
- * empty after trimming. NBSP and the other space separators are accepted: NFKC reads them as a
+ * lone surrogates, private-use characters, line and paragraph separators, a name that is
+ * empty after trimming, and a word that mixes scripts once folded ("pаypal" with a Cyrillic а:
+ * mixed-script.ts). The refusal is on input only: the fold itself is unchanged, so every stored
+ * identity keeps its key and is found as before; a stored mixed-script name still matches its
+ * own records (its keys, its account) but can no longer be typed in a new request. NBSP and the other space separators are accepted: NFKC reads them as a
  * space. The fold is idempotent and equals `toLowerCase` on ASCII, so ids stored before it (all
  * lower-cased) are found unchanged.
  */
 import { apiError } from "../errors.ts";
+import { mixedScriptWord } from "./mixed-script.ts";
 
 const REFUSED = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Zl}\p{Zp}]/u;
 const DOTTED_I = /[\u0130\u0131]|i\u0307/g;
@@ -40,5 +44,10 @@ export function readIdentifier(raw: string, pointer: string): string {
   const folded = foldIdentifier(raw);
   if (folded === "")
     throw apiError("validation_failed", { detail: `${pointer}: empty once trimmed`, errors: [{ pointer, message: "empty once trimmed" }] });
+  const mixed = mixedScriptWord(folded);
+  if (mixed !== null) {
+    const message = `mixes scripts in "${mixed.slice(0, 40)}" (write each word in one script)`;
+    throw apiError("validation_failed", { detail: `${pointer}: ${message}`, errors: [{ pointer, message }] });
+  }
   return folded;
 }

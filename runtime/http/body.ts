@@ -1,6 +1,6 @@
 /**
  * Reading and validating JSON request bodies. Size is capped before parsing, the media type must
- * be JSON, and the TypeBox schema (the same declaration the OpenAPI description is built from)
+ * be JSON, nesting is bounded (json-depth.ts), and the TypeBox schema (the same declaration the OpenAPI description is built from)
  * decides what is valid; every failure is a 4xx problem, never a 500.
  */
 import type { IncomingMessage } from "node:http";
@@ -8,6 +8,7 @@ import type { H3Event } from "h3";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { TypeCompiler, ValueErrorType, type ValueError } from "@sinclair/typebox/compiler";
 import { apiError, type ApiError, type FieldError } from "../errors.ts";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-depth.ts";
 
 export interface BodyValidator<T extends TSchema> {
   schema: T;
@@ -176,6 +177,9 @@ export async function readJsonBody<T extends TSchema>(event: H3Event, validator:
   if (text.trim() === "") return validator.parse({});
   if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type))
     throw apiError("unsupported_media_type", { detail: `Got content-type "${type.slice(0, 100)}".` });
+  // Before parsing: validating (and describing) a deeper value recurses past the stack.
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH))
+    throw apiError("json_too_deep", { detail: `Bodies may nest arrays and objects at most ${MAX_JSON_DEPTH} levels deep.` });
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -24,6 +24,7 @@ import { isApiError } from "../errors.ts";
 import type { Caller } from "../access/credentials.ts";
 import { requestCaller } from "../access/request-caller.ts";
 import { readRawText } from "../http/body.ts";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/json-depth.ts";
 import { acceptsDeflate } from "../http/deflate-splice.ts";
 import { requestContext } from "../http/context.ts";
 import { parseQualityList } from "../http/quality-list.ts";
@@ -85,6 +86,9 @@ export default definePlugin<AppDeps>((app, deps) => {
         return refuse(413, RPC.invalidRequest, `Request too large: bodies are limited to ${deps.config.maxBodyBytes} bytes.`);
       throw error;
     }
+    // Before parsing: validating a deeper message recurses past the stack (a -32603 by its shape).
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH))
+      return refuse(400, RPC.invalidRequest, `Invalid Request: the message nests deeper than ${MAX_JSON_DEPTH} levels.`);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -158,7 +162,7 @@ function _context(event: H3Event, shared: McpShared): McpContext {
     results: shared.results,
     now,
     requestId: ctx.requestId,
-    client: () => clientAddress(event, deps.config.trustProxy),
+    client: () => clientAddress(event, deps.config),
     presentedKey: slot.credentials().key,
     caller: resolve,
     callerOrAnonymous: () =>

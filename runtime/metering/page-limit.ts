@@ -20,7 +20,7 @@ export function isLimitedPage(pathname: string): boolean {
 export function usePageLimit(app: H3, deps: Pick<AppDeps, "clock" | "config" | "shared">): void {
   const limiter = deps.shared.freeReads.pages;
   const guard = async (event: H3Event) => {
-    const wait = await limiter.hit(clientAddress(event, deps.config.trustProxy), deps.clock.now());
+    const wait = await limiter.hit(clientAddress(event, deps.config), deps.clock.now());
     if (wait === 0) return undefined;
     const headers = { "retry-after": String(wait) };
     if (event.url.pathname.endsWith(".txt")) {

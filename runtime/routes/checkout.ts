@@ -51,7 +51,7 @@ export default definePlugin<AppDeps>((app, deps) => {
       idempotencyKey,
       fingerprint,
       baseUrl: publicBaseUrl(deps),
-      client: clientAddress(event, deps.config.trustProxy),
+      client: clientAddress(event, deps.config),
     };
     const response = await paymentMethod(request.payment_method).checkout(deps, order, account, input, now);
     return sendJson(event, response.status, response.body, response.headers);

@@ -48,7 +48,7 @@ export default definePlugin<AppDeps>((app, deps) => {
 
     const now = deps.clock.now();
     const reader = await requestCaller(event, deps).reader({ allowQueryKey: true });
-    const freeRead = () => anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
+    const freeRead = () => anonymous.assert(clientAddress(event, deps.config), now);
     const plan = await planRead(deps, { build, vertical, meta: findNode(build, vertical, nodeId), reader, freeRead }, now);
     const { caller, decision } = plan;
     const problem = decision.credentialProblem;

@@ -12,7 +12,7 @@ const validator = compileValidator(InterestRequestSchema);
 export default definePlugin<AppDeps>((app, deps) => {
   app.post("/api/interest", async (event) => {
     const body = await readJsonBody(event, validator, deps.config.maxBodyBytes);
-    return sendJson(event, 200, await registerInterest(deps, body, clientAddress(event, deps.config.trustProxy), deps.clock.now()));
+    return sendJson(event, 200, await registerInterest(deps, body, clientAddress(event, deps.config), deps.clock.now()));
   });
 
   app.get("/api/interest/summary", async (event) => sendJson(event, 200, await summarizeInterest(deps), { "cache-control": "no-cache" }));

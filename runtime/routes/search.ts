@@ -23,7 +23,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     const now = deps.clock.now();
     // A refused key searches as a caller without one (warned in the answer), so the anonymous limit applies to it too.
     const reader = await requestCaller(event, deps).reader();
-    if (reader.caller.kind === "anonymous") await anonymous.assert(clientAddress(event, deps.config.trustProxy), now);
+    if (reader.caller.kind === "anonymous") await anonymous.assert(clientAddress(event, deps.config), now);
     const query = {
       q: readSingleParam(params, "q"),
       vertical: readSingleParam(params, "vertical"),

@@ -35,7 +35,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     const now = deps.clock.now();
     const expiresAt = now + limits.trial_hours * 3_600_000;
     // The per-client limit is consumed first, atomically: a burst from one address cannot pass it.
-    const ip = clientAddress(event, deps.config.trustProxy);
+    const ip = clientAddress(event, deps.config);
     const perClient = await deps.backend.consume(
       [{ key: `trialrate:${ip}:${Math.floor(now / 3_600_000)}`, limit: deps.config.trialsPerClientHour, expiresAt: now + 3_600_000 }],
       1,

@@ -14,6 +14,6 @@ export default definePlugin<AppDeps>((app, deps) => {
 
   app.post("/api/waitlist", async (event) => {
     const body = await readJsonBody(event, validator, deps.config.maxBodyBytes);
-    return sendJson(event, 200, await joinWaitlist(deps, body, clientAddress(event, deps.config.trustProxy), deps.clock.now()));
+    return sendJson(event, 200, await joinWaitlist(deps, body, clientAddress(event, deps.config), deps.clock.now()));
   });
 });

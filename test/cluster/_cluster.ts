@@ -58,3 +58,9 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
   const text = await res.text();
   return { status: res.status, body: text && res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text };
 }
+
+/** Per-minute limits count per calendar minute: a burst must not straddle two. */
+export async function awayFromMinuteEnd(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 8000) await new Promise((r) => setTimeout(r, left + 200));
+}

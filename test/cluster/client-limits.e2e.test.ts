@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import type { ChildServer } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
-import { deletePrefix, SHARED_REDIS_URL, startInstances, uniquePrefix } from "./_cluster.ts";
+import { awayFromMinuteEnd, deletePrefix, SHARED_REDIS_URL, startInstances, uniquePrefix } from "./_cluster.ts";
 
 const PER_MINUTE = 60;
 const TRIALS_PER_HOUR = 7;
@@ -36,7 +36,7 @@ describe("per-client limits across two instances", () => {
     ["the free pages (/llms.txt)", "/llms.txt"],
     ["search", "/api/search?q=visa"],
   ])("%s: a burst of 300 over both instances admits exactly the per-minute limit", async (_name, path) => {
-    await _awayFromMinuteEnd();
+    await awayFromMinuteEnd();
     const statuses = await Promise.all(
       Array.from({ length: 300 }, (_, i) =>
         fetch(`${instances[i % 2]!.url}${path}`).then(async (res) => {
@@ -49,7 +49,7 @@ describe("per-client limits across two instances", () => {
   });
 
   it("MCP: a burst of 200 anonymous tool calls over both instances admits exactly the per-minute limit", async () => {
-    await _awayFromMinuteEnd();
+    await awayFromMinuteEnd();
     const call = (i: number) =>
       fetch(`${instances[i % 2]!.url}/mcp`, {
         method: "POST",
@@ -84,10 +84,4 @@ describe("per-client limits across two instances", () => {
 
 function _tally(statuses: number[]): Record<number, number> {
   return statuses.reduce<Record<number, number>>((t, s) => ({ ...t, [s]: (t[s] ?? 0) + 1 }), {});
-}
-
-/** The limits count per calendar minute: a burst must not straddle two. */
-async function _awayFromMinuteEnd(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 8000) await new Promise((r) => setTimeout(r, left + 200));
 }

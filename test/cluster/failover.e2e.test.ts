@@ -166,9 +166,12 @@ for (const kind of ["a Redis Cluster", "a sentinel set"] as const) {
         );
         expect(tally.other).toEqual([]);
         // The kill hit the purchases: records of the burst lived on the killed primary, and buyers
-        // were answered 503 in the window (and finished by retrying).
+        // were answered 503 in the window (and finished by retrying). On a cluster only requests
+        // for the killed primary's slots meet the window, and on a loaded machine the few
+        // purchases in flight may all miss it (one run in several, at a load average of 18), so
+        // there that is counted, not required; with sentinels every request meets it.
         expect(purchasesOnVictim).toBeGreaterThan(0);
-        expect(retried.length).toBeGreaterThan(0);
+        if (kind === "a sentinel set") expect(retried.length).toBeGreaterThan(0);
 
         // No token charged twice; every purchase answered 201 charged its token once (an unconfirmed
         // charge, resolved in the buyer's favour, at most once).
@@ -210,8 +213,10 @@ for (const kind of ["a Redis Cluster", "a sentinel set"] as const) {
 
         // Quota counters replicate asynchronously: a failover may forget the last increments the
         // primary took before it died (a few milliseconds of traffic), never more than was admitted
-        // before the kill.
-        expect(tally.metered200).toBeGreaterThanOrEqual(HOURLY);
+        // before the kill. The other way, a count the primary applied whose reply was lost in the
+        // window is answered 503 and cannot be given back (nobody knows it was applied): the
+        // quota under-admits by at most the metered 503s seen (docs/operations.md).
+        expect(tally.metered200).toBeGreaterThanOrEqual(HOURLY - tally.metered503);
         expect(overAdmitted).toBeLessThanOrEqual(beforeKill);
         expect(acknowledged.length).toBeGreaterThan(0);
       });
