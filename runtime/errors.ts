@@ -85,6 +85,11 @@ export const ERRORS = {
     title: "This payment is being processed",
     hint: "Retry in a few seconds; the first request's answer will be repeated.",
   },
+  payment_owned_by_another_account: {
+    status: 409,
+    title: "This payment bought keys for another account",
+    hint: "A payment buys keys for the account it was first sent for: send it again with that agent_id, or with a key of that account.",
+  },
   payment_unconfirmed: {
     status: 409,
     title: "An interrupted attempt may have used this payment",

@@ -46,14 +46,21 @@ export interface CheckoutRun {
   /** Seals the keys until the buyer presents it again; the payer's public identity for the record. */
   secret: string;
   payer: Record<string, string>;
+  /** Recorded at reservation, before `authorize` touches it: the token ledger it holds part of. */
+  ledgerHold?: PurchaseRecord["ledger_hold"];
   /**
    * Runs while the purchase is only reserved, before the charge: null to go on, else a refusal
    * (the driver releases the purchase, then throws the refusal's error). What it throws instead
    * leaves the purchase reserved, for a retry or reconciliation.
    */
   authorize?(record: PurchaseRecord): Promise<Refusal | null>;
-  /** The one outside call that takes the money; `resumed` when an earlier attempt was interrupted around it. */
-  charge(record: PurchaseRecord, resumed: boolean): Promise<ChargeReceipt>;
+  /**
+   * What asks the charge again after its outcome was lost (x402: the signed payment and our
+   * requirements), recorded with the `charging` record, before the charge.
+   */
+  chargeRequest?(record: PurchaseRecord): Promise<Record<string, unknown>>;
+  /** The one outside call that takes the money; `attemptedBefore` when an earlier attempt of this purchase made it. */
+  charge(record: PurchaseRecord, attemptedBefore: boolean): Promise<ChargeReceipt>;
   chargeOptions?: ChargeOptions;
   /** `fresh`: the keys in clear from this request's reservation; null when the purchase was found reserved or further (a replay). */
   answer(record: PurchaseRecord, fresh: string[] | null): Promise<SavedResponse>;
@@ -80,7 +87,14 @@ export async function runCheckout(
         deps,
         order,
         account,
-        { id: run.id, method: run.method, secret: run.secret, resumable: run.claim !== null, payer: run.payer },
+        {
+          id: run.id,
+          method: run.method,
+          secret: run.secret,
+          resumable: run.claim !== null,
+          payer: run.payer,
+          ledgerHold: run.ledgerHold,
+        },
         now,
       ));
     }
@@ -93,10 +107,10 @@ export async function runCheckout(
     }
     // A purchase found `charging` was interrupted around the charge: the method decides (through
     // `chargeOptions.repeatable`) whether asking again is safe.
-    const resumed = record.state === "charging";
+    if (record.state === "reserved" && run.chargeRequest) record = { ...record, charge_request: await run.chargeRequest(record) };
     const reserved = record;
     if (record.state !== "charged")
-      record = await chargePurchase(deps, record, () => run.charge(reserved, resumed), now, run.chargeOptions);
+      record = await chargePurchase(deps, record, (attemptedBefore) => run.charge(reserved, attemptedBefore), now, run.chargeOptions);
     record = await completePurchase(deps, record, now);
     return run.answer(record, keys);
   });
@@ -122,7 +136,7 @@ export function reserveOrder(
   deps: AppDeps,
   order: CheckoutOrder,
   account: PurchaseAccount,
-  purchase: Pick<PurchaseRequest, "id" | "method" | "secret" | "resumable" | "payer" | "deferAccount" | "pendingPlace">,
+  purchase: Pick<PurchaseRequest, "id" | "method" | "secret" | "resumable" | "payer" | "deferAccount" | "pendingPlace" | "ledgerHold">,
   now: number,
 ): Promise<Reserved> {
   return reservePurchase(

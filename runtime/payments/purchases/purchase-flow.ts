@@ -15,12 +15,16 @@
  *   whose price applies, the keys to be issued (generated now, sealed for the client), all before
  *   any payment. A refusal (account of someone else, cap reached) takes nothing and charges nothing.
  * - `chargePurchase`: the one irreversible call, guarded by a step marker taken right before it,
- *   so it happens at most once per purchase whatever retries or resumers do. A definite refusal
+ *   so it happens at most once per purchase whatever retries or resumers do (a provider that
+ *   refuses a second charge of one payment, x402, is asked again instead). A definite refusal
  *   releases the reservation; an unknown outcome (timeout, 5xx) leaves the purchase `charging`.
- * - `completePurchase`: issues the keys; `releasePurchase` gives the slots back (once).
- * - `resolveUnknownCharge`: a charge whose outcome cannot be known (the KYAPay charge call has no
- *   idempotency key) is resolved in the buyer's favour: the keys are issued, nothing is charged
- *   again, and the purchase is flagged `payment.unconfirmed` for the operator.
+ * - `completePurchase`: issues the keys; `releasePurchase` gives the slots back (once) and, when
+ *   nothing was charged, a prepaid token's ledger hold; `fenceCharge` tells a purchase cut off
+ *   before its charge step (nothing charged, ever) from one whose charge was attempted.
+ * - `resolveUnknownCharge`: a charge whose outcome cannot be known and cannot be asked again (the
+ *   KYAPay charge call has no idempotency key) is resolved in the buyer's favour: the keys are
+ *   issued, nothing is charged again, and the purchase is flagged `payment.unconfirmed` for the
+ *   operator.
  */
 import { randomBytes } from "node:crypto";
 import type { AppDeps } from "../../deps.ts";
@@ -29,6 +33,7 @@ import { apiError, isApiError, type ApiError } from "../../errors.ts";
 import { reserveSlots, releaseSlots } from "../../accounts/account-slots.ts";
 import type { CohortName } from "../../schema/catalog.ts";
 import { failpoint } from "../../failpoint.ts";
+import { returnPurchaseHold } from "../per-use/token-ledger.ts";
 import { keyPriceMicros } from "./pricing.ts";
 import { issuePurchaseKeys, prepareKeys } from "./purchase-keys.ts";
 import { createPurchaseStore, type PurchaseMethod, type PurchaseRecord } from "./purchase-store.ts";
@@ -58,6 +63,8 @@ export interface PurchaseRequest {
   deferAccount?: boolean;
   /** The client's pending-checkout place held (card). */
   pendingPlace?: string | null;
+  /** The prepaid token ledger the purchase will hold part of (`PurchaseRecord.ledger_hold`). */
+  ledgerHold?: PurchaseRecord["ledger_hold"];
 }
 
 export interface Reserved {
@@ -129,6 +136,7 @@ export async function reservePurchase(deps: PurchaseDeps, request: PurchaseReque
       ...(request.deferAccount ? { account_pending: true } : {}),
       ...(request.pendingPlace ? { pending_place: request.pendingPlace } : {}),
       payer: request.payer ?? {},
+      ...(request.ledgerHold ? { ledger_hold: request.ledgerHold } : {}),
       history: [],
       created_at: at,
       updated_at: at,
@@ -202,13 +210,16 @@ export interface ChargeOptions {
 }
 
 /**
- * Runs `charge` at most once for this purchase. Returns the `charged` record; throws the refusal
- * (after releasing) or, when the outcome is unknown, a 502 that tells the client to retry.
+ * Runs `charge` at most once for this purchase (a repeatable one: asks again). Returns the
+ * `charged` record; throws the refusal (after releasing) or, when the outcome is unknown, a 502
+ * that tells the client to retry. `charge` learns whether an earlier attempt of this purchase
+ * itself was made (its step was taken before), the only case in which "already used" can mean
+ * "paid by us".
  */
 export async function chargePurchase(
   deps: PurchaseDeps,
   record: PurchaseRecord,
-  charge: () => Promise<ChargeReceipt>,
+  charge: (attemptedBefore: boolean) => Promise<ChargeReceipt>,
   now: number,
   options: ChargeOptions = {},
 ): Promise<PurchaseRecord> {
@@ -224,15 +235,16 @@ export async function chargePurchase(
   let receipt: ChargeReceipt;
   try {
     failpoint(deps.config, "purchase:before-charge");
-    receipt = await charge();
+    receipt = await charge(!step.taken);
     failpoint(deps.config, "purchase:after-charge");
   } catch (error) {
     if (isApiError(error) && REFUSED_CODES.has(error.code)) {
       await releasePurchase(deps, charging, `payment refused: ${error.code}`, now, { chargeRefused: true });
       throw error;
     }
-    // Maybe charged, maybe not: the record stays `charging`; a retry (or reconciliation)
-    // resolves it in the buyer's favour and never charges again.
+    // Maybe charged, maybe not: the record stays `charging`. A retry (or reconciliation) asks
+    // again when the method allows it (x402); otherwise it resolves it in the buyer's favour and
+    // never charges again.
     deps.logger.error("charge outcome unknown; purchase left charging", {
       purchase_id: record.id,
       reason: error instanceof Error ? error.message : String(error),
@@ -300,7 +312,17 @@ export async function completePurchase(deps: PurchaseDeps, record: PurchaseRecor
 }
 
 /**
- * Gives the reservation back (once) and ends the purchase; any key already written is revoked.
+ * Fences charging off for good when no charge was ever attempted: true when nothing was (or ever
+ * will be) charged for this purchase, false when an attempt came first.
+ */
+export async function fenceCharge(deps: PurchaseDeps, record: PurchaseRecord, now: number): Promise<boolean> {
+  const fence = await createPurchaseStore(deps.backend).takeStep(record.id, "charge", CHARGE_FENCED, now);
+  return fence.taken || fence.mark === CHARGE_FENCED;
+}
+
+/**
+ * Gives the reservation back (once) and ends the purchase; any key already written is revoked and,
+ * when nothing was charged, a prepaid token's ledger gets its hold back.
  * Unless the provider just refused this purchase's own charge, charging is fenced off first: if a
  * charge was already attempted, nothing is released and the purchase is resolved as unknown
  * instead (the buyer's favour), since money may have moved.
@@ -314,11 +336,11 @@ export async function releasePurchase(
 ): Promise<PurchaseRecord> {
   const store = createPurchaseStore(deps.backend);
   const state = options.state ?? "released";
-  if (!options.chargeRefused && state === "released") {
-    const fence = await store.takeStep(record.id, "charge", CHARGE_FENCED, now);
-    if (!fence.taken && fence.mark !== CHARGE_FENCED)
-      return resolveUnknownCharge(deps, record, `release refused: a charge was attempted (${reason})`, now);
-  }
+  if (!options.chargeRefused && state === "released" && !(await fenceCharge(deps, record, now)))
+    return resolveUnknownCharge(deps, record, `release refused: a charge was attempted (${reason})`, now);
+  // Before the release step, so a store error in between leaves it for the retry: the give-back
+  // moves the ledger and the hold in one step and does nothing once the hold is empty.
+  if (state === "released") await returnPurchaseHold(deps, record, now);
   if ((await store.takeStep(record.id, "release", String(now), now)).taken) {
     for (const hash of record.key_hashes) {
       const key = await deps.keys.get(hash);

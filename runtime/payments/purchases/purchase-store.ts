@@ -62,6 +62,17 @@ export interface PurchaseRecord {
   pending_place?: string | null;
   /** Payer identifiers worth showing an operator (token jti/sub, x402 payer), never a credential. */
   payer: Record<string, string>;
+  /**
+   * What the method needs to ask for the charge again after its outcome was lost (x402: the signed
+   * payment and the requirements it was verified against, so a retry or reconciliation can settle
+   * it). A payment authorization, not a credential of ours, but never logged or listed.
+   */
+  charge_request?: Record<string, unknown>;
+  /**
+   * The amount of a prepaid token's ledger this purchase holds (agent_network), recorded before the
+   * ledger is touched, so a purchase released with nothing charged gives it back (`token-ledger.ts`).
+   */
+  ledger_hold?: { jti: string; expires_at: number };
   history: Array<{ state: PurchaseState; at: string; note?: string }>;
   /** Set when an operator handled a refund due or an unconfirmed charge (`vkr payments ack`). */
   acknowledged_at?: string;

@@ -8,9 +8,13 @@
  * - `awaiting_payment` (a method paid elsewhere, such as card): its method's `awaiting` hook decides
  *   (`methods/payment-method.ts`; card leaves it alone until its Stripe session expires, then asks
  *   Stripe: paid → keys issued, otherwise released);
- * - `charging` (the charge may or may not have happened) and `charged`: when the client can come
- *   back for the keys (Idempotency-Key, x402 payment, card session) they are issued, an unknown
- *   charge resolved in the buyer's favour and flagged; otherwise the purchase becomes `refund_due`.
+ * - `charging`: cut off before the charge step was taken → released (charging fenced off, nothing
+ *   was charged). Otherwise the charge may or may not have happened: a method whose provider can
+ *   be asked again (x402: `chargeAgain`) is asked, never assumed paid (paid → keys issued; refused
+ *   → released; no answer → left for the next pass); for one that cannot (the KYAPay charge call
+ *   takes no idempotency key), the keys are issued when the client can come back for them, the
+ *   charge resolved in the buyer's favour and flagged, else the purchase becomes `refund_due`;
+ * - `charged`: keys issued when the client can come back for them, else `refund_due`.
  *
  * "Attention" lists final purchases an operator must act on and has not acknowledged: refunds due
  * and charges that could not be confirmed.
@@ -18,7 +22,17 @@
 import { randomUUID } from "node:crypto";
 import type { AppDeps } from "../../deps.ts";
 import { findPaymentMethod } from "../methods/registry.ts";
-import { completePurchase, purchaseLeaseMs, releasePurchase, resolveUnknownCharge, type PurchaseDeps } from "./purchase-flow.ts";
+import { isApiError } from "../../errors.ts";
+import {
+  chargePurchase,
+  completePurchase,
+  fenceCharge,
+  purchaseLeaseMs,
+  releasePurchase,
+  resolveUnknownCharge,
+  type ChargeReceipt,
+  type PurchaseDeps,
+} from "./purchase-flow.ts";
 import { createPurchaseStore, FINAL_STATES, type PurchaseRecord } from "./purchase-store.ts";
 
 export type ReconcileDeps = PurchaseDeps & Pick<AppDeps, "payments">;
@@ -143,6 +157,14 @@ async function _resolve(deps: ReconcileDeps, record: PurchaseRecord, now: number
       return awaiting.reconcile(deps, record, now);
     }
     case "charging": {
+      // Cut off before the charge step was taken: nothing was (or now ever will be) charged.
+      if (await fenceCharge(deps, record, now))
+        return {
+          record: await releasePurchase(deps, record, "reconciled: the charge was never attempted", now),
+          action: "released (never charged)",
+        };
+      const chargeAgain = findPaymentMethod(record.method)?.chargeAgain;
+      if (chargeAgain) return _chargeAgain(deps, record, chargeAgain(deps, record), now);
       if (!record.resumable)
         return {
           record: await releasePurchase(
@@ -168,6 +190,34 @@ async function _resolve(deps: ReconcileDeps, record: PurchaseRecord, now: number
       return { record: await _issue(deps, record, now), action: "keys issued" };
     default:
       return { record, action: "final" };
+  }
+}
+
+/**
+ * A charge that can be asked again (x402): asked, never assumed. Paid: keys issued; refused (an
+ * expired authorization, say): released, no keys; no answer: left `charging` for the next pass.
+ */
+async function _chargeAgain(
+  deps: ReconcileDeps,
+  record: PurchaseRecord,
+  charge: ((attemptedBefore: boolean) => Promise<ChargeReceipt>) | null,
+  now: number,
+): Promise<{ record: PurchaseRecord; action: string }> {
+  if (!charge)
+    return {
+      record: await releasePurchase(deps, record, "reconciled: charge outcome unknown and nothing recorded to ask again", now, {
+        state: "refund_due",
+      }),
+      action: "refund due (charge outcome unknown, cannot be asked again)",
+    };
+  try {
+    const charged = await chargePurchase(deps, record, charge, now, { repeatable: true });
+    return { record: await _issue(deps, charged, now), action: "keys issued (charge asked again and confirmed)" };
+  } catch (error) {
+    const current = (await createPurchaseStore(deps.backend).get(record.id)) ?? record;
+    const code = isApiError(error) ? error.code : "error";
+    if (current.state === "released") return { record: current, action: `released (charge refused: ${code})` };
+    return { record: current, action: `charge outcome still unknown (${code}); asked again next pass` };
   }
 }
 
