@@ -168,7 +168,7 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     operationId: "reconcilePayments",
     summary: "Finish or undo purchases a crash left open (admin)",
     description:
-      "Admin bearer. For each open purchase nobody works on (its lease ran out): `reserved` → released; `awaiting_payment` past its session's expiry → Stripe is asked (paid → keys, else released); `charging`/`charged` → keys issued when the buyer can come back for them (an unknown charge resolved in the buyer's favour and flagged), else `refund_due`. Every instance also runs this at start and every RECONCILE_INTERVAL_MS. The same as `vkr payments reconcile`.",
+      "Admin bearer. For each open purchase nobody works on (its lease ran out): `reserved` → released; `awaiting_payment` past its session's expiry → Stripe is asked (paid → keys, else released); `charging` cut off before its charge step → released (nothing was charged); an x402 `charging` → settle asked again with the recorded payment (paid → keys; refused, e.g. expired → released; no answer → left for the next pass); other `charging`/`charged` → keys issued when the buyer can come back for them (an unknown agent_network charge resolved in the buyer's favour and flagged), else `refund_due`. Every instance also runs this at start and every RECONCILE_INTERVAL_MS. The same as `vkr payments reconcile`.",
     security: ["adminBearer"],
     responses: {
       200: { description: "What was resolved, what stays open, what needs an operator", schema: ReconcileReportSchema },

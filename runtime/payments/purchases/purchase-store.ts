@@ -4,8 +4,8 @@
  *
  *   reserved ──► charging ──► charged ──► issued
  *      │  └──► awaiting_payment (card) ──┘   ▲
- *      │              │                      │ (charge outcome unknown: resolved in the buyer's
- *      ▼              ▼                      │  favour, `payment.unconfirmed` set, listed)
+ *      │              │                      │ (outcome unknown, provider not askable again:
+ *      ▼              ▼                      │  buyer's favour, `payment.unconfirmed`, listed)
  *   released      released        refund_due (charged, but no client can come back for the keys)
  *
  * `issued`, `released` and `refund_due` are final. Next to the record:
