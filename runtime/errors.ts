@@ -93,7 +93,7 @@ export const ERRORS = {
   payment_unconfirmed: {
     status: 409,
     title: "An interrupted attempt may have used this payment",
-    hint: "Do not pay again for these keys yet: the payment is logged for reconciliation by hand; contact support quoting the request id.",
+    hint: "Do not pay again for these keys: an operator is checking the payment with the provider. Send the same request (same Idempotency-Key) again later to get the keys once it is confirmed; contact support quoting the purchase id.",
   },
   purchase_in_progress: {
     status: 409,

@@ -54,8 +54,8 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     summary: "Subscribe: buy 1–5 membership keys (or get a quote)",
     description: [
       "**Accounts are owned.** The first purchase creates an account, named by `agent_id`, else `contact`, else a generated `acct_…` id (returned as `receipt.account`). A later purchase for an existing account, which takes its graduated price tier, one of its 5 key slots and at 5 keys moves all its keys to the pooled volume plan, must send a live membership key of that account in `X-Service-Key` (or `Authorization: Bearer svc_live_…`); the key alone names the account, so `agent_id` may then be left out. Without that proof, a purchase naming an existing account (in any letter case) is refused **403 `account_proof_required` before any payment**; so is one whose key is a trial key or another account's key (a malformed, unknown, revoked or expired key is 401 as everywhere). Two first purchases racing for one new name: one creates the account, the other is refused uncharged.",
-      "**Reserve → charge → issue.** Every purchase is one durable record moving through `reserved` → `charging` → `charged` → `issued`, or to `released` (refused or abandoned; nothing charged) or `refund_due` (charged, but no client can come back for the keys); each state is written before the outside call that follows it. The account's slots, and with them the graduated price of each key, are reserved atomically before payment (an account at 5 keys is 409 `conflict`, uncharged), the keys to be issued are generated at reservation, the provider is called once, then the keys are written and the account's cohort seat claimed. So concurrent purchases never charge a buyer who gets no key, and prices stay exact: an account holding 1 key that sends 8 single-key purchases at once gets exactly 4 keys at $17 + $15 + $13 + $11 and 4 × 409 uncharged. A refused or failed payment gives the slots back. The price (`quote`) is computed here from the reserved slots, never taken from the client.",
-      "**Crashes and retries.** With an `Idempotency-Key` (1–255 printable characters) a retry of the same request (same body and credentials) finishes an interrupted purchase or returns its 201 again (`Idempotent-Replayed: true`), never charging twice; while another request works on it, 409 `idempotency_in_progress` with `Retry-After` (a crashed worker's lease runs out after 3 × PAYMENT_TIMEOUT_MS + 1 s). The same key with another request is 422 `idempotency_key_reused`; a purchase that ended refused frees its key for a corrected retry. A charge whose outcome cannot be confirmed (a timeout or 5xx from the network, whose charge call takes no idempotency key) answers 502 `payment_gateway_error`; the retry resolves it **in the buyer's favour** (keys issued, `receipt.charge_unconfirmed: true`, nothing charged again) and lists it for the operator (`vkr payments reconcile`, `GET /api/admin/payments`). Without an Idempotency-Key no retry can find an interrupted purchase: reconciliation releases it if nothing was charged and marks it `refund_due` otherwise.",
+      "**Reserve → charge → issue.** Every purchase is one durable record moving through `reserved` → `charging` → `charged` → `issued` (or `charging` → `unconfirmed` while an operator confirms a charge whose outcome was lost), or to `released` (refused or abandoned; nothing charged) or `refund_due` (charged, but no client can come back for the keys); each state is written before the outside call that follows it. The account's slots, and with them the graduated price of each key, are reserved atomically before payment (an account at 5 keys is 409 `conflict`, uncharged), the keys to be issued are generated at reservation, the provider is called once, then the keys are written and the account's cohort seat claimed. So concurrent purchases never charge a buyer who gets no key, and prices stay exact: an account holding 1 key that sends 8 single-key purchases at once gets exactly 4 keys at $17 + $15 + $13 + $11 and 4 × 409 uncharged. A refused or failed payment gives the slots back. The price (`quote`) is computed here from the reserved slots, never taken from the client.",
+      "**Crashes and retries.** With an `Idempotency-Key` (1–255 printable characters) a retry of the same request (same body and credentials) finishes an interrupted purchase or returns its 201 again (`Idempotent-Replayed: true`), never charging twice; while another request works on it, 409 `idempotency_in_progress` with `Retry-After` (a crashed worker's lease runs out after 3 × PAYMENT_TIMEOUT_MS + 1 s). The same key with another request is 422 `idempotency_key_reused`; a purchase that ended refused frees its key for a corrected retry. An agent_network charge whose outcome cannot be confirmed (a timeout, a lost answer or a 5xx from the network, whose charge call takes no idempotency key; or a crash right after the call) is **never assumed paid**: the purchase waits `unconfirmed` with no key and is listed for the operator (`vkr payments list`, `GET /api/admin/payments`). The request that met it answers 502 `payment_gateway_error`; a retry meanwhile answers 409 `payment_unconfirmed` (do not pay again; retry later with the same Idempotency-Key). Once the operator has checked with the network (`vkr payments ack <id> --outcome paid|not_paid`, `POST /api/admin/payments/acknowledge`): paid → the retry gets the keys (once, nothing charged again); not paid → released, the retry is 402 `payment_failed` and the token's value is spendable again. A charge the network refused is recorded before anything else, so a retry after a store error releases it (no key, no charge). Without an Idempotency-Key no retry can find an interrupted purchase: reconciliation releases it if nothing was charged and marks it `refund_due` otherwise.",
       ...PAYMENT_METHOD_REGISTRY.map((m) => m.openapi.checkout),
       "Referral and loyalty credits are not deducted from a purchase; `quote.credit_balance_usd_micros` shows the balance, applied to the next card renewal invoice.",
     ].join("\n\n"),
@@ -97,7 +97,10 @@ export const PAYMENT_OPERATIONS: Operation[] = [
       401: { description: "The key in X-Service-Key is malformed, unknown, revoked or expired" },
       402: { description: "Payment required, failed, invalid or insufficient; nothing issued", ...responseHeadersOf(402) },
       403: { description: "`account_proof_required`: the account exists and no live membership key of it was sent; nothing charged" },
-      409: { description: "The account would hold more than 5 keys (uncharged), or the same purchase is being processed" },
+      409: {
+        description:
+          "The account would hold more than 5 keys (uncharged), or the same purchase is being processed; `payment_unconfirmed`: the purchase's charge could not be confirmed and waits for an operator (no key yet; send the same request with the same Idempotency-Key again later), or it is recorded for a refund",
+      },
       422: {
         description:
           "Idempotency-Key reused with a different request (keys are scoped to the caller: the account proven by X-Service-Key, else agent_id, else contact)",
@@ -158,7 +161,7 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     operationId: "listPayments",
     summary: "Open purchases and those needing an operator (admin)",
     description:
-      "Admin bearer. Changes nothing. `open`: purchases not in a final state (being worked on, awaiting a card payment, or left by a crash). `attention`: final purchases an operator must act on and has not acknowledged: `refund_due`, and keys issued on a charge that could not be confirmed. The same as `vkr payments list`.",
+      'Admin bearer. Changes nothing. `open`: purchases not in a final state (being worked on, awaiting a card payment, or left by a crash). `attention`: purchases an operator must act on and has not acknowledged: `unconfirmed` (a charge whose outcome was lost; no key until the operator checks with the provider and acknowledges it with `outcome`), `refund_due`, and keys issued on a charge noted as unconfirmed (x402 "nonce used"). The same as `vkr payments list`.',
     security: ["adminBearer"],
     responses: { 200: { description: "Open and attention lists", schema: PaymentsOverviewSchema }, ...ADMIN_ERRORS },
   },
@@ -168,7 +171,7 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     operationId: "reconcilePayments",
     summary: "Finish or undo purchases a crash left open (admin)",
     description:
-      "Admin bearer. For each open purchase nobody works on (its lease ran out): `reserved` → released; `awaiting_payment` past its session's expiry → Stripe is asked (paid → keys, else released); `charging` cut off before its charge step → released (nothing was charged); an x402 `charging` → settle asked again with the recorded payment (paid → keys; refused, e.g. expired → released; no answer → left for the next pass); other `charging`/`charged` → keys issued when the buyer can come back for them (an unknown agent_network charge resolved in the buyer's favour and flagged), else `refund_due`. Every instance also runs this at start and every RECONCILE_INTERVAL_MS. The same as `vkr payments reconcile`.",
+      "Admin bearer. For each open purchase nobody works on (its lease ran out): `reserved` → released; `awaiting_payment` past its session's expiry → Stripe is asked (paid → keys, else released); `charging` cut off before its charge step → released (nothing was charged); an x402 `charging` → settle asked again with the recorded payment (paid → keys; refused, e.g. expired → released; no answer → left for the next pass); an agent_network `charging` whose charge was attempted → `unconfirmed` (no key; listed in `attention` until the operator acknowledges it with an outcome); `unconfirmed` → left alone; `charged` → keys issued when the buyer can come back for them, else `refund_due`. Every instance also runs this at start and every RECONCILE_INTERVAL_MS. The same as `vkr payments reconcile`.",
     security: ["adminBearer"],
     responses: {
       200: { description: "What was resolved, what stays open, what needs an operator", schema: ReconcileReportSchema },
@@ -179,14 +182,18 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/admin/payments/acknowledge",
     operationId: "acknowledgePayment",
-    summary: "Mark a refund due or an unconfirmed charge as handled (admin)",
+    summary: "Mark a refund due or an unconfirmed charge as handled; settle an unconfirmed purchase (admin)",
     description:
-      "Admin bearer. Records the operator's note on a final purchase and drops it from `attention`. The same as `vkr payments ack`.",
+      "Admin bearer. Records the operator's note on a final purchase and drops it from `attention`. A purchase waiting `unconfirmed` needs `outcome` too, what the operator found at the provider: `paid` → its keys are issued (`issued`; the buyer's retry with the same Idempotency-Key gets them, nothing charged again; `refund_due` when no client can come back for them), `not_paid` → `released`, the token's held value given back. The same as `vkr payments ack <id> --note … [--outcome paid|not_paid]`.",
     security: ["adminBearer"],
     body: AcknowledgePurchaseSchema,
     responses: {
       200: { description: "Acknowledged", schema: AcknowledgedSchema },
-      404: { description: "No final purchase with this id" },
+      404: { description: "No final or unconfirmed purchase with this id" },
+      409: {
+        description:
+          "`conflict`: an `unconfirmed` purchase acknowledged without `outcome`, or an `outcome` for a purchase not waiting for one; `purchase_in_progress`: a request works on the purchase right now",
+      },
       ...ADMIN_ERRORS,
     },
   },

@@ -1,7 +1,7 @@
 /**
  * The checkout state machine, written once for every method that pays at once: under the
  * purchase's claim, load its record; answer an issued purchase again, refuse a released or
- * refund-due one; else reserve (a durable record before any outside call), let the method
+ * refund-due one, and one waiting for the operator to confirm its charge; else reserve (a durable record before any outside call), let the method
  * authorize the payment while the purchase is only reserved (a refusal releases it and charges
  * nothing), charge at most once (`chargePurchase`), issue, and answer. A method supplies only what
  * is its own: the claim, the payer, the authorization, the charge call and the answer.
@@ -18,6 +18,7 @@ import {
   chargePurchase,
   completePurchase,
   newPurchaseId,
+  paymentUnconfirmed,
   releasePurchase,
   reservationUnfinished,
   reservePurchase,
@@ -81,6 +82,7 @@ export async function runCheckout(
     if (record?.state === "issued") return run.answer(record, null);
     if (record?.state === "released") throw run.earlierRefused();
     if (record?.state === "refund_due") throw run.refundDue(record);
+    if (record?.state === "unconfirmed") throw paymentUnconfirmed(record);
     let keys: string[] | null = null;
     if (!record || reservationUnfinished(record)) {
       ({ record, keys } = await reserveOrder(

@@ -21,10 +21,10 @@
  * - `completePurchase`: issues the keys; `releasePurchase` gives the slots back (once) and, when
  *   nothing was charged, a prepaid token's ledger hold; `fenceCharge` tells a purchase cut off
  *   before its charge step (nothing charged, ever) from one whose charge was attempted.
- * - `resolveUnknownCharge`: a charge whose outcome cannot be known and cannot be asked again (the
- *   KYAPay charge call has no idempotency key) is resolved in the buyer's favour: the keys are
- *   issued, nothing is charged again, and the purchase is flagged `payment.unconfirmed` for the
- *   operator.
+ * - `holdForOperator`: a charge whose outcome cannot be known and cannot be asked again (the
+ *   KYAPay charge call has no idempotency key) is never assumed paid: the purchase waits
+ *   `unconfirmed`, with no key, until an operator who checked with the provider says paid (keys
+ *   issued) or not paid (released, the token's hold given back): `resolveUnconfirmed`.
  */
 import { randomBytes } from "node:crypto";
 import type { AppDeps } from "../../deps.ts";
@@ -204,7 +204,7 @@ export interface ChargeOptions {
   /**
    * The provider itself refuses a second charge of the same payment (an x402 authorization's
    * nonce settles once), so an interrupted attempt is resolved by asking again rather than in the
-   * buyer's favour.
+   * operator.
    */
   repeatable?: boolean;
 }
@@ -230,7 +230,15 @@ export async function chargePurchase(
   if (!step.taken) {
     // Fenced off by a release (this worker's lease had run out): nothing was or will be charged.
     if (step.mark === CHARGE_FENCED) throw _lapsed(record);
-    if (!options.repeatable) return resolveUnknownCharge(deps, charging, "an earlier attempt was interrupted during the charge", now);
+    // The provider's refusal was recorded, but the release after it was cut short: finish it.
+    if (charging.charge_refused) {
+      await releasePurchase(deps, charging, `payment refused: ${charging.charge_refused}`, now, { chargeRefused: true });
+      throw _refusedBefore(record);
+    }
+    if (!options.repeatable) {
+      const held = await holdForOperator(deps, charging, "an earlier attempt was interrupted during the charge", now);
+      throw paymentUnconfirmed(held);
+    }
   }
   let receipt: ChargeReceipt;
   try {
@@ -239,16 +247,26 @@ export async function chargePurchase(
     failpoint(deps.config, "purchase:after-charge");
   } catch (error) {
     if (isApiError(error) && REFUSED_CODES.has(error.code)) {
-      await releasePurchase(deps, charging, `payment refused: ${error.code}`, now, { chargeRefused: true });
+      // The answer first, so a store error in the release below leaves a refusal for the retry to
+      // finish, not an attempted charge of unknown outcome.
+      const refused = await store.save({ ...charging, charge_refused: error.code }, "charging", now, `payment refused: ${error.code}`);
+      await releasePurchase(deps, refused, `payment refused: ${error.code}`, now, { chargeRefused: true });
       throw error;
     }
-    // Maybe charged, maybe not: the record stays `charging`. A retry (or reconciliation) asks
-    // again when the method allows it (x402); otherwise it resolves it in the buyer's favour and
-    // never charges again.
-    deps.logger.error("charge outcome unknown; purchase left charging", {
+    // Maybe charged, maybe not. A method that can ask again (x402) leaves the purchase `charging`
+    // for the retry or reconciliation; the others wait for the operator, never assumed paid.
+    deps.logger.error("charge outcome unknown", {
       purchase_id: record.id,
       reason: error instanceof Error ? error.message : String(error),
     });
+    if (!options.repeatable) {
+      await holdForOperator(deps, charging, `charge outcome unknown: ${isApiError(error) ? error.code : "error"}`, now);
+      throw apiError("payment_gateway_error", {
+        detail:
+          "The payment provider did not confirm the charge, and it cannot be asked again. No key is issued until an operator has confirmed the payment with the provider; you will not be charged twice.",
+        extra: { purchase_id: record.id },
+      });
+    }
     throw apiError("payment_gateway_error", {
       detail: record.resumable
         ? "The payment provider did not confirm the charge. Send the same request with the same Idempotency-Key again: you will not be charged twice."
@@ -257,7 +275,7 @@ export async function chargePurchase(
     });
   }
   if (receipt.note)
-    deps.logger.error("charge unconfirmed; resolved in the buyer's favour, reconcile with the provider", {
+    deps.logger.error("charge unconfirmed; check it with the provider", {
       purchase_id: record.id,
       method: record.method,
       amount_usd_micros: record.amount_usd_micros,
@@ -277,14 +295,12 @@ export async function chargePurchase(
   return charged;
 }
 
-/** A charge that may or may not have happened: the buyer gets what was paid for, the operator a flag. */
-export async function resolveUnknownCharge(
-  deps: PurchaseDeps,
-  record: PurchaseRecord,
-  reason: string,
-  now: number,
-): Promise<PurchaseRecord> {
-  deps.logger.error("charge unconfirmed; resolved in the buyer's favour, reconcile with the provider", {
+/**
+ * A charge that may or may not have happened and cannot be asked again: no key until an operator
+ * has checked with the provider (`resolveUnconfirmed`); listed for the operator meanwhile.
+ */
+export async function holdForOperator(deps: PurchaseDeps, record: PurchaseRecord, reason: string, now: number): Promise<PurchaseRecord> {
+  deps.logger.error("charge outcome unknown; waiting for the operator to confirm it with the provider", {
     purchase_id: record.id,
     method: record.method,
     amount_usd_micros: record.amount_usd_micros,
@@ -292,7 +308,47 @@ export async function resolveUnknownCharge(
     reason,
   });
   const store = createPurchaseStore(deps.backend);
-  return store.save({ ...record, payment: { ...record.payment, unconfirmed: reason } }, "charged", now, reason);
+  return store.save({ ...record, payment: { ...record.payment, unconfirmed: reason } }, "unconfirmed", now, reason);
+}
+
+/** What a buyer hears about a purchase waiting `unconfirmed`. */
+export function paymentUnconfirmed(record: PurchaseRecord): ApiError {
+  return apiError("payment_unconfirmed", {
+    detail: `The charge of purchase ${record.id} could not be confirmed, and no key is issued until it is. An operator is checking it with the payment provider: send this request again later with the same Idempotency-Key to get the keys if it was paid (you will not be charged again); if it was not, the purchase is released and the token's value is spendable again.`,
+    extra: { purchase_id: record.id },
+  });
+}
+
+/**
+ * The operator's answer for an `unconfirmed` purchase, after checking with the provider: paid →
+ * charged and its keys issued (or `refund_due` when no client can come back for them); not paid →
+ * released, a prepaid token's hold given back. The caller holds the purchase's lease.
+ */
+export async function resolveUnconfirmed(
+  deps: PurchaseDeps,
+  record: PurchaseRecord,
+  paid: boolean,
+  note: string,
+  now: number,
+): Promise<PurchaseRecord> {
+  const store = createPurchaseStore(deps.backend);
+  if (!paid) return releasePurchase(deps, record, `operator: not paid (${note})`, now, { chargeRefused: true });
+  const charged = await store.save(
+    {
+      ...record,
+      payment: {
+        reference: record.payment.reference ?? record.payer.jti ?? null,
+        charged_usd_micros: record.amount_usd_micros,
+        unconfirmed: null,
+      },
+    },
+    "charged",
+    now,
+    `operator: paid (${note})`,
+  );
+  if (!record.resumable)
+    return releasePurchase(deps, charged, "operator: paid, but the buyer cannot come back for the keys", now, { state: "refund_due" });
+  return completePurchase(deps, charged, now);
 }
 
 /** Issues the keys of a charged (or free, admin) purchase; idempotent. */
@@ -323,9 +379,9 @@ export async function fenceCharge(deps: PurchaseDeps, record: PurchaseRecord, no
 /**
  * Gives the reservation back (once) and ends the purchase; any key already written is revoked and,
  * when nothing was charged, a prepaid token's ledger gets its hold back.
- * Unless the provider just refused this purchase's own charge, charging is fenced off first: if a
- * charge was already attempted, nothing is released and the purchase is resolved as unknown
- * instead (the buyer's favour), since money may have moved.
+ * Unless the provider refused this purchase's own charge (or an operator found it unpaid), charging
+ * is fenced off first: if a charge was already attempted, nothing is released and the purchase
+ * waits for the operator instead, since money may have moved.
  */
 export async function releasePurchase(
   deps: PurchaseDeps,
@@ -337,7 +393,7 @@ export async function releasePurchase(
   const store = createPurchaseStore(deps.backend);
   const state = options.state ?? "released";
   if (!options.chargeRefused && state === "released" && !(await fenceCharge(deps, record, now)))
-    return resolveUnknownCharge(deps, record, `release refused: a charge was attempted (${reason})`, now);
+    return holdForOperator(deps, record, `release refused: a charge was attempted (${reason})`, now);
   // Before the release step, so a store error in between leaves it for the retry: the give-back
   // moves the ledger and the hold in one step and does nothing once the hold is empty.
   if (state === "released") await returnPurchaseHold(deps, record, now);
@@ -377,6 +433,12 @@ export function accountProofRequired(account: string): ApiError {
 }
 
 // --- Internal helpers ---
+
+function _refusedBefore(record: PurchaseRecord): ApiError {
+  return apiError("payment_failed", {
+    detail: `The payment provider refused the charge of purchase ${record.id}; nothing was charged and the purchase is released. Send the request again.`,
+  });
+}
 
 function _lapsed(record: PurchaseRecord): ApiError {
   return apiError("payment_failed", {

@@ -4,9 +4,11 @@
  *
  *   reserved ──► charging ──► charged ──► issued
  *      │  └──► awaiting_payment (card) ──┘   ▲
- *      │              │                      │ (outcome unknown, provider not askable again:
- *      ▼              ▼                      │  buyer's favour, `payment.unconfirmed`, listed)
- *   released      released        refund_due (charged, but no client can come back for the keys)
+ *      │              │          │           │ operator: paid
+ *      │              │          └──► unconfirmed (outcome unknown, provider not askable again:
+ *      ▼              ▼                      │  no keys until an operator says paid or not paid)
+ *   released      released ◄─────────────────┘ not paid
+ *                                 refund_due (charged, but no client can come back for the keys)
  *
  * `issued`, `released` and `refund_due` are final. Next to the record:
  * - `purchase-open:<id>` while it is not final, so reconciliation lists open purchases without a scan;
@@ -24,7 +26,7 @@ import type { SealedAnswer } from "./sealed-answer.ts";
 import type { PaymentMethodId } from "../methods/method-ids.ts";
 
 export type PurchaseMethod = PaymentMethodId | "admin";
-export type PurchaseState = "reserved" | "awaiting_payment" | "charging" | "charged" | "issued" | "released" | "refund_due";
+export type PurchaseState = "reserved" | "awaiting_payment" | "charging" | "unconfirmed" | "charged" | "issued" | "released" | "refund_due";
 
 export const FINAL_STATES: ReadonlySet<PurchaseState> = new Set(["issued", "released", "refund_due"]);
 
@@ -69,12 +71,18 @@ export interface PurchaseRecord {
    */
   charge_request?: Record<string, unknown>;
   /**
+   * The provider's refusal of this purchase's charge (its error code), recorded the moment it
+   * arrives and before the release, so a retry after a store error releases instead of reading an
+   * attempted charge as an unknown one.
+   */
+  charge_refused?: string;
+  /**
    * The amount of a prepaid token's ledger this purchase holds (agent_network), recorded before the
    * ledger is touched, so a purchase released with nothing charged gives it back (`token-ledger.ts`).
    */
   ledger_hold?: { jti: string; expires_at: number };
   history: Array<{ state: PurchaseState; at: string; note?: string }>;
-  /** Set when an operator handled a refund due or an unconfirmed charge (`vkr payments ack`). */
+  /** Set when an operator handled a refund due or an unconfirmed charge (`vkr payments ack`, with `--outcome` for an `unconfirmed` one). */
   acknowledged_at?: string;
   operator_note?: string;
   created_at: string;
