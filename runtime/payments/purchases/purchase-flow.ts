@@ -203,8 +203,8 @@ export interface ChargeReceipt {
 export interface ChargeOptions {
   /**
    * The provider itself refuses a second charge of the same payment (an x402 authorization's
-   * nonce settles once), so an interrupted attempt is resolved by asking again rather than in the
-   * operator.
+   * nonce settles once), so an interrupted attempt is resolved by asking again rather than by
+   * waiting for the operator (`holdForOperator`).
    */
   repeatable?: boolean;
 }
@@ -212,7 +212,7 @@ export interface ChargeOptions {
 /**
  * Runs `charge` at most once for this purchase (a repeatable one: asks again). Returns the
  * `charged` record; throws the refusal (after releasing) or, when the outcome is unknown, a 502
- * that tells the client to retry. `charge` learns whether an earlier attempt of this purchase
+ * (a repeatable charge: retry; otherwise the purchase now waits `unconfirmed` for the operator). `charge` learns whether an earlier attempt of this purchase
  * itself was made (its step was taken before), the only case in which "already used" can mean
  * "paid by us".
  */

@@ -9,7 +9,9 @@
  * its hold back to the token's ledger.
  *
  * With an Idempotency-Key the purchase can be resumed from any point: a retry with the same key and
- * request finishes it (keys issued once, never a second charge) or replays the 201. Without one,
+ * request finishes it (keys issued once, never a second charge) or replays the 201. A charge whose
+ * outcome was lost is never asked again (the charge call has no idempotency key) nor assumed paid:
+ * the purchase waits `unconfirmed` for the operator, and the retry is 409 until then. Without one,
  * an interrupted purchase is resolved by reconciliation (refund due, since no client can come back
  * for its keys).
  */
