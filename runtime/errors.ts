@@ -95,10 +95,15 @@ export const ERRORS = {
     title: "This payment is being processed",
     hint: "Retry in a few seconds; the first request's answer will be repeated.",
   },
+  payment_owned_by_another_account: {
+    status: 409,
+    title: "This payment bought keys for another account",
+    hint: "A payment buys keys for the account it was first sent for: send it again with that agent_id, or with a key of that account.",
+  },
   payment_unconfirmed: {
     status: 409,
     title: "An interrupted attempt may have used this payment",
-    hint: "Do not pay again for these keys yet: the payment is logged for reconciliation by hand; contact support quoting the request id.",
+    hint: "Do not pay again for these keys: an operator is checking the payment with the provider. Send the same request (same Idempotency-Key) again later to get the keys once it is confirmed; contact support quoting the purchase id.",
   },
   purchase_in_progress: {
     status: 409,

@@ -5,6 +5,7 @@
 import { defineCommand } from "citty";
 import {
   acknowledgePurchase,
+  acknowledgeRefused,
   listPurchasesForOperator,
   reconcilePurchases,
   type ReconcileEntry,
@@ -42,16 +43,32 @@ const reconcile = defineCommand({
 });
 
 const ack = defineCommand({
-  meta: { name: "ack", description: "Mark a refund due or an unconfirmed charge as handled" },
+  meta: {
+    name: "ack",
+    description: "Mark a refund due or an unconfirmed charge as handled; settle a purchase waiting unconfirmed with --outcome",
+  },
   args: {
     id: { type: "positional", required: true, description: "Purchase id (pur_…)" },
     note: { type: "string", required: true, description: 'What you did, e.g. "refunded in the network dashboard"' },
+    outcome: {
+      type: "string",
+      description: "For a purchase waiting unconfirmed, what the provider says: paid (issue its keys) or not_paid (release it)",
+    },
     ...STORE_ARGS,
   },
   run: ({ args }) =>
     withOperatorContext(args, async (ctx) => {
-      const record = await acknowledgePurchase(ctx.backend, args.id, args.note, ctx.now());
-      if (!record) throw new OperatorError("not_found", `no final purchase "${args.id.slice(0, 80)}"`, EXIT.notFound);
+      const outcome = args.outcome;
+      if (outcome !== undefined && outcome !== "paid" && outcome !== "not_paid")
+        throw new OperatorError("invalid_argument", `--outcome is paid or not_paid, not "${String(outcome).slice(0, 40)}"`, EXIT.config);
+      const done = await acknowledgePurchase(ctx.purchaseDeps, { id: args.id, note: args.note, outcome }, ctx.now());
+      if (!done.ok)
+        throw new OperatorError(
+          done.reason,
+          acknowledgeRefused(done.reason, args.id).message,
+          done.reason === "not_found" ? EXIT.notFound : EXIT.refused,
+        );
+      const record = done.record;
       printResult(
         args.json,
         { id: record.id, state: record.state, acknowledged_at: record.acknowledged_at },

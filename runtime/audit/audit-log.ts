@@ -31,6 +31,7 @@ export type AuditAction =
   | "purchase.refund_due"
   | "purchase.refunded"
   | "purchase.acknowledged"
+  | "purchase.unconfirmed"
   | "payments.configured"
   | "release.published"
   | "release.rolled_back";

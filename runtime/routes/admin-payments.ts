@@ -2,15 +2,15 @@
  * Payment reconciliation over HTTP (admin bearer), the same function as `vkr payments reconcile`:
  * `GET /api/admin/payments` lists open purchases and those needing an operator without changing
  * anything; `POST /api/admin/payments/reconcile` resolves what a crash left open;
- * `POST /api/admin/payments/acknowledge` marks a refund or an unconfirmed charge as handled.
+ * `POST /api/admin/payments/acknowledge` marks a refund or an unconfirmed charge as handled, and
+ * with `outcome` settles a purchase waiting `unconfirmed` (paid → keys, not_paid → released).
  */
 import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
-import { apiError } from "../errors.ts";
 import { guardAdmin } from "../access/admin.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { sendJson } from "../http/respond.ts";
-import { acknowledgePurchase, listPurchasesForOperator, reconcilePurchases } from "../payments/purchases/reconcile.ts";
+import { acknowledgePurchase, acknowledgeRefused, listPurchasesForOperator, reconcilePurchases } from "../payments/purchases/reconcile.ts";
 import { AcknowledgePurchaseSchema } from "../schema/payments.ts";
 
 const acknowledgeValidator = compileValidator(AcknowledgePurchaseSchema);
@@ -29,8 +29,9 @@ export default definePlugin<AppDeps>((app, deps) => {
   app.post("/api/admin/payments/acknowledge", async (event) => {
     await guardAdmin(deps, event);
     const body = await readJsonBody(event, acknowledgeValidator, deps.config.maxBodyBytes);
-    const record = await acknowledgePurchase(deps.backend, body.id, body.note, deps.clock.now());
-    if (!record) throw apiError("not_found", { detail: `No final purchase "${body.id.slice(0, 80)}".` });
+    const done = await acknowledgePurchase(deps, body, deps.clock.now());
+    if (!done.ok) throw acknowledgeRefused(done.reason, body.id);
+    const record = done.record;
     return sendJson(event, 200, {
       id: record.id,
       state: record.state,

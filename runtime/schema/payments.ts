@@ -120,7 +120,7 @@ export const CheckoutKeysSchema = Type.Object({
     account: Nullable(Type.String()),
     quote: QuoteSchema,
     transaction: Type.Union([Type.String(), Type.Null()]),
-    /** Present when the charge could not be confirmed either way: resolved in the buyer's favour. */
+    /** Present when the charge was noted as unconfirmed (x402: settled by an earlier attempt whose transaction is unknown). */
     charge_unconfirmed: Type.Optional(Type.Literal(true)),
   }),
 });
@@ -191,6 +191,12 @@ export const AcknowledgePurchaseSchema = Type.Object(
       maxLength: 500,
       description: "What the operator did (e.g. refunded through the network's dashboard)",
     }),
+    outcome: Type.Optional(
+      Type.Union([Type.Literal("paid"), Type.Literal("not_paid")], {
+        description:
+          "Required for a purchase waiting `unconfirmed`, refused for any other: what the operator found at the provider. `paid` issues its keys (the buyer's retry with the same Idempotency-Key gets them), `not_paid` releases it and gives the token's held value back.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -4,8 +4,9 @@
  * reaches that point; it is restarted on the same state and the buyer retries (same
  * Idempotency-Key, same x402 payment, Stripe redelivering its event). For each boundary:
  * the buyer ends with exactly the keys paid for, each token or authorization is charged at most
- * once, and after reconciliation nothing is left in a non-final state. Interrupted charges whose
- * outcome cannot be known are resolved in the buyer's favour and listed for the operator.
+ * once, and after reconciliation nothing is left in a non-final state. An x402 charge whose outcome
+ * was lost is asked again; an agent_network one (the network's charge call cannot be asked again)
+ * issues no key until the operator, having checked the network, says paid or not paid.
  * Card keys go by mail too (SMTP_URL, to a real SMTP listener this suite starts): exactly one mail
  * per purchase whichever path issued the keys (success page, webhook, redelivery, reconciliation).
  * Every cycle runs twice: with the state in SQLite, then on a Redis Cluster this file starts.
@@ -308,7 +309,12 @@ for (const store of ["the embedded store", "a Redis Cluster"] as const) {
 
 // --- Internal helpers ---
 
-/** An agent_network purchase killed at `point`, retried: exactly the keys paid for, one charge. */
+/**
+ * An agent_network purchase killed at `point`, retried: exactly the keys paid for, one charge. Killed
+ * inside the charge (its step taken, no answer recorded), it waits for the operator with no key;
+ * the operator's finding at the network settles it: paid → the retry gets the keys; not paid →
+ * released, nothing charged.
+ */
 async function _agentNetworkCrash(point: (typeof POINTS)[number]): Promise<void> {
   const token = await network.mint({ now: Date.now(), valueMicros: 100_000_000 });
   const jti = _jti(token);
@@ -316,18 +322,38 @@ async function _agentNetworkCrash(point: (typeof POINTS)[number]): Promise<void>
   const headers = { "pay-network-pay-id": token, "idempotency-key": `crash-${point}` };
   const server = await _crashThenRestart(point, (url) => _post(url, "/api/checkout", body, headers));
   try {
-    const done = await _untilSettled(() => _post(server.url, "/api/checkout", body, headers));
-    expect(done.status).toBe(201);
-    expect(done.body.keys).toHaveLength(2);
+    let done = await _untilSettled(() => _post(server.url, "/api/checkout", body, headers));
     // At most one charge per token; a charge cut off before the call was never made.
     const charges = network.charges.filter((c) => c.jti === jti);
     expect(charges.length).toBe(point === "purchase:before-charge" ? 0 : 1);
-    const unconfirmed = point === "purchase:before-charge" || point === "purchase:after-charge";
-    expect(Boolean(done.body.receipt.charge_unconfirmed)).toBe(unconfirmed);
-    await _expectSettled(server, {
-      keys: done.body.keys.map((k: { key: string }) => k.key),
-      attention: unconfirmed ? done.body.receipt.purchase_id : null,
-    });
+    if (point === "purchase:before-charge" || point === "purchase:after-charge") {
+      expect(done.status).toBe(409);
+      expect(done.body.code).toBe("payment_unconfirmed");
+      expect(done.body).not.toHaveProperty("keys");
+      const id = done.body.purchase_id as string;
+      const waiting = (await _reconcileWhenFree(server)).attention.find((e: { id: string }) => e.id === id);
+      expect(waiting).toMatchObject({ state: "unconfirmed", payer: expect.objectContaining({ jti }) });
+      const paid = charges.length === 1;
+      const ack = await _post(
+        server.url,
+        "/api/admin/payments/acknowledge",
+        { id, note: "checked with the network", outcome: paid ? "paid" : "not_paid" },
+        ADMIN,
+      );
+      expect(ack.status).toBe(200);
+      done = await _post(server.url, "/api/checkout", body, headers);
+      if (!paid) {
+        expect(done.status).toBe(402);
+        expect(done.body).not.toHaveProperty("keys");
+        await _expectSettled(server, { keys: [], attention: null });
+        expect(network.charges.filter((c) => c.jti === jti)).toHaveLength(0);
+        return;
+      }
+    }
+    expect(done.status).toBe(201);
+    expect(done.body.keys).toHaveLength(2);
+    expect(done.body.receipt).not.toHaveProperty("charge_unconfirmed");
+    await _expectSettled(server, { keys: done.body.keys.map((k: { key: string }) => k.key), attention: null });
     // The same request again repeats the answer and charges nothing more.
     const again = await _post(server.url, "/api/checkout", body, headers);
     expect(again.body.keys.map((k: { key: string }) => k.key)).toEqual(done.body.keys.map((k: { key: string }) => k.key));

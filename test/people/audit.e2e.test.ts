@@ -88,7 +88,7 @@ describe("audit trail", { timeout: 240_000 }, () => {
     const base = (await store.get(paidId))!;
     const due: PurchaseRecord = { ...base, id: "pur_refund_test", history: [], key_ids: [], key_hashes: [] };
     await store.save(due, "refund_due", svc.clock.now(), "test: refund due");
-    await acknowledgePurchase(svc.service.deps.backend, due.id, "refunded by hand", svc.clock.now());
+    await acknowledgePurchase(svc.service.deps, { id: due.id, note: "refunded by hand" }, svc.clock.now());
 
     // A trial key.
     const trial = await svc.request("/api/trial", { method: "POST", json: { vertical: "travel", agent_id: "trial-agent" } });

@@ -17,6 +17,7 @@ import type { SavedResponse } from "../purchases/idempotency.ts";
 import type { MethodProvider } from "../providers/create-providers.ts";
 import type { PurchaseRecord } from "../purchases/purchase-store.ts";
 import type { ReconcileDeps } from "../purchases/reconcile.ts";
+import type { ChargeReceipt } from "../purchases/purchase-flow.ts";
 import type { PaymentMethodId } from "./method-ids.ts";
 
 /** What the route read from the request, for whichever method it is. */
@@ -59,6 +60,12 @@ export interface PaymentMethod {
   atStart?(deps: AppDeps): Promise<void>;
   /** Start-up warnings about how this deployment configured the method. */
   warnings?(deps: AppDeps): string[];
+  /**
+   * Present when the provider can be asked again safely (x402: a nonce settles once): how
+   * reconciliation asks for the charge of a `charging` purchase whose outcome was lost, from what
+   * the record holds; null when the record holds nothing to ask with.
+   */
+  chargeAgain?(deps: ReconcileDeps, record: PurchaseRecord): ((attemptedBefore: boolean) => Promise<ChargeReceipt>) | null;
   /** Present when the method's charge happens elsewhere, after its checkout answered (card: at Stripe). */
   awaiting?: AwaitingPayment;
   /** What it adds to the published OpenAPI description of checkout. */

@@ -1,7 +1,7 @@
 /**
  * The checkout state machine, written once for every method that pays at once: under the
  * purchase's claim, load its record; answer an issued purchase again, refuse a released or
- * refund-due one; else reserve (a durable record before any outside call), let the method
+ * refund-due one, and one waiting for the operator to confirm its charge; else reserve (a durable record before any outside call), let the method
  * authorize the payment while the purchase is only reserved (a refusal releases it and charges
  * nothing), charge at most once (`chargePurchase`), issue, and answer. A method supplies only what
  * is its own: the claim, the payer, the authorization, the charge call and the answer.
@@ -18,6 +18,7 @@ import {
   chargePurchase,
   completePurchase,
   newPurchaseId,
+  paymentUnconfirmed,
   releasePurchase,
   reservationUnfinished,
   reservePurchase,
@@ -46,14 +47,21 @@ export interface CheckoutRun {
   /** Seals the keys until the buyer presents it again; the payer's public identity for the record. */
   secret: string;
   payer: Record<string, string>;
+  /** Recorded at reservation, before `authorize` touches it: the token ledger it holds part of. */
+  ledgerHold?: PurchaseRecord["ledger_hold"];
   /**
    * Runs while the purchase is only reserved, before the charge: null to go on, else a refusal
    * (the driver releases the purchase, then throws the refusal's error). What it throws instead
    * leaves the purchase reserved, for a retry or reconciliation.
    */
   authorize?(record: PurchaseRecord): Promise<Refusal | null>;
-  /** The one outside call that takes the money; `resumed` when an earlier attempt was interrupted around it. */
-  charge(record: PurchaseRecord, resumed: boolean): Promise<ChargeReceipt>;
+  /**
+   * What asks the charge again after its outcome was lost (x402: the signed payment and our
+   * requirements), recorded with the `charging` record, before the charge.
+   */
+  chargeRequest?(record: PurchaseRecord): Promise<Record<string, unknown>>;
+  /** The one outside call that takes the money; `attemptedBefore` when an earlier attempt of this purchase made it. */
+  charge(record: PurchaseRecord, attemptedBefore: boolean): Promise<ChargeReceipt>;
   chargeOptions?: ChargeOptions;
   /** `fresh`: the keys in clear from this request's reservation; null when the purchase was found reserved or further (a replay). */
   answer(record: PurchaseRecord, fresh: string[] | null): Promise<SavedResponse>;
@@ -74,13 +82,21 @@ export async function runCheckout(
     if (record?.state === "issued") return run.answer(record, null);
     if (record?.state === "released") throw run.earlierRefused();
     if (record?.state === "refund_due") throw run.refundDue(record);
+    if (record?.state === "unconfirmed") throw paymentUnconfirmed(record);
     let keys: string[] | null = null;
     if (!record || reservationUnfinished(record)) {
       ({ record, keys } = await reserveOrder(
         deps,
         order,
         account,
-        { id: run.id, method: run.method, secret: run.secret, resumable: run.claim !== null, payer: run.payer },
+        {
+          id: run.id,
+          method: run.method,
+          secret: run.secret,
+          resumable: run.claim !== null,
+          payer: run.payer,
+          ledgerHold: run.ledgerHold,
+        },
         now,
       ));
     }
@@ -93,10 +109,10 @@ export async function runCheckout(
     }
     // A purchase found `charging` was interrupted around the charge: the method decides (through
     // `chargeOptions.repeatable`) whether asking again is safe.
-    const resumed = record.state === "charging";
+    if (record.state === "reserved" && run.chargeRequest) record = { ...record, charge_request: await run.chargeRequest(record) };
     const reserved = record;
     if (record.state !== "charged")
-      record = await chargePurchase(deps, record, () => run.charge(reserved, resumed), now, run.chargeOptions);
+      record = await chargePurchase(deps, record, (attemptedBefore) => run.charge(reserved, attemptedBefore), now, run.chargeOptions);
     record = await completePurchase(deps, record, now);
     return run.answer(record, keys);
   });
@@ -122,7 +138,7 @@ export function reserveOrder(
   deps: AppDeps,
   order: CheckoutOrder,
   account: PurchaseAccount,
-  purchase: Pick<PurchaseRequest, "id" | "method" | "secret" | "resumable" | "payer" | "deferAccount" | "pendingPlace">,
+  purchase: Pick<PurchaseRequest, "id" | "method" | "secret" | "resumable" | "payer" | "deferAccount" | "pendingPlace" | "ledgerHold">,
   now: number,
 ): Promise<Reserved> {
   return reservePurchase(

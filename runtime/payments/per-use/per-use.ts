@@ -14,9 +14,9 @@
  */
 import type { AppDeps } from "../../deps.ts";
 import { limitsInForce } from "../../deps.ts";
-import { apiError } from "../../errors.ts";
+import { apiError, isApiError } from "../../errors.ts";
 import { howToPay, type VerifiedPayToken } from "../providers/agent-network.ts";
-import { reserveFromLedger } from "./token-ledger.ts";
+import { reserveFromLedger, returnToLedger } from "./token-ledger.ts";
 import { toUsdDecimal } from "../purchases/usd-decimal.ts";
 
 export interface PerUseAuthorization {
@@ -61,7 +61,13 @@ export async function chargePerUse(deps: AppDeps, authorization: PerUseAuthoriza
     return _costHeaders(price, limit, spentMicros);
   }
   const { spentMicros } = await reserveFromLedger(deps, verified, price, limit, now);
-  await deps.payments.agentNetwork!.charge(authorization.token, price);
+  try {
+    await deps.payments.agentNetwork!.charge(authorization.token, price);
+  } catch (error) {
+    // Refused: nothing moved, so the token keeps what was reserved. An unknown outcome keeps it spent.
+    if (isApiError(error) && error.code === "payment_failed") await returnToLedger(deps, verified, price, now);
+    throw error;
+  }
   deps.logger.info("per-use charge", { jti: verified.jti, sub: verified.sub, charged_usd_micros: price, spent_usd_micros: spentMicros });
   return _costHeaders(price, limit, spentMicros);
 }

@@ -119,9 +119,12 @@ export function createX402Provider(config: X402Config, options: { timeoutMs: num
     try {
       return await run();
     } catch (error) {
-      // A non-2xx answer that still speaks the protocol (VerifyError / SettleError) is a refusal.
-      const body = (error as { invalidReason?: unknown; errorReason?: unknown }) ?? {};
-      if (typeof body.invalidReason === "string" || typeof body.errorReason === "string") return refusal(body as Record<string, unknown>);
+      // A 4xx answer that still speaks the protocol (VerifyError / SettleError) is a refusal; a 5xx
+      // is the facilitator failing, whatever its body says: the outcome is unknown.
+      const body = (error as { invalidReason?: unknown; errorReason?: unknown; statusCode?: unknown }) ?? {};
+      const failed = typeof body.statusCode === "number" && body.statusCode >= 500;
+      if (!failed && (typeof body.invalidReason === "string" || typeof body.errorReason === "string"))
+        return refusal(body as Record<string, unknown>);
       const timedOut = (error as Error)?.name === "FacilitatorTimeoutError" || /timed? ?out/i.test(_message(error));
       throw apiError("payment_gateway_error", {
         detail: `The x402 facilitator's ${path} ${timedOut ? `did not answer within ${options.timeoutMs} ms` : "failed"}; nothing was issued.`,

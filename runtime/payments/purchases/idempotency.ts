@@ -82,12 +82,23 @@ export async function claimPurchase(
   fingerprint: string,
   now: number,
 ): Promise<PurchaseClaim | null> {
+  return (await claimOrHolder(deps, scope, key, fingerprint, now)).claim;
+}
+
+/** As `claimPurchase`, and the fingerprint of the request that holds the claim (ours when taken or found). */
+export async function claimOrHolder(
+  deps: AppDeps,
+  scope: "idem" | "x402",
+  key: string,
+  fingerprint: string,
+  now: number,
+): Promise<{ claim: PurchaseClaim | null; heldBy: string }> {
   const slot = `${scope}:${digestOf(scope, key)}`;
   const proposed = `${fingerprint} ${newPurchaseId()}`;
   const claim = await deps.backend.insertOnce(slot, proposed, now + CLAIM_MS, now);
-  const [storedFingerprint, purchaseId] = claim.value.split(" ");
-  if (storedFingerprint !== fingerprint || !purchaseId) return null;
-  return { slot, value: claim.value, purchaseId, created: claim.created };
+  const [storedFingerprint = "", purchaseId] = claim.value.split(" ");
+  if (storedFingerprint !== fingerprint || !purchaseId) return { claim: null, heldBy: storedFingerprint };
+  return { claim: { slot, value: claim.value, purchaseId, created: claim.created }, heldBy: storedFingerprint };
 }
 
 /** Frees a claim (compare-and-delete: never one a later request took). */

@@ -17,12 +17,16 @@
  *   before any payment. A refusal (account of someone else, cap reached, cohort full) takes
  *   nothing and charges nothing.
  * - `chargePurchase`: the one irreversible call, guarded by a step marker taken right before it,
- *   so it happens at most once per purchase whatever retries or resumers do. A definite refusal
+ *   so it happens at most once per purchase whatever retries or resumers do (a provider that
+ *   refuses a second charge of one payment, x402, is asked again instead). A definite refusal
  *   releases the reservation; an unknown outcome (timeout, 5xx) leaves the purchase `charging`.
- * - `completePurchase`: issues the keys; `releasePurchase` gives the slots and the seat back (once).
- * - `resolveUnknownCharge`: a charge whose outcome cannot be known (the KYAPay charge call has no
- *   idempotency key) is resolved in the buyer's favour: the keys are issued, nothing is charged
- *   again, and the purchase is flagged `payment.unconfirmed` for the operator.
+ * - `completePurchase`: issues the keys; `releasePurchase` gives the slots and the seat back (once) and, when
+ *   nothing was charged, a prepaid token's ledger hold; `fenceCharge` tells a purchase cut off
+ *   before its charge step (nothing charged, ever) from one whose charge was attempted.
+ * - `holdForOperator`: a charge whose outcome cannot be known and cannot be asked again (the
+ *   KYAPay charge call has no idempotency key) is never assumed paid: the purchase waits
+ *   `unconfirmed`, with no key, until an operator who checked with the provider says paid (keys
+ *   issued) or not paid (released, the token's hold given back): `resolveUnconfirmed`.
  */
 import { randomBytes } from "node:crypto";
 import type { AppDeps } from "../../deps.ts";
@@ -32,6 +36,7 @@ import { reserveSlots, releaseSlots } from "../../accounts/account-slots.ts";
 import { readActiveCohort } from "../../cohorts/active-cohort.ts";
 import { releaseSeat, seatPurchase } from "../../cohorts/cohort-seats.ts";
 import { failpoint } from "../../failpoint.ts";
+import { returnPurchaseHold } from "../per-use/token-ledger.ts";
 import { keyPriceMicros } from "./pricing.ts";
 import { issuePurchaseKeys, prepareKeys } from "./purchase-keys.ts";
 import { createPurchaseStore, type PurchaseMethod, type PurchaseRecord } from "./purchase-store.ts";
@@ -60,6 +65,8 @@ export interface PurchaseRequest {
   deferAccount?: boolean;
   /** The client's pending-checkout place held (card). */
   pendingPlace?: string | null;
+  /** The prepaid token ledger the purchase will hold part of (`PurchaseRecord.ledger_hold`). */
+  ledgerHold?: PurchaseRecord["ledger_hold"];
 }
 
 export interface Reserved {
@@ -132,6 +139,7 @@ export async function reservePurchase(deps: PurchaseDeps, request: PurchaseReque
       ...(request.deferAccount ? { account_pending: true } : {}),
       ...(request.pendingPlace ? { pending_place: request.pendingPlace } : {}),
       payer: request.payer ?? {},
+      ...(request.ledgerHold ? { ledger_hold: request.ledgerHold } : {}),
       history: [],
       created_at: at,
       updated_at: at,
@@ -210,20 +218,23 @@ export interface ChargeReceipt {
 export interface ChargeOptions {
   /**
    * The provider itself refuses a second charge of the same payment (an x402 authorization's
-   * nonce settles once), so an interrupted attempt is resolved by asking again rather than in the
-   * buyer's favour.
+   * nonce settles once), so an interrupted attempt is resolved by asking again rather than by
+   * waiting for the operator (`holdForOperator`).
    */
   repeatable?: boolean;
 }
 
 /**
- * Runs `charge` at most once for this purchase. Returns the `charged` record; throws the refusal
- * (after releasing) or, when the outcome is unknown, a 502 that tells the client to retry.
+ * Runs `charge` at most once for this purchase (a repeatable one: asks again). Returns the
+ * `charged` record; throws the refusal (after releasing) or, when the outcome is unknown, a 502
+ * (a repeatable charge: retry; otherwise the purchase now waits `unconfirmed` for the operator). `charge` learns whether an earlier attempt of this purchase
+ * itself was made (its step was taken before), the only case in which "already used" can mean
+ * "paid by us".
  */
 export async function chargePurchase(
   deps: PurchaseDeps,
   record: PurchaseRecord,
-  charge: () => Promise<ChargeReceipt>,
+  charge: (attemptedBefore: boolean) => Promise<ChargeReceipt>,
   now: number,
   options: ChargeOptions = {},
 ): Promise<PurchaseRecord> {
@@ -234,24 +245,43 @@ export async function chargePurchase(
   if (!step.taken) {
     // Fenced off by a release (this worker's lease had run out): nothing was or will be charged.
     if (step.mark === CHARGE_FENCED) throw _lapsed(record);
-    if (!options.repeatable) return resolveUnknownCharge(deps, charging, "an earlier attempt was interrupted during the charge", now);
+    // The provider's refusal was recorded, but the release after it was cut short: finish it.
+    if (charging.charge_refused) {
+      await releasePurchase(deps, charging, `payment refused: ${charging.charge_refused}`, now, { chargeRefused: true });
+      throw _refusedBefore(record);
+    }
+    if (!options.repeatable) {
+      const held = await holdForOperator(deps, charging, "an earlier attempt was interrupted during the charge", now);
+      throw paymentUnconfirmed(held);
+    }
   }
   let receipt: ChargeReceipt;
   try {
     failpoint(deps.config, "purchase:before-charge");
-    receipt = await charge();
+    receipt = await charge(!step.taken);
     failpoint(deps.config, "purchase:after-charge");
   } catch (error) {
     if (isApiError(error) && REFUSED_CODES.has(error.code)) {
-      await releasePurchase(deps, charging, `payment refused: ${error.code}`, now, { chargeRefused: true });
+      // The answer first, so a store error in the release below leaves a refusal for the retry to
+      // finish, not an attempted charge of unknown outcome.
+      const refused = await store.save({ ...charging, charge_refused: error.code }, "charging", now, `payment refused: ${error.code}`);
+      await releasePurchase(deps, refused, `payment refused: ${error.code}`, now, { chargeRefused: true });
       throw error;
     }
-    // Maybe charged, maybe not: the record stays `charging`; a retry (or reconciliation)
-    // resolves it in the buyer's favour and never charges again.
-    deps.logger.error("charge outcome unknown; purchase left charging", {
+    // Maybe charged, maybe not. A method that can ask again (x402) leaves the purchase `charging`
+    // for the retry or reconciliation; the others wait for the operator, never assumed paid.
+    deps.logger.error("charge outcome unknown", {
       purchase_id: record.id,
       reason: error instanceof Error ? error.message : String(error),
     });
+    if (!options.repeatable) {
+      await holdForOperator(deps, charging, `charge outcome unknown: ${isApiError(error) ? error.code : "error"}`, now);
+      throw apiError("payment_gateway_error", {
+        detail:
+          "The payment provider did not confirm the charge, and it cannot be asked again. No key is issued until an operator has confirmed the payment with the provider; you will not be charged twice.",
+        extra: { purchase_id: record.id },
+      });
+    }
     throw apiError("payment_gateway_error", {
       detail: record.resumable
         ? "The payment provider did not confirm the charge. Send the same request with the same Idempotency-Key again: you will not be charged twice."
@@ -260,7 +290,7 @@ export async function chargePurchase(
     });
   }
   if (receipt.note)
-    deps.logger.error("charge unconfirmed; resolved in the buyer's favour, reconcile with the provider", {
+    deps.logger.error("charge unconfirmed; check it with the provider", {
       purchase_id: record.id,
       method: record.method,
       amount_usd_micros: record.amount_usd_micros,
@@ -280,14 +310,12 @@ export async function chargePurchase(
   return charged;
 }
 
-/** A charge that may or may not have happened: the buyer gets what was paid for, the operator a flag. */
-export async function resolveUnknownCharge(
-  deps: PurchaseDeps,
-  record: PurchaseRecord,
-  reason: string,
-  now: number,
-): Promise<PurchaseRecord> {
-  deps.logger.error("charge unconfirmed; resolved in the buyer's favour, reconcile with the provider", {
+/**
+ * A charge that may or may not have happened and cannot be asked again: no key until an operator
+ * has checked with the provider (`resolveUnconfirmed`); listed for the operator meanwhile.
+ */
+export async function holdForOperator(deps: PurchaseDeps, record: PurchaseRecord, reason: string, now: number): Promise<PurchaseRecord> {
+  deps.logger.error("charge outcome unknown; waiting for the operator to confirm it with the provider", {
     purchase_id: record.id,
     method: record.method,
     amount_usd_micros: record.amount_usd_micros,
@@ -295,7 +323,47 @@ export async function resolveUnknownCharge(
     reason,
   });
   const store = createPurchaseStore(deps.backend);
-  return store.save({ ...record, payment: { ...record.payment, unconfirmed: reason } }, "charged", now, reason);
+  return store.save({ ...record, payment: { ...record.payment, unconfirmed: reason } }, "unconfirmed", now, reason);
+}
+
+/** What a buyer hears about a purchase waiting `unconfirmed`. */
+export function paymentUnconfirmed(record: PurchaseRecord): ApiError {
+  return apiError("payment_unconfirmed", {
+    detail: `The charge of purchase ${record.id} could not be confirmed, and no key is issued until it is. An operator is checking it with the payment provider: send this request again later with the same Idempotency-Key to get the keys if it was paid (you will not be charged again); if it was not, the purchase is released and the token's value is spendable again.`,
+    extra: { purchase_id: record.id },
+  });
+}
+
+/**
+ * The operator's answer for an `unconfirmed` purchase, after checking with the provider: paid →
+ * charged and its keys issued (or `refund_due` when no client can come back for them); not paid →
+ * released, a prepaid token's hold given back. The caller holds the purchase's lease.
+ */
+export async function resolveUnconfirmed(
+  deps: PurchaseDeps,
+  record: PurchaseRecord,
+  paid: boolean,
+  note: string,
+  now: number,
+): Promise<PurchaseRecord> {
+  const store = createPurchaseStore(deps.backend);
+  if (!paid) return releasePurchase(deps, record, `operator: not paid (${note})`, now, { chargeRefused: true });
+  const charged = await store.save(
+    {
+      ...record,
+      payment: {
+        reference: record.payment.reference ?? record.payer.jti ?? null,
+        charged_usd_micros: record.amount_usd_micros,
+        unconfirmed: null,
+      },
+    },
+    "charged",
+    now,
+    `operator: paid (${note})`,
+  );
+  if (!record.resumable)
+    return releasePurchase(deps, charged, "operator: paid, but the buyer cannot come back for the keys", now, { state: "refund_due" });
+  return completePurchase(deps, charged, now);
 }
 
 /** Issues the keys of a charged (or free, admin) purchase; idempotent. */
@@ -315,10 +383,20 @@ export async function completePurchase(deps: PurchaseDeps, record: PurchaseRecor
 }
 
 /**
- * Gives the reservation back (once) and ends the purchase; any key already written is revoked.
- * Unless the provider just refused this purchase's own charge, charging is fenced off first: if a
- * charge was already attempted, nothing is released and the purchase is resolved as unknown
- * instead (the buyer's favour), since money may have moved.
+ * Fences charging off for good when no charge was ever attempted: true when nothing was (or ever
+ * will be) charged for this purchase, false when an attempt came first.
+ */
+export async function fenceCharge(deps: PurchaseDeps, record: PurchaseRecord, now: number): Promise<boolean> {
+  const fence = await createPurchaseStore(deps.backend).takeStep(record.id, "charge", CHARGE_FENCED, now);
+  return fence.taken || fence.mark === CHARGE_FENCED;
+}
+
+/**
+ * Gives the reservation back (once) and ends the purchase; any key already written is revoked and,
+ * when nothing was charged, a prepaid token's ledger gets its hold back.
+ * Unless the provider refused this purchase's own charge (or an operator found it unpaid), charging
+ * is fenced off first: if a charge was already attempted, nothing is released and the purchase
+ * waits for the operator instead, since money may have moved.
  */
 export async function releasePurchase(
   deps: PurchaseDeps,
@@ -329,11 +407,11 @@ export async function releasePurchase(
 ): Promise<PurchaseRecord> {
   const store = createPurchaseStore(deps.backend);
   const state = options.state ?? "released";
-  if (!options.chargeRefused && state === "released") {
-    const fence = await store.takeStep(record.id, "charge", CHARGE_FENCED, now);
-    if (!fence.taken && fence.mark !== CHARGE_FENCED)
-      return resolveUnknownCharge(deps, record, `release refused: a charge was attempted (${reason})`, now);
-  }
+  if (!options.chargeRefused && state === "released" && !(await fenceCharge(deps, record, now)))
+    return holdForOperator(deps, record, `release refused: a charge was attempted (${reason})`, now);
+  // Before the release step, so a store error in between leaves it for the retry: the give-back
+  // moves the ledger and the hold in one step and does nothing once the hold is empty.
+  if (state === "released") await returnPurchaseHold(deps, record, now);
   if ((await store.takeStep(record.id, "release", String(now), now)).taken) {
     for (const hash of record.key_hashes) {
       const key = await deps.keys.get(hash);
@@ -371,6 +449,12 @@ export function accountProofRequired(account: string): ApiError {
 }
 
 // --- Internal helpers ---
+
+function _refusedBefore(record: PurchaseRecord): ApiError {
+  return apiError("payment_failed", {
+    detail: `The payment provider refused the charge of purchase ${record.id}; nothing was charged and the purchase is released. Send the request again.`,
+  });
+}
 
 function _lapsed(record: PurchaseRecord): ApiError {
   return apiError("payment_failed", {

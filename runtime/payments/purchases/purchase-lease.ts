@@ -10,7 +10,7 @@ import type { AppDeps } from "../../deps.ts";
 import { apiError, type ErrorCode } from "../../errors.ts";
 import { releaseClaim, type PurchaseClaim } from "./idempotency.ts";
 import { purchaseLeaseMs } from "./purchase-flow.ts";
-import { createPurchaseStore } from "./purchase-store.ts";
+import { createPurchaseStore, type PurchaseStore } from "./purchase-store.ts";
 
 type InProgressCode = Extract<ErrorCode, "idempotency_in_progress" | "payment_in_progress" | "purchase_in_progress">;
 
@@ -53,6 +53,23 @@ export async function finishClaimed<T>(
     }
     throw error;
   } finally {
-    await store.unlease(ctx.id, holder).catch(() => undefined);
+    // A store outage that failed the work may fail this too: the lease would then block every
+    // retry until it runs out, with nobody working on the purchase. Asked again in the background
+    // until the store answers (compare-and-delete: never a later holder's lease).
+    await store.unlease(ctx.id, holder).catch(() => _unleaseLater(store, ctx.id, holder, purchaseLeaseMs(deps)));
   }
+}
+
+// --- Internal helpers ---
+
+const UNLEASE_RETRY_MS = 200;
+
+function _unleaseLater(store: PurchaseStore, id: string, holder: string, leaseMs: number): void {
+  let left = Math.ceil(leaseMs / UNLEASE_RETRY_MS);
+  const retry = () => {
+    store.unlease(id, holder).catch(() => {
+      if (--left > 0) setTimeout(retry, UNLEASE_RETRY_MS).unref();
+    });
+  };
+  setTimeout(retry, UNLEASE_RETRY_MS).unref();
 }

@@ -4,9 +4,11 @@
  *
  *   reserved ──► charging ──► charged ──► issued
  *      │  └──► awaiting_payment (card) ──┘   ▲
- *      │              │                      │ (charge outcome unknown: resolved in the buyer's
- *      ▼              ▼                      │  favour, `payment.unconfirmed` set, listed)
- *   released      released        refund_due (charged, but no client can come back for the keys)
+ *      │              │          │           │ operator: paid
+ *      │              │          └──► unconfirmed (outcome unknown, provider not askable again:
+ *      ▼              ▼                      │  no keys until an operator says paid or not paid)
+ *   released      released ◄─────────────────┘ not paid
+ *                                 refund_due (charged, but no client can come back for the keys)
  *
  * `issued`, `released` and `refund_due` are final. Next to the record:
  * - `purchase-open:<id>` while it is not final, so reconciliation lists open purchases without a scan;
@@ -25,7 +27,7 @@ import type { PaymentMethodId } from "../methods/method-ids.ts";
 import { auditPurchase } from "../../audit/audit-purchase.ts";
 
 export type PurchaseMethod = PaymentMethodId | "admin";
-export type PurchaseState = "reserved" | "awaiting_payment" | "charging" | "charged" | "issued" | "released" | "refund_due";
+export type PurchaseState = "reserved" | "awaiting_payment" | "charging" | "unconfirmed" | "charged" | "issued" | "released" | "refund_due";
 
 export const FINAL_STATES: ReadonlySet<PurchaseState> = new Set(["issued", "released", "refund_due"]);
 
@@ -63,8 +65,25 @@ export interface PurchaseRecord {
   pending_place?: string | null;
   /** Payer identifiers worth showing an operator (token jti/sub, x402 payer), never a credential. */
   payer: Record<string, string>;
+  /**
+   * What the method needs to ask for the charge again after its outcome was lost (x402: the signed
+   * payment and the requirements it was verified against, so a retry or reconciliation can settle
+   * it). A payment authorization, not a credential of ours, but never logged or listed.
+   */
+  charge_request?: Record<string, unknown>;
+  /**
+   * The provider's refusal of this purchase's charge (its error code), recorded the moment it
+   * arrives and before the release, so a retry after a store error releases instead of reading an
+   * attempted charge as an unknown one.
+   */
+  charge_refused?: string;
+  /**
+   * The amount of a prepaid token's ledger this purchase holds (agent_network), recorded before the
+   * ledger is touched, so a purchase released with nothing charged gives it back (`token-ledger.ts`).
+   */
+  ledger_hold?: { jti: string; expires_at: number };
   history: Array<{ state: PurchaseState; at: string; note?: string }>;
-  /** Set when an operator handled a refund due or an unconfirmed charge (`vkr payments ack`). */
+  /** Set when an operator handled a refund due or an unconfirmed charge (`vkr payments ack`, with `--outcome` for an `unconfirmed` one). */
   acknowledged_at?: string;
   operator_note?: string;
   created_at: string;

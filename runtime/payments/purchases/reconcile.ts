@@ -8,20 +8,41 @@
  * - `awaiting_payment` (a method paid elsewhere, such as card): its method's `awaiting` hook decides
  *   (`methods/payment-method.ts`; card leaves it alone until its Stripe session expires, then asks
  *   Stripe: paid → keys issued, otherwise released);
- * - `charging` (the charge may or may not have happened) and `charged`: when the client can come
- *   back for the keys (Idempotency-Key, x402 payment, card session) they are issued, an unknown
- *   charge resolved in the buyer's favour and flagged; otherwise the purchase becomes `refund_due`.
+ * - `charging`: cut off before the charge step was taken → released (charging fenced off, nothing
+ *   was charged). Otherwise the charge may or may not have happened: a method whose provider can
+ *   be asked again (x402: `chargeAgain`) is asked, never assumed paid (paid → keys issued; refused
+ *   → released; no answer → left for the next pass); for one that cannot (the KYAPay charge call
+ *   takes no idempotency key) the purchase becomes `unconfirmed`: no key until an operator says;
+ * - `unconfirmed`: left alone; the operator checks with the provider and answers paid or not paid
+ *   (`acknowledgePurchase` with an outcome);
+ * - `charged`: keys issued when the client can come back for them, else `refund_due`.
  *
- * "Attention" lists final purchases an operator must act on and has not acknowledged: refunds due
- * and charges that could not be confirmed.
+ * "Attention" lists what an operator must act on and has not acknowledged: charges waiting for
+ * confirmation, refunds due, and issued purchases whose charge was noted as unconfirmed.
  */
 import { randomUUID } from "node:crypto";
 import type { AppDeps } from "../../deps.ts";
 import { findPaymentMethod } from "../methods/registry.ts";
-import { completePurchase, purchaseLeaseMs, releasePurchase, resolveUnknownCharge, type PurchaseDeps } from "./purchase-flow.ts";
+import { apiError, isApiError, type ApiError } from "../../errors.ts";
+import {
+  chargePurchase,
+  completePurchase,
+  fenceCharge,
+  holdForOperator,
+  purchaseLeaseMs,
+  releasePurchase,
+  resolveUnconfirmed,
+  type ChargeReceipt,
+  type PurchaseDeps,
+} from "./purchase-flow.ts";
 import { createPurchaseStore, FINAL_STATES, type PurchaseRecord } from "./purchase-store.ts";
 
 export type ReconcileDeps = PurchaseDeps & Pick<AppDeps, "payments">;
+
+/** What the operator does with a purchase waiting `unconfirmed`. */
+const UNCONFIRMED_ACTION =
+  "charge unconfirmed, no key issued: check with the provider whether the token (payer jti) was charged the amount, then `vkr payments ack <id> --outcome paid|not_paid`";
+const ATTENTION_STATES: ReadonlySet<PurchaseRecord["state"]> = new Set([...FINAL_STATES, "unconfirmed"]);
 
 export interface ReconcileEntry {
   id: string;
@@ -81,27 +102,80 @@ export async function reconcilePurchases(
 export async function listPurchasesForOperator(backend: AppDeps["backend"], now: number): Promise<Omit<ReconcileReport, "resolved">> {
   const store = createPurchaseStore(backend);
   const open = (await store.listOpen()).map((r) =>
-    _entry(r, r.state === "awaiting_payment" ? (findPaymentMethod(r.method)?.awaiting?.status(r, now) ?? "open") : "open"),
+    _entry(
+      r,
+      r.state === "awaiting_payment"
+        ? (findPaymentMethod(r.method)?.awaiting?.status(r, now) ?? "open")
+        : r.state === "unconfirmed"
+          ? UNCONFIRMED_ACTION
+          : "open",
+    ),
   );
   return { open, attention: await _attention(store) };
 }
 
-/** Marks an attention item as handled by the operator (kept for audit). */
+export type OperatorOutcome = "paid" | "not_paid";
+
+export type Acknowledged =
+  | { ok: true; record: PurchaseRecord }
+  | { ok: false; reason: "not_found" | "outcome_required" | "outcome_not_applicable" | "in_progress" };
+
+/**
+ * Marks an attention item as handled by the operator (kept for audit). A purchase waiting
+ * `unconfirmed` needs the operator's finding too: `paid` issues its keys (the buyer's retry with
+ * the same Idempotency-Key gets them), `not_paid` releases it and gives the token's hold back.
+ */
 export async function acknowledgePurchase(
-  backend: AppDeps["backend"],
-  id: string,
-  note: string,
+  deps: PurchaseDeps,
+  input: { id: string; note: string; outcome?: OperatorOutcome | undefined },
   now: number,
-): Promise<PurchaseRecord | null> {
-  const store = createPurchaseStore(backend);
-  const record = await store.get(id);
-  if (!record || !FINAL_STATES.has(record.state)) return null;
-  return store.save(
-    { ...record, acknowledged_at: new Date(now).toISOString(), operator_note: note },
-    record.state,
-    now,
-    `acknowledged: ${note}`,
-  );
+): Promise<Acknowledged> {
+  const store = createPurchaseStore(deps.backend);
+  let record = await store.get(input.id);
+  if (!record || (!FINAL_STATES.has(record.state) && record.state !== "unconfirmed")) return { ok: false, reason: "not_found" };
+  if (record.state !== "unconfirmed" && input.outcome) return { ok: false, reason: "outcome_not_applicable" };
+  if (record.state === "unconfirmed") {
+    if (!input.outcome) return { ok: false, reason: "outcome_required" };
+    const holder = randomUUID();
+    if (!(await store.lease(record.id, holder, purchaseLeaseMs(deps), now))) return { ok: false, reason: "in_progress" };
+    try {
+      record = (await store.get(record.id))!;
+      if (record.state !== "unconfirmed") return { ok: false, reason: "outcome_not_applicable" };
+      record = await resolveUnconfirmed(deps, record, input.outcome === "paid", input.note, now);
+    } finally {
+      await store.unlease(record.id, holder);
+    }
+    // Paid but undeliverable: the refund it now needs stays on the operator's list.
+    if (record.state === "refund_due") return { ok: true, record };
+  }
+  return {
+    ok: true,
+    record: await store.save(
+      { ...record, acknowledged_at: new Date(now).toISOString(), operator_note: input.note },
+      record.state,
+      now,
+      `acknowledged: ${input.note}`,
+    ),
+  };
+}
+
+/** Why an acknowledgement was refused, as the admin route answers it (the CLI prints the same). */
+export function acknowledgeRefused(reason: Extract<Acknowledged, { ok: false }>["reason"], id: string): ApiError {
+  const shown = id.slice(0, 80);
+  switch (reason) {
+    case "not_found":
+      return apiError("not_found", { detail: `No final or unconfirmed purchase "${shown}".` });
+    case "outcome_required":
+      return apiError("conflict", {
+        detail: `Purchase ${shown} waits for its charge to be confirmed: check with the provider, then send outcome "paid" or "not_paid".`,
+      });
+    case "outcome_not_applicable":
+      return apiError("conflict", {
+        detail: `Purchase ${shown} is not waiting for a charge to be confirmed; acknowledge it without an outcome.`,
+      });
+    case "in_progress":
+      return apiError("purchase_in_progress", { detail: `Purchase ${shown} is being worked on; try again in a few seconds.` });
+  }
 }
 
 /**
@@ -143,20 +217,21 @@ async function _resolve(deps: ReconcileDeps, record: PurchaseRecord, now: number
       return awaiting.reconcile(deps, record, now);
     }
     case "charging": {
-      if (!record.resumable)
+      // Cut off before the charge step was taken: nothing was (or now ever will be) charged.
+      if (await fenceCharge(deps, record, now))
         return {
-          record: await releasePurchase(
-            deps,
-            record,
-            "reconciled: charge outcome unknown and the buyer cannot come back for the keys",
-            now,
-            { state: "refund_due" },
-          ),
-          action: "refund due (charge outcome unknown)",
+          record: await releasePurchase(deps, record, "reconciled: the charge was never attempted", now),
+          action: "released (never charged)",
         };
-      const charged = await resolveUnknownCharge(deps, record, "reconciled: charge outcome unknown", now);
-      return { record: await _issue(deps, charged, now), action: "keys issued (charge unconfirmed: resolved in the buyer's favour)" };
+      const chargeAgain = findPaymentMethod(record.method)?.chargeAgain;
+      if (chargeAgain) return _chargeAgain(deps, record, chargeAgain(deps, record), now);
+      return {
+        record: await holdForOperator(deps, record, "reconciled: charge outcome unknown", now),
+        action: UNCONFIRMED_ACTION,
+      };
     }
+    case "unconfirmed":
+      return { record, action: UNCONFIRMED_ACTION };
     case "charged":
       if (!record.resumable)
         return {
@@ -171,6 +246,34 @@ async function _resolve(deps: ReconcileDeps, record: PurchaseRecord, now: number
   }
 }
 
+/**
+ * A charge that can be asked again (x402): asked, never assumed. Paid: keys issued; refused (an
+ * expired authorization, say): released, no keys; no answer: left `charging` for the next pass.
+ */
+async function _chargeAgain(
+  deps: ReconcileDeps,
+  record: PurchaseRecord,
+  charge: ((attemptedBefore: boolean) => Promise<ChargeReceipt>) | null,
+  now: number,
+): Promise<{ record: PurchaseRecord; action: string }> {
+  if (!charge)
+    return {
+      record: await releasePurchase(deps, record, "reconciled: charge outcome unknown and nothing recorded to ask again", now, {
+        state: "refund_due",
+      }),
+      action: "refund due (charge outcome unknown, cannot be asked again)",
+    };
+  try {
+    const charged = await chargePurchase(deps, record, charge, now, { repeatable: true });
+    return { record: await _issue(deps, charged, now), action: "keys issued (charge asked again and confirmed)" };
+  } catch (error) {
+    const current = (await createPurchaseStore(deps.backend).get(record.id)) ?? record;
+    const code = isApiError(error) ? error.code : "error";
+    if (current.state === "released") return { record: current, action: `released (charge refused: ${code})` };
+    return { record: current, action: `charge outcome still unknown (${code}); asked again next pass` };
+  }
+}
+
 /** Issues the keys; a method paid elsewhere also delivers them (card mails them once), as its own fulfilment would have. */
 async function _issue(deps: ReconcileDeps, record: PurchaseRecord, now: number): Promise<PurchaseRecord> {
   const issued = await completePurchase(deps, record, now);
@@ -180,9 +283,10 @@ async function _issue(deps: ReconcileDeps, record: PurchaseRecord, now: number):
 
 async function _attention(store: ReturnType<typeof createPurchaseStore>): Promise<ReconcileEntry[]> {
   const attention: ReconcileEntry[] = [];
-  for (const record of await store.list({ states: FINAL_STATES })) {
+  for (const record of await store.list({ states: ATTENTION_STATES })) {
     if (record.acknowledged_at) continue;
-    if (record.state === "refund_due") attention.push(_entry(record, "refund the buyer"));
+    if (record.state === "unconfirmed") attention.push(_entry(record, UNCONFIRMED_ACTION));
+    else if (record.state === "refund_due") attention.push(_entry(record, "refund the buyer"));
     else if (record.state === "issued" && record.payment.unconfirmed)
       attention.push(_entry(record, "confirm the charge with the provider"));
   }

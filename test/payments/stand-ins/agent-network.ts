@@ -21,8 +21,11 @@ export interface Charge {
 export interface AgentNetworkStandIn extends StandInServer {
   jwks: { keys: JWK[] };
   charges: Charge[];
-  /** Next charges answer with this status instead (402 refused, 500 broken), or hang when "hang". */
-  mode: "ok" | 402 | 500 | "hang";
+  /**
+   * Next charges answer with this status instead (402 refused, 500 broken), hang when "hang"
+   * (nothing charged), or charge and then never answer when "lost" (the answer lost on the way).
+   */
+  mode: "ok" | 402 | 500 | "hang" | "lost";
   mint(options?: MintOptions): Promise<string>;
   /** A token signed by a key the JWKS does not hold. */
   mintForeign(options?: MintOptions): Promise<string>;
@@ -84,6 +87,7 @@ export async function startAgentNetwork(options: AgentNetworkOptions = {}): Prom
     if (!(micros > 0) || micros > remaining) return { status: 402, body: { message: "amount exceeds remaining balance" } };
     balances.set(jti, remaining - micros);
     charges.push({ jti, micros });
+    if (stand.mode === "lost") return null;
     return { status: 200, body: { amountCharged: (micros / 1e6).toFixed(6), remainingBalance: ((remaining - micros) / 1e6).toFixed(6) } };
   });
 

@@ -42,8 +42,12 @@ export interface FacilitatorStandIn extends StandInServer {
   settled: string[];
   /** Headers of every request (auth checks). */
   requestHeaders: Array<Record<string, string | string[] | undefined>>;
-  /** Overrides: answer isValid:false, success:false, or never answer. */
-  mode: "ok" | "verify_invalid" | "settle_fail" | "hang";
+  /**
+   * Overrides: answer isValid:false, success:false, or never answer; or, with verify working, a
+   * `/settle` that never answers, fails with a 503 (a protocol-shaped body), or answers 200 with
+   * something that is no settle response. None of the `settle_*` failures settles anything.
+   */
+  mode: "ok" | "verify_invalid" | "settle_fail" | "hang" | "settle_hang" | "settle_5xx" | "settle_garbage";
   /** A throwaway wallet funded on every network of this facilitator. */
   wallet(funds?: bigint): Wallet;
 }
@@ -79,6 +83,10 @@ export async function startFacilitator(options: { networks?: TokenFacts[] } = {}
           .catch((error: Error) => ({ isValid: false, invalidReason: "unexpected_verify_error", invalidMessage: error.message, payer })),
       };
     }
+    if (stand.mode === "settle_hang") return null;
+    if (stand.mode === "settle_5xx")
+      return { status: 503, body: { success: false, errorReason: "unexpected_settle_error", payer, transaction: "", network } };
+    if (stand.mode === "settle_garbage") return { status: 200, body: { ok: true, tx: "maybe" } };
     if (stand.mode === "settle_fail")
       return { status: 200, body: { success: false, errorReason: "insufficient_funds", payer, transaction: "", network } };
     const result = await facilitator.settle(body.paymentPayload, body.paymentRequirements).catch((error: Error) => ({

@@ -4,10 +4,14 @@
  * verified locally, then the purchase runs reserve → authorize → charge → issue
  * (`../run-checkout.ts`): the account's slots and price tier first (a refusal charges nothing), the
  * token's ledger next as the authorization (never spent past its value, shared with per-use
- * retrieval; a refusal releases the purchase), then ONE charge call, then the keys.
+ * retrieval; a refusal releases the purchase), then ONE charge call, then the keys. A purchase
+ * released with nothing charged (the network refused the charge, or it never got that far) gives
+ * its hold back to the token's ledger.
  *
  * With an Idempotency-Key the purchase can be resumed from any point: a retry with the same key and
- * request finishes it (keys issued once, never a second charge) or replays the 201. Without one,
+ * request finishes it (keys issued once, never a second charge) or replays the 201. A charge whose
+ * outcome was lost is never asked again (the charge call has no idempotency key) nor assumed paid:
+ * the purchase waits `unconfirmed` for the operator, and the retry is 409 until then. Without one,
  * an interrupted purchase is resolved by reconciliation (refund due, since no client can come back
  * for its keys).
  */
@@ -22,7 +26,7 @@ import { describePurchasedKeys, openKeys } from "../../purchases/purchase-keys.t
 import type { PurchaseRecord } from "../../purchases/purchase-store.ts";
 import { claimByIdempotencyKey, runCheckout } from "../run-checkout.ts";
 import { describeCheckoutMethods } from "../../purchases/checkout-info.ts";
-import { reserveFromLedger } from "../../per-use/token-ledger.ts";
+import { holdForPurchase, ledgerHoldOf } from "../../per-use/token-ledger.ts";
 
 export interface AgentNetworkCheckout {
   payToken: string | null;
@@ -63,10 +67,12 @@ export async function checkoutWithAgentNetwork(
       inProgress: "idempotency_in_progress",
       secret,
       payer: { jti: token.jti, sub: token.sub },
-      // The token's ledger (shared with per-use retrieval) is never spent past the token's value.
+      ledgerHold: ledgerHoldOf(token),
+      // The token's ledger (shared with per-use retrieval) is never spent past the token's value;
+      // the purchase holds its amount once however often a retry finds it still reserved.
       async authorize(record) {
         try {
-          await reserveFromLedger(deps, token, record.amount_usd_micros, token.valueMicros, now);
+          await holdForPurchase(deps, token, record, now);
           return null;
         } catch (error) {
           // Only the ledger's refusal ends the purchase. A store that failed to answer refused

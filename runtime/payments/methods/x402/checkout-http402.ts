@@ -1,24 +1,34 @@
 /**
  * Checkout with `payment_method: "http402"` (x402). Without a payment header: 402 with our
  * requirements (v1 in the body, v2 in PAYMENT-REQUIRED) for the price this account would pay now.
- * With one, the signed payment itself is the purchase's claim (network, payer, nonce; the
- * signature is the fingerprint, so another header with the same nonce is refused as "nonce used"),
- * and the purchase runs reserve → verify → settle → issue (`../run-checkout.ts`):
- * - reserve: the account's slots fix the price; a payment for another amount is refused (402 with
- *   fresh requirements) and the reservation released;
- * - verify with the facilitator (consumes nothing), then settle: the one irreversible call, at most
- *   once per purchase; a settle whose outcome is lost is resolved in the buyer's favour (keys
- *   issued, flagged for the operator);
+ * With one, the signed payment itself is the purchase's claim: the EIP-3009 authorization it
+ * carries (chain, token, payer, nonce), however it is wrapped (v1 `X-PAYMENT` or v2
+ * `PAYMENT-SIGNATURE`), so one authorization is one purchase. The fingerprint is the signature and
+ * the account the keys are for: another signature over the same nonce is refused as "nonce used",
+ * the same payment sent for another account 409 `payment_owned_by_another_account`. The purchase
+ * runs reserve → verify → settle → issue (`../run-checkout.ts`):
+ * - reserve: the account's slots fix the price (the signed payment and our requirements are
+ *   recorded, to settle again); a payment for another amount is refused (402 with fresh
+ *   requirements) and the reservation released;
+ * - verify with the facilitator (consumes nothing), then settle: the one irreversible call. Keys
+ *   only after a settle succeeded: a settle whose outcome is lost (timeout, 5xx, an answer the
+ *   library cannot read) leaves the purchase `charging`, and the retry or reconciliation asks
+ *   settle again (the nonce settles once on chain) until it succeeds or is refused (an expired
+ *   authorization: released, no keys). "Nonce used" counts as paid only when this purchase's own
+ *   earlier settle attempt may have used it (flagged for the operator);
  * - the 201 is rebuilt from the record, the keys opened with the payment's signature, so the same
  *   payment sent again gets the same keys, across crashes too, while the store holds no key in clear.
  */
-import type { Network } from "@x402/core/types";
+import type { Network, SettleResponse } from "@x402/core/types";
 import type { AppDeps } from "../../../deps.ts";
 import { apiError } from "../../../errors.ts";
 import { formatUsd } from "../../../money.ts";
 import type { PurchaseAccount } from "../../../accounts/purchase-account.ts";
 import { describeQuote, digestOf, quoteOrder, type CheckoutOrder } from "../../purchases/checkout-order.ts";
-import { claimPurchase, type SavedResponse } from "../../purchases/idempotency.ts";
+import { claimOrHolder, type SavedResponse } from "../../purchases/idempotency.ts";
+import type { ChargeReceipt } from "../../purchases/purchase-flow.ts";
+import type { ReconcileDeps } from "../../purchases/reconcile.ts";
+import { resolveNetwork, type X402Provider } from "../../providers/http402.ts";
 import { describePurchasedKeys, openKeys } from "../../purchases/purchase-keys.ts";
 import { runCheckout } from "../run-checkout.ts";
 import type { PurchaseRecord } from "../../purchases/purchase-store.ts";
@@ -38,6 +48,8 @@ type Quote = Awaited<ReturnType<typeof describeQuote>>;
  * scheme's reason code, or (the v1 scheme passes the revert through) USDC's own revert message.
  */
 const NONCE_USED_RE = /nonce_used|nonce_already_used|authorization_used|authorization is used/i;
+/** The exact scheme's reason for an authorization past its `validBefore`. */
+const EXPIRED_RE = /valid_before|expired/i;
 
 export async function checkoutWithX402(
   deps: AppDeps,
@@ -67,8 +79,20 @@ export async function checkoutWithX402(
     throw _paymentRequired(requirements, quote, "X-PAYMENT header is required");
   }
   const secret = _paymentSecret(payment);
-  const claim = await claimPurchase(deps, "x402", _paymentId(payment), digestOf("x402-signature", secret), now);
+  const signed = digestOf("x402-signature", secret);
+  const { claim, heldBy } = await claimOrHolder(
+    deps,
+    "x402",
+    await _paymentId(x402, payment),
+    `${signed}.${digestOf("x402-owner", _owner(order, account))}`,
+    now,
+  );
   if (!claim) {
+    if (heldBy.startsWith(`${signed}.`))
+      throw apiError("payment_owned_by_another_account", {
+        detail:
+          "This payment already bought keys for another account; only that account gets them (the same agent_id, or a key of that account in X-Service-Key).",
+      });
     const { requirements, quote } = await preview({ proofNeeded: false });
     throw _paymentRequired(requirements, quote, "invalid_exact_evm_payload_authorization_nonce_used");
   }
@@ -110,29 +134,14 @@ export async function checkoutWithX402(
       // An interrupted settle is safe to ask again: the authorization's nonce settles once, and the
       // answer tells whether the earlier attempt went through.
       chargeOptions: { repeatable: true },
-      async charge(record, resumed) {
+      chargeRequest: async (record) => ({ payment, requirements: await requirementsOf(record) }),
+      async charge(record, attemptedBefore) {
         const requirements = await requirementsOf(record);
-        const settled = await x402.settle(payment, requirements);
-        if (!settled.success) {
-          const reason = settled.errorReason ?? "settlement_failed";
-          if (resumed && NONCE_USED_RE.test(reason))
-            return {
-              reference: null,
-              chargedMicros: record.amount_usd_micros,
-              note: "settled by an interrupted attempt (nonce used); transaction not reported",
-            };
-          const failure = {
-            success: false,
-            errorReason: reason,
-            transaction: settled.transaction,
-            network: (settled.network || payment.network) as Network,
-            payer: settled.payer ?? undefined,
-          };
-          throw _paymentRequired(requirements, await describeQuote(deps, record, record.account), failure.errorReason, {
+        return settleOnce(deps, record, payment, requirements, attemptedBefore, async (failure) =>
+          _paymentRequired(requirements, await describeQuote(deps, record, record.account), failure.errorReason, {
             [responseHeader]: encodeResponseHeader(failure),
-          });
-        }
-        return { reference: settled.transaction, chargedMicros: record.amount_usd_micros };
+          }),
+        );
       },
       answer: (record, fresh) => _answer(deps, record, payment, secret, responseHeader, now, fresh),
       earlierRefused: () =>
@@ -144,7 +153,66 @@ export async function checkoutWithX402(
   );
 }
 
+/**
+ * Settles the payment for this purchase. Paid: the receipt. Refused: throws `refusal(failure)`
+ * (a code `chargePurchase` reads as "nothing charged"). "Nonce used" is paid only when this
+ * purchase's own earlier attempt may have used the nonce; no answer, or one the library cannot
+ * read, throws 502 and the purchase stays `charging` for the next ask.
+ */
+async function settleOnce(
+  deps: Pick<AppDeps, "payments" | "logger">,
+  record: PurchaseRecord,
+  payment: DecodedPayment,
+  requirements: Requirements,
+  attemptedBefore: boolean,
+  refusal: (failure: SettleResponse & { errorReason: string }) => Promise<unknown>,
+): Promise<ChargeReceipt> {
+  const settled = await deps.payments.x402!.settle(payment, requirements);
+  if (settled.success) return { reference: settled.transaction, chargedMicros: record.amount_usd_micros };
+  const reason = settled.errorReason ?? "settlement_failed";
+  if (attemptedBefore && NONCE_USED_RE.test(reason))
+    return {
+      reference: null,
+      chargedMicros: record.amount_usd_micros,
+      note: "settled by an interrupted attempt (nonce used); transaction not reported",
+    };
+  if (attemptedBefore && EXPIRED_RE.test(reason))
+    // The facilitator checks expiry before the nonce: a lost earlier attempt may still have settled.
+    deps.logger.error("x402 authorization expired after a settle attempt whose outcome was lost; released, check the chain", {
+      purchase_id: record.id,
+      amount_usd_micros: record.amount_usd_micros,
+      ...record.payer,
+      reason,
+    });
+  throw await refusal({
+    success: false,
+    errorReason: reason,
+    transaction: settled.transaction,
+    network: (settled.network || payment.network) as Network,
+    payer: settled.payer ?? undefined,
+  });
+}
+
+/**
+ * Reconciliation's ask for a `charging` x402 purchase: settle again with the payment and
+ * requirements recorded at verify; null for a record without them (nothing to ask with).
+ */
+export function settleRecorded(deps: ReconcileDeps, record: PurchaseRecord): ((attemptedBefore: boolean) => Promise<ChargeReceipt>) | null {
+  const recorded = record.charge_request as { payment?: DecodedPayment; requirements?: Requirements } | undefined;
+  if (!deps.payments.x402 || !recorded?.payment || !recorded.requirements) return null;
+  const { payment, requirements } = recorded;
+  return (attemptedBefore) =>
+    settleOnce(deps, record, payment, requirements, attemptedBefore, async (failure) =>
+      apiError("payment_failed", { detail: `The x402 facilitator refused to settle: ${failure.errorReason}.` }),
+    );
+}
+
 // --- Internal helpers ---
+
+/** Who the keys are for: the account, or (no agent_id, contact or key) whoever holds the payment. */
+function _owner(order: CheckoutOrder, account: PurchaseAccount): string {
+  return account.proof || order.agentId !== undefined || order.contact !== undefined ? `account:${account.account}` : "anonymous";
+}
 
 async function _answer(
   deps: AppDeps,
@@ -155,7 +223,8 @@ async function _answer(
   now: number,
   fresh: string[] | null = null,
 ): Promise<SavedResponse> {
-  const keys = fresh ?? openKeys(record, secret);
+  // Purchases recorded before the secret became version-independent were sealed under `version\0signature`.
+  const keys = fresh ?? openKeys(record, secret) ?? openKeys(record, `${payment.version}\u0000${secret}`);
   if (!keys) throw apiError("internal_error", { detail: "The keys of this purchase cannot be opened with this payment." });
   const receipt = {
     success: true,
@@ -188,18 +257,35 @@ function _presentedPayment(headers: Headers): DecodedPayment | null {
   return decodePaymentHeader((v2Header ?? v1Header)!, v2Header ? 2 : 1);
 }
 
-/** Public fields only: the id reveals nothing of the signature. */
-function _paymentId(payment: DecodedPayment): string {
-  return `${payment.network}\u0000${payment.authorization.from.toLowerCase()}\u0000${payment.authorization.nonce.toLowerCase()}`;
+/**
+ * The EIP-3009 authorization itself, whichever x402 version wraps it: chain id, token, payer and
+ * nonce (public fields only: the id reveals nothing of the signature). A v1 payment names no
+ * token: it can only pay ours.
+ */
+async function _paymentId(x402: X402Provider, payment: DecodedPayment): Promise<string> {
+  await x402.ready().catch((error: unknown) => {
+    throw apiError("payment_provider_unavailable", {
+      detail: `x402 payments cannot be taken right now: ${error instanceof Error ? error.message : String(error)}.`,
+    });
+  });
+  let chain = payment.network;
+  try {
+    chain = resolveNetwork(payment.network).v2;
+  } catch {
+    // Not a network x402 knows: the payment is refused later; its id only has to be its own.
+  }
+  const asset = typeof payment.accepted?.asset === "string" ? payment.accepted.asset : (x402.asset ?? "");
+  const { from, nonce } = payment.authorization;
+  return ["eip3009", chain, asset.toLowerCase(), from.toLowerCase(), nonce.toLowerCase()].join("\u0000");
 }
 
 /**
  * What only the payer (and whoever it sends the header to) holds: the signature over the
- * authorization. The purchase's keys are sealed under it.
+ * authorization, the same in v1 and v2. The purchase's keys are sealed under it.
  */
 function _paymentSecret(payment: DecodedPayment): string {
   const payload = payment.payload.payload as { signature: string };
-  return `${payment.version}\u0000${payload.signature}`;
+  return payload.signature;
 }
 
 function _paymentRequired(requirements: Requirements, quote: Quote, reason: string, headers: Record<string, string> = {}) {

@@ -4,7 +4,7 @@
  * (`x402-requirements.ts`) and the facilitator check at start (`x402-facilitator-check.ts`); the
  * facilitator client is `../../providers/http402.ts`.
  */
-import { checkoutWithX402 } from "./checkout-http402.ts";
+import { checkoutWithX402, settleRecorded } from "./checkout-http402.ts";
 import { checkFacilitator } from "./x402-facilitator-check.ts";
 import type { PaymentMethod } from "../payment-method.ts";
 import { successStatusOf } from "../method-ids.ts";
@@ -29,6 +29,7 @@ export const x402Method: PaymentMethod = {
       ...(x402 ? { details: { scheme: "exact", network: x402.network.v2, asset: x402.asset, pay_to: x402.payTo } } : {}),
     };
   },
+  chargeAgain: settleRecorded,
   checkout: (deps, order, account, input, now) =>
     checkoutWithX402(deps, order, account, { headers: input.headers, resourceUrl: `${input.baseUrl}/api/checkout` }, now),
   atStart: async (deps) => {
