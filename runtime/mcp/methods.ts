@@ -14,8 +14,11 @@ import type { ContentAnswer } from "./content.ts";
 
 /** Versions a client may negotiate, newest first; the first is offered to any other request. */
 export const NEGOTIABLE_VERSIONS = ["2025-11-25", "2025-06-18"] as const;
-/** Versions accepted in MCP-Protocol-Version; 2025-03-26 is what a header-less request is assumed to be. */
-export const ACCEPTED_VERSIONS: ReadonlySet<string> = new Set([...NEGOTIABLE_VERSIONS, "2025-03-26"]);
+/**
+ * Versions accepted in MCP-Protocol-Version: those `initialize` negotiates, and no other, since a
+ * client sends the version it negotiated. A request without the header is served as it is.
+ */
+export const ACCEPTED_VERSIONS: ReadonlySet<string> = new Set(NEGOTIABLE_VERSIONS);
 
 const SERVER_NAME = "vertical-knowledge-retrieval";
 const INSTRUCTIONS = [
@@ -49,7 +52,7 @@ export const METHODS: Readonly<Record<string, Handler>> = {
     };
   },
   ping: async () => ({}),
-  "tools/list": async () => ({ tools: TOOL_LIST }),
+  "tools/list": async (_ctx, params) => (_firstPage(params), { tools: TOOL_LIST }),
   "tools/call": async (ctx, params) => {
     const name = params.name;
     const tool = typeof name === "string" ? TOOLS_BY_NAME.get(name) : undefined;
@@ -80,7 +83,7 @@ export const METHODS: Readonly<Record<string, Handler>> = {
       return { content: [{ type: "text", text: `${title}: ${detail}\n${JSON.stringify(rest)}` }], isError: true };
     }
   },
-  "prompts/list": async () => ({ prompts: PROMPT_LIST }),
+  "prompts/list": async (_ctx, params) => (_firstPage(params), { prompts: PROMPT_LIST }),
   "prompts/get": async (ctx, params) => {
     const prompt = typeof params.name === "string" ? PROMPTS_BY_NAME.get(params.name) : undefined;
     if (!prompt) throw new RpcError(RPC.invalidParams, `Unknown prompt: ${String(params.name).slice(0, 64)}`);
@@ -90,8 +93,11 @@ export const METHODS: Readonly<Record<string, Handler>> = {
       messages: [{ role: "user", content: { type: "text", text: prompt.render(args, ctx.deps.build.current.catalog) } }],
     };
   },
-  "resources/list": async (ctx) => ({ resources: await listResources(ctx.deps.build.current, await ctx.callerOrAnonymous()) }),
-  "resources/templates/list": async () => ({ resourceTemplates: RESOURCE_TEMPLATES }),
+  "resources/list": async (ctx, params) => {
+    _firstPage(params);
+    return { resources: await listResources(ctx.deps.build.current, await ctx.callerOrAnonymous()) };
+  },
+  "resources/templates/list": async (_ctx, params) => (_firstPage(params), { resourceTemplates: RESOURCE_TEMPLATES }),
   "resources/read": async (ctx, params) => {
     if (typeof params.uri !== "string") throw new RpcError(RPC.invalidParams, `"uri" must be a string.`);
     return readResource(ctx, params.uri);
@@ -99,6 +105,12 @@ export const METHODS: Readonly<Record<string, Handler>> = {
 };
 
 // --- Internal helpers ---
+
+/** Every list fits one page and no `nextCursor` is ever issued, so any cursor sent is not ours (-32602, as the spec asks). */
+function _firstPage(params: Record<string, unknown>): void {
+  if (params.cursor !== undefined)
+    throw new RpcError(RPC.invalidParams, "Invalid cursor: this server lists everything on one page and issues no cursor.");
+}
 
 /**
  * A prebuilt artifact as a tool result, encoded once per artifact (by ETag) and then served as
