@@ -113,20 +113,24 @@ function _firstPage(params: Record<string, unknown>): void {
 }
 
 /**
- * A prebuilt artifact as a tool result, encoded once per artifact (by ETag) and then served as
- * bytes: the text block and `structuredContent` are the artifact itself, never parsed.
+ * A prebuilt artifact as a tool result, encoded once per artifact (by ETag) and second, then served
+ * as bytes: the text block and `structuredContent` are the artifact itself, never parsed.
  */
 function _artifactResult(ctx: McpContext, output: ContentAnswer): EncodedJson {
-  const cached = output.etag === null ? undefined : ctx.results.get(output.etag);
+  // `_meta` carries the headers a REST answer has, dated like them: the encoding holds the
+  // signature's `created`, so it is kept for the second it was made in.
+  const cacheKey = output.etag === null ? null : `${output.etag}@${Math.floor(ctx.now / 1000)}`;
+  const cached = cacheKey === null ? undefined : ctx.results.get(cacheKey);
   if (cached) return cached;
   const text = Buffer.from(output.bytes).toString("utf8");
-  // `_meta` carries the headers a REST answer has: the build's signature when the bytes are the
-  // build's, else one made now (once per ETag, as the encoding is cached; per call for a warned answer).
-  const signature =
-    output.signature ??
-    (output.identity ? ctx.deps.shared.signer.sign(output.bytes, output.identity, output.etag === null ? ctx.now : undefined) : null);
+  const signer = ctx.deps.shared.signer;
+  const signature = output.signature
+    ? signer.stamp(output.signature, ctx.now)
+    : output.identity
+      ? signer.sign(output.bytes, output.identity, ctx.now)
+      : null;
   const result = { content: [{ type: "text", text }], structuredContent: new RawJson(text), ...(signature ? { _meta: signature } : {}) };
   const encoded = new EncodedJson(new TextEncoder().encode(toJsonText(result)));
-  if (output.etag !== null) ctx.results.set(output.etag, encoded);
+  if (cacheKey !== null) ctx.results.set(cacheKey, encoded);
   return encoded;
 }

@@ -84,7 +84,12 @@ export async function readResource(ctx: McpContext, uri: string) {
   if (!target) throw new RpcError(RPC.resourceNotFound, "Resource not found", { uri });
   try {
     const answer = await readContent(ctx, { vertical: target.vertical, node: target.node });
-    const signature = answer.signature ?? (answer.identity ? ctx.deps.shared.signer.sign(answer.bytes, answer.identity, ctx.now) : null);
+    const signer = ctx.deps.shared.signer;
+    const signature = answer.signature
+      ? signer.stamp(answer.signature, ctx.now)
+      : answer.identity
+        ? signer.sign(answer.bytes, answer.identity, ctx.now)
+        : null;
     return {
       contents: [{ uri, mimeType: MIME, text: Buffer.from(answer.bytes).toString("utf8"), ...(signature ? { _meta: signature } : {}) }],
     };
