@@ -11,6 +11,7 @@ import { PROMPTS, PROMPTS_BY_NAME, readPromptArguments } from "./prompts.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
 import { TOOLS, TOOLS_BY_NAME } from "./tools.ts";
 import type { ContentAnswer } from "./content.ts";
+import { servedSignature } from "../signing/answer-signer.ts";
 
 /** Versions a client may negotiate, newest first; the first is offered to any other request. */
 export const NEGOTIABLE_VERSIONS = ["2025-11-25", "2025-06-18"] as const;
@@ -123,12 +124,7 @@ function _artifactResult(ctx: McpContext, output: ContentAnswer): EncodedJson {
   const cached = cacheKey === null ? undefined : ctx.results.get(cacheKey);
   if (cached) return cached;
   const text = Buffer.from(output.bytes).toString("utf8");
-  const signer = ctx.deps.shared.signer;
-  const signature = output.signature
-    ? signer.stamp(output.signature, ctx.now)
-    : output.identity
-      ? signer.sign(output.bytes, output.identity, ctx.now)
-      : null;
+  const signature = servedSignature(ctx.deps.shared.signer, output, ctx.now);
   const result = { content: [{ type: "text", text }], structuredContent: new RawJson(text), ...(signature ? { _meta: signature } : {}) };
   const encoded = new EncodedJson(new TextEncoder().encode(toJsonText(result)));
   if (cacheKey !== null) ctx.results.set(cacheKey, encoded);

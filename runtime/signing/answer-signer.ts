@@ -68,3 +68,16 @@ export function createAnswerSigner(config: { key: SigningKey | null; previous: r
     },
   };
 }
+
+/**
+ * The signature an answer is served with, dated `now`: the build's or a selection's signature
+ * stamped, else the bytes signed now; null for an answer that is no knowledge (no identity).
+ */
+export function servedSignature(
+  signer: AnswerSigner,
+  answer: { bytes: Uint8Array; identity: KnowledgeIdentity | null; signature: SignatureHeaders | null },
+  now: number,
+): SignatureHeaders | null {
+  if (answer.signature) return signer.stamp(answer.signature, now);
+  return answer.identity ? signer.sign(answer.bytes, answer.identity, now) : null;
+}
