@@ -717,7 +717,7 @@ export interface paths {
         put?: never;
         /**
          * MCP endpoint (Streamable HTTP, JSON-RPC 2.0, stateless)
-         * @description Protocol versions 2025-11-25 and 2025-06-18: initialize echoes a requested one of these, else answers 2025-11-25. A `MCP-Protocol-Version` header must be one of those or 2025-03-26 (the version a header-less request is assumed to speak), else 400.
+         * @description Protocol versions 2025-11-25 and 2025-06-18: initialize echoes a requested one of these, else answers 2025-11-25. A `MCP-Protocol-Version` header must be one of those two (what initialize negotiates), else 400; a request without it is served.
          *
          *     Stateless: no `Mcp-Session-Id` is issued and one that is sent is ignored; every POST carries one JSON-RPC message and is answered with one `application/json` object (never SSE). get_node and get_index results are sent with `Content-Encoding: deflate` when `Accept-Encoding` admits it (Node's fetch and httpx send it by default; `Vary: Accept-Encoding`): the answer carries the node twice, as text and as `structuredContent`, and compresses about 6:1 (34 KiB to 6 KiB for a typical node). Notifications and client responses get 202 with no body. GET and DELETE /mcp answer 405 (`Allow: POST`).
          *
@@ -725,9 +725,9 @@ export interface paths {
          *
          *     Credentials as on REST: `X-Service-Key`, `Authorization: Bearer svc_…` (for clients that only send bearer tokens) or `pay-network-pay-id`, re-read on every POST. initialize, ping and the list methods need none. tools/call and resources/read go through the same access matrix, quota and RateLimit headers as GET /api/demo, POST /api/evaluate, GET /v1/delta and GET /api/search (the same functions).
          *
-         *     Errors: body not JSON → 400 -32700; a batch (JSON array) or an invalid envelope → 400 -32600 (id echoed when readable, else null); unknown method → 200 -32601; unknown tool or prompt, non-object arguments, missing prompt arguments → 200 -32602; unexpected failure → 200 -32603 with a request id only. A tool that fails (invalid arguments, no access, quota) returns a result with `isError: true` whose text holds the REST problem (code, detail, hint, unlock options), without `structuredContent` (clients check that against the outputSchema). resources/read of an unknown URI → -32002; refused by the access matrix → -32001 with the problem as `data`.
+         *     Errors: body not JSON → 400 -32700; a batch (JSON array) or an invalid envelope → 400 -32600 (id echoed when readable, else left out: MCP's schema allows no null id); unknown method → 200 -32601; `params` by position (an array), a list `cursor` (every list is one page; none is issued), unknown tool or prompt, non-object arguments, missing prompt arguments → 200 -32602; unexpected failure → 200 -32603 with a request id only. A tool that fails (invalid arguments, no access, quota) returns a result with `isError: true` whose text holds the REST problem (code, detail, hint, unlock options), without `structuredContent` (clients check that against the outputSchema). resources/read of an unknown URI → -32002; refused by the access matrix → -32001 with the problem as `data`.
          *
-         *     Transport checks in order: Host/Origin allow-list against DNS rebinding (localhost, 127.0.0.1 and [::1] on the listening port, PUBLIC_BASE_URL, MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS; no Origin is allowed) → 403; Content-Type not application/json → 415; Accept present but not admitting application/json → 406 (clients that list only application/json are accepted, as we never stream); unsupported version → 400; body over MAX_BODY_BYTES → 413. These carry a JSON-RPC error with id null and code -32000 (413: -32600).
+         *     Transport checks in order: Host/Origin allow-list against DNS rebinding (localhost, 127.0.0.1 and [::1] on the listening port, PUBLIC_BASE_URL, MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS; no Origin is allowed) → 403; Content-Type not application/json → 415; Accept present but not admitting application/json → 406 (clients that list only application/json are accepted, as we never stream); unsupported version → 400; body over MAX_BODY_BYTES → 413. These carry a JSON-RPC error without id and code -32000 (413: -32600).
          */
         post: operations["mcp"];
         delete?: never;
@@ -763,7 +763,7 @@ export interface paths {
          *
          *     **agent_network**: a KYAPay pay or kya-pay token in `pay-network-pay-id` (alias `skyfire-pay-id`), verified locally against the pinned JWKS (ES256, kid, issuer, audience = our seller id, iat/exp with 60 s tolerance, jti UUID, `env` present and allowed, service id `tsi`/`ssi`, USD value via `val`/`value` or `amt`/`amount`). After the reservation the amount is reserved in the token's ledger (shared with per-use retrieval, never spent past the token's value), then charged once through the network, then the keys are issued: 201 `{ keys, receipt }`. **Without a token the answer is 200, a quote**: this account's price for the quantity (graduated), the cohort, and how to pay with each available method; nothing is reserved (a quote for an existing account needs the same proof). Invalid token 402 `payment_token_invalid`; expired 402 `payment_token_expired`; kya-only 402 `payment_token_required`; not enough value 402 `payment_token_depleted`; charge refused 402 `payment_failed`. A token may pay several purchases while it has value.
          *
-         *     **http402** (x402): without payment, 402 `checkout_payment_required` whose body carries x402 v1 (`x402Version: 1`, `error`, `accepts[]` with `maxAmountRequired` in atomic units of the network's USD stablecoin, with its EIP-712 domain in `extra`) and whose `PAYMENT-REQUIRED` header carries the v2 PaymentRequired (base64 JSON); `resource` is PUBLIC_BASE_URL (else the listening address), never the request's Host. Pay and resend with `X-PAYMENT` (v1) or `PAYMENT-SIGNATURE` (v2). The signed payment is the purchase's own idempotency key: malformed 400 `payment_malformed`; a payment that does not match OUR requirements for the price just reserved (scheme, network, the echoed v2 requirement, authorization.to, and an authorization value EQUAL to the price) 402 with fresh requirements before any facilitator call, the reservation released; then verify and settle with the facilitator (our requirements, never the client's copy), keys only after a successful settle: 201 with `X-PAYMENT-RESPONSE` (v1) or `PAYMENT-RESPONSE` (v2). Settle refused: 402 with the response header showing `success: false`. The same payment sent again returns the same 201 and keys (409 `payment_in_progress` while it is being processed), across crashes too; another signature over the same (network, payer, nonce) is 402 `invalid_exact_evm_payload_authorization_nonce_used`.
+         *     **http402** (x402): without payment, 402 `checkout_payment_required` whose body carries x402 v1 (`x402Version: 1`, `error`, `accepts[]` with `maxAmountRequired` in atomic units of the network's USD stablecoin, with its EIP-712 domain in `extra`) and whose `PAYMENT-REQUIRED` header carries the v2 PaymentRequired (base64 JSON); `resource` is PUBLIC_BASE_URL (else the listening address), never the request's Host. Pay and resend with `X-PAYMENT` (v1) or `PAYMENT-SIGNATURE` (v2). The signed payment is the purchase's own idempotency key: malformed 402 `payment_malformed`; a payment that does not match OUR requirements for the price just reserved (scheme, network, the echoed v2 requirement, authorization.to, and an authorization value EQUAL to the price) 402 with fresh requirements before any facilitator call, the reservation released; then verify and settle with the facilitator (our requirements, never the client's copy), keys only after a successful settle: 201 with `X-PAYMENT-RESPONSE` (v1) or `PAYMENT-RESPONSE` (v2). Settle refused: 402 with the response header showing `success: false`. The same payment sent again returns the same 201 and keys (409 `payment_in_progress` while it is being processed), across crashes too; another signature over the same (network, payer, nonce) is 402 `invalid_exact_evm_payload_authorization_nonce_used`.
          *
          *     Referral and loyalty credits are not deducted from a purchase; `quote.credit_balance_usd_micros` shows the balance, applied to the next card renewal invoice.
          */
@@ -3820,7 +3820,7 @@ export interface operations {
                     id?: string | number;
                     params?: {
                         [key: string]: unknown;
-                    };
+                    } | unknown[];
                 };
             };
         };
@@ -3843,7 +3843,7 @@ export interface operations {
                     } | {
                         /** @constant */
                         jsonrpc: "2.0";
-                        id: string | number | null;
+                        id?: string | number;
                         error: {
                             code: number;
                             message: string;
@@ -3868,7 +3868,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         jsonrpc: "2.0";
-                        id: string | number | null;
+                        id?: string | number;
                         error: {
                             code: number;
                             message: string;
@@ -3886,7 +3886,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         jsonrpc: "2.0";
-                        id: string | number | null;
+                        id?: string | number;
                         error: {
                             code: number;
                             message: string;
@@ -3904,7 +3904,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         jsonrpc: "2.0";
-                        id: string | number | null;
+                        id?: string | number;
                         error: {
                             code: number;
                             message: string;
@@ -3922,7 +3922,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         jsonrpc: "2.0";
-                        id: string | number | null;
+                        id?: string | number;
                         error: {
                             code: number;
                             message: string;
@@ -3940,7 +3940,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         jsonrpc: "2.0";
-                        id: string | number | null;
+                        id?: string | number;
                         error: {
                             code: number;
                             message: string;

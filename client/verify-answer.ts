@@ -3,11 +3,14 @@
  * the body) and an RFC 9421 signature (Ed25519) over that digest and `Knowledge-Identity` (which
  * vertical, node, version, view and build it is). Give the saved response and the service's JWK
  * Set (`/.well-known/jwks.json`, saved alongside or fetched later; rotated keys stay in it).
- * WebCrypto only, so it runs in Node 20+, browsers and edge runtimes.
+ * WebCrypto only, so it runs in Node 20+, browsers and edge runtimes. A signature proves who made
+ * the answer and what it says it is; give an expectation (node, version, build, facts, maximum age) to
+ * refuse a genuine answer to another question.
  * @example
  *   const saved = await readFile("answer.http");              // curl -si …/api/demo?… > answer.http
  *   const jwks = await fetchSigningKeys("https://knowledge.example");
  *   const result = await verifyAnswer(saved, jwks);           // { ok: true, identity: { node, version, build, … } }
+ *   await verifyAnswer(saved, jwks, { node: "aic-triage", maxAgeSeconds: 3600 }); // or { ok: false, reason }
  */
 
 /** A JWK Set as /.well-known/jwks.json serves it. */
@@ -36,6 +39,28 @@ export type AnswerVerification =
     }
   | { ok: false; reason: string; identity?: AnswerIdentity; kid?: string };
 
+/**
+ * What the caller asked for: a signature proves who made an answer and what it says it is, not
+ * that it answers this question. Each member given must match, or the answer is refused.
+ */
+export interface AnswerExpectation {
+  vertical?: string;
+  node?: string;
+  /** The node's version (from the index, or an answer kept earlier). */
+  version?: string;
+  /** The build id: the answer must come from this build (`/status`, or the index's answer). */
+  build?: string;
+  view?: string;
+  /** The facts an evaluation was asked with (any key order): compared through their RFC 8785 sha-256. */
+  facts?: Record<string, unknown>;
+  /** The same digest given directly (`input` of `Knowledge-Identity`, base64), for a search or delta query. */
+  input?: string;
+  /** Refuse an answer signed longer ago than this, or one without a signing time. */
+  maxAgeSeconds?: number;
+  /** The time to measure the age against; default now. */
+  now?: Date;
+}
+
 /** The parts of a saved answer that are checked: its body bytes and its signature headers (lowercase names). */
 export interface SavedAnswer {
   headers: Record<string, string>;
@@ -46,7 +71,11 @@ export interface SavedAnswer {
  * Verifies a saved answer: a raw HTTP response (`curl -si`), an MCP tool result or JSON-RPC
  * response (signature in `_meta`), or `{ headers, body }`.
  */
-export async function verifyAnswer(saved: string | Uint8Array | SavedAnswer, keys: AnswerKeySet): Promise<AnswerVerification> {
+export async function verifyAnswer(
+  saved: string | Uint8Array | SavedAnswer,
+  keys: AnswerKeySet,
+  expectation: AnswerExpectation = {},
+): Promise<AnswerVerification> {
   let answer: SavedAnswer;
   try {
     answer = typeof saved === "object" && !(saved instanceof Uint8Array) ? saved : parseSavedAnswer(saved);
@@ -94,8 +123,11 @@ export async function verifyAnswer(saved: string | Uint8Array | SavedAnswer, key
   const valid = await crypto.subtle.verify({ name: "Ed25519" }, key, _buffer(_unbase64(sig)), _buffer(new TextEncoder().encode(base)));
   if (!valid)
     return { ok: false, reason: "the signature does not verify: the identity or the digest was changed after signing", identity, kid };
-  const created = /;created=(\d+)/.exec(params)?.[1];
-  return { ok: true, identity, kid, ...(created ? { created: new Date(Number(created) * 1000) } : {}) };
+  const createdText = /;created=(\d+)/.exec(params)?.[1];
+  const created = createdText ? new Date(Number(createdText) * 1000) : undefined;
+  const mismatch = await _mismatch(identity, created, expectation);
+  if (mismatch !== null) return { ok: false, reason: mismatch, identity, kid };
+  return { ok: true, identity, kid, ...(created ? { created } : {}) };
 }
 
 /** The service's published keys. */
@@ -152,6 +184,50 @@ export function parseIdentity(text: string): AnswerIdentity | null {
 }
 
 // --- Internal helpers ---
+
+/** Signed in the future by more than this (clock skew) is refused with a maximum age. */
+const SKEW_SECONDS = 60;
+
+/** Why a genuine answer is not the one expected, or null. */
+async function _mismatch(identity: AnswerIdentity, created: Date | undefined, expected: AnswerExpectation): Promise<string | null> {
+  for (const member of ["vertical", "node", "version", "build", "view", "input"] as const) {
+    const want = expected[member];
+    if (want !== undefined && identity[member] !== want)
+      return `a genuine answer, but for ${member} ${JSON.stringify(identity[member] ?? null)}, not ${JSON.stringify(want)}`;
+  }
+  if (expected.facts !== undefined) {
+    const digest = _base64(
+      new Uint8Array(await crypto.subtle.digest("SHA-256", _buffer(new TextEncoder().encode(_canonicalJson(expected.facts))))),
+    );
+    if (identity.input !== digest)
+      return identity.input === undefined
+        ? "a genuine answer, but not computed from facts (it names no input)"
+        : "a genuine answer, but computed from other facts than these";
+  }
+  if (expected.maxAgeSeconds !== undefined) {
+    if (!created) return "the answer carries no signing time (created), so its age is unknown";
+    const age = ((expected.now ?? new Date()).getTime() - created.getTime()) / 1000;
+    if (age > expected.maxAgeSeconds) return `signed ${Math.floor(age)} s ago, more than the ${expected.maxAgeSeconds} s allowed`;
+    if (age < -SKEW_SECONDS) return `signed ${Math.ceil(-age)} s in the future`;
+  }
+  return null;
+}
+
+/**
+ * RFC 8785 (JCS) for JSON values: members sorted by UTF-16 code units, and ECMAScript's own
+ * serialisation of strings and numbers, which is what JCS specifies.
+ */
+function _canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(_canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const record = value as Record<string, unknown>;
+    const members = Object.keys(record)
+      .filter((k) => record[k] !== undefined)
+      .sort();
+    return `{${members.map((k) => `${JSON.stringify(k)}:${_canonicalJson(record[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
 
 function _parseHttp(bytes: Uint8Array): SavedAnswer {
   // The header block ends at the first empty line (CRLF CRLF, or LF LF from an editor).

@@ -85,7 +85,8 @@ export const ERRORS = {
     hint: "Get a new token with enough value, or use a key.",
   },
   payment_malformed: {
-    status: 400,
+    // The spec's 402 for an invalid payment token; the code says it could not even be read.
+    status: 402,
     title: "The payment header is malformed",
     hint: "Send base64 of the x402 PaymentPayload JSON (at most 8 KB).",
   },

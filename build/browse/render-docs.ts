@@ -36,6 +36,8 @@ const SPECIAL: ReadonlyArray<DocPage> = [
   { source: "docs/README.md", name: "guides" },
   { source: "content/AUTHORING.md", name: "node-reference" },
 ];
+/** The service at the address the docs give for a local start (`npm start`), with the path after it. */
+const LOCAL_SERVICE_RE = /^https?:\/\/(?:127\.0\.0\.1|localhost|\[::1\]):8787(\/[^\s]*)?$/i;
 export const DOC_NAME_RE = /^[a-z0-9][a-z0-9-]*$/;
 
 /** Every page to serve, README and docs/ first. */
@@ -106,6 +108,10 @@ function _rewriteLinks(tree: MdRoot, rewrite: (url: string) => string | null): v
 }
 
 function _rewrite(url: string, from: string, bySource: ReadonlyMap<string, string>): string | null {
+  // The markdown links the service at its documented local address (for readers on GitHub); served,
+  // the same link stays on whatever host and port the page came from.
+  const own = LOCAL_SERVICE_RE.exec(url);
+  if (own) return own[1] || "/";
   if (/^(?:[a-z][a-z0-9+.-]*:|\/\/|\/)/i.test(url)) return url;
   const [path = "", fragment] = url.split("#");
   const hash = fragment ? `#${fragment}` : "";

@@ -41,7 +41,7 @@ export default defineCommand({
         return [
           `verified: ${what}, build ${id.build}`,
           `view ${id.view}${id.layers ? ` (layers ${id.layers})` : ""}${id.input ? `, computed from input sha-256 ${id.input}` : ""}`,
-          `signed by key ${kid}${created ? ` at ${created.toISOString()}` : " at build time"}`,
+          `signed by key ${kid}${created ? ` at ${created.toISOString()}` : " (undated: served before answers carried created)"}`,
         ].join("\n");
       });
       return result.ok ? EXIT.ok : EXIT.refused;

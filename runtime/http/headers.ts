@@ -10,8 +10,12 @@
  */
 export const CORS_ALLOW_HEADERS =
   "Content-Type, X-Service-Key, pay-network-pay-id, Authorization, If-None-Match, Idempotency-Key, PAYMENT-SIGNATURE, X-PAYMENT, Access-Control-Expose-Headers, MCP-Protocol-Version, Mcp-Session-Id";
+/**
+ * Response headers a page may read: every header the OpenAPI description documents (a test checks
+ * it; Set-Cookie no browser exposes), the signature's four among them, so `verifyAnswer` works in a page.
+ */
 export const CORS_EXPOSE_HEADERS =
-  "ETag, Link, Location, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, Pay-Network-Charged, Pay-Network-Remaining, Idempotent-Replayed";
+  "ETag, Link, Location, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, Pay-Network-Charged, Pay-Network-Remaining, Idempotent-Replayed, Credential-Problem, Content-Digest, Knowledge-Identity, Signature-Input, Signature";
 
 const STATIC_HEADERS: Record<string, string> = {
   "access-control-allow-origin": "*",

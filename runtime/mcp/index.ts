@@ -8,6 +8,7 @@
  * 3. Accept must admit application/json (absent counts as any) → 406
  * 4. MCP-Protocol-Version, when sent, must be one we speak → 400
  * 5. Body within MAX_BODY_BYTES → 413; valid JSON → 400 -32700; one JSON-RPC message → 400 -32600
+ *    (an error whose request id cannot be read carries no `id`: see `rpcErrorBody`)
  * 6. Notifications and client responses → 202, empty; requests → 200 with a result or an error
  *
  * get_node and get_index results go out deflated to clients that accept it, spliced around the
@@ -50,16 +51,21 @@ export default definePlugin<AppDeps>((app, deps) => {
   };
 
   const notAllowed = (event: H3Event) =>
-    sendJson(event, 405, rpcErrorBody(null, RPC.transport, "Method not allowed: this MCP endpoint is stateless and answers POST only."), {
-      allow: "POST",
-    });
+    sendJson(
+      event,
+      405,
+      rpcErrorBody(undefined, RPC.transport, "Method not allowed: this MCP endpoint is stateless and answers POST only."),
+      {
+        allow: "POST",
+      },
+    );
   app.get(MCP_PATH, notAllowed);
   app.delete(MCP_PATH, notAllowed);
 
   app.post(MCP_PATH, async (event) => {
     const ctx = requestContext(event);
     const headers = event.req.headers;
-    const refuse = (status: number, code: number, message: string) => sendJson(event, status, rpcErrorBody(null, code, message));
+    const refuse = (status: number, code: number, message: string) => sendJson(event, status, rpcErrorBody(undefined, code, message));
 
     // 1–4. Transport checks, before the body is read.
     const denied = guard.check(headers.get("host"), headers.get("origin"), _localPort(event, deps));
@@ -100,7 +106,7 @@ export default definePlugin<AppDeps>((app, deps) => {
       message = readMessage(parsed);
     } catch (error) {
       const e = error as RpcError;
-      const id = (e.data as { id?: string | number } | undefined)?.id ?? null;
+      const id = (e.data as { id?: string | number } | undefined)?.id;
       return sendJson(event, 400, rpcErrorBody(id, e.code, e.message));
     }
     if (message.kind !== "request") return new FastResponse(null, { status: 202, headers: baseHeaders(ctx.requestId) });
@@ -109,6 +115,12 @@ export default definePlugin<AppDeps>((app, deps) => {
     const handler = Object.hasOwn(METHODS, message.method) ? METHODS[message.method]! : undefined;
     if (!handler)
       return sendJson(event, 200, rpcErrorBody(message.id, RPC.methodNotFound, `Method not found: ${message.method.slice(0, 64)}`));
+    if (Array.isArray(message.params))
+      return sendJson(
+        event,
+        200,
+        rpcErrorBody(message.id, RPC.invalidParams, `Invalid params: MCP methods take "params" by name, as an object.`),
+      );
     const mcp = _context(event, shared);
     try {
       const result = await handler(mcp, message.params);

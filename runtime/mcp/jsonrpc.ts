@@ -27,7 +27,8 @@ const RAW_MARK = "\u0000vkr-raw:";
 const RAW_RE = /"\\u0000vkr-raw:(\d+)"/g;
 
 export type RpcMessage =
-  | { kind: "request"; id: RpcId; method: string; params: Record<string, unknown> }
+  /** `params` by position (an array) is a valid JSON-RPC request that no MCP method takes: -32602 at dispatch. */
+  | { kind: "request"; id: RpcId; method: string; params: Record<string, unknown> | unknown[] }
   | { kind: "notification"; method: string }
   | { kind: "response" };
 
@@ -92,8 +93,14 @@ export function rpcResult(id: RpcId, result: unknown) {
   return { jsonrpc: "2.0" as const, id, result };
 }
 
-export function rpcErrorBody(id: RpcId | null, code: number, message: string, data?: unknown) {
-  return { jsonrpc: "2.0" as const, id, error: data === undefined ? { code, message } : { code, message, data } };
+/**
+ * An error response. `id` is the request's whenever it could be read; otherwise it is left out:
+ * JSON-RPC 2.0 asks for `null` there, but MCP's schema (`JSONRPCErrorResponse`, `id?: RequestId`)
+ * never allows a null id, and MCP clients validate against it.
+ */
+export function rpcErrorBody(id: RpcId | undefined, code: number, message: string, data?: unknown) {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return id === undefined ? { jsonrpc: "2.0" as const, error } : { jsonrpc: "2.0" as const, id, error };
 }
 
 /**
@@ -115,11 +122,12 @@ export function readMessage(value: unknown): RpcMessage {
   if (typeof m.method !== "string" || m.method === "")
     throw new RpcError(RPC.invalidRequest, `Invalid Request: "method" must be a non-empty string.`, { id });
   if ("id" in m && id === undefined) throw new RpcError(RPC.invalidRequest, `Invalid Request: "id" must be a string or an integer.`);
-  if (m.params !== undefined && (m.params === null || typeof m.params !== "object" || Array.isArray(m.params))) {
+  // JSON-RPC allows params by name (an object) or by position (an array); anything else is no request.
+  if (m.params !== undefined && (m.params === null || typeof m.params !== "object")) {
     throw new RpcError(RPC.invalidRequest, `Invalid Request: "params" must be an object.`, { id });
   }
   if (id === undefined) return { kind: "notification", method: m.method };
-  return { kind: "request", id, method: m.method, params: (m.params as Record<string, unknown> | undefined) ?? {} };
+  return { kind: "request", id, method: m.method, params: (m.params as Record<string, unknown> | unknown[] | undefined) ?? {} };
 }
 
 // --- Internal helpers ---

@@ -11,11 +11,15 @@ import { PROMPTS, PROMPTS_BY_NAME, readPromptArguments } from "./prompts.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
 import { TOOLS, TOOLS_BY_NAME } from "./tools.ts";
 import type { ContentAnswer } from "./content.ts";
+import { servedSignature } from "../signing/answer-signer.ts";
 
 /** Versions a client may negotiate, newest first; the first is offered to any other request. */
 export const NEGOTIABLE_VERSIONS = ["2025-11-25", "2025-06-18"] as const;
-/** Versions accepted in MCP-Protocol-Version; 2025-03-26 is what a header-less request is assumed to be. */
-export const ACCEPTED_VERSIONS: ReadonlySet<string> = new Set([...NEGOTIABLE_VERSIONS, "2025-03-26"]);
+/**
+ * Versions accepted in MCP-Protocol-Version: those `initialize` negotiates, and no other, since a
+ * client sends the version it negotiated. A request without the header is served as it is.
+ */
+export const ACCEPTED_VERSIONS: ReadonlySet<string> = new Set(NEGOTIABLE_VERSIONS);
 
 const SERVER_NAME = "vertical-knowledge-retrieval";
 const INSTRUCTIONS = [
@@ -49,7 +53,7 @@ export const METHODS: Readonly<Record<string, Handler>> = {
     };
   },
   ping: async () => ({}),
-  "tools/list": async () => ({ tools: TOOL_LIST }),
+  "tools/list": async (_ctx, params) => (_firstPage(params), { tools: TOOL_LIST }),
   "tools/call": async (ctx, params) => {
     const name = params.name;
     const tool = typeof name === "string" ? TOOLS_BY_NAME.get(name) : undefined;
@@ -80,7 +84,7 @@ export const METHODS: Readonly<Record<string, Handler>> = {
       return { content: [{ type: "text", text: `${title}: ${detail}\n${JSON.stringify(rest)}` }], isError: true };
     }
   },
-  "prompts/list": async () => ({ prompts: PROMPT_LIST }),
+  "prompts/list": async (_ctx, params) => (_firstPage(params), { prompts: PROMPT_LIST }),
   "prompts/get": async (ctx, params) => {
     const prompt = typeof params.name === "string" ? PROMPTS_BY_NAME.get(params.name) : undefined;
     if (!prompt) throw new RpcError(RPC.invalidParams, `Unknown prompt: ${String(params.name).slice(0, 64)}`);
@@ -90,8 +94,11 @@ export const METHODS: Readonly<Record<string, Handler>> = {
       messages: [{ role: "user", content: { type: "text", text: prompt.render(args, ctx.deps.build.current.catalog) } }],
     };
   },
-  "resources/list": async (ctx) => ({ resources: await listResources(ctx.deps.build.current, await ctx.callerOrAnonymous()) }),
-  "resources/templates/list": async () => ({ resourceTemplates: RESOURCE_TEMPLATES }),
+  "resources/list": async (ctx, params) => {
+    _firstPage(params);
+    return { resources: await listResources(ctx.deps.build.current, await ctx.callerOrAnonymous()) };
+  },
+  "resources/templates/list": async (_ctx, params) => (_firstPage(params), { resourceTemplates: RESOURCE_TEMPLATES }),
   "resources/read": async (ctx, params) => {
     if (typeof params.uri !== "string") throw new RpcError(RPC.invalidParams, `"uri" must be a string.`);
     return readResource(ctx, params.uri);
@@ -100,21 +107,26 @@ export const METHODS: Readonly<Record<string, Handler>> = {
 
 // --- Internal helpers ---
 
+/** Every list fits one page and no `nextCursor` is ever issued, so any cursor sent is not ours (-32602, as the spec asks). */
+function _firstPage(params: Record<string, unknown>): void {
+  if (params.cursor !== undefined)
+    throw new RpcError(RPC.invalidParams, "Invalid cursor: this server lists everything on one page and issues no cursor.");
+}
+
 /**
- * A prebuilt artifact as a tool result, encoded once per artifact (by ETag) and then served as
- * bytes: the text block and `structuredContent` are the artifact itself, never parsed.
+ * A prebuilt artifact as a tool result, encoded once per artifact (by ETag) and second, then served
+ * as bytes: the text block and `structuredContent` are the artifact itself, never parsed.
  */
 function _artifactResult(ctx: McpContext, output: ContentAnswer): EncodedJson {
-  const cached = output.etag === null ? undefined : ctx.results.get(output.etag);
+  // `_meta` carries the headers a REST answer has, dated like them: the encoding holds the
+  // signature's `created`, so it is kept for the second it was made in.
+  const cacheKey = output.etag === null ? null : `${output.etag}@${Math.floor(ctx.now / 1000)}`;
+  const cached = cacheKey === null ? undefined : ctx.results.get(cacheKey);
   if (cached) return cached;
   const text = Buffer.from(output.bytes).toString("utf8");
-  // `_meta` carries the headers a REST answer has: the build's signature when the bytes are the
-  // build's, else one made now (once per ETag, as the encoding is cached; per call for a warned answer).
-  const signature =
-    output.signature ??
-    (output.identity ? ctx.deps.shared.signer.sign(output.bytes, output.identity, output.etag === null ? ctx.now : undefined) : null);
+  const signature = servedSignature(ctx.deps.shared.signer, output, ctx.now);
   const result = { content: [{ type: "text", text }], structuredContent: new RawJson(text), ...(signature ? { _meta: signature } : {}) };
   const encoded = new EncodedJson(new TextEncoder().encode(toJsonText(result)));
-  if (output.etag !== null) ctx.results.set(output.etag, encoded);
+  if (cacheKey !== null) ctx.results.set(cacheKey, encoded);
   return encoded;
 }

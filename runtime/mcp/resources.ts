@@ -15,6 +15,7 @@ import { WRAPPER_FIELDS } from "../schema/artifacts.ts";
 import { readContent } from "./content.ts";
 import type { McpContext } from "./context.ts";
 import { RPC, RpcError } from "./jsonrpc.ts";
+import { servedSignature } from "../signing/answer-signer.ts";
 
 export const RESOURCE_SCHEME = "vkr:";
 const MIME = "application/json";
@@ -84,7 +85,7 @@ export async function readResource(ctx: McpContext, uri: string) {
   if (!target) throw new RpcError(RPC.resourceNotFound, "Resource not found", { uri });
   try {
     const answer = await readContent(ctx, { vertical: target.vertical, node: target.node });
-    const signature = answer.signature ?? (answer.identity ? ctx.deps.shared.signer.sign(answer.bytes, answer.identity, ctx.now) : null);
+    const signature = servedSignature(ctx.deps.shared.signer, answer, ctx.now);
     return {
       contents: [{ uri, mimeType: MIME, text: Buffer.from(answer.bytes).toString("utf8"), ...(signature ? { _meta: signature } : {}) }],
     };

@@ -9,7 +9,8 @@ import type { Operation } from "./operations.ts";
 
 const JsonRpcErrorSchema = Type.Object({
   jsonrpc: Type.Literal("2.0"),
-  id: Type.Union([Type.String(), Type.Integer(), Type.Null()]),
+  /** Absent when the request's id could not be read (MCP's schema has no null id). */
+  id: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
   error: Type.Object({ code: Type.Integer(), message: Type.String(), data: Type.Optional(Type.Unknown()) }),
 });
 const JsonRpcResponseSchema = Type.Union([
@@ -77,12 +78,12 @@ export const MCP_OPERATIONS: Operation[] = [
     operationId: "mcp",
     summary: "MCP endpoint (Streamable HTTP, JSON-RPC 2.0, stateless)",
     description: [
-      "Protocol versions 2025-11-25 and 2025-06-18: initialize echoes a requested one of these, else answers 2025-11-25. A `MCP-Protocol-Version` header must be one of those or 2025-03-26 (the version a header-less request is assumed to speak), else 400.",
+      "Protocol versions 2025-11-25 and 2025-06-18: initialize echoes a requested one of these, else answers 2025-11-25. A `MCP-Protocol-Version` header must be one of those two (what initialize negotiates), else 400; a request without it is served.",
       "Stateless: no `Mcp-Session-Id` is issued and one that is sent is ignored; every POST carries one JSON-RPC message and is answered with one `application/json` object (never SSE). get_node and get_index results are sent with `Content-Encoding: deflate` when `Accept-Encoding` admits it (Node's fetch and httpx send it by default; `Vary: Accept-Encoding`): the answer carries the node twice, as text and as `structuredContent`, and compresses about 6:1 (34 KiB to 6 KiB for a typical node). Notifications and client responses get 202 with no body. GET and DELETE /mcp answer 405 (`Allow: POST`).",
       "Methods: initialize, ping, tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/read, resources/templates/list. Tools: list_verticals, get_index, get_node (lean, layers), search, evaluate_rules, get_changes, verify_key, each with an inputSchema taken from the REST request schemas and an outputSchema; results carry `structuredContent` and the same JSON as text; knowledge results (get_node, get_index, search, evaluate_rules, get_changes, and resources/read contents) carry in `_meta` the `content-digest` (of the text block), `knowledge-identity`, `signature-input` and `signature` a REST answer has as headers (see GET /.well-known/jwks.json). get_node and get_index are lean by default (knowledge only; `lean: false` adds the wrapper fields REST sends). Prompts: triage_ai_system, check_passenger_rights, explore_vertical. Resources: `vkr://about` (the wrapper fields, once), `vkr://<vertical>` (root index) and `vkr://<vertical>/<node>`.",
       "Credentials as on REST: `X-Service-Key`, `Authorization: Bearer svc_…` (for clients that only send bearer tokens) or `pay-network-pay-id`, re-read on every POST. initialize, ping and the list methods need none. tools/call and resources/read go through the same access matrix, quota and RateLimit headers as GET /api/demo, POST /api/evaluate, GET /v1/delta and GET /api/search (the same functions).",
-      "Errors: body not JSON → 400 -32700; a batch (JSON array) or an invalid envelope → 400 -32600 (id echoed when readable, else null); unknown method → 200 -32601; unknown tool or prompt, non-object arguments, missing prompt arguments → 200 -32602; unexpected failure → 200 -32603 with a request id only. A tool that fails (invalid arguments, no access, quota) returns a result with `isError: true` whose text holds the REST problem (code, detail, hint, unlock options), without `structuredContent` (clients check that against the outputSchema). resources/read of an unknown URI → -32002; refused by the access matrix → -32001 with the problem as `data`.",
-      "Transport checks in order: Host/Origin allow-list against DNS rebinding (localhost, 127.0.0.1 and [::1] on the listening port, PUBLIC_BASE_URL, MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS; no Origin is allowed) → 403; Content-Type not application/json → 415; Accept present but not admitting application/json → 406 (clients that list only application/json are accepted, as we never stream); unsupported version → 400; body over MAX_BODY_BYTES → 413. These carry a JSON-RPC error with id null and code -32000 (413: -32600).",
+      "Errors: body not JSON → 400 -32700; a batch (JSON array) or an invalid envelope → 400 -32600 (id echoed when readable, else left out: MCP's schema allows no null id); unknown method → 200 -32601; `params` by position (an array), a list `cursor` (every list is one page; none is issued), unknown tool or prompt, non-object arguments, missing prompt arguments → 200 -32602; unexpected failure → 200 -32603 with a request id only. A tool that fails (invalid arguments, no access, quota) returns a result with `isError: true` whose text holds the REST problem (code, detail, hint, unlock options), without `structuredContent` (clients check that against the outputSchema). resources/read of an unknown URI → -32002; refused by the access matrix → -32001 with the problem as `data`.",
+      "Transport checks in order: Host/Origin allow-list against DNS rebinding (localhost, 127.0.0.1 and [::1] on the listening port, PUBLIC_BASE_URL, MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS; no Origin is allowed) → 403; Content-Type not application/json → 415; Accept present but not admitting application/json → 406 (clients that list only application/json are accepted, as we never stream); unsupported version → 400; body over MAX_BODY_BYTES → 413. These carry a JSON-RPC error without id and code -32000 (413: -32600).",
     ].join("\n\n"),
     security: ["none", "serviceKey", "payToken"],
     params: [
@@ -93,7 +94,7 @@ export const MCP_OPERATIONS: Operation[] = [
       jsonrpc: Type.Literal("2.0"),
       method: Type.String(),
       id: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
-      params: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      params: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Array(Type.Unknown())])),
     }),
     responses: {
       200: {

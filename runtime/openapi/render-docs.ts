@@ -85,13 +85,15 @@ export function renderDocsHtml(doc: Doc): string {
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
 <style>body{margin:0;font:15px/1.5 system-ui,sans-serif;color:#1a1a1a}header.top{background:#1d2433;padding:.6rem 1.2rem}header.top a{color:#cfe0ff;margin-right:1rem;text-decoration:none}
 .fallback{max-width:60rem;margin:2rem auto;padding:0 1rem}code,pre{font-family:ui-monospace,monospace}.fallback code{background:#f0f2f5;padding:0 .2rem;border-radius:3px}pre{background:#f5f5f5;padding:.75rem;overflow:auto}.fallback section{border-top:1px solid #ddd;padding-top:.5rem}.m{background:#234;color:#fff;padding:0 .4rem;border-radius:3px;font-size:.85em}table{border-collapse:collapse}td{border:1px solid #ddd;padding:.2rem .5rem}
+h1.page-title{max-width:1460px;margin:1rem auto 0;padding:0 20px;font-size:1.1rem;font-weight:600;color:#3b4151}
 #errors{max-width:1460px;margin:0 auto;padding:0 20px 2rem;overflow-x:auto}#errors table{width:100%;font-size:14px}#errors td{overflow-wrap:anywhere}
 @media (max-width:600px){#errors{padding:0 8px 2rem}.swagger-ui .wrapper{padding:0 8px}.swagger-ui table.responses-table,.swagger-ui table.parameters{display:block;overflow-x:auto}}</style>
 <script src="/docs/assets/swagger-ui-bundle.js" defer></script>
 <script src="/docs/assets/docs-init.js" defer></script>
 </head><body><header class="top"><a href="/">Home</a> <a href="/browse">Browse</a> <a href="/docs/guides">Guides</a> <a href="/openapi.json">openapi.json</a> <a href="/llms.txt">llms.txt</a> <a href="#errors">Error codes</a></header>
+<h1 class="page-title">${_e(doc.info.title)} — API reference</h1>
 <div id="swagger-ui"></div>
-<noscript><div class="fallback"><h1>${_e(doc.info.title)} <small>v${_e(doc.info.version)}</small></h1>
+<noscript><div class="fallback"><h2>${_e(doc.info.title)} <small>v${_e(doc.info.version)}</small></h2>
 <p>${_text(doc.info.description)} Machine-readable: <a href="/openapi.json">/openapi.json</a>.</p>
 ${rows}
 </div></noscript>

@@ -78,8 +78,11 @@ export default definePlugin<AppDeps>((app, deps) => {
     }
     const headers = _headersOf(prepared, artifact, caller.kind === "anonymous" && vertical.fully_open);
     if (matchesEtag(event.req.headers.get("if-none-match"), artifact.etag)) return sendPrepared(event, 304, null, headers, null);
-    if (isHeadRequest(event)) return sendPrepared(event, 200, null, headers, { "content-length": String(artifact.bytes.byteLength) });
-    return sendPrepared(event, 200, artifact.bytes, headers, await meterRead(deps, plan, now));
+    // Dated when served (signed at most once a second per artifact), never from the prepared headers.
+    const signature = artifact.signature ? deps.shared.signer.stamp(artifact.signature, now) : null;
+    if (isHeadRequest(event))
+      return sendPrepared(event, 200, null, headers, { ...signature, "content-length": String(artifact.bytes.byteLength) });
+    return sendPrepared(event, 200, artifact.bytes, headers, { ...(await meterRead(deps, plan, now)), ...signature });
   });
 });
 
@@ -94,6 +97,5 @@ function _headersOf(prepared: WeakMap<Artifact, PreparedHeaders[]>, artifact: Ar
     // Free content to an anonymous reader is the same for everyone; anything else depends on the credentials.
     "cache-control": shared ? "public, max-age=60" : "private, no-cache",
     vary: CREDENTIAL_VARY,
-    ...artifact.signature,
   }));
 }

@@ -3,6 +3,7 @@
  * JSON-RPC error code, with raw HTTP requests against the real service on a real port.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { JSONRPCErrorResponseSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { TestService } from "../helpers/test-service.ts";
 import { MCP_HEADERS, mcpPost, rawPost, rpc, startMcpService } from "./_setup.ts";
 
@@ -50,12 +51,17 @@ describe("initialize and version negotiation", () => {
   it("refuses an unsupported MCP-Protocol-Version header with 400", async () => {
     const res = await mcpPost(svc, { jsonrpc: "2.0", id: 2, method: "ping" }, { "mcp-protocol-version": "1999-01-01" });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32000 } });
+    expect(res.body).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } });
     expect(res.body.error.message).toContain("1999-01-01");
   });
 
-  it("accepts 2025-03-26 (the header-less default) and no header at all", async () => {
-    expect((await mcpPost(svc, { jsonrpc: "2.0", id: 3, method: "ping" }, { "mcp-protocol-version": "2025-03-26" })).status).toBe(200);
+  it("accepts in MCP-Protocol-Version exactly the versions initialize negotiates, and no header at all", async () => {
+    for (const version of ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]) {
+      const init = await mcpPost(svc, { ...INIT, params: { ...INIT.params, protocolVersion: version } });
+      const negotiated = init.body.result.protocolVersion === version;
+      const res = await mcpPost(svc, { jsonrpc: "2.0", id: 3, method: "ping" }, { "mcp-protocol-version": version });
+      expect(res.status, `${version}: negotiated ${negotiated}`).toBe(negotiated ? 200 : 400);
+    }
     expect((await mcpPost(svc, { jsonrpc: "2.0", id: 3, method: "ping" })).status).toBe(200);
   });
 
@@ -114,7 +120,7 @@ describe("DNS rebinding protection", () => {
   it("refuses a foreign Host with 403", async () => {
     const res = await rawPost(svc.url, "/mcp", body, { ...MCP_HEADERS, host: "evil.example.com" });
     expect(res.status).toBe(403);
-    expect(JSON.parse(res.text)).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32000 } });
+    expect(JSON.parse(res.text)).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } });
   });
 
   it("refuses a foreign Origin with 403, even on a local Host", async () => {
@@ -143,16 +149,16 @@ describe("DNS rebinding protection", () => {
 });
 
 describe("JSON-RPC errors", () => {
-  it("invalid JSON is 400 -32700 with id null", async () => {
+  it("invalid JSON is 400 -32700, with no id (none could be read)", async () => {
     const res = await mcpPost(svc, "{");
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.any(String) } });
+    expect(res.body).toEqual({ jsonrpc: "2.0", error: { code: -32700, message: expect.any(String) } });
   });
 
   it("a batch is 400 -32600", async () => {
     const res = await mcpPost(svc, [INIT, { jsonrpc: "2.0", id: 2, method: "ping" }]);
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(res.body).toMatchObject({ error: { code: -32600 } });
     expect(res.body.error.message).toMatch(/batch/i);
   });
 
@@ -161,14 +167,56 @@ describe("JSON-RPC errors", () => {
       [{ jsonrpc: "1.0", method: "ping", id: 1 }, 1],
       [{ jsonrpc: "2.0", id: "a" }, "a"],
       [{ jsonrpc: "2.0", method: 5, id: 2 }, 2],
-      [{ jsonrpc: "2.0", method: "ping", id: null }, null],
-      [{ jsonrpc: "2.0", method: "ping", id: 1.5 }, null],
-      [{ jsonrpc: "2.0", method: "ping", id: 3, params: [1] }, 3],
-      ["just a string", null],
+      [{ jsonrpc: "2.0", method: "ping", id: null }, undefined],
+      [{ jsonrpc: "2.0", method: "ping", id: 1.5 }, undefined],
+      [{ jsonrpc: "2.0", method: "ping", id: 3, params: "x" }, 3],
+      ["just a string", undefined],
     ] as const) {
       const res = await mcpPost(svc, typeof message === "string" ? JSON.stringify(message) : message);
       expect(res.status, JSON.stringify(message)).toBe(400);
-      expect(res.body, JSON.stringify(message)).toMatchObject({ jsonrpc: "2.0", id, error: { code: -32600 } });
+      expect(res.body, JSON.stringify(message)).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
+      expect(res.body.id, JSON.stringify(message)).toBe(id);
+    }
+  });
+
+  it("answers every refusal as an error response both JSON-RPC 2.0 and the MCP schema accept", async () => {
+    const answers = [
+      await mcpPost(svc, "{"),
+      await mcpPost(svc, [INIT]),
+      await mcpPost(svc, { jsonrpc: "1.0", method: "ping", id: 1 }),
+      await mcpPost(svc, { jsonrpc: "2.0", method: "ping", id: null }),
+      await mcpPost(svc, { jsonrpc: "2.0", id: 2, method: "ping" }, { "mcp-protocol-version": "1999-01-01" }),
+      await mcpPost(svc, { jsonrpc: "2.0", id: 3, method: "nope" }),
+      {
+        status: 403,
+        body: JSON.parse((await rawPost(svc.url, "/mcp", JSON.stringify(INIT), { ...MCP_HEADERS, host: "evil.example" })).text),
+      },
+    ];
+    for (const { body } of answers) {
+      // MCP: JSONRPCErrorResponse, whose id is a string or an integer, omitted when the request's could not be read.
+      expect(JSONRPCErrorResponseSchema.safeParse(body).error?.issues ?? [], JSON.stringify(body)).toEqual([]);
+      // JSON-RPC 2.0 §5: "jsonrpc", an error object with an integer code and a string message, no result;
+      // the request's own id whenever it could be read.
+      expect(body.jsonrpc).toBe("2.0");
+      expect(Number.isInteger(body.error.code) && typeof body.error.message === "string").toBe(true);
+      expect("result" in body).toBe(false);
+    }
+    expect(answers.map((a) => a.body.id)).toEqual([undefined, undefined, 1, undefined, undefined, 3, undefined]);
+  });
+
+  it("array params are -32602 (a well-formed request whose params the method cannot take), echoing the id", async () => {
+    const res = await mcpPost(svc, { jsonrpc: "2.0", method: "tools/list", id: 4, params: [1] });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ jsonrpc: "2.0", id: 4, error: { code: -32602 } });
+  });
+
+  it("a list cursor this server never issued is -32602", async () => {
+    for (const method of ["tools/list", "prompts/list", "resources/list", "resources/templates/list"]) {
+      for (const cursor of ["not-a-cursor", 5]) {
+        const answer = await rpc(svc, method, { cursor });
+        expect(answer.error, `${method} ${JSON.stringify(cursor)}`).toMatchObject({ code: -32602 });
+      }
+      expect((await rpc(svc, method, {})).result, method).toBeDefined();
     }
   });
 

@@ -64,6 +64,9 @@ describe("POST /api/checkout http402", () => {
     });
     const v2 = decode(res.headers.get("payment-required"));
     expect(v2.x402Version).toBe(2);
+    // Each version names its own header: v1's body X-PAYMENT, v2's PaymentRequired PAYMENT-SIGNATURE.
+    expect(res.body.error).toBe("X-PAYMENT header is required");
+    expect(v2.error).toBe("PAYMENT-SIGNATURE header is required");
     expect(v2.accepts[0]).toMatchObject({ scheme: "exact", network: NETWORK_V2, amount, asset: ASSET, payTo: PAY_TO });
     expect(v2.resource.url).toMatch(/\/api\/checkout$/);
     // The hint points only at members this body has.
@@ -179,10 +182,13 @@ describe("POST /api/checkout http402", () => {
       "the wrong shape",
       Buffer.from(JSON.stringify({ x402Version: 1, scheme: "exact", network: NETWORK_V1, payload: {} })).toString("base64"),
     ],
-  ])("400 payment_malformed for a header that is %s", async (_name, header) => {
-    const res = await buy(checkoutBody("http402"), { "x-payment": header });
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe("payment_malformed");
+  ])("402 payment_malformed for a header that is %s (the spec: an invalid token is a failed payment)", async (_name, header) => {
+    for (const name of ["x-payment", "payment-signature"]) {
+      const res = await buy(checkoutBody("http402"), { [name]: header });
+      expect(res.status).toBe(402);
+      expect(res.headers.get("content-type")).toBe("application/problem+json");
+      expect(res.body).toMatchObject({ status: 402, code: "payment_malformed" });
+    }
   });
 
   it("facilitator says isValid:false → 402, no key", async () => {

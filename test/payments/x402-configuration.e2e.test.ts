@@ -128,19 +128,50 @@ describe("the facilitator's networks, checked at start", () => {
   });
 
   it("the bundled server exits with code 2 and says why", async () => {
-    const env = {
-      PATH: process.env.PATH ?? "",
-      PORT: "0",
-      HOST: "127.0.0.1",
-      DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-state-")),
-      DIST_DIR: dist,
-      ...x402Env(testnetOnly, "base"),
-    };
-    const proc = spawn(process.execPath, [bundleServer()], { env, stdio: ["ignore", "pipe", "pipe"] });
-    let err = "";
-    proc.stderr.on("data", (d) => (err += d));
-    const code = await new Promise<number | null>((resolve) => proc.on("exit", resolve));
+    const { code, err } = await _startBundled(x402Env(testnetOnly, "base"));
     expect(code).toBe(2);
     expect(err).toMatch(/^config error: .*cannot settle "exact" payments on eip155:8453/m);
   });
+
+  it("a token the network's table knows, given another EIP-712 name or version, does not start (exit 2, naming both)", async () => {
+    // Base mainnet USDC's domain is ("USD Coin", "2"); "USDC" is Base Sepolia's name, and signing with it fails on chain.
+    const mainnetUsdc = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
+    const named = { ...x402Env(everywhere, "base"), X402_ASSET: mainnetUsdc, X402_ASSET_NAME: "USDC", X402_ASSET_VERSION: "2" };
+    const { code, err } = await _startBundled(named);
+    expect(code).toBe(2);
+    expect(err).toMatch(/^config error: .*X402_ASSET_NAME "USDC".*"USD Coin"/m);
+    await expect(startService(configFor({ ...named, X402_ASSET_NAME: "USD Coin", X402_ASSET_VERSION: "1" }))).rejects.toThrow(
+      /X402_ASSET_VERSION "1".*"2"/,
+    );
+  });
+
+  it("a token the table knows, with its own name and version, starts", async () => {
+    const mainnetUsdc = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
+    const svc = await startService(
+      configFor({ ...x402Env(everywhere, "base"), X402_ASSET: mainnetUsdc, X402_ASSET_NAME: "USD Coin", X402_ASSET_VERSION: "2" }),
+    );
+    await svc.close();
+  });
 });
+
+// --- Internal helpers ---
+
+/** Starts the bundled server with `x402` variables and waits for it to exit. */
+async function _startBundled(x402: Record<string, string>): Promise<{ code: number | null; err: string }> {
+  const env = {
+    PATH: process.env.PATH ?? "",
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATA_DIR: mkdtempSync(join(tmpdir(), "vkr-state-")),
+    DIST_DIR: dist,
+    ...x402,
+  };
+  const proc = spawn(process.execPath, [bundleServer()], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let err = "";
+  proc.stderr.on("data", (d) => (err += d));
+  // A server that starts when it should not is stopped, and reported as still running (no code).
+  const running = setTimeout(() => proc.kill("SIGKILL"), 15_000);
+  const code = await new Promise<number | null>((resolve) => proc.on("exit", (exit) => resolve(exit)));
+  clearTimeout(running);
+  return { code, err };
+}

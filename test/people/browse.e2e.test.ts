@@ -41,6 +41,16 @@ describe("GET /", () => {
   });
 });
 
+describe("/docs", () => {
+  it("has one h1 in the HTML as served, outside the fallback for browsers without script", async () => {
+    // Plain fetch: /docs is the reference's own page, not an operation of the description it renders.
+    const res = await fetch(`${svc.url}/docs`);
+    expect(res.status).toBe(200);
+    const served = (await res.text()).replace(/<noscript>[\s\S]*?<\/noscript>/g, "");
+    expect([...served.matchAll(/<h1[\s>][\s\S]*?<\/h1>/g)].map((m) => m[0])).toEqual([expect.stringMatching(/API reference/)]);
+  });
+});
+
 describe("the browse site", () => {
   it("lists the verticals with their status and links to /docs", async () => {
     const res = await svc.request("/browse");

@@ -253,6 +253,9 @@ describe("browse site in Chromium", () => {
     });
     await tab.goto(`${svc.url}/docs`);
     await tab.waitForSelector(".opblock-tag-section", { timeout: 20_000 });
+    // The page's own h1 comes first and is shown, before and after Swagger UI draws its title.
+    expect(await tab.locator("h1").first().isVisible()).toBe(true);
+    expect(await tab.locator("h1").first().textContent()).toMatch(/API reference/);
     const tags = await tab.locator(".opblock-tag-section h3").allTextContents();
     expect(tags.join(" ")).toMatch(/Knowledge[\s\S]*MCP[\s\S]*Keys/);
     // Open GET /api/demo: its parameters and the example of its 200 answer are shown.

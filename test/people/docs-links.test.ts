@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderDocPages } from "../../build/browse/render-docs.ts";
+import { CONFIG_GROUPS, refusePartialGroups } from "../../runtime/config.ts";
 import { codeBlocks, headingAnchors, markdownLinks } from "../helpers/markdown-docs.ts";
 
 const PAGES = [
@@ -56,6 +57,8 @@ describe("README and docs/", () => {
       }
       // Links to repository files that are not served become their text, never a dead link.
       expect(html, file).not.toMatch(/href="[^"/#][^":]*"/);
+      // A link to the service itself keeps to the host and port the page was served from.
+      expect(html, file).not.toMatch(/href="https?:\/\/(?:127\.0\.0\.1|localhost|\[::1\])[:/"]/);
     }
     expect(broken).toEqual([]);
   });
@@ -70,6 +73,23 @@ describe("README and docs/", () => {
       expect(user, `no test runs or checks the README block "${block.name}" (readmeBlock("${block.name}"))`).toBeDefined();
     }
     expect(new Set(blocks.map((b) => b.name)).size, "block names are unique").toBe(blocks.length);
+  });
+
+  it("quotes the refusal of a half-configured feature as the server words it, and counts each group's variables right", () => {
+    const text = readFileSync("docs/configuration.md", "utf8").replace(/\s*\n\s*/g, " ");
+    const example = /\(e\.g\. `([^`]+)`\)/.exec(text)?.[1];
+    expect(example).toMatch(/^x402 payments is configured only in part: X402_PAY_TO is set/);
+    let refusal = "";
+    try {
+      refusePartialGroups({ X402_PAY_TO: "0x0000000000000000000000000000000000000001" });
+    } catch (error) {
+      refusal = (error as Error).message;
+    }
+    expect(example).toBe(refusal);
+    // "x402 (the N `X402_*`)": as many as the block requires by name.
+    const count = /x402 \(the (\w+) `X402_\*`\)/.exec(text)?.[1];
+    const required = CONFIG_GROUPS.find((g) => g.feature === "x402 payments")!.required.filter((names) => names[0]!.startsWith("X402_"));
+    expect(count).toBe(["one", "two", "three", "four", "five"][required.length - 1]);
   });
 
   it("lists every environment variable the server reads in docs/configuration.md", () => {

@@ -13,14 +13,11 @@ import { startTestService, type TestService } from "../helpers/test-service.ts";
 
 let svc: TestService;
 
-/** Runs a README block in bash against the started server. */
+/** Runs a README block in bash against the started server, as it is written (no options added). */
 function runBlock(script: string, env: Record<string, string> = {}) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
-    execFile(
-      "bash",
-      ["-c", `set -euo pipefail\n${script}`],
-      { env: { PATH: process.env.PATH ?? "", BASE: svc.url, ...env }, timeout: 20_000 },
-      (error, out, err) => done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: out, stderr: err }),
+    execFile("bash", ["-c", script], { env: { PATH: process.env.PATH ?? "", BASE: svc.url, ...env }, timeout: 20_000 }, (error, out, err) =>
+      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: out, stderr: err }),
     );
   });
 }
@@ -44,6 +41,10 @@ describe("README quickstart", () => {
     expect(stdout).toMatch(/"holds":\[[^\]]*"ai_act_regime_applies"/);
     expect(stdout).toMatch(/"tools":\[\{"name":/);
     expect(stdout).toMatch(/"match":"good","results":\[\{"id":"aic-transparency-art50"/);
+    // The answers are apart: the key, then five JSON answers, each on its own line(s).
+    const lines = stdout.split("\n").filter((line) => line !== "");
+    expect(lines).toHaveLength(6);
+    for (const line of lines.slice(1)) expect(() => JSON.parse(line), line.slice(0, 80)).not.toThrow();
   });
 
   it("can be run again: a second trial for the same agent says what to do, and the first key carries on", async () => {
@@ -55,6 +56,8 @@ describe("README quickstart", () => {
     expect(again.stderr).toContain("no new trial key: This agent already holds an active trial key");
     expect(again.stderr).toContain("export KEY=svc_trial_");
     expect(again.stderr).not.toMatch(/SyntaxError|^\s+at /m);
+    // It stops there: no step runs without a key.
+    expect(again.stdout).toBe("");
     const withKey = await runQuickstart({ AGENT: "rerun-agent", KEY: key });
     expect(withKey.code, withKey.stderr).toBe(0);
     expect(withKey.stdout).toContain(`trial key: ${key}`);

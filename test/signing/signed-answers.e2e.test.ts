@@ -147,13 +147,41 @@ describe("static answers (signed by the build)", () => {
     expect(identityOf(lean)).toMatchObject({ node: "trv-m1", view: "lean" });
     expect(identityOf(layers)).toMatchObject({ node: "trv-m1", view: "full", layers: "logic+action" });
     expect(identityOf(index)).toEqual({ vertical: "travel", view: "index", build: buildId });
-    // The build's signature has no `created`: the same build serves the same bytes everywhere.
-    expect(full.headers["signature-input"]).not.toContain("created=");
+    // Dated when served: the build's digest and identity, signed again with the time served.
+    for (const answer of [full, lean, layers, index, leanIndex])
+      expect(answer.headers["signature-input"]).toContain(`;created=${Math.floor(svc.clock.now() / 1000)};`);
     expect(full.headers["signature-input"]).toContain(`keyid="${jwks.keys[0]!.kid}"`);
     saved.set("full", full);
   });
 
-  it("serving them signs nothing: static reads, repeated, make no signature at run time (a layer selection is signed once)", async () => {
+  it("serving them signs at most once a second per answer: repeated reads in one second carry one signature, the next second another", async () => {
+    const signer = svc.service.deps.shared.signer;
+    const { stamp } = signer;
+    // Ed25519 is deterministic, so equal headers prove nothing: the signatures made are counted by object.
+    const made = new Set<object>();
+    (signer as { stamp: typeof stamp }).stamp = (...args) => {
+      const headers = stamp(...args);
+      made.add(headers);
+      return headers;
+    };
+    try {
+      const key = { "x-service-key": member };
+      const path = "/api/demo?vertical=travel&node=trv-m1";
+      const first = await Promise.all(Array.from({ length: 20 }, () => get(path, key)));
+      expect(new Set(first.map((a) => a.headers.signature)).size).toBe(1);
+      expect(made.size).toBe(1);
+      svc.clock.advance(1000);
+      const next = await get(path, key);
+      expect(made.size).toBe(2);
+      expect(next.headers.signature).not.toBe(first[0]!.headers.signature);
+      expect(next.headers["content-digest"]).toBe(first[0]!.headers["content-digest"]);
+      expect(await independentlyVerify(next, jwks)).toBe(true);
+    } finally {
+      (signer as { stamp: typeof stamp }).stamp = stamp;
+    }
+  });
+
+  it("static reads, repeated, make no new answer to sign (a layer selection is derived and signed once)", async () => {
     const signer = svc.service.deps.shared.signer;
     const { sign, signDigest } = signer;
     let calls = 0;
@@ -319,11 +347,13 @@ describe("MCP answers (official SDK client): the same digest and signature in _m
   });
   afterAll(() => client?.close());
 
-  it("get_node (static) carries the build's signature, the same as REST's for the same bytes", async () => {
+  it("get_node (static) carries the signature REST sends for the same bytes in the same second", async () => {
     const result = await client.callTool({ name: "get_node", arguments: { vertical: "travel", node: "trv-m1", lean: false } });
     const answer = mcpSaved(result);
     expect(await independentlyVerify(answer, jwks)).toBe(true);
-    expect(answer.headers.signature).toBe(saved.get("full")!.headers.signature);
+    expect(answer.headers.signature).toBe(
+      (await get("/api/demo?vertical=travel&node=trv-m1", { "x-service-key": member })).headers.signature,
+    );
     expect(await independentlyVerify({ ...answer, body: flipByte(answer.body, 10) }, jwks)).toBe(false);
     saved.set("mcp-node", answer);
   });
@@ -375,8 +405,10 @@ describe("a development build served without SIGNING_KEY", () => {
         const res = await fetch(dev.url + path);
         return { headers: headerRecord(res.headers), body: new Uint8Array(await res.arrayBuffer()) };
       };
+      // The build's development key stays listed (what it signed is checked when publishing);
+      // answers are served dated, so signed by the server's own key.
       const index = await fetchSaved("/api/demo?vertical=travel");
-      expect(index.headers["signature-input"]).toContain(`keyid="${manifest.signing.kid}"`);
+      expect(index.headers["signature-input"]).not.toContain(`keyid="${manifest.signing.kid}"`);
       expect(await independentlyVerify(index, keys)).toBe(true);
       const search = await fetchSaved("/api/search?q=fixture");
       expect(search.headers["signature-input"]).not.toContain(`keyid="${manifest.signing.kid}"`);
@@ -395,6 +427,44 @@ describe("verifying later", () => {
     const tampered = await verifyAnswer({ ...full, body: flipByte(full.body, 40) }, jwks);
     expect(tampered).toMatchObject({ ok: false });
     expect(await verifyAnswer(saved.get("mcp-evaluation")!, jwks)).toMatchObject({ ok: true, identity: { view: "evaluation" } });
+  });
+
+  it("with what the caller expected, refuses a genuine answer for another node, version, build or facts, and one too old", async () => {
+    const full = saved.get("full")!;
+    const evaluation = saved.get("evaluation")!;
+    const { version, build } = identityOf(full);
+    // Genuine, and what was asked: accepted (the service's clock is the test's).
+    const now = new Date(svc.clock.now());
+    expect(await verifyAnswer(full, jwks, { vertical: "travel", node: "trv-m1", version, build, maxAgeSeconds: 600, now })).toMatchObject({
+      ok: true,
+    });
+    const asked = { condition_b: false, condition_a: true };
+    expect(await verifyAnswer(evaluation, jwks, { node: "trv-m1", facts: asked, maxAgeSeconds: 600, now })).toMatchObject({ ok: true });
+    // Genuine, but another question: refused, saying why.
+    for (const [answer, expectation, reason] of [
+      [full, { node: "trv-m2" }, /node "trv-m1", not "trv-m2"/],
+      [full, { version: "0000" }, /version/],
+      [full, { build: "another-build" }, /build/],
+      [evaluation, { facts: { condition_a: false } }, /other facts/],
+      [evaluation, { node: "trv-m2" }, /node/],
+      [full, { facts: asked }, /not computed from facts/],
+    ] as const) {
+      const result = await verifyAnswer(answer, jwks, expectation);
+      expect(result, JSON.stringify(expectation)).toMatchObject({ ok: false, reason: expect.stringMatching(reason) });
+    }
+    // Every answer is dated, a prebuilt one too: a maximum age refuses an old one, and one dated ahead.
+    for (const answer of [full, evaluation]) {
+      const created = (await verifyAnswer(answer, jwks)) as { created?: Date };
+      expect(created.created).toBeInstanceOf(Date);
+      const later = new Date(created.created!.getTime() + 3_600_000);
+      expect(await verifyAnswer(answer, jwks, { maxAgeSeconds: 600, now: later })).toMatchObject({
+        ok: false,
+        reason: expect.stringMatching(/signed 3600 s ago, more than the 600 s allowed/),
+      });
+      expect(await verifyAnswer(answer, jwks, { maxAgeSeconds: 7200, now: later })).toMatchObject({ ok: true });
+      const earlier = new Date(created.created!.getTime() - 3_600_000);
+      expect(await verifyAnswer(answer, jwks, { maxAgeSeconds: 600, now: earlier })).toMatchObject({ ok: false });
+    }
   });
 
   it("after a key rotation (B current, A previous) answers signed with A still verify, and new ones are signed with B", async () => {

@@ -11,6 +11,7 @@ import { createFacilitatorConfig } from "@coinbase/x402";
 import { HTTPFacilitatorClient, x402ResourceServer, type FacilitatorConfig } from "@x402/core/server";
 import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
+import { findDefaultAsset } from "@x402/evm";
 import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
 import { ConfigError } from "../../config.ts";
 import type { X402Config } from "../methods/x402/x402-env.ts";
@@ -69,6 +70,7 @@ export function createX402Provider(config: X402Config, options: { timeoutMs: num
   const server = new x402ResourceServer(facilitator).register(network.v2 as Network, scheme);
   // X402_ASSET alone names the network's default token (checked in `ready`); with a domain it overrides it.
   const overridden = Boolean(config.asset?.name || config.asset?.version);
+  if (overridden) _refuseOtherDomain(config.asset!, network.v2);
   const price = _priceOf(config, overridden);
   let loaded: Promise<void> | null = null;
 
@@ -189,6 +191,25 @@ export function createX402Provider(config: X402Config, options: { timeoutMs: num
 
 /** The facilitator did not answer `/supported`: fatal at start on a mainnet, retried on a testnet. */
 export class FacilitatorUnreachable extends Error {}
+
+/**
+ * A token the library's table knows for the network has one EIP-712 domain: another name or
+ * version would make the server advertise a domain under which every real payment fails on chain.
+ */
+function _refuseOtherDomain(asset: NonNullable<X402Config["asset"]>, network: string): void {
+  const known = findDefaultAsset(asset.address, network as Network);
+  if (!known) return;
+  const wrong = [
+    ["X402_ASSET_NAME", asset.name, known.name],
+    ["X402_ASSET_VERSION", asset.version, known.version],
+  ].filter(([, given, own]) => given !== undefined && given !== own);
+  if (wrong.length > 0)
+    throw new ConfigError(
+      `X402_ASSET ${asset.address} is ${known.symbol} on ${network}, whose EIP-712 domain is name "${known.name}", version "${known.version}": ${wrong
+        .map(([name, given, own]) => `${name} "${given}" is not "${own}"`)
+        .join(", ")} (unset both to use the table's)`,
+    );
+}
 
 /** X402_NETWORK in either form (CAIP-2 `eip155:8453` or v1 `base`), from `@x402/evm`'s v1 table. */
 export function resolveNetwork(configured: string): { v2: string; v1: string; testnet: boolean } {

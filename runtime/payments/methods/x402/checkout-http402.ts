@@ -76,7 +76,8 @@ export async function checkoutWithX402(
   const payment = _presentedPayment(request.headers);
   if (!payment) {
     const { requirements, quote } = await preview({ proofNeeded: true });
-    throw _paymentRequired(requirements, quote, "X-PAYMENT header is required");
+    // Each version's answer names its own header (the v1 body, the v2 PAYMENT-REQUIRED header).
+    throw _paymentRequired(requirements, quote, "X-PAYMENT header is required", {}, "PAYMENT-SIGNATURE header is required");
   }
   const secret = _paymentSecret(payment);
   const signed = digestOf("x402-signature", secret);
@@ -288,10 +289,16 @@ function _paymentSecret(payment: DecodedPayment): string {
   return payload.signature;
 }
 
-function _paymentRequired(requirements: Requirements, quote: Quote, reason: string, headers: Record<string, string> = {}) {
+function _paymentRequired(
+  requirements: Requirements,
+  quote: Quote,
+  reason: string,
+  headers: Record<string, string> = {},
+  v2Reason = reason,
+) {
   return apiError("checkout_payment_required", {
-    detail: `Pay ${quote.amount} with x402 (${reason}).`,
-    headers: { "payment-required": encodeRequiredHeader(requirements, reason), ...headers },
+    detail: `Pay ${quote.amount} with x402 (${v2Reason === reason ? reason : `${v2Reason}; ${reason} in x402 v1`}).`,
+    headers: { "payment-required": encodeRequiredHeader(requirements, v2Reason), ...headers },
     extra: { x402Version: 1, error: reason, accepts: [requirements.v1], quote },
   });
 }

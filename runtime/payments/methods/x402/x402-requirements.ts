@@ -85,7 +85,7 @@ export function encodeResponseHeader(receipt: SettleResponse): string {
   return encodePaymentResponseHeader(receipt);
 }
 
-/** Decodes and shape-checks a payment header; anything malformed is 400 `payment_malformed`. */
+/** Decodes and shape-checks a payment header; anything malformed is 402 `payment_malformed`. */
 export function decodePaymentHeader(raw: string, version: 1 | 2): DecodedPayment {
   const malformed = (detail: string) => apiError("payment_malformed", { detail });
   if (raw.length > MAX_HEADER_CHARS) throw malformed(`The payment header is longer than ${MAX_HEADER_CHARS} characters.`);
