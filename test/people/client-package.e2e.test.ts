@@ -1,11 +1,12 @@
 /**
- * The typed client installs. `npm pack ./client` (which compiles it), install
- * the tarball into a fresh project, and use it there as the README shows: from plain Node (.mjs)
- * against a running server, and from TypeScript with its .d.ts (a wrong path is a type error).
+ * The typed client installs as the README says: `npm pack ./client` (which compiles it), install
+ * the tarball into an empty project, and use it there: from plain Node (.mjs) against a running
+ * server, and from TypeScript with its .d.ts (a wrong path is a type error). The README's
+ * `client-ts` block is type-checked and run there as written, with a real key.
  */
 import { execFile, execFileSync } from "node:child_process";
 import { promisify } from "node:util";
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,10 +25,17 @@ beforeAll(async () => {
   const [tarball] = readdirSync(packed).filter((f) => f.endsWith(".tgz"));
   project = mkdtempSync(join(tmpdir(), "vkr-client-project-"));
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "my-agent", private: true, type: "module" }));
-  // openapi-fetch comes from the npm cache `npm ci` filled; nothing else is needed.
+  // openapi-fetch, typescript and @types/node come from the npm cache the repository's install
+  // filled (the versions it uses), as a TypeScript project installs them with the client.
+  const devTypes = ["typescript", "@types/node"].map((name) => `${name}@${repoVersion(name)}`);
   execFileSync("npm", ["install", join(packed, tarball!), "--prefer-offline", ...NPM_FLAGS], { cwd: project, stdio: "pipe" });
+  execFileSync("npm", ["install", "--save-dev", ...devTypes, "--prefer-offline", ...NPM_FLAGS], { cwd: project, stdio: "pipe" });
 }, 180_000);
 afterAll(() => svc?.close());
+
+function repoVersion(name: string): string {
+  return (JSON.parse(readFileSync(resolve("node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+}
 
 describe("the client package", { timeout: 120_000 }, () => {
   it("imports from plain Node and calls the service", async () => {
@@ -62,71 +70,46 @@ export async function demo(): Promise<string | undefined> {
 export type Status = paths["/api/status"];
 `,
     );
-    const tsc = resolve("node_modules", "typescript", "bin", "tsc");
-    const run = () =>
-      execFileSync(
-        process.execPath,
-        [
-          tsc,
-          "--noEmit",
-          "--strict",
-          "--module",
-          "nodenext",
-          "--moduleResolution",
-          "nodenext",
-          "--target",
-          "es2022",
-          "--lib",
-          "es2023,dom",
-          "check.ts",
-        ],
-        { cwd: project, encoding: "utf8" },
-      );
-    expect(run).not.toThrow();
+    expect(() => tsc("--noEmit", "check.ts")).not.toThrow();
   });
 
-  it("runs the README's TypeScript example as written, narrowing the /api/demo answer", async () => {
-    // The README imports the package by its in-repository name; installed, it is the client package.
-    const source = readmeBlock("client-ts")
-      .replace('"vertical-knowledge-retrieval/client"', '"vertical-knowledge-retrieval-client"')
-      .replace('"http://127.0.0.1:8787"', "process.env.BASE_URL!");
-    expect(source).toContain('"vertical-knowledge-retrieval-client"');
-    writeFileSync(join(project, "readme.ts"), source);
-    const tsc = resolve("node_modules", "typescript", "bin", "tsc");
-    execFileSync(
-      process.execPath,
-      [
-        tsc,
-        "--strict",
-        "--module",
-        "nodenext",
-        "--moduleResolution",
-        "nodenext",
-        "--target",
-        "es2022",
-        "--lib",
-        "es2023,dom",
-        "--typeRoots",
-        resolve("node_modules", "@types"),
-        "--types",
-        "node",
-        "--outDir",
-        "out",
-        "readme.ts",
-      ],
-      { cwd: project, encoding: "utf8" },
-    );
+  it("runs the README's TypeScript block verbatim with a real key, narrowing the /api/demo answer", async () => {
+    const block = readmeBlock("client-ts");
+    writeFileSync(join(project, "readme.ts"), block);
+    tsc("--outDir", "out", "readme.ts");
     const real = await startTestService(resolve("dist"));
     try {
+      const trial = await fetch(`${real.url}/api/trial`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ agent_id: "client-readme-agent" }),
+      });
+      const { key } = (await trial.json()) as { key: string };
+      expect(key).toMatch(/^svc_trial_/);
       const { stdout } = await promisify(execFile)(process.execPath, ["out/readme.js"], {
         cwd: project,
-        env: { PATH: process.env.PATH ?? "", BASE_URL: real.url },
+        env: { PATH: process.env.PATH ?? "", BASE: real.url, SERVICE_KEY: key },
         encoding: "utf8",
       });
-      // Without a key the node's free view: its title, and only the index layer's fields.
-      expect(stdout).toMatch(/^Start here: AI Act triage/);
+      // The key unlocks the node's layers (the free view holds its index fields only).
+      expect(stdout).toBe("Start here: AI Act triage (which regime applies) [ 'action', 'directive', 'logic', 'skill' ]\n");
     } finally {
       await real.close();
     }
   });
 });
+
+/** The project's own TypeScript (installed beside the client), strict, as Node resolves packages. */
+function tsc(...args: string[]): string {
+  const bin = join(project, "node_modules", "typescript", "bin", "tsc");
+  const options = ["--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022"];
+  try {
+    return execFileSync(process.execPath, [bin, ...options, "--lib", "es2023,dom", "--types", "node", ...args], {
+      cwd: project,
+      encoding: "utf8",
+    });
+  } catch (error) {
+    // tsc reports on stdout: make its diagnostics the failure's message.
+    throw new Error(`tsc ${args.join(" ")}:\n${(error as { stdout?: string }).stdout ?? String(error)}`);
+  }
+}
