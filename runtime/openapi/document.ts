@@ -31,7 +31,12 @@ export function createOpenApiDocument(options: { apiVersion: string; baseUrl?: s
         serviceKey: { type: "apiKey", in: "header", name: "X-Service-Key" },
         serviceKeyQuery: { type: "apiKey", in: "query", name: "key" },
         payToken: { type: "apiKey", in: "header", name: "pay-network-pay-id" },
-        adminBearer: { type: "http", scheme: "bearer" },
+        adminBearer: { type: "http", scheme: "bearer", description: "ADMIN_KEY" },
+        metricsBearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "METRICS_TOKEN; required only when it is set (unset, /metrics is open)",
+        },
       },
     },
     "x-error-codes": Object.fromEntries(
@@ -106,7 +111,7 @@ function _operation(op: Operation, shared: Record<string, unknown>) {
     tags: [tagOf(op.path)],
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
-    ...(op.security ? { security: op.security.map((s) => (s === "none" ? {} : { [s]: [] })) } : {}),
+    security: _security(op.security),
     ...(op.params
       ? {
           parameters: op.params.map((p) => ({
@@ -121,4 +126,10 @@ function _operation(op: Operation, shared: Record<string, unknown>) {
     ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: toJsonSchema(op.body, shared) } } } } : {}),
     responses,
   };
+}
+
+/** `[]` for anonymous-only operations; otherwise each scheme, with `{}` where anonymous is also served. */
+function _security(schemes: Operation["security"]): Array<Record<string, string[]>> {
+  if (schemes.every((s) => s === "none")) return [];
+  return schemes.map((s) => (s === "none" ? {} : { [s]: [] }));
 }
