@@ -21,6 +21,8 @@ export function createOpenApiDocument(options: { apiVersion: string; baseUrl?: s
       title: "Vertical Knowledge Retrieval Service",
       version: options.apiVersion,
       description: "Structured, cited knowledge for AI agents. Errors are RFC 9457 problem+json with a stable `code` (see x-error-codes).",
+      // The package is private and ships no licence file: all rights reserved.
+      license: { name: "Proprietary" },
     },
     servers: [{ url: options.baseUrl ?? "/" }],
     tags: TAGS.map((t) => ({ ...t })),
