@@ -25,7 +25,12 @@ async function lint(doc: unknown): Promise<LintResult> {
   const file = join(dir, "openapi.json");
   writeFileSync(file, JSON.stringify(doc));
   const args = ["lint", file, "--extends", "recommended", "--format", "json"];
-  const out = await run(REDOCLY, args, { cwd: dir, timeout: 60_000 }).then(
+  const out = await run(REDOCLY, args, {
+    cwd: dir,
+    timeout: 60_000,
+    // No usage telemetry or update check from a test run.
+    env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+  }).then(
     (r) => ({ exitCode: 0, stdout: r.stdout }),
     (e: { code?: number; stdout?: string }) => ({ exitCode: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "" }),
   );
