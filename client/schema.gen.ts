@@ -2820,6 +2820,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Too many pages from this client in a minute (ANON_RATE_PER_MINUTE): a short HTML page saying how long to wait */
+            429: {
+                headers: {
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Any other error */
             default: {
                 headers: {

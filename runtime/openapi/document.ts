@@ -36,6 +36,8 @@ export function createOpenApiDocument(options: {
       title: "Vertical Knowledge Retrieval Service",
       version: options.apiVersion,
       description: "Structured, cited knowledge for AI agents. Errors are RFC 9457 problem+json with a stable `code` (see x-error-codes).",
+      // The package is private and ships no licence file: all rights reserved.
+      license: { name: "Proprietary" },
     },
     servers: [{ url: options.baseUrl ?? "/" }],
     tags: TAGS.map((t) => ({ ...t })),
@@ -46,7 +48,12 @@ export function createOpenApiDocument(options: {
         serviceKey: { type: "apiKey", in: "header", name: "X-Service-Key" },
         serviceKeyQuery: { type: "apiKey", in: "query", name: "key" },
         payToken: { type: "apiKey", in: "header", name: "pay-network-pay-id" },
-        adminBearer: { type: "http", scheme: "bearer" },
+        adminBearer: { type: "http", scheme: "bearer", description: "ADMIN_KEY" },
+        metricsBearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "METRICS_TOKEN; required only when it is set (unset, /metrics is open)",
+        },
       },
     },
     "x-error-codes": Object.fromEntries(
@@ -124,7 +131,7 @@ function _operation(op: Operation, shared: Record<string, unknown>) {
     tags: [tagOf(op.path)],
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
-    ...(op.security ? { security: op.security.map((s) => (s === "none" ? {} : { [s]: [] })) } : {}),
+    security: _security(op.security),
     ...(op.params
       ? {
           parameters: op.params.map((p) => ({
@@ -139,4 +146,10 @@ function _operation(op: Operation, shared: Record<string, unknown>) {
     ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: toJsonSchema(op.body, shared) } } } } : {}),
     responses,
   };
+}
+
+/** `[]` for anonymous-only operations; otherwise each scheme, with `{}` where anonymous is also served. */
+function _security(schemes: Operation["security"]): Array<Record<string, string[]>> {
+  if (schemes.every((s) => s === "none")) return [];
+  return schemes.map((s) => (s === "none" ? {} : { [s]: [] }));
 }

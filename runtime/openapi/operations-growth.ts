@@ -37,6 +37,7 @@ export const GROWTH_OPERATIONS: Operation[] = [
     method: "get",
     path: "/api/waitlist",
     operationId: "getWaitlist",
+    security: ["none"],
     summary: "Waitlist overview: seats per cohort, cohort status, waitlists per paid vertical",
     description: [
       "Cohort `status`: `closed` for tiers before the active one, `open` or `full` for the active one, `upcoming` after it. `seats_registered` counts every seat held over all cohorts (one per member account, however many keys it holds, including a new member's purchase under way); `cohorts[].seats_claimed` for inaugural equals `total_inaugural_registered` in GET /api/status.",
@@ -48,6 +49,7 @@ export const GROWTH_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/waitlist",
     operationId: "joinWaitlist",
+    security: ["none"],
     summary: "Join a paid vertical's waitlist",
     description: [
       "Only the 15 paid verticals (any other known vertical 400 `vertical_not_allowed`, an unknown slug 400 `vertical_unknown`). `agent_id` is required unless a `contact` email takes its place (neither: 400 `validation_failed`); `contact` must be an email.",
@@ -65,6 +67,7 @@ export const GROWTH_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/interest",
     operationId: "registerInterest",
+    security: ["none"],
     summary: "Register demand for a vertical that is not built yet",
     description: [
       "`vertical` is a catalogue vertical without live content, or any other well-formed slug (lowercase kebab-case, at most 64 characters): demand signals exist to discover verticals nobody listed yet, and a new slug is ranked in the summary as `proposed`. A live vertical (or its alias) is 400 `vertical_not_allowed`; a malformed slug 400 `validation_failed`. At most 200 distinct proposed slugs are kept (400 `vertical_not_allowed` beyond: signal one of them).",
@@ -82,6 +85,7 @@ export const GROWTH_OPERATIONS: Operation[] = [
     method: "get",
     path: "/api/interest/summary",
     operationId: "getInterestSummary",
+    security: ["none"],
     summary: "Ranked demand leaderboard",
     description:
       "Every vertical without live content and every proposed slug (status `proposed`, title = slug), ranked by signal count (ties in catalogue order, then proposal order), with the activation threshold (500), whether each build queue is active and how many signals remain to activate it.",
@@ -111,6 +115,7 @@ export const GROWTH_OPERATIONS: Operation[] = [
     method: "get",
     path: "/api/telemetry/pov",
     operationId: "getProofOfValue",
+    security: ["none"],
     summary: "Aggregate of trial evaluations",
     description: [
       "Public. Over the current submission of every trial key: the count, the mean `confidence_score` (6 decimals), intent to subscribe (yes / no / unspecified counts and `share` = yes ÷ evaluations) and highlighted reviews.",

@@ -40,6 +40,7 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     method: "get",
     path: "/api/checkout",
     operationId: "getCheckout",
+    security: ["none"],
     summary: "Checkout info: payment methods, per-cohort pricing, subscription options",
     description: [
       `\`payment_methods[].available\` is false for a method this deployment has not configured (${PAYMENT_METHOD_REGISTRY.map((m) => `${m.id} needs ${m.openapi.needs}`).join("; ")}); POST with it answers 503 \`payment_provider_unavailable\`.`,
@@ -113,6 +114,7 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/checkout/webhook",
     operationId: "stripeWebhook",
+    security: ["none"],
     summary: "Stripe webhook (card fulfilment, renewal credits)",
     description: [
       "Called by Stripe, not by agents (the spec names no webhook route; this is ours). The `Stripe-Signature` header is verified over the raw body bytes with STRIPE_WEBHOOK_SECRET (HMAC-SHA256, 300 s tolerance); a missing or wrong signature, an altered body or a stale timestamp is 400 `webhook_signature_invalid` and changes nothing.",
@@ -132,6 +134,7 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     method: "get",
     path: "/checkout/success",
     operationId: "cardSuccess",
+    security: ["none"],
     summary: "Card checkout: the page Stripe returns the buyer to; shows the keys once",
     description: [
       "Stripe's default success and cancel URL here (STRIPE_SUCCESS_URL / STRIPE_CANCEL_URL override them). HTML for browsers, JSON with `Accept: application/json`; never cached.",

@@ -146,6 +146,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/metrics",
     operationId: "getMetrics",
+    security: ["metricsBearer", "none"],
     summary: "Prometheus metrics",
     description: [
       "Prometheus text exposition: `vkr_http_requests_total{route,method,status}`, `vkr_http_request_duration_seconds{route,method}` (histogram), `vkr_retrievals_total{route}` (2xx on /api/demo, /api/evaluate, /v1/delta, /mcp), `vkr_quota_denials_total{window,code}` (window: hour, day, month, pool, trial, or `client` for per-address limits), `vkr_build_info{build_id,api_version}` and `vkr_store_up{store}` (pinged at scrape time), plus none of prom-client's process defaults., `vkr_payment_outcomes_total{method,outcome}` (POST /api/checkout by payment_method; outcome issued 201, redirect 303, failed 402, conflict 409, unavailable 503, info 200, else the status number)",
@@ -162,6 +163,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/",
     operationId: "getRoot",
+    security: ["none"],
     summary: "The service, for people and for agents",
     description:
       "Content negotiation on `Accept`: `application/json` (preferred over text/html by q-value or order) returns a short machine description (API version, build, verticals, links to /openapi.json, /docs, /browse, /llms.txt, /mcp); anything else returns an HTML page with the same links. `Vary: Accept`.",
@@ -173,6 +175,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/browse",
     operationId: "browseVerticals",
+    security: ["none"],
     summary: "Browse site: the verticals",
     description:
       "Static HTML pages generated at build time from dist/data (no client framework, no script). Lists every vertical with its status and node count, and links to /docs. " +
@@ -183,6 +186,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/browse/{vertical}",
     operationId: "browseVertical",
+    security: ["none"],
     summary: "Browse site: a vertical's index as a graph picture",
     description: [
       "The vertical's index as an SVG graph laid out at build time in layers (readable size, scrolls in its own box; edges never cross a box): one shape per node, edges from `next_nodes`, trial modules marked, each shape a link to the node page; a table of the nodes below it. `ethics` answers as `ai-compliance`.",
@@ -203,6 +207,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/browse/{vertical}/{node}",
     operationId: "browseNode",
+    security: ["none"],
     summary: "Browse site: one node",
     description: [
       "The node's page: summary, version, dates, sources and its four layers, with rules drawn as readable gate trees (ALL / ANY / NOT over facts and outcomes) and their citations.",
@@ -235,17 +240,19 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/browse/key",
     operationId: "browseKeyForm",
+    security: ["none"],
     summary: "Browse site: the form to read with a key",
     description:
       "A page with a form that posts a key to POST /browse/key once, and a log-out button (POST /browse/logout), built at build time. The runtime adds which key this browser reads with (its public id, kind, scope and expiry, never the key) and, after POST /browse/key (`?saved=1`), that it was saved. " +
       BAD_KEY_NOTE,
     params: [{ name: "saved", in: "query", schema: Type.String(), description: "1 after a key was posted: the page confirms the save" }],
-    responses: { 200: { description: "HTML page", content: HTML, headers: ["Credential-Problem", "Set-Cookie"] } },
+    responses: { 200: { description: "HTML page", content: HTML, headers: ["Credential-Problem", "Set-Cookie"] }, 429: PAGE_LIMITED },
   },
   {
     method: "post",
     path: "/browse/key",
     operationId: "browseSetKey",
+    security: ["none"],
     summary: "Browse site: keep a key for this browser",
     description: [
       "Body: an HTML form (`application/x-www-form-urlencoded`) with `key`. The key is checked (401 `key_invalid`, `key_revoked`, `key_expired` as everywhere), then kept in a cookie `vkr_key`: HttpOnly, SameSite=Strict, Path=/browse, Max-Age 30 days, Secure when the site is served over https (or PUBLIC_BASE_URL is https). 303 to /browse/key?saved=1, which confirms the save and names the key by its public id. The cookie is read by the browse routes only; API routes never accept it.",
@@ -264,6 +271,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "post",
     path: "/browse/logout",
     operationId: "browseLogout",
+    security: ["none"],
     summary: "Browse site: forget the key",
     description: "Clears the key cookie (Set-Cookie with Max-Age=0) and answers 303 to /browse/key. Same Origin check as POST /browse/key.",
     responses: { 303: { description: "Cookie cleared", headers: ["Location", "Set-Cookie"] }, 403: PAGE_ERROR("Cross-site form post") },
@@ -272,6 +280,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/browse/search",
     operationId: "browseSearch",
+    security: ["none"],
     summary: "Browse site: search",
     description: [
       "The search box of every page (a GET form). Runs the same search as GET /api/search (up to 20 hits) for the caller (key header or key cookie), on the layers it may read, and lists the hits with links to their pages. Without `q` it shows the empty form.",
@@ -296,6 +305,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/docs/{page}",
     operationId: "getGuide",
+    security: ["none"],
     summary: "The project's guides: README and docs/ as pages",
     description: [
       "The repository's README (`readme`), the index of its docs/ folder (`guides`), each page of docs/ by its file name (`configuration`, `endpoints`, `payments`, `operations`, `authoring`, `architecture`, `performance`, …) and the node field reference (`node-reference`), rendered from markdown at build time with the browse site's pipeline; the runtime serves the prebuilt HTML. Links between pages point at their /docs/ paths; headings carry GitHub's anchors.",
@@ -309,6 +319,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/llms.txt",
     operationId: "getLlmsTxt",
+    security: ["none"],
     summary: "llms.txt: the service and its verticals in markdown",
     description:
       "The llms.txt convention (an H1, a blockquote summary, then sections of links): every live vertical with a link to its index and each node's title and summary, the MCP endpoint (/mcp) and the docs. Generated at build time; free content only. Served as text/plain so browsers display it.",
@@ -318,6 +329,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/llms-full.txt",
     operationId: "getLlmsFullTxt",
+    security: ["none"],
     summary: "llms-full.txt: every vertical's index, and the full text of the fully open verticals",
     description:
       "The free index layer of every node of every live vertical (title, summary, version, next nodes, sources) in one markdown document, plus the four content layers (text, facts and rules) of the fully open verticals, which need no key anyway. Generated at build time; never contains a gated layer.",

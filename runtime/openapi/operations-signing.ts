@@ -26,6 +26,7 @@ export const SIGNING_OPERATIONS: Operation[] = [
     method: "get",
     path: "/.well-known/jwks.json",
     operationId: "getSigningKeys",
+    security: ["none"],
     summary: "Public keys of signed answers (JWK Set)",
     description:
       "The Ed25519 keys answers are signed with: the current key, keys kept after a rotation (SIGNING_PREVIOUS_KEYS) so answers saved before it still verify, and a development build's own key. " +

@@ -36,7 +36,8 @@ export interface Operation {
   operationId: string;
   summary: string;
   description?: string;
-  security?: Array<"serviceKey" | "serviceKeyQuery" | "payToken" | "adminBearer" | "none">;
+  /** Required: "none" alone is anonymous (`security: []`); with others, anonymous is one of the options. */
+  security: Array<"serviceKey" | "serviceKeyQuery" | "payToken" | "adminBearer" | "metricsBearer" | "none">;
   params?: OperationParam[];
   body?: TSchema;
   /** Success and error statuses; errors are problem+json. */
@@ -57,6 +58,7 @@ const CORE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/api/status",
     operationId: "getStatus",
+    security: ["none"],
     summary: "System status",
     description:
       "The status object of the spec. Counts are computed from content and state; `retrieval_limits` are the limits in force (RETRIEVAL_LIMITS may raise them).",
@@ -206,6 +208,7 @@ const CORE_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/trial",
     operationId: "createTrial",
+    security: ["none"],
     summary: "Request a trial key",
     description:
       "One active trial per agent_id and vertical (409 while it lasts); at most TRIALS_PER_CLIENT_HOUR trial keys per client address per hour (429). The key is shown only in this response.",
@@ -264,6 +267,7 @@ const CORE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/healthz",
     operationId: "health",
+    security: ["none"],
     summary: "Liveness",
     responses: { 200: { description: "The process answers", schema: Type.Object({ status: Type.Literal("ok") }) } },
   },
@@ -271,6 +275,7 @@ const CORE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/readyz",
     operationId: "ready",
+    security: ["none"],
     summary: "Readiness: a verified build is loaded and the state store answers",
     responses: {
       200: { description: "Ready", schema: Type.Object({ status: Type.Literal("ready"), build_id: Type.String(), store: Type.String() }) },
