@@ -149,13 +149,13 @@ export interface paths {
         };
         /**
          * Key details
-         * @description The presented key's own record, usage by window and quota, and `credits`: the referral and loyalty credit owed to its account (`balance`, each grant, and every renewal invoice it was applied to; credit is taken off the next card renewal). Revoked and expired keys are still described (status says so). Prefer the header: a key in the URL can leak through logs (ours redact it).
+         * @description The presented key's own record, usage by window and quota, and `credits`: the referral and loyalty credit owed to its account (`balance`, each grant, and every renewal invoice it was applied to; credit is taken off the next card renewal). Revoked and expired keys are still described (status says so). A re-rolled secret describes its key until its grace period ends, then is 401 `key_rerolled`. Prefer the header: a key in the URL can leak through logs (ours redact it).
          */
         get: operations["getKey"];
         put?: never;
         /**
          * Issue membership keys (admin)
-         * @description Admin bearer required: missing → 401, wrong → 403 (also when the server has no ADMIN_KEY). The admin is trusted, so no proof of the account is asked. Issuance runs through the same durable purchase record as a checkout (without a payment): slots, keys and the cohort seat are all-or-nothing across a crash. An account (agent_id or contact) holds at most 5 keys (409 beyond); an account holding 5 keys is on the volume plan (daily 3000 per key, 50,000 pooled per month). `permanent` keys have no monthly reset: their allowance counts over the key's lifetime.
+         * @description Admin bearer required: missing → 401, wrong → 403 (also when the server has no ADMIN_KEY). The admin is trusted, so no proof of the account is asked. Issuance runs through the same durable purchase record as a checkout (without a payment): slots, keys and the cohort seat are all-or-nothing across a crash. An account (agent_id or contact) holds at most 5 keys (409 `conflict` beyond); keys for a new account take a seat of the active cohort (409 `cohort_full` while it is full and the next tier closed), keys for a member's account are of its own cohort; an account holding 5 keys is on the volume plan (daily 3000 per key, 50,000 pooled per month). `permanent` keys have no monthly reset: their allowance counts over the key's lifetime.
          */
         post: operations["issueKeys"];
         delete?: never;
@@ -173,7 +173,7 @@ export interface paths {
         };
         /**
          * Validate a key
-         * @description 200 for any presented key: `valid: false` with a `reason` (unknown, malformed, revoked, expired) when it cannot be used. 401 only when no key is sent.
+         * @description 200 for any presented key: `valid: false` with a `reason` (unknown, malformed, revoked, expired, rerolled: a re-rolled secret past its grace period) when it cannot be used. 401 only when no key is sent.
          */
         get: operations["verifyKey"];
         put?: never;
@@ -256,6 +256,70 @@ export interface paths {
          *     Every later request with the key is 401 `key_revoked`. Instances cache resolved keys for up to 1 s, so another instance may still accept the key for that long; the instance that revoked it refuses it at once. `vkr keys revoke` does the same on the store directly.
          */
         post: operations["revokeKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/keys/reroll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-roll a key's secret (admin)
+         * @description Body: `id` or `key` (exactly one), and `grace_seconds` (default 86400, 0 to 2592000). The key keeps its record (id, usage, quota, account, label, expiry) and gets a new secret, answered once as `key`; the new secret works at once.
+         *
+         *     The previous secret keeps working until `previous_valid_until`, then every request with it is 401 `key_rerolled` (`GET /api/verify` says `reason: rerolled`). A leaked key is replaced without cutting its holder off; with `grace_seconds: 0` the old secret stops at once. A revoked key is not re-rolled (409 `conflict`). `vkr keys reroll` does the same.
+         */
+        post: operations["rerollKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/keys/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Edit a key's label or expiry (admin)
+         * @description Body: `id` or `key` (exactly one) and at least one of `label` (a string, or null to remove it) and `expires_at` (an ISO 8601 date or date-time, or null for no expiry). An expiry in the past makes the key expired at once (401 `key_expired`). `vkr keys label` and `vkr keys expire` do the same.
+         */
+        post: operations["updateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail (admin)
+         * @description Every administrative and money event, newest first: keys issued, revoked, re-rolled, relabelled and given an expiry; every state a purchase enters (reserved, awaiting_payment, charging, unconfirmed, charged, issued, released, refund_due) and an operator's acknowledgement (`purchase.refunded` for a refund due); each payment method's configuration at start; releases published and rolled back. Each entry has its time, actor (an admin bearer as `admin:` and a digest prefix, `cli:<user>`, `payment:<method>`, `system`), action, subject, outcome, account and key ids.
+         *
+         *     Filters: `key` (a key id), `account`, `action` (exact, or a prefix ending in `.` such as `purchase.`), `from` and `to` (ISO 8601, `to` exclusive). Pages of `limit` entries (default 100, at most 500); pass `next` as `cursor` for the next. Entries never hold a secret: no key, bearer, payment token or signature, no card data. Kept AUDIT_RETENTION_DAYS days. `vkr audit` prints the same.
+         */
+        get: operations["readAudit"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -525,9 +589,9 @@ export interface paths {
         };
         /**
          * Waitlist overview: seats per cohort, cohort status, waitlists per paid vertical
-         * @description Cohort `status`: `closed` for tiers before the active one, `open` or `full` for the active one, `upcoming` after it. `seats_registered` counts every member account (one seat per account, however many keys it holds).
+         * @description Cohort `status`: `closed` for tiers before the active one, `open` or `full` for the active one, `upcoming` after it. `seats_registered` counts every seat held over all cohorts (one per member account, however many keys it holds, including a new member's purchase under way); `cohorts[].seats_claimed` for inaugural equals `total_inaugural_registered` in GET /api/status.
          *
-         *     Cohort progression is evaluated whenever a member account claims its seat (its first membership key) and whenever member telemetry arrives: when every seat of the active cohort is claimed AND the mean Proof-of-Outcome confidence over all submissions is strictly above 0.8 (scores are aggregated at 6-decimal precision), the next tier opens (inaugural → core → growth → scale → cap) and every member account of the left cohort is credited that cohort's loyalty credit ($1.90, $4.90, $9.90, $14.90) once, owed against its next monthly cycle. Members keep their cohort's price (grandfathered). A member account joins the cohort that is active when it takes its seat; if that cohort is full while the confidence condition is unmet, the account still joins it (seats_claimed may exceed member_cap, seats_remaining stays 0).
+         *     Cohort progression is evaluated whenever a member account claims its seat (its first membership key) and whenever member telemetry arrives: when every seat of the active cohort is claimed AND the mean Proof-of-Outcome confidence over all submissions is strictly above 0.8 (scores are aggregated at 6-decimal precision), the next tier opens (inaugural → core → growth → scale → cap) and every member account of the left cohort is credited that cohort's loyalty credit ($1.90, $4.90, $9.90, $14.90) once, owed against its next monthly cycle. Members keep their cohort's price (grandfathered): a member account buys more keys in its own cohort, at that cohort's (graduated) price, whichever cohort is open to new members. A new member account takes a seat of the active cohort when its purchase is reserved, before any payment, atomically against `member_cap`, and gives it back if the purchase is released; while the active cohort is full and the next tier closed, POST /api/checkout (and admin issuance) answers a new member 409 `cohort_full` (with `cohort`, `member_cap`, `seats_claimed` and `waitlist`) before anything is charged. `seats_claimed` counts the seats held (members and new members' purchases under way) and never exceeds `member_cap`.
          */
         get: operations["getWaitlist"];
         put?: never;
@@ -639,7 +703,7 @@ export interface paths {
          *
          *     Limit: one membership key may submit OUTCOMES_PER_KEY_DAY (default 20) times per UTC day. Beyond that the submission is refused with 429 `outcome_limit_reached` and Retry-After (seconds to the next UTC midnight): nothing is stored and the aggregate does not move. Refusing, rather than accepting without counting, tells the agent at once that the submission did not count.
          *
-         *     Cohort progression is evaluated whenever a member account claims its seat (its first membership key) and whenever member telemetry arrives: when every seat of the active cohort is claimed AND the mean Proof-of-Outcome confidence over all submissions is strictly above 0.8 (scores are aggregated at 6-decimal precision), the next tier opens (inaugural → core → growth → scale → cap) and every member account of the left cohort is credited that cohort's loyalty credit ($1.90, $4.90, $9.90, $14.90) once, owed against its next monthly cycle. Members keep their cohort's price (grandfathered). A member account joins the cohort that is active when it takes its seat; if that cohort is full while the confidence condition is unmet, the account still joins it (seats_claimed may exceed member_cap, seats_remaining stays 0).
+         *     Cohort progression is evaluated whenever a member account claims its seat (its first membership key) and whenever member telemetry arrives: when every seat of the active cohort is claimed AND the mean Proof-of-Outcome confidence over all submissions is strictly above 0.8 (scores are aggregated at 6-decimal precision), the next tier opens (inaugural → core → growth → scale → cap) and every member account of the left cohort is credited that cohort's loyalty credit ($1.90, $4.90, $9.90, $14.90) once, owed against its next monthly cycle. Members keep their cohort's price (grandfathered): a member account buys more keys in its own cohort, at that cohort's (graduated) price, whichever cohort is open to new members. A new member account takes a seat of the active cohort when its purchase is reserved, before any payment, atomically against `member_cap`, and gives it back if the purchase is released; while the active cohort is full and the next tier closed, POST /api/checkout (and admin issuance) answers a new member 409 `cohort_full` (with `cohort`, `member_cap`, `seats_claimed` and `waitlist`) before anything is charged. `seats_claimed` counts the seats held (members and new members' purchases under way) and never exceeds `member_cap`.
          *
          *     The response carries the aggregate after this submission and `cohort.opened`, the tier this submission opened (null if none).
          */
@@ -755,15 +819,15 @@ export interface paths {
          * Subscribe: buy 1–5 membership keys (or get a quote)
          * @description **Accounts are owned.** The first purchase creates an account, named by `agent_id`, else `contact`, else a generated `acct_…` id (returned as `receipt.account`). A later purchase for an existing account, which takes its graduated price tier, one of its 5 key slots and at 5 keys moves all its keys to the pooled volume plan, must send a live membership key of that account in `X-Service-Key` (or `Authorization: Bearer svc_live_…`); the key alone names the account, so `agent_id` may then be left out. Without that proof, a purchase naming an existing account (in any letter case) is refused **403 `account_proof_required` before any payment**; so is one whose key is a trial key or another account's key (a malformed, unknown, revoked or expired key is 401 as everywhere). Two first purchases racing for one new name: one creates the account, the other is refused uncharged.
          *
-         *     **Reserve → charge → issue.** Every purchase is one durable record moving through `reserved` → `charging` → `charged` → `issued`, or to `released` (refused or abandoned; nothing charged) or `refund_due` (charged, but no client can come back for the keys); each state is written before the outside call that follows it. The account's slots, and with them the graduated price of each key, are reserved atomically before payment (an account at 5 keys is 409 `conflict`, uncharged), the keys to be issued are generated at reservation, the provider is called once, then the keys are written and the account's cohort seat claimed. So concurrent purchases never charge a buyer who gets no key, and prices stay exact: an account holding 1 key that sends 8 single-key purchases at once gets exactly 4 keys at $17 + $15 + $13 + $11 and 4 × 409 uncharged. A refused or failed payment gives the slots back. The price (`quote`) is computed here from the reserved slots, never taken from the client.
+         *     **Reserve → charge → issue.** Every purchase is one durable record moving through `reserved` → `charging` → `charged` → `issued` (or `charging` → `unconfirmed` while an operator confirms a charge whose outcome was lost), or to `released` (refused or abandoned; nothing charged) or `refund_due` (charged, but no client can come back for the keys); each state is written before the outside call that follows it. The account's slots, and with them the graduated price of each key, are reserved atomically before payment (an account at 5 keys is 409 `conflict`, uncharged), the keys to be issued are generated at reservation, the provider is called once, then the keys are written and the account's cohort seat claimed. So concurrent purchases never charge a buyer who gets no key, and prices stay exact: an account holding 1 key that sends 8 single-key purchases at once gets exactly 4 keys at $17 + $15 + $13 + $11 and 4 × 409 uncharged. A refused or failed payment gives the slots back. The price (`quote`) is computed here from the reserved slots, never taken from the client. **Cohorts:** a member (an account holding a membership) is quoted and charged its own cohort's price (graduated in the inaugural cohort: its second key $17 even after `core` opened) and gets keys of its cohort; a new account joins the cohort open to new members, taking one of its seats at reservation (given back if the purchase is released). While that cohort is full and the next tier closed, a new account is refused **409 `cohort_full` before any payment** (a quote too).
          *
-         *     **Crashes and retries.** With an `Idempotency-Key` (1–255 printable characters) a retry of the same request (same body and credentials) finishes an interrupted purchase or returns its 201 again (`Idempotent-Replayed: true`), never charging twice; while another request works on it, 409 `idempotency_in_progress` with `Retry-After` (a crashed worker's lease runs out after 3 × PAYMENT_TIMEOUT_MS + 1 s). The same key with another request is 422 `idempotency_key_reused`; a purchase that ended refused frees its key for a corrected retry. A charge whose outcome cannot be confirmed (a timeout or 5xx from the network, whose charge call takes no idempotency key) answers 502 `payment_gateway_error`; the retry resolves it **in the buyer's favour** (keys issued, `receipt.charge_unconfirmed: true`, nothing charged again) and lists it for the operator (`vkr payments reconcile`, `GET /api/admin/payments`). Without an Idempotency-Key no retry can find an interrupted purchase: reconciliation releases it if nothing was charged and marks it `refund_due` otherwise.
+         *     **Crashes and retries.** With an `Idempotency-Key` (1–255 printable characters) a retry of the same request (same body and credentials) finishes an interrupted purchase or returns its 201 again (`Idempotent-Replayed: true`), never charging twice; while another request works on it, 409 `idempotency_in_progress` with `Retry-After` (a crashed worker's lease runs out after 3 × PAYMENT_TIMEOUT_MS + 1 s). The same key with another request is 422 `idempotency_key_reused`; a purchase that ended refused frees its key for a corrected retry. An agent_network charge whose outcome cannot be confirmed (a timeout, a lost answer or a 5xx from the network, whose charge call takes no idempotency key; or a crash right after the call) is **never assumed paid**: the purchase waits `unconfirmed` with no key and is listed for the operator (`vkr payments list`, `GET /api/admin/payments`). The request that met it answers 502 `payment_gateway_error`; a retry meanwhile answers 409 `payment_unconfirmed` (do not pay again; retry later with the same Idempotency-Key). Once the operator has checked with the network (`vkr payments ack <id> --outcome paid|not_paid`, `POST /api/admin/payments/acknowledge`): paid → the retry gets the keys (once, nothing charged again); not paid → released, the retry is 402 `payment_failed` and the token's value is spendable again. A charge the network refused is recorded before anything else, so a retry after a store error releases it (no key, no charge). Without an Idempotency-Key no retry can find an interrupted purchase: reconciliation releases it if nothing was charged and marks it `refund_due` otherwise.
          *
          *     **card** (`contact` required, else 400): reserves, then creates a Stripe Checkout Session (mode subscription, one monthly line item per key price, customer_email = contact, client_reference_id = the purchase id, expiring after 1 hour) and answers **303** with `Location` = the session URL; the body carries the same `url`, `session_id`, `purchase_id` and `expires_at`, because agents often do not follow redirects on POST. Keys are issued when Stripe's signed webhook reports the session paid, or when the success page (`GET /checkout/success?session_id=…`, Stripe's default return URL here) confirms the payment with Stripe itself; that page shows them once. With SMTP_URL (or KEY_DELIVERY_URL) they are also mailed to `contact`. An expired or failed session gives the slots back.
          *
          *     **agent_network**: a KYAPay pay or kya-pay token in `pay-network-pay-id` (alias `skyfire-pay-id`), verified locally against the pinned JWKS (ES256, kid, issuer, audience = our seller id, iat/exp with 60 s tolerance, jti UUID, `env` present and allowed, service id `tsi`/`ssi`, USD value via `val`/`value` or `amt`/`amount`). After the reservation the amount is reserved in the token's ledger (shared with per-use retrieval, never spent past the token's value), then charged once through the network, then the keys are issued: 201 `{ keys, receipt }`. **Without a token the answer is 200, a quote**: this account's price for the quantity (graduated), the cohort, and how to pay with each available method; nothing is reserved (a quote for an existing account needs the same proof). Invalid token 402 `payment_token_invalid`; expired 402 `payment_token_expired`; kya-only 402 `payment_token_required`; not enough value 402 `payment_token_depleted`; charge refused 402 `payment_failed`. A token may pay several purchases while it has value.
          *
-         *     **http402** (x402): without payment, 402 `checkout_payment_required` whose body carries x402 v1 (`x402Version: 1`, `error`, `accepts[]` with `maxAmountRequired` in atomic units of the network's USD stablecoin, with its EIP-712 domain in `extra`) and whose `PAYMENT-REQUIRED` header carries the v2 PaymentRequired (base64 JSON); `resource` is PUBLIC_BASE_URL (else the listening address), never the request's Host. Pay and resend with `X-PAYMENT` (v1) or `PAYMENT-SIGNATURE` (v2). The signed payment is the purchase's own idempotency key: malformed 402 `payment_malformed`; a payment that does not match OUR requirements for the price just reserved (scheme, network, the echoed v2 requirement, authorization.to, and an authorization value EQUAL to the price) 402 with fresh requirements before any facilitator call, the reservation released; then verify and settle with the facilitator (our requirements, never the client's copy), keys only after a successful settle: 201 with `X-PAYMENT-RESPONSE` (v1) or `PAYMENT-RESPONSE` (v2). Settle refused: 402 with the response header showing `success: false`. The same payment sent again returns the same 201 and keys (409 `payment_in_progress` while it is being processed), across crashes too; another signature over the same (network, payer, nonce) is 402 `invalid_exact_evm_payload_authorization_nonce_used`.
+         *     **http402** (x402): without payment, 402 `checkout_payment_required` whose body carries x402 v1 (`x402Version: 1`, `error`, `accepts[]` with `maxAmountRequired` in atomic units of the network's USD stablecoin, with its EIP-712 domain in `extra`) and whose `PAYMENT-REQUIRED` header carries the v2 PaymentRequired (base64 JSON); `resource` is PUBLIC_BASE_URL (else the listening address), never the request's Host. Pay and resend with `X-PAYMENT` (v1) or `PAYMENT-SIGNATURE` (v2). The signed payment is the purchase's own idempotency key: malformed 402 `payment_malformed`; a payment that does not match OUR requirements for the price just reserved (scheme, network, the echoed v2 requirement, authorization.to, and an authorization value EQUAL to the price) 402 with fresh requirements before any facilitator call, the reservation released; then verify and settle with the facilitator (our requirements, never the client's copy), keys only after a successful settle: 201 with `X-PAYMENT-RESPONSE` (v1) or `PAYMENT-RESPONSE` (v2). Settle refused: 402 with the response header showing `success: false`. A settle that hangs, fails (5xx) or answers what the facilitator protocol does not: 502 `payment_gateway_error` and no keys; the same payment sent again (or reconciliation) asks settle again, and keys come only once a settle succeeds (an authorization that expires unsettled ends released, no keys). The payment's identity is the EIP-3009 authorization (chain id, token, payer, nonce), whether sent as v1 or v2: one authorization is one purchase, settled once. The same payment sent again for the same account (its `agent_id`, or one of its keys) returns the same 201 and keys (409 `payment_in_progress` while it is being processed), across crashes too; sent for another account (another or no `agent_id`) it is 409 `payment_owned_by_another_account`, the keys going only to the account that paid; another signature over the same authorization is 402 `invalid_exact_evm_payload_authorization_nonce_used`.
          *
          *     Referral and loyalty credits are not deducted from a purchase; `quote.credit_balance_usd_micros` shows the balance, applied to the next card renewal invoice.
          */
@@ -831,7 +895,7 @@ export interface paths {
         };
         /**
          * Open purchases and those needing an operator (admin)
-         * @description Admin bearer. Changes nothing. `open`: purchases not in a final state (being worked on, awaiting a card payment, or left by a crash). `attention`: final purchases an operator must act on and has not acknowledged: `refund_due`, and keys issued on a charge that could not be confirmed. The same as `vkr payments list`.
+         * @description Admin bearer. Changes nothing. `open`: purchases not in a final state (being worked on, awaiting a card payment, or left by a crash). `attention`: purchases an operator must act on and has not acknowledged: `unconfirmed` (a charge whose outcome was lost; no key until the operator checks with the provider and acknowledges it with `outcome`), `refund_due`, and keys issued on a charge noted as unconfirmed (x402 "nonce used"). The same as `vkr payments list`.
          */
         get: operations["listPayments"];
         put?: never;
@@ -853,7 +917,7 @@ export interface paths {
         put?: never;
         /**
          * Finish or undo purchases a crash left open (admin)
-         * @description Admin bearer. For each open purchase nobody works on (its lease ran out): `reserved` → released; `awaiting_payment` past its session's expiry → Stripe is asked (paid → keys, else released); `charging`/`charged` → keys issued when the buyer can come back for them (an unknown charge resolved in the buyer's favour and flagged), else `refund_due`. Every instance also runs this at start and every RECONCILE_INTERVAL_MS. The same as `vkr payments reconcile`.
+         * @description Admin bearer. For each open purchase nobody works on (its lease ran out): `reserved` → released; `awaiting_payment` past its session's expiry → Stripe is asked (paid → keys, else released); `charging` cut off before its charge step → released (nothing was charged); an x402 `charging` → settle asked again with the recorded payment (paid → keys; refused, e.g. expired → released; no answer → left for the next pass); an agent_network `charging` whose charge was attempted → `unconfirmed` (no key; listed in `attention` until the operator acknowledges it with an outcome); `unconfirmed` → left alone; `charged` → keys issued when the buyer can come back for them, else `refund_due`. Every instance also runs this at start and every RECONCILE_INTERVAL_MS. The same as `vkr payments reconcile`.
          */
         post: operations["reconcilePayments"];
         delete?: never;
@@ -872,8 +936,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Mark a refund due or an unconfirmed charge as handled (admin)
-         * @description Admin bearer. Records the operator's note on a final purchase and drops it from `attention`. The same as `vkr payments ack`.
+         * Mark a refund due or an unconfirmed charge as handled; settle an unconfirmed purchase (admin)
+         * @description Admin bearer. Records the operator's note on a final purchase and drops it from `attention`. A purchase waiting `unconfirmed` needs `outcome` too, what the operator found at the provider: `paid` → its keys are issued (`issued`; the buyer's retry with the same Idempotency-Key gets them, nothing charged again; `refund_due` when no client can come back for them), `not_paid` → `released`, the token's held value given back. The same as `vkr payments ack <id> --note … [--outcome paid|not_paid]`.
          */
         post: operations["acknowledgePayment"];
         delete?: never;
@@ -1267,7 +1331,7 @@ export interface operations {
                             };
                         };
                         credential_problem?: {
-                            code: "key_invalid" | "key_revoked" | "key_expired";
+                            code: "key_invalid" | "key_revoked" | "key_expired" | "key_rerolled";
                             title: string;
                             detail: string;
                         };
@@ -1375,7 +1439,7 @@ export interface operations {
                             };
                         };
                         credential_problem?: {
-                            code: "key_invalid" | "key_revoked" | "key_expired";
+                            code: "key_invalid" | "key_revoked" | "key_expired" | "key_rerolled";
                             title: string;
                             detail: string;
                         };
@@ -1411,7 +1475,7 @@ export interface operations {
                         cta: string;
                         community_note: string;
                         credential_problem?: {
-                            code: "key_invalid" | "key_revoked" | "key_expired";
+                            code: "key_invalid" | "key_revoked" | "key_expired" | "key_rerolled";
                             title: string;
                             detail: string;
                         };
@@ -1442,7 +1506,7 @@ export interface operations {
                             lean_bytes: number;
                         }[];
                         credential_problem?: {
-                            code: "key_invalid" | "key_revoked" | "key_expired";
+                            code: "key_invalid" | "key_revoked" | "key_expired" | "key_rerolled";
                             title: string;
                             detail: string;
                         };
@@ -1471,7 +1535,7 @@ export interface operations {
                         };
                         locked_layers: ("logic" | "directive" | "skill" | "action")[];
                         credential_problem?: {
-                            code: "key_invalid" | "key_revoked" | "key_expired";
+                            code: "key_invalid" | "key_revoked" | "key_expired" | "key_rerolled";
                             title: string;
                             detail: string;
                         };
@@ -2121,7 +2185,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Account key cap reached */
+            /** @description Account key cap reached (`conflict`), or a new account while the active cohort is full (`cohort_full`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2170,7 +2234,7 @@ export interface operations {
                             trial: number | null;
                         } | null;
                         expires_at: string | null;
-                        reason?: "unknown" | "malformed" | "revoked" | "expired";
+                        reason?: "unknown" | "malformed" | "revoked" | "expired" | "rerolled";
                     };
                 };
             };
@@ -2457,6 +2521,339 @@ export interface operations {
             };
             /** @description No such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rerollKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Public key id (as listed) */
+                    id?: string;
+                    /** @description The full key, instead of its id */
+                    key?: string;
+                    /** @description How long the old secret keeps working (default 86400, at most 30 days) */
+                    grace_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The new secret and the key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The new secret, shown only now */
+                        key: string;
+                        /** @description Until when the previous secret still works */
+                        previous_valid_until: string;
+                        id: string;
+                        status: "active" | "revoked" | "expired";
+                        type: "membership" | "trial";
+                        vertical: string;
+                        cohort: string;
+                        plan: string;
+                        label: string | null;
+                        permanent: boolean;
+                        usage: {
+                            hour: number;
+                            day: number;
+                            month: number;
+                            total_trial?: number;
+                            overage_calls: number;
+                            overage_usd_micros: number;
+                        };
+                        quota: {
+                            hourly_limit: number;
+                            daily_limit: number;
+                            monthly_allowance: number | null;
+                            monthly_pooled: boolean;
+                            trial_calls: number | null;
+                            remaining: {
+                                hour: number;
+                                day: number;
+                                month: number | null;
+                                trial: number | null;
+                            };
+                            resets: {
+                                hour: string;
+                                day: string;
+                                month: string | null;
+                            };
+                        };
+                        created_at: string;
+                        expires_at: string | null;
+                        agent_id: string | null;
+                        source: string;
+                        revoked_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Admin authorization missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Admin key invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key is revoked */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Public key id (as listed) */
+                    id?: string;
+                    /** @description The full key, instead of its id */
+                    key?: string;
+                    label?: string | null;
+                    expires_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The key as it is now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        status: "active" | "revoked" | "expired";
+                        type: "membership" | "trial";
+                        vertical: string;
+                        cohort: string;
+                        plan: string;
+                        label: string | null;
+                        permanent: boolean;
+                        usage: {
+                            hour: number;
+                            day: number;
+                            month: number;
+                            total_trial?: number;
+                            overage_calls: number;
+                            overage_usd_micros: number;
+                        };
+                        quota: {
+                            hourly_limit: number;
+                            daily_limit: number;
+                            monthly_allowance: number | null;
+                            monthly_pooled: boolean;
+                            trial_calls: number | null;
+                            remaining: {
+                                hour: number;
+                                day: number;
+                                month: number | null;
+                                trial: number | null;
+                            };
+                            resets: {
+                                hour: string;
+                                day: string;
+                                month: string | null;
+                            };
+                        };
+                        created_at: string;
+                        expires_at: string | null;
+                        agent_id: string | null;
+                        source: string;
+                        revoked_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Admin authorization missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Admin key invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readAudit: {
+        parameters: {
+            query?: {
+                /** @description Only entries about this key id */
+                key?: string;
+                /** @description Only entries about this account */
+                account?: string;
+                /** @description An action, or a prefix ending in . */
+                action?: string;
+                /** @description From this time (ISO 8601) */
+                from?: string;
+                /** @description Before this time (ISO 8601) */
+                to?: string;
+                /** @description `next` of the previous page */
+                cursor?: string;
+                /** @description Entries per page (default 100) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entries: {
+                            id: string;
+                            at: string;
+                            /** @description admin:<bearer digest prefix>, cli:<os user>, operator, payment:<method>, admin, trial, system */
+                            actor: string;
+                            action: string;
+                            /** @description key:<id>, purchase:<id>, method:<id> or release:<build id> */
+                            subject: string;
+                            outcome: string;
+                            account: string | null;
+                            key_ids: string[];
+                            detail: {
+                                [key: string]: string | number | boolean | null;
+                            };
+                        }[];
+                        next: string | null;
+                    };
+                };
+            };
+            /** @description A bad filter or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Admin authorization missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Admin key invalid */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3743,7 +4140,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         credential_problem?: {
-                            code: "key_invalid" | "key_revoked" | "key_expired";
+                            code: "key_invalid" | "key_revoked" | "key_expired" | "key_rerolled";
                             title: string;
                             detail: string;
                         };
@@ -4268,7 +4665,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account would hold more than 5 keys (uncharged), or the same purchase is being processed */
+            /** @description The account would hold more than 5 keys (`conflict`, uncharged); a new member while every seat of the active cohort is held and the next tier is closed (`cohort_full`, uncharged, with `cohort`, `member_cap`, `seats_claimed` and `waitlist: /api/waitlist`); the same purchase is being processed; `payment_unconfirmed`: the purchase's charge could not be confirmed and waits for an operator (no key yet; send the same request with the same Idempotency-Key again later), or it is recorded for a refund */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4745,6 +5142,8 @@ export interface operations {
                     id: string;
                     /** @description What the operator did (e.g. refunded through the network's dashboard) */
                     note: string;
+                    /** @description Required for a purchase waiting `unconfirmed`, refused for any other: what the operator found at the provider. `paid` issues its keys (the buyer's retry with the same Idempotency-Key gets them), `not_paid` releases it and gives the token's held value back. */
+                    outcome?: "paid" | "not_paid";
                 };
             };
         };
@@ -4781,8 +5180,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No final purchase with this id */
+            /** @description No final or unconfirmed purchase with this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conflict`: an `unconfirmed` purchase acknowledged without `outcome`, or an `outcome` for a purchase not waiting for one; `purchase_in_progress`: a request works on the purchase right now */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -113,7 +113,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     operationId: "readAudit",
     summary: "The audit trail (admin)",
     description: [
-      "Every administrative and money event, newest first: keys issued, revoked, re-rolled, relabelled and given an expiry; every state a purchase enters (reserved, awaiting_payment, charging, charged, issued, released, refund_due) and an operator's acknowledgement (`purchase.refunded` for a refund due); each payment method's configuration at start; releases published and rolled back. Each entry has its time, actor (an admin bearer as `admin:` and a digest prefix, `cli:<user>`, `payment:<method>`, `system`), action, subject, outcome, account and key ids.",
+      "Every administrative and money event, newest first: keys issued, revoked, re-rolled, relabelled and given an expiry; every state a purchase enters (reserved, awaiting_payment, charging, unconfirmed, charged, issued, released, refund_due) and an operator's acknowledgement (`purchase.refunded` for a refund due); each payment method's configuration at start; releases published and rolled back. Each entry has its time, actor (an admin bearer as `admin:` and a digest prefix, `cli:<user>`, `payment:<method>`, `system`), action, subject, outcome, account and key ids.",
       "Filters: `key` (a key id), `account`, `action` (exact, or a prefix ending in `.` such as `purchase.`), `from` and `to` (ISO 8601, `to` exclusive). Pages of `limit` entries (default 100, at most 500); pass `next` as `cursor` for the next. Entries never hold a secret: no key, bearer, payment token or signature, no card data. Kept AUDIT_RETENTION_DAYS days. `vkr audit` prints the same.",
     ].join("\n\n"),
     security: ["adminBearer"],

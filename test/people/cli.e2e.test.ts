@@ -208,8 +208,8 @@ describe("vkr status, help", { timeout: 240_000 }, () => {
     const local = await vkr(["status", "--json"]);
     expect(local.code).toBe(0);
     expect(JSON.parse(local.stdout)).toMatchObject({ ready: true, store: { kind: "sqlite", ok: true }, verticals: { travel: 7 } });
-    // Review dates: the fixture's nodes carry none, so none is overdue and all are unscheduled.
-    expect(JSON.parse(local.stdout).reviews).toEqual({ overdue: [], unscheduled: 13, next_review_by: null });
+    // Review dates: the fixture's nodes (13, and 6 of its ecommerce vertical) carry none, so none is overdue and all are unscheduled.
+    expect(JSON.parse(local.stdout).reviews).toEqual({ overdue: [], unscheduled: 19, next_review_by: null });
     const remote = await vkr(["status", "--url", server.url, "--json"]);
     expect(remote.code).toBe(0);
     expect(JSON.parse(remote.stdout)).toMatchObject({ ready: true, readyz: { status: "ready" } });

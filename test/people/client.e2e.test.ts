@@ -86,6 +86,13 @@ describe("the typed client", () => {
       ready: { ok: true, call: () => anon.GET("/readyz") },
       listKeys: { ok: true, call: () => admin.GET("/api/admin/keys", { params: { query: { label: "client-suite" } } }) },
       revokeKey: { ok: true, call: () => admin.POST("/api/admin/keys/revoke", { body: { id: spareKey!.id } }) },
+      // The old secret keeps working for the grace period, so the member calls below still pass.
+      rerollKey: { ok: true, call: () => admin.POST("/api/admin/keys/reroll", { body: { id: memberKey!.id, grace_seconds: 3600 } }) },
+      updateKey: {
+        ok: true,
+        call: () => admin.POST("/api/admin/keys/update", { body: { id: memberKey!.id, label: "client-suite-relabelled" } }),
+      },
+      readAudit: { ok: true, call: () => admin.GET("/api/admin/audit", { params: { query: { limit: 5 } } }) },
       getMetrics: { ok: true, call: () => anon.GET("/metrics", text) },
       getRoot: { ok: true, call: () => anon.GET("/", text) },
       browseVerticals: { ok: true, call: () => anon.GET("/browse", text) },
