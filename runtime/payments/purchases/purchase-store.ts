@@ -123,6 +123,9 @@ export function createPurchaseStore(backend: StateBackend): PurchaseStore {
         updated_at: at,
         history: [...record.history, { state, at, ...(note ? { note } : {}) }],
       };
+      // A final purchase is never charged again: the signed payment kept to settle it leaves the
+      // record, so what could open its sealed answer is held only while the charge is open.
+      if (FINAL_STATES.has(state)) delete next.charge_request;
       // Open index first, record second, index removal last: a crash between them leaves an
       // index entry for a final record (harmless, skipped and cleaned when listed), never an
       // open record that reconciliation cannot find.
