@@ -41,9 +41,8 @@ export interface RedisTopology {
 export async function startRedisCluster(): Promise<RedisTopology> {
   const nodes: RedisNode[] = [];
   for (let i = 0; i < 6; i++) {
-    const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), "vkr-rcluster-"));
-    const args = [
+    const argsFor = (port: number) => [
       "--port",
       String(port),
       "--bind",
@@ -58,7 +57,7 @@ export async function startRedisCluster(): Promise<RedisTopology> {
       "1500",
       ..._durable,
     ];
-    nodes.push({ port, dir, args, proc: await _startNode(port, args) });
+    nodes.push({ dir, ...(await _startOnFreePort(argsFor)) });
   }
   const topology = _topology(`redis+cluster://${nodes.map((n) => `127.0.0.1:${n.port}`).join(",")}`, nodes);
   try {
@@ -89,9 +88,7 @@ export async function startRedisNode(
   persistence: string[],
   dir = mkdtempSync(join(tmpdir(), "vkr-rnode-")),
 ): Promise<RedisNode & { url: string; stop(): Promise<void> }> {
-  const port = await freePort();
-  const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, ...persistence];
-  const proc = await _startNode(port, args);
+  const { port, args, proc } = await _startOnFreePort((p) => ["--port", String(p), "--bind", "127.0.0.1", "--dir", dir, ...persistence]);
   return {
     port,
     dir,
@@ -108,37 +105,38 @@ export async function startRedisNode(
 }
 
 export async function startRedisSentinel(masterName = "vkrmain"): Promise<RedisTopology & { sentinelPorts: number[]; masterName: string }> {
-  const [primaryPort, replicaPort] = [await freePort(), await freePort()];
   const nodes: RedisNode[] = [];
-  const node = async (port: number, extra: string[]) => {
+  const node = async (extra: string[]) => {
     const dir = mkdtempSync(join(tmpdir(), "vkr-rsentinel-"));
-    const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, ..._durable, ...extra];
-    nodes.push({ port, dir, args, proc: await _startNode(port, args) });
+    const started = await _startOnFreePort((port) => ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, ..._durable, ...extra]);
+    nodes.push({ dir, ...started });
+    return started.port;
   };
-  await node(primaryPort, []);
-  await node(replicaPort, ["--replicaof", "127.0.0.1", String(primaryPort)]);
+  const primaryPort = await node([]);
+  const replicaPort = await node(["--replicaof", "127.0.0.1", String(primaryPort)]);
   // Three sentinels, two of which must agree the primary is down: one sentinel's view of the
   // network alone never promotes a replica, as in a real deployment.
   const sentinels: RedisNode[] = [];
   for (let i = 0; i < SENTINELS; i++) {
-    const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), "vkr-rsentinel-"));
     const conf = join(dir, "sentinel.conf");
-    writeFileSync(
-      conf,
-      [
-        `port ${port}`,
-        "bind 127.0.0.1",
-        `dir ${dir}`,
-        `sentinel monitor ${masterName} 127.0.0.1 ${primaryPort} ${SENTINEL_QUORUM}`,
-        `sentinel down-after-milliseconds ${masterName} 1000`,
-        `sentinel failover-timeout ${masterName} 4000`,
-        `sentinel parallel-syncs ${masterName} 1`,
-        "",
-      ].join("\n"),
-    );
-    const args = [conf, "--sentinel"];
-    sentinels.push({ port, dir, args, proc: await _startNode(port, args) });
+    const argsFor = (port: number) => {
+      writeFileSync(
+        conf,
+        [
+          `port ${port}`,
+          "bind 127.0.0.1",
+          `dir ${dir}`,
+          `sentinel monitor ${masterName} 127.0.0.1 ${primaryPort} ${SENTINEL_QUORUM}`,
+          `sentinel down-after-milliseconds ${masterName} 1000`,
+          `sentinel failover-timeout ${masterName} 4000`,
+          `sentinel parallel-syncs ${masterName} 1`,
+          "",
+        ].join("\n"),
+      );
+      return [conf, "--sentinel"];
+    };
+    sentinels.push({ dir, ...(await _startOnFreePort(argsFor)) });
   }
   const sentinelPorts = sentinels.map((s) => s.port);
   const topology = _topology(`redis+sentinel://${sentinelPorts.map((p) => `127.0.0.1:${p}`).join(",")}/${masterName}`, [
@@ -234,17 +232,41 @@ function _topology(url: string, nodes: RedisNode[]): RedisTopology {
   };
 }
 
+/**
+ * A node on a port no other process holds. A port from `freePort` is free only when asked: another
+ * suite (or another run on the machine) can take it before redis-server binds it, and then this
+ * node exits at once. So a node that exits while starting, or a port answered by someone else's
+ * server, is tried again on a new port.
+ */
+async function _startOnFreePort(argsFor: (port: number) => string[]): Promise<{ port: number; args: string[]; proc: ChildProcess }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const args = argsFor(port);
+    try {
+      return { port, args, proc: await _startNode(port, args) };
+    } catch (error) {
+      if (attempt >= 5) throw error;
+    }
+  }
+}
+
+/** Starts redis-server and waits until this very process (by pid) answers on `port`. */
 async function _startNode(port: number, args: string[]): Promise<ChildProcess> {
   const proc = spawn("redis-server", args, { stdio: "ignore" });
-  await waitFor(
-    async () => {
-      if (proc.exitCode !== null) throw new Error(`redis-server on ${port} exited with ${proc.exitCode}`);
-      return (await _ping(port)) === "PONG";
-    },
-    10_000,
-    50,
-  );
+  const exited = () => proc.exitCode !== null || proc.signalCode !== null;
+  try {
+    await waitFor(async () => !exited() && (await _serverPid(port)) === proc.pid, 10_000, 50);
+  } catch {
+    if (!exited()) proc.kill("SIGKILL");
+    throw new Error(`redis-server on ${port} did not start (${exited() ? `exited with ${proc.exitCode}` : "no answer"})`);
+  }
   return proc;
+}
+
+async function _serverPid(port: number): Promise<number | null> {
+  const info = await _withNode(port, (c) => c.info("server")).catch(() => "");
+  const pid = /process_id:(\d+)/.exec(info)?.[1];
+  return pid ? Number(pid) : null;
 }
 
 async function _withNode<T>(port: number, fn: (c: Redis) => Promise<T>): Promise<T> {
@@ -263,7 +285,6 @@ async function _withNode<T>(port: number, fn: (c: Redis) => Promise<T>): Promise
   }
 }
 
-const _ping = (port: number) => _withNode(port, (c) => c.ping()).catch(() => null);
 const _role = (port: number) => _withNode(port, async (c) => ((await c.role()) as unknown[])[0] as string).catch(() => null);
 const _clusterOk = (port: number) =>
   _withNode(port, async (c) => String(await c.call("CLUSTER", "INFO")).includes("cluster_state:ok")).catch(() => false);
