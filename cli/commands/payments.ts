@@ -60,7 +60,8 @@ const ack = defineCommand({
     withOperatorContext(args, async (ctx) => {
       const outcome = args.outcome;
       if (outcome !== undefined && outcome !== "paid" && outcome !== "not_paid")
-        throw new OperatorError("invalid_argument", `--outcome is paid or not_paid, not "${String(outcome).slice(0, 40)}"`, EXIT.config);
+        // A bad flag value is a usage error (exit 1), like an unknown flag; exit 2 means a bad environment.
+        throw new OperatorError("usage", `--outcome is paid or not_paid, not "${String(outcome).slice(0, 40)}"`, EXIT.failure);
       const done = await acknowledgePurchase(ctx.purchaseDeps, { id: args.id, note: args.note, outcome }, ctx.now());
       if (!done.ok)
         throw new OperatorError(

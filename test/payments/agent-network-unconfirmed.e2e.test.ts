@@ -147,7 +147,8 @@ describe("agent_network: a charge whose outcome is unknown waits for the operato
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(new RegExp(`needs an operator:[\\s\\S]*${id}\\s+agent_network\\s+unconfirmed`));
     const badOutcome = await vkr(["payments", "ack", id, "--note", "x", "--outcome", "maybe"]);
-    expect(badOutcome.code).not.toBe(0);
+    expect(badOutcome.code).toBe(1);
+    expect(badOutcome.stderr).toMatch(/--outcome is paid or not_paid/);
     const ack = await vkr(["payments", "ack", id, "--note", "no charge in the network dashboard", "--outcome", "not_paid", "--json"]);
     expect(ack.code).toBe(0);
     expect(JSON.parse(ack.stdout)).toMatchObject({ id, state: "released" });
