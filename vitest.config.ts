@@ -1,12 +1,32 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+import { BROWSER, LISTED, REDIS, SLOW } from "./test/tiers.ts";
+
+// Each tier spells these out rather than `extends: true`, which would run the global setup (the
+// one content build) once per tier instead of once per run.
+const shared = {
+  testTimeout: 30_000,
+  hookTimeout: 120_000,
+  // Suites that start real servers pick free ports, so files can run in parallel.
+  pool: "forks",
+} as const;
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 120_000,
-    // Suites that start real servers pick free ports, so files can run in parallel.
-    pool: "forks",
     globalSetup: ["test/global-setup.ts"],
+    // One project per tier (test/tiers.ts): `vitest run --project unit` runs the quick one.
+    projects: [
+      {
+        test: {
+          ...shared,
+          name: "unit",
+          include: ["test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...LISTED],
+          setupFiles: ["test/helpers/unit-tier.ts"],
+        },
+      },
+      { test: { ...shared, name: "redis", include: REDIS } },
+      { test: { ...shared, name: "browser", include: BROWSER } },
+      { test: { ...shared, name: "slow", include: SLOW } },
+    ],
   },
 });
