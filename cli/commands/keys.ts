@@ -19,7 +19,7 @@ import { unknownVertical } from "../../runtime/access/unknown-names.ts";
 import { parseExpiry, REROLL_GRACE_MAX_SECONDS, rerollKey, updateKey } from "../../runtime/keys/manage-key.ts";
 import { UpdateKeyRequestSchema } from "../../runtime/schema/admin-keys.ts";
 import { EXIT, OperatorError } from "../exit-codes.ts";
-import { readUsageHistory, USAGE_HISTORY_DAYS } from "../../runtime/metering/usage-history.ts";
+import { describeKeyUsage, USAGE_HISTORY_DAYS } from "../../runtime/metering/usage-history.ts";
 
 const issueValidator = compileValidator(IssueKeysRequestSchema);
 const updateValidator = compileValidator(UpdateKeyRequestSchema);
@@ -186,14 +186,13 @@ const usage = defineCommand({
   run: ({ args }) =>
     withOperatorContext(args, async (ctx) => {
       const record = await _findKey(ctx.keys, args.key);
-      const history = await readUsageHistory(ctx.backend, ctx.limits, record, ctx.now());
-      const total = history.reduce((sum, d) => sum + d.requests, 0);
+      const usage = await describeKeyUsage(ctx.backend, ctx.limits, record, ctx.now());
       printResult(
         args.json,
-        { id: record.id, days: USAGE_HISTORY_DAYS, total, usage_history: history },
+        usage,
         () =>
-          `${record.id}: ${total} calls in the last ${USAGE_HISTORY_DAYS} days` +
-          history.map((d) => `\n  ${d.date}  ${d.requests}`).join(""),
+          `${usage.id}: ${usage.total} calls in the last ${usage.days} days` +
+          usage.usage_history.map((d) => `\n  ${d.date}  ${d.requests}`).join(""),
       );
     }),
 });

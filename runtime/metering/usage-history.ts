@@ -19,6 +19,7 @@
  */
 import type { Limits } from "../schema/catalog.ts";
 import type { KeyRecord } from "../schema/keys.ts";
+import type { KeyUsage } from "../schema/admin-keys.ts";
 import type { StateBackend } from "../storage/backend.ts";
 import type { KeysStore } from "../storage/keys-store.ts";
 import type { Logger } from "../logger.ts";
@@ -72,6 +73,12 @@ export async function readUsageHistory(backend: StateBackend, limits: Limits, re
     .filter(([, n]) => n > 0)
     .sort((a, b) => a[0] - b[0])
     .map(([day, requests]) => ({ date: _date(day), requests }));
+}
+
+/** The history with its span and total, as the admin route and `vkr keys usage --json` answer it. */
+export async function describeKeyUsage(backend: StateBackend, limits: Limits, record: KeyRecord, now: number): Promise<KeyUsage> {
+  const history = await readUsageHistory(backend, limits, record, now);
+  return { id: record.id, days: USAGE_HISTORY_DAYS, total: history.reduce((sum, d) => sum + d.requests, 0), usage_history: history };
 }
 
 export interface FoldResult {

@@ -1,7 +1,8 @@
 /**
  * The per-key daily usage history matches the metered calls: metered reads over real HTTP spread
  * over three UTC days by the injected clock (a burst among them), then read back per day by the
- * key's owner (GET /api/keys) and by the operator (the real `vkr keys usage`), on the embedded
+ * key's owner (GET /api/keys) and by the operator (GET /api/admin/keys/usage and the real
+ * `vkr keys usage`), on the embedded
  * store and on Redis; days older than 90 are dropped.
  *
  * The CLI reads at real time, so the test's days are the two before today and today.
@@ -91,9 +92,17 @@ describe.each([
     expect(view.usage.day).toBe(3);
     expect((await own(b.key)).usage_history).toEqual([{ date: date(today - 2 * DAY), requests: 2 }]);
 
+    const adminView = await svc.request(`/api/admin/keys/usage?id=${a.id}`, { headers: admin });
+    expect([adminView.status, adminView.body]).toEqual([200, { id: a.id, days: 90, total: 158, usage_history: expected }]);
+    expect((await svc.request(`/api/admin/keys/usage?id=${a.id}`)).status).toBe(401);
+    const badId = await svc.request("/api/admin/keys/usage?id=nothex", { headers: admin });
+    expect([badId.status, badId.body.code]).toEqual([400, "validation_failed"]);
+    const noKey = await svc.request("/api/admin/keys/usage?id=ffffffffffff", { headers: admin });
+    expect([noKey.status, noKey.body.code]).toEqual([404, "key_not_found"]);
+
     const json = await vkr(["keys", "usage", a.id, "--json"]);
     expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual({ id: a.id, days: 90, total: 158, usage_history: expected });
+    expect(JSON.parse(json.stdout)).toEqual(adminView.body);
     const text = await vkr(["keys", "usage", a.key]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain(`${a.id}: 158 calls in the last 90 days`);
@@ -109,5 +118,5 @@ describe.each([
     expect((await own(a.key)).usage_history).toEqual(expected.slice(1));
     svc.clock.set(today + 90 * DAY + HOUR);
     expect((await own(a.key)).usage_history).toEqual([]);
-  });
+  }, 180_000);
 });
