@@ -124,7 +124,8 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
     (folding = foldUsageHistory(deps, limitsInForce(deps), clock.now()).catch((error: unknown) =>
       logger.error("usage history fold failed; retried", { reason: error instanceof Error ? error.message : String(error) }),
     ));
-  await foldUsage();
+  // Not awaited: a start never waits on a daily batch over every key (close waits for it).
+  void foldUsage();
   const foldTimer = setInterval(() => void foldUsage(), USAGE_FOLD_INTERVAL_MS);
   foldTimer.unref();
   // Follow published releases (the current one is in service before the first request), or else
