@@ -149,7 +149,7 @@ export interface paths {
         };
         /**
          * Key details
-         * @description The presented key's own record, usage by window and quota, and `credits`: the referral and loyalty credit owed to its account (`balance`, each grant, and every renewal invoice it was applied to; credit is taken off the next card renewal). Revoked and expired keys are still described (status says so). A re-rolled secret describes its key until its grace period ends, then is 401 `key_rerolled`. Prefer the header: a key in the URL can leak through logs (ours redact it).
+         * @description The presented key's own record, usage by window and quota, and `credits`: the referral and loyalty credit owed to its account (`balance`, each grant, and every renewal invoice it was applied to; credit is taken off the next card renewal), and `usage_history`: the key's metered calls per UTC day (`{ date, requests }`, oldest first, days without a call left out) over the last 90 days, today included (today's count is live; earlier days are the day counters the meter kept, folded once a day). Revoked and expired keys are still described (status says so). A re-rolled secret describes its key until its grace period ends, then is 401 `key_rerolled`. Prefer the header: a key in the URL can leak through logs (ours redact it).
          */
         get: operations["getKey"];
         put?: never;
@@ -232,6 +232,26 @@ export interface paths {
          *     A separate path rather than an admin mode of GET /api/keys: that route answers a key holder about their own key, and mixing the two audiences on one path would make a missing key header ambiguous. Secrets and hashes are never listed; keys are named by their public id.
          */
         get: operations["listKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/keys/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A key's daily usage history (admin)
+         * @description Admin bearer. The key's metered calls per UTC day over the last `days` (90) days, today included, oldest first, days without a call left out, and their `total`: the `usage_history` its holder sees in GET /api/keys. Today's count is live; earlier days are the day counters the meter kept, folded into the history once a day. `vkr keys usage` prints the same.
+         */
+        get: operations["getKeyUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2051,6 +2071,11 @@ export interface operations {
                                 applied_at: string;
                             }[];
                         };
+                        usage_history: {
+                            /** Format: date */
+                            date: string;
+                            requests: number;
+                        }[];
                     };
                 };
             };
@@ -2407,6 +2432,83 @@ export interface operations {
             };
             /** @description Admin key invalid */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getKeyUsage: {
+        parameters: {
+            query: {
+                /** @description Public key id (as listed) */
+                id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key's calls per day */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        days: number;
+                        total: number;
+                        usage_history: {
+                            /** Format: date */
+                            date: string;
+                            requests: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description No id, or not a key id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Admin authorization missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Admin key invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such key */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

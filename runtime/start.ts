@@ -10,7 +10,7 @@ import { createChargeBatcher } from "./payments/per-use/charge-batcher.ts";
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
 import type { RuntimeConfig } from "./config.ts";
-import type { AppDeps } from "./deps.ts";
+import { limitsInForce, type AppDeps } from "./deps.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMetrics } from "./metrics/create-metrics.ts";
 import { loadArtifacts } from "./storage/artifacts.ts";
@@ -27,6 +27,7 @@ import { createSharedServices } from "./shared-services.ts";
 import { PAYMENT_METHOD_REGISTRY } from "./payments/methods/registry.ts";
 import { holdDataDir } from "./storage/sqlite-backup.ts";
 import { appendAudit, pruneAudit } from "./audit/audit-log.ts";
+import { foldUsageHistory, USAGE_FOLD_INTERVAL_MS } from "./metering/usage-history.ts";
 
 const AUDIT_PRUNE_INTERVAL_MS = 6 * 3_600_000;
 
@@ -116,6 +117,17 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
   await pruneTrail();
   const pruneTimer = setInterval(() => void pruneTrail(), AUDIT_PRUNE_INTERVAL_MS);
   pruneTimer.unref();
+  // Yesterday's per-key counts go into the usage history (metering/usage-history.ts): off the
+  // metered path, once a day across instances; the check is repeated so a day after midnight is never missed.
+  let folding: Promise<unknown> = Promise.resolve();
+  const foldUsage = () =>
+    (folding = foldUsageHistory(deps, limitsInForce(deps), clock.now()).catch((error: unknown) =>
+      logger.error("usage history fold failed; retried", { reason: error instanceof Error ? error.message : String(error) }),
+    ));
+  // Not awaited: a start never waits on a daily batch over every key (close waits for it).
+  void foldUsage();
+  const foldTimer = setInterval(() => void foldUsage(), USAGE_FOLD_INTERVAL_MS);
+  foldTimer.unref();
   // Follow published releases (the current one is in service before the first request), or else
   // the build published in DIST_DIR: either way a new build is swapped in whole, never mixed.
   const releaseStore = config.releaseStore ? await createReleaseStore(config.releaseStore) : null;
@@ -167,6 +179,8 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
         clearTimeout(force);
         releases.stop();
         clearInterval(pruneTimer);
+        clearInterval(foldTimer);
+        await folding;
         stopReconciler?.();
         // Charges for content already served go out before the process ends.
         await deps.perUseCharges?.close();

@@ -1,5 +1,5 @@
 /**
- * `vkr keys create | list | show | revoke | reroll | label | expire`: key administration on the service's own store, through
+ * `vkr keys create | list | show | revoke | reroll | label | expire | usage`: key administration on the service's own store, through
  * the same functions as POST /api/keys and the admin routes (issueAdminKeys, revokeKey, the admin view).
  */
 import { defineCommand } from "citty";
@@ -19,6 +19,7 @@ import { unknownVertical } from "../../runtime/access/unknown-names.ts";
 import { parseExpiry, REROLL_GRACE_MAX_SECONDS, rerollKey, updateKey } from "../../runtime/keys/manage-key.ts";
 import { UpdateKeyRequestSchema } from "../../runtime/schema/admin-keys.ts";
 import { EXIT, OperatorError } from "../exit-codes.ts";
+import { describeKeyUsage, USAGE_HISTORY_DAYS } from "../../runtime/metering/usage-history.ts";
 
 const issueValidator = compileValidator(IssueKeysRequestSchema);
 const updateValidator = compileValidator(UpdateKeyRequestSchema);
@@ -176,9 +177,29 @@ const expire = defineCommand({
     }),
 });
 
+const usage = defineCommand({
+  meta: {
+    name: "usage",
+    description: `A key's metered calls per UTC day over the last ${USAGE_HISTORY_DAYS} days (as GET /api/keys shows its owner)`,
+  },
+  args: { key: { type: "positional", required: true, description: "Key id (12 hex characters) or the full key" }, ...STORE_ARGS },
+  run: ({ args }) =>
+    withOperatorContext(args, async (ctx) => {
+      const record = await _findKey(ctx.keys, args.key);
+      const usage = await describeKeyUsage(ctx.backend, ctx.limits, record, ctx.now());
+      printResult(
+        args.json,
+        usage,
+        () =>
+          `${usage.id}: ${usage.total} calls in the last ${usage.days} days` +
+          usage.usage_history.map((d) => `\n  ${d.date}  ${d.requests}`).join(""),
+      );
+    }),
+});
+
 export default defineCommand({
   meta: { name: "keys", description: "Manage service keys on the service's state store" },
-  subCommands: { create, list, show, revoke, reroll, label, expire },
+  subCommands: { create, list, show, revoke, reroll, label, expire, usage },
 });
 
 // --- Internal helpers ---

@@ -8,6 +8,7 @@ import {
   AdminKeyListSchema,
   AdminKeyViewSchema,
   AuditPageSchema,
+  KeyUsageSchema,
   RerolledKeySchema,
   RerollKeyRequestSchema,
   RevokeKeyRequestSchema,
@@ -53,6 +54,30 @@ export const PEOPLE_OPERATIONS: Operation[] = [
       { name: "label", in: "query", schema: Type.String({ minLength: 1, maxLength: 100 }), description: "Only keys with this label" },
     ],
     responses: { 200: { description: "The keys, with usage, quota and revocation", schema: AdminKeyListSchema }, ...ADMIN_ERRORS },
+  },
+  {
+    method: "get",
+    path: "/api/admin/keys/usage",
+    operationId: "getKeyUsage",
+    summary: "A key's daily usage history (admin)",
+    description:
+      "Admin bearer. The key's metered calls per UTC day over the last `days` (90) days, today included, oldest first, days without a call left out, and their `total`: the `usage_history` its holder sees in GET /api/keys. Today's count is live; earlier days are the day counters the meter kept, folded into the history once a day. `vkr keys usage` prints the same.",
+    security: ["adminBearer"],
+    params: [
+      {
+        name: "id",
+        in: "query",
+        required: true,
+        schema: Type.String({ pattern: "^[0-9a-f]{12}$" }),
+        description: "Public key id (as listed)",
+      },
+    ],
+    responses: {
+      200: { description: "The key's calls per day", schema: KeyUsageSchema },
+      400: { description: "No id, or not a key id" },
+      ...ADMIN_ERRORS,
+      404: { description: "No such key" },
+    },
   },
   {
     method: "post",

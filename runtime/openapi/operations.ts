@@ -226,7 +226,7 @@ const CORE_OPERATIONS: Operation[] = [
     operationId: "getKey",
     summary: "Key details",
     description:
-      "The presented key's own record, usage by window and quota, and `credits`: the referral and loyalty credit owed to its account (`balance`, each grant, and every renewal invoice it was applied to; credit is taken off the next card renewal). Revoked and expired keys are still described (status says so). A re-rolled secret describes its key until its grace period ends, then is 401 `key_rerolled`. Prefer the header: a key in the URL can leak through logs (ours redact it).",
+      "The presented key's own record, usage by window and quota, and `credits`: the referral and loyalty credit owed to its account (`balance`, each grant, and every renewal invoice it was applied to; credit is taken off the next card renewal), and `usage_history`: the key's metered calls per UTC day (`{ date, requests }`, oldest first, days without a call left out) over the last 90 days, today included (today's count is live; earlier days are the day counters the meter kept, folded once a day). Revoked and expired keys are still described (status says so). A re-rolled secret describes its key until its grace period ends, then is 401 `key_rerolled`. Prefer the header: a key in the URL can leak through logs (ours redact it).",
     security: ["serviceKey", "serviceKeyQuery"],
     params: [KEY_HEADER, { name: "key", in: "query", schema: Type.String() }],
     responses: {

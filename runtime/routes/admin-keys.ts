@@ -1,6 +1,7 @@
 /**
  * Admin key management over HTTP (admin bearer, like POST /api/keys): `GET /api/admin/keys?label=`
- * lists keys (by label), `POST /api/admin/keys/revoke` revokes one by id or full key. The operator
+ * lists keys (by label), `GET /api/admin/keys/usage?id=` reads one's daily usage history,
+ * `POST /api/admin/keys/revoke` revokes one by id or full key. The operator
  * CLI calls the same `revokeKey` on the same store.
  */
 import { definePlugin } from "h3";
@@ -12,7 +13,8 @@ import { requestContext } from "../http/context.ts";
 import { readSingleParam } from "../http/query.ts";
 import { sendJson } from "../http/respond.ts";
 import { describeKeyForAdmin } from "../keys/admin-key-view.ts";
-import { revokeKey, type KeyReference } from "../keys/revoke-key.ts";
+import { findKey, revokeKey, type KeyReference } from "../keys/revoke-key.ts";
+import { describeKeyUsage } from "../metering/usage-history.ts";
 import { parseExpiry, REROLL_GRACE_DEFAULT_SECONDS, rerollKey, updateKey } from "../keys/manage-key.ts";
 import { apiError } from "../errors.ts";
 import { RerollKeyRequestSchema, RevokeKeyRequestSchema, UpdateKeyRequestSchema } from "../schema/admin-keys.ts";
@@ -33,6 +35,16 @@ export default definePlugin<AppDeps>((app, deps) => {
     const limits = limitsInForce(deps);
     const keys = await Promise.all(records.map((r) => describeKeyForAdmin(deps.backend, limits, r, now)));
     return sendJson(event, 200, { keys });
+  });
+
+  app.get("/api/admin/keys/usage", async (event) => {
+    await guardAdmin(deps, event);
+    const id = readSingleParam(requestContext(event).url.searchParams, "id");
+    if (id === null || !/^[0-9a-f]{12}$/.test(id))
+      throw apiError("validation_failed", { errors: [{ pointer: "/query/id", message: "must be a key id (12 hex characters)" }] });
+    const record = await findKey(deps.keys, { id });
+    if (!record) throw apiError("key_not_found");
+    return sendJson(event, 200, await describeKeyUsage(deps.backend, limitsInForce(deps), record, deps.clock.now()));
   });
 
   app.post("/api/admin/keys/revoke", async (event) => {

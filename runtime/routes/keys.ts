@@ -1,5 +1,5 @@
 /**
- * GET /api/keys: the presented key's own record with usage and quota (never anyone else's).
+ * GET /api/keys: the presented key's own record with usage, quota and daily usage history (never anyone else's).
  * POST /api/keys: admin issuance of membership keys (1–5, optionally permanent and labelled).
  */
 import { readIdentifier } from "../accounts/identifier.ts";
@@ -20,6 +20,7 @@ import { hashKey } from "../keys/key-secret.ts";
 import { issueAdminKeys } from "../keys/issue-keys.ts";
 import { IssueKeysRequestSchema } from "../schema/requests.ts";
 import { parseKeyString } from "../schema/keys.ts";
+import { readUsageHistory } from "../metering/usage-history.ts";
 
 const validator = compileValidator(IssueKeysRequestSchema);
 
@@ -35,8 +36,13 @@ export default definePlugin<AppDeps>((app, deps) => {
     const record = await currentRecord(deps.keys, entry);
     if (!record) throw apiError("key_not_found");
     noteKey(event, record);
-    const details = await describeKey(deps.backend, limitsInForce(deps), record, now);
-    return sendJson(event, 200, { ...details, credits: await describeCredits(deps.backend, record) });
+    const limits = limitsInForce(deps);
+    const [details, credits, history] = await Promise.all([
+      describeKey(deps.backend, limits, record, now),
+      describeCredits(deps.backend, record),
+      readUsageHistory(deps.backend, limits, record, now),
+    ]);
+    return sendJson(event, 200, { ...details, credits, usage_history: history });
   });
 
   app.post("/api/keys", async (event) => {

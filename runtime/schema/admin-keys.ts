@@ -4,7 +4,7 @@
  * fields only an operator may see.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { KeyDetailsSchema } from "./responses.ts";
+import { KeyDetailsSchema, UsageHistorySchema } from "./responses.ts";
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -19,6 +19,17 @@ export const AdminKeyViewSchema = Type.Composite([
 export type AdminKeyView = Static<typeof AdminKeyViewSchema>;
 
 export const AdminKeyListSchema = Type.Object({ keys: Type.Array(AdminKeyViewSchema) });
+
+/** `GET /api/admin/keys/usage` and `vkr keys usage --json`: a key's daily usage history. */
+export const KeyUsageSchema = Type.Object({
+  id: Type.String(),
+  /** The days the history covers, today included. */
+  days: Type.Integer(),
+  /** Calls over those days. */
+  total: Type.Integer({ minimum: 0 }),
+  usage_history: UsageHistorySchema,
+});
+export type KeyUsage = Static<typeof KeyUsageSchema>;
 export type AdminKeyList = Static<typeof AdminKeyListSchema>;
 
 export const RevokeKeyRequestSchema = Type.Object(

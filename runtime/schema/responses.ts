@@ -75,8 +75,17 @@ export const KeyCreditsSchema = Type.Object({
   applied: Type.Array(Type.Object({ invoice: Type.String(), amount_usd_micros: Type.Integer(), applied_at: Type.String() })),
 });
 
-/** GET /api/keys: the key holder's own view, with the account's credit. */
-export const OwnKeyDetailsSchema = Type.Composite([KeyDetailsSchema, Type.Object({ credits: KeyCreditsSchema })]);
+/** A key's metered calls per UTC day, oldest first, days without a call left out (metering/usage-history.ts). */
+export const UsageHistorySchema = Type.Array(
+  Type.Object({ date: Type.String({ format: "date" }), requests: Type.Integer({ minimum: 1 }) }),
+  { maxItems: 90 },
+);
+
+/** GET /api/keys: the key holder's own view, with the account's credit and the key's daily usage. */
+export const OwnKeyDetailsSchema = Type.Composite([
+  KeyDetailsSchema,
+  Type.Object({ credits: KeyCreditsSchema, usage_history: UsageHistorySchema }),
+]);
 
 export const IssuedKeySchema = Type.Composite([Type.Object({ key: Type.String() }), KeyDetailsSchema]);
 export const KeysIssuedSchema = Type.Object({ keys: Type.Array(IssuedKeySchema) });

@@ -6,6 +6,14 @@
  */
 import type { Storage } from "unstorage";
 
+/**
+ * How long a counter stays readable after its expiry, as of a time before it (`readCounters` with
+ * such a `now`): both stores keep it that long anyway (SQLite forgets a cell a day after its
+ * expiry, Redis collects a key a day after it), and the per-key usage history reads a finished
+ * day's counter then, instead of the meter writing anything more (metering/usage-history.ts).
+ */
+export const EXPIRED_COUNTER_KEPT_MS = 86_400_000;
+
 export interface CounterWindow {
   key: string;
   /** Admission fails if count + cost would exceed this. Use Infinity for count-only windows. */
@@ -39,7 +47,11 @@ export interface StateBackend {
   readonly records: Storage;
   /** Checks every window, then increments all of them, or none: a denied request consumes nothing. */
   consume(windows: CounterWindow[], cost: number, now: number): Promise<ConsumeResult>;
-  /** `rows[i]`: the row of `keys[i]` when it shares one (as `CounterWindow.row`); absent, its own. */
+  /**
+   * Counts as of `now`: a counter that expired by then reads 0. `now` may lie in the past: a
+   * counter is readable as of a time before its expiry for EXPIRED_COUNTER_KEPT_MS after it.
+   * `rows[i]`: the row of `keys[i]` when it shares one (as `CounterWindow.row`); absent, its own.
+   */
   readCounters(keys: string[], now: number, rows?: ReadonlyArray<string | undefined>): Promise<number[]>;
   /** First writer wins; an expired entry counts as absent. */
   insertOnce(key: string, value: string, expiresAt: number | null, now: number): Promise<InsertOnceResult>;

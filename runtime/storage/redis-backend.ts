@@ -24,7 +24,7 @@ import { connectRedisDriver } from "./redis-connection.ts";
 import { CONSUME_BATCH_SCRIPT, createConsumeBatcher } from "./redis-consume-batch.ts";
 import type { DurableWriteOptions } from "./redis-durable.ts";
 import { apiError } from "../errors.ts";
-import type { ConsumeResult, CounterWindow, InsertOnceResult, StateBackend } from "./backend.ts";
+import { EXPIRED_COUNTER_KEPT_MS, type ConsumeResult, type CounterWindow, type InsertOnceResult, type StateBackend } from "./backend.ts";
 
 export interface RedisBackendOptions {
   /** A locator (see redis-connection.ts): one node, a cluster or a sentinel set. */
@@ -39,8 +39,8 @@ export interface RedisBackendOptions {
   wait?: DurableWriteOptions;
 }
 
-/** Logical expiry + this = when Redis may drop the key. */
-const GC_SLACK_MS = 86_400_000;
+/** Logical expiry + this = when Redis may drop the key (the batch script's literal day is the same). */
+const GC_SLACK_MS = EXPIRED_COUNTER_KEPT_MS;
 
 /**
  * Counters of limits, not of money: their writes are not confirmed by a replica (a failover may

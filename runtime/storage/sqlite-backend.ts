@@ -31,7 +31,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { createStorage, defineDriver } from "unstorage";
-import type { ConsumeResult, CounterWindow, InsertOnceResult, StateBackend } from "./backend.ts";
+import { EXPIRED_COUNTER_KEPT_MS, type ConsumeResult, type CounterWindow, type InsertOnceResult, type StateBackend } from "./backend.ts";
 import { createCounterLog, type RowState } from "./counter-log.ts";
 import { decodeCells, encodeCells, legacyRowOf, type Cell } from "./counter-rows.ts";
 import { startCheckpointer } from "./sqlite-checkpointer.ts";
@@ -183,8 +183,11 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
 /** Page size of a new state file (see the pragma above). */
 export const PAGE_SIZE = 1024;
 
-/** A counter is forgotten this long after it expired (its count is 0 from its expiry on anyway). */
-const FORGET_AFTER_MS = 86_400_000;
+/**
+ * A counter is forgotten this long after it expired (its count is 0 from its expiry on anyway,
+ * except as of an earlier time: the usage history reads a finished day then).
+ */
+const FORGET_AFTER_MS = EXPIRED_COUNTER_KEPT_MS;
 
 /** Drop the copy beyond this many rows (one per active key, a few cells each). */
 const COUNTER_ROWS_MAX = 100_000;

@@ -85,6 +85,7 @@ describe("the typed client", () => {
       getSigningKeys: { ok: true, call: () => anon.GET("/.well-known/jwks.json") },
       ready: { ok: true, call: () => anon.GET("/readyz") },
       listKeys: { ok: true, call: () => admin.GET("/api/admin/keys", { params: { query: { label: "client-suite" } } }) },
+      getKeyUsage: { ok: true, call: () => admin.GET("/api/admin/keys/usage", { params: { query: { id: memberKey!.id } } }) },
       revokeKey: { ok: true, call: () => admin.POST("/api/admin/keys/revoke", { body: { id: spareKey!.id } }) },
       // The old secret keeps working for the grace period, so the member calls below still pass.
       rerollKey: { ok: true, call: () => admin.POST("/api/admin/keys/reroll", { body: { id: memberKey!.id, grace_seconds: 3600 } }) },

@@ -3,7 +3,13 @@
  * cannot drift apart. `factory()` returns a fresh, empty backend; `cleanup` runs after each test.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { CounterWindow, StateBackend } from "../../runtime/storage/backend.ts";
+import { EXPIRED_COUNTER_KEPT_MS, type CounterWindow, type StateBackend } from "../../runtime/storage/backend.ts";
+import { meterKey } from "../../runtime/metering/meter.ts";
+import { foldUsageHistory, readUsageHistory } from "../../runtime/metering/usage-history.ts";
+import { DAY_MS } from "../../runtime/metering/windows.ts";
+import type { Limits } from "../../runtime/schema/catalog.ts";
+import { createKeysStore } from "../../runtime/storage/keys-store.ts";
+import { membershipRecord } from "../helpers/key-record.ts";
 
 export interface BackendFactory {
   /** A fresh, empty backend; call it again for a second client of the SAME store when `shared`. */
@@ -14,6 +20,15 @@ export interface BackendFactory {
 
 const NOW = Date.now();
 const HOUR = 3_600_000;
+const LIMITS = {
+  per_key_monthly: 10_000,
+  volume_monthly_5_keys: 50_000,
+  hourly_rate_limit: 1_000,
+  daily_standard: 5_000,
+  daily_scale: 50_000,
+  trial_calls: 500,
+  overage_per_call_usd_micros: 0,
+} as Limits;
 
 export function testBackend(name: string, factory: () => BackendFactory): void {
   describe(`StateBackend contract: ${name}`, () => {
@@ -156,6 +171,79 @@ export function testBackend(name: string, factory: () => BackendFactory): void {
       expect(await b.removeOnce("slot:1", "holder-a")).toBe(false);
       expect(await b.insertOnce("slot:1", "holder-c", null, NOW)).toEqual({ created: false, value: "holder-b" });
       expect(await b.removeOnce("slot:1")).toBe(true);
+    });
+
+    it("an expired counter stays readable as of a time before its expiry for a day after it (the usage history reads it then)", async () => {
+      const b = await fresh();
+      const clients = current.shared ? [b, await open()] : [b];
+      const row = "q:{k:kept}:kept";
+      const end = NOW + HOUR;
+      const day = { key: `${row}:d:1`, row, limit: Number.POSITIVE_INFINITY, expiresAt: end };
+      for (let i = 0; i < 4; i++) await clients[i % clients.length]!.consume([day], 1, NOW);
+      // The next day's calls rewrite the row (the embedded store forgets old cells as it does).
+      const next = { ...day, key: `${row}:d:2`, expiresAt: end + DAY_MS };
+      await clients[0]!.consume([next], 1, end + EXPIRED_COUNTER_KEPT_MS - HOUR);
+      for (const c of clients) {
+        expect(await c.readCounters([day.key], end - 1, [row])).toEqual([4]);
+        expect(await c.readCounters([day.key], end, [row])).toEqual([0]);
+      }
+    });
+
+    it("usage history matches the metered calls per day, and drops days past 90", async () => {
+      const b = await fresh();
+      const clients = current.shared ? [b, await open()] : [b];
+      const keys = createKeysStore(b, { cacheMs: 0 });
+      const key = membershipRecord("a1b2c3d4e5f6");
+      const other = membershipRecord("0f0e0d0c0b0a");
+      await keys.put(key);
+      await keys.put(other);
+      const day0 = Math.floor(NOW / DAY_MS) * DAY_MS;
+      const date = (d: number) => new Date(day0 + d * DAY_MS).toISOString().slice(0, 10);
+      const meter = async (record: typeof key, n: number, at: number) => {
+        // Concurrent, from every client, as a burst of requests would meter them.
+        await Promise.all(Array.from({ length: n }, (_, i) => meterKey(clients[i % clients.length]!, LIMITS, record, at + i)));
+      };
+      const history = (at: number, record = key) => readUsageHistory(clients.at(-1)!, LIMITS, record, at);
+      const fold = (at: number) => foldUsageHistory({ backend: b, keys }, LIMITS, at);
+
+      await meter(key, 7, day0 + 10 * HOUR);
+      await meter(other, 2, day0 + 11 * HOUR);
+      expect(await history(day0 + 12 * HOUR)).toEqual([{ date: date(0), requests: 7 }]);
+      // The last millisecond of a day counts in that day.
+      await meter(key, 1, day0 + DAY_MS - 1);
+      await meter(key, 5, day0 + DAY_MS + HOUR);
+      // Yesterday is read live before it is folded.
+      expect(await history(day0 + DAY_MS + 2 * HOUR)).toEqual([
+        { date: date(0), requests: 8 },
+        { date: date(1), requests: 5 },
+      ]);
+      expect(await fold(day0 + DAY_MS + 2 * HOUR)).toEqual({ day: date(0), keys: 2 });
+      // Once a day: a second fold (another instance) has nothing to do.
+      expect(await fold(day0 + DAY_MS + 3 * HOUR)).toEqual({ day: null, keys: 0 });
+      await meter(key, 3, day0 + 2 * DAY_MS + HOUR);
+      expect((await fold(day0 + 2 * DAY_MS + 2 * HOUR)).day).toBe(date(1));
+      // Day 2 is folded on day 3; day 3 has no call.
+      expect((await fold(day0 + 3 * DAY_MS + HOUR)).day).toBe(date(2));
+      const expected = [
+        { date: date(0), requests: 8 },
+        { date: date(1), requests: 5 },
+        { date: date(2), requests: 3 },
+      ];
+      expect(await history(day0 + 3 * DAY_MS + 2 * HOUR)).toEqual(expected);
+      expect(await history(day0 + 3 * DAY_MS + 2 * HOUR, other)).toEqual([{ date: date(0), requests: 2 }]);
+      // Long after the counters were forgotten, the folded days remain, for 90 days (today included).
+      expect(await history(day0 + 89 * DAY_MS)).toEqual(expected);
+      expect(await history(day0 + 90 * DAY_MS)).toEqual(expected.slice(1));
+      expect(await history(day0 + 92 * DAY_MS + HOUR)).toEqual([]);
+      // A fold after the gap keeps the key's history record to the same 90 days.
+      await meter(key, 2, day0 + 91 * DAY_MS);
+      expect((await fold(day0 + 92 * DAY_MS)).day).toBe(date(91));
+      expect(await b.records.getItem(`usage:${key.id}`)).toEqual({
+        days: [
+          [day0 / DAY_MS + 2, 3],
+          [day0 / DAY_MS + 91, 2],
+        ],
+      });
     });
 
     it("claimPosition gives unique consecutive positions, stable on repeats", async () => {
