@@ -156,5 +156,10 @@ describe("a release tarball unpacked into an empty folder", { timeout: 180_000 }
     const status = await vkr(["status", "--json"], { DATA_DIR: join(scratch, "cli-state") });
     expect(status.code, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({ ready: true, build_id: release.buildId, store: { kind: "sqlite", ok: true } });
+
+    // The content build runs from the sources through tsx: refused in words, not with a stack trace.
+    const build = await vkr(["build"], {});
+    expect(build.code).toBe(1);
+    expect(build.stderr).toContain("an install without the sources");
   });
 });
