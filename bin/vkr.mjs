@@ -2,7 +2,9 @@
 // The `vkr` bin: runs the CLI bundled by build/bundle-cli.ts (dist/cli/vkr.mjs), so a command
 // starts without compiling TypeScript. A clean clone has no bundle yet, and an edited source makes
 // it stale: then it is bundled once (esbuild through tsx, both installed by `npm ci`), and every
-// later run starts from the bundle. `npm run build` bundles it too.
+// later run starts from the bundle. `npm run build` bundles it too. A release install
+// (`npm run release`) carries the bundle but not the sources, nor tsx and esbuild: with no
+// cli/main.ts beside it there is nothing to be stale against, so the bundle runs as it is.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -12,7 +14,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dir = join(root, "dist", "cli");
 const entry = join(dir, "vkr.mjs");
 
-if (!_fresh()) {
+const sources = existsSync(join(root, "cli", "main.ts"));
+if (!sources && !existsSync(entry)) {
+  process.stderr.write(`vkr: ${entry} is missing and there are no sources to bundle it from; unpack the release again.\n`);
+  process.exit(1);
+}
+if (sources && !_fresh()) {
   process.stderr.write(
     existsSync(entry) ? "vkr: sources changed since the CLI was bundled; bundling it again\n" : "vkr: bundling the CLI once (dist/cli/)\n",
   );
