@@ -10,6 +10,7 @@ import { clientCutOff } from "./http/body.ts";
 import { useCoalescedWrites } from "./http/coalesce-writes.ts";
 import { initRequestContext, requestContext } from "./http/context.ts";
 import { baseHeaders, preflightHeaders } from "./http/headers.ts";
+import { logProblemCause } from "./http/log-cause.ts";
 import { problemResponse } from "./http/problem.ts";
 import { sendBytes } from "./http/respond.ts";
 import { redactTarget } from "./logger.ts";
@@ -114,6 +115,7 @@ function _toProblem(deps: AppDeps, error: HTTPError, event: H3Event): Response {
     });
     apiErr = apiError("internal_error", { detail: `Unexpected error; request id ${ctx.requestId}.` });
   }
+  logProblemCause(deps.logger, ctx.requestId, apiErr);
   deps.metrics?.observeProblem(apiErr);
   const headers = new Headers(baseHeaders(ctx.requestId));
   return problemResponse(apiErr, { requestId: ctx.requestId, baseUrl: deps.config.publicBaseUrl }, headers);
