@@ -26,6 +26,7 @@ import health from "./routes/health.ts";
 import interest from "./routes/interest.ts";
 import keys from "./routes/keys.ts";
 import metrics from "./routes/metrics.ts";
+import { UNMATCHED_ROUTE } from "./metrics/create-metrics.ts";
 import referral from "./routes/referral.ts";
 import search from "./routes/search.ts";
 import mcp from "./mcp/index.ts";
@@ -124,7 +125,7 @@ function _toProblem(deps: AppDeps, error: HTTPError, event: H3Event): Response {
 function _logRequest(deps: AppDeps, event: H3Event, status: number): void {
   const ctx = requestContext(event);
   // The matched route pattern, never the raw path: label values must stay a small, fixed set.
-  const route = event.context.matchedRoute?.route ?? "unmatched";
+  const route = event.context.matchedRoute?.route ?? UNMATCHED_ROUTE;
   deps.metrics?.observeResponse({
     method: event.req.method,
     route,

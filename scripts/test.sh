@@ -7,4 +7,5 @@ bash scripts/ensure-services.sh
 npx biome format .
 npx tsc --noEmit -p tsconfig.json
 npx eslint .
+npx knip
 npx vitest run "$@"

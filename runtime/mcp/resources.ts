@@ -18,7 +18,6 @@ import type { McpContext } from "./context.ts";
 import { RPC, RpcError } from "./jsonrpc.ts";
 import { servedSignature } from "../signing/answer-signer.ts";
 
-export const RESOURCE_SCHEME = "vkr:";
 const MIME = "application/json";
 
 export interface ResourceEntry {
