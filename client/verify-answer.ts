@@ -88,7 +88,7 @@ export async function verifyAnswer(
   const digest = h["content-digest"];
   const identityText = h["knowledge-identity"];
   const input = h["signature-input"];
-  const signatureHeader = h["signature"];
+  const signatureHeader = h.signature;
   if (!digest || !identityText || !input || !signatureHeader)
     return { ok: false, reason: "not a signed answer: Content-Digest, Knowledge-Identity, Signature-Input and Signature are all needed" };
   const identity = parseIdentity(identityText);

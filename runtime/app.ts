@@ -3,9 +3,9 @@
  * Errors from the catalogue become problem+json; anything else is masked as a 500 with a request
  * id and logged with its stack (never sent).
  */
-import { H3, HTTPError, type H3Event } from "h3";
+import { H3, type HTTPError, type H3Event } from "h3";
 import type { AppDeps } from "./deps.ts";
-import { ApiError, apiError, isApiError, type ErrorCode } from "./errors.ts";
+import { type ApiError, apiError, isApiError, type ErrorCode } from "./errors.ts";
 import { clientCutOff } from "./http/body.ts";
 import { useCoalescedWrites } from "./http/coalesce-writes.ts";
 import { initRequestContext, requestContext } from "./http/context.ts";

@@ -200,7 +200,10 @@ function _checkDocument(
       ...(line ? { line } : {}),
       message,
     });
-  if (!doc) return stale(undefined, `${where} is missing: run \`npm run review:md\` to write its summary from ${file.file}`);
+  if (!doc) {
+    stale(undefined, `${where} is missing: run \`npm run review:md\` to write its summary from ${file.file}`);
+    return;
+  }
   const block = renderReviewBlock(records, nodes);
   const start = doc.raw.indexOf(BLOCK_START);
   const end = doc.raw.indexOf(BLOCK_END);
