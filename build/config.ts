@@ -51,7 +51,10 @@ export interface ResolvedBuildConfig {
   today: string;
 }
 
-/** Types a config object; no defaults applied here. */
+/**
+ * Types a config object; no defaults applied here.
+ * @public for a build config file outside this repository; nothing here calls it
+ */
 export function defineBuildConfig(config: BuildConfig): BuildConfig {
   return config;
 }

@@ -146,7 +146,10 @@ function _publish(outDir: string, dataDir: string, target: string): void {
  */
 function _moveUnlessExists(dir: string, final: string, signingKid?: string): void {
   try {
-    if (!existsSync(final)) return renameSync(dir, final);
+    if (!existsSync(final)) {
+      renameSync(dir, final);
+      return;
+    }
     if (signingKid !== undefined && _signingKid(final) !== signingKid) {
       const manifest = join(final, "manifest.json");
       const swap = `${manifest}.${process.pid}.tmp`;

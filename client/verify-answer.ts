@@ -12,6 +12,17 @@
  *   const result = await verifyAnswer(saved, jwks);           // { ok: true, identity: { node, version, build, … } }
  *   await verifyAnswer(saved, jwks, { node: "aic-triage", maxAgeSeconds: 3600 }); // or { ok: false, reason }
  */
+import {
+  coveredComponentsText,
+  formatContentDigest,
+  parseIdentity,
+  parseSignatureInput,
+  signatureBase,
+  signatureOf,
+  type KnowledgeIdentity,
+} from "./http-signature.ts";
+
+export { parseIdentity } from "./http-signature.ts";
 
 /** A JWK Set as /.well-known/jwks.json serves it. */
 export interface AnswerKeySet {
@@ -19,16 +30,7 @@ export interface AnswerKeySet {
 }
 
 /** What a signed answer says it is (`Knowledge-Identity`). */
-export interface AnswerIdentity {
-  vertical: string;
-  node?: string;
-  version?: string;
-  view: string;
-  layers?: string;
-  /** base64 sha-256 of the RFC 8785 JSON of the facts or query a dynamic answer was computed from. */
-  input?: string;
-  build: string;
-}
+export type AnswerIdentity = KnowledgeIdentity;
 
 export type AnswerVerification =
   | {
@@ -86,25 +88,24 @@ export async function verifyAnswer(
   const digest = h["content-digest"];
   const identityText = h["knowledge-identity"];
   const input = h["signature-input"];
-  const signatureHeader = h["signature"];
+  const signatureHeader = h.signature;
   if (!digest || !identityText || !input || !signatureHeader)
     return { ok: false, reason: "not a signed answer: Content-Digest, Knowledge-Identity, Signature-Input and Signature are all needed" };
   const identity = parseIdentity(identityText);
   if (!identity) return { ok: false, reason: `Knowledge-Identity does not parse: ${identityText.slice(0, 200)}` };
 
-  const member = /^\s*([a-z*][a-z0-9_.*-]*)=(.*)$/.exec(input);
-  if (!member) return { ok: false, reason: "Signature-Input does not parse", identity };
-  const [, label, params] = member as unknown as [string, string, string];
-  const components = /^\(([^)]*)\)/.exec(params)?.[1]?.split(" ").filter(Boolean) ?? [];
-  if (components.join(" ") !== '"content-digest" "knowledge-identity"')
+  const signed = parseSignatureInput(input);
+  if (!signed) return { ok: false, reason: "Signature-Input does not parse", identity };
+  const { label, params, components } = signed;
+  if (components.join(" ") !== coveredComponentsText())
     return {
       ok: false,
       reason: `the signature must cover content-digest and knowledge-identity; it covers ${components.join(" ") || "nothing"}`,
       identity,
     };
-  const kid = /;keyid="([^"\\]*)"/.exec(params)?.[1];
+  const kid = signed.kid;
   if (!kid) return { ok: false, reason: "the signature names no keyid", identity };
-  const sig = new RegExp(`(?:^|,)\\s*${label.replace(/[.*]/g, "\\$&")}=:([A-Za-z0-9+/=]*):`).exec(signatureHeader)?.[1];
+  const sig = signatureOf(signatureHeader, label);
   if (!sig) return { ok: false, reason: `Signature has no member ${label}`, identity, kid };
   const jwk = keys.keys.find((k) => k.kid === kid);
   if (!jwk)
@@ -115,16 +116,15 @@ export async function verifyAnswer(
       kid,
     };
 
-  const expected = `sha-256=:${_base64(new Uint8Array(await crypto.subtle.digest("SHA-256", _buffer(answer.body))))}:`;
+  const expected = formatContentDigest(_base64(new Uint8Array(await crypto.subtle.digest("SHA-256", _buffer(answer.body)))));
   if (digest.trim() !== expected)
     return { ok: false, reason: "the body does not match Content-Digest: the answer was changed after it was signed", identity, kid };
-  const base = `"content-digest": ${digest.trim()}\n"knowledge-identity": ${identityText.trim()}\n"@signature-params": ${params.trim()}`;
+  const base = signatureBase(digest.trim(), identityText.trim(), params.trim());
   const key = await crypto.subtle.importKey("jwk", { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, { name: "Ed25519" }, false, ["verify"]);
   const valid = await crypto.subtle.verify({ name: "Ed25519" }, key, _buffer(_unbase64(sig)), _buffer(new TextEncoder().encode(base)));
   if (!valid)
     return { ok: false, reason: "the signature does not verify: the identity or the digest was changed after signing", identity, kid };
-  const createdText = /;created=(\d+)/.exec(params)?.[1];
-  const created = createdText ? new Date(Number(createdText) * 1000) : undefined;
+  const created = signed.created !== undefined ? new Date(signed.created * 1000) : undefined;
   const mismatch = await _mismatch(identity, created, expectation);
   if (mismatch !== null) return { ok: false, reason: mismatch, identity, kid };
   return { ok: true, identity, kid, ...(created ? { created } : {}) };
@@ -165,22 +165,6 @@ export function parseSavedAnswer(saved: string | Uint8Array): SavedAnswer {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(meta)) if (typeof value === "string") headers[name.toLowerCase()] = value;
   return { headers, body: new TextEncoder().encode(body) };
-}
-
-/** `vertical="travel", node="trv-a", …` → its members; null when it is not our dictionary. */
-export function parseIdentity(text: string): AnswerIdentity | null {
-  const out: Record<string, string> = {};
-  const re = /\s*([a-z][a-z0-9_.-]*)=(?:"((?:[^"\\]|\\.)*)"|:([A-Za-z0-9+/=]*):)\s*(?:,|$)/y;
-  let at = 0;
-  while (at < text.length) {
-    re.lastIndex = at;
-    const m = re.exec(text);
-    if (!m) return null;
-    out[m[1]!] = m[2] !== undefined ? m[2].replace(/\\(.)/g, "$1") : m[3]!;
-    at = re.lastIndex;
-  }
-  if (!out.vertical || !out.view || !out.build) return null;
-  return out as unknown as AnswerIdentity;
 }
 
 // --- Internal helpers ---

@@ -3,13 +3,14 @@
  * Errors from the catalogue become problem+json; anything else is masked as a 500 with a request
  * id and logged with its stack (never sent).
  */
-import { H3, HTTPError, type H3Event } from "h3";
+import { H3, type HTTPError, type H3Event } from "h3";
 import type { AppDeps } from "./deps.ts";
-import { ApiError, apiError, isApiError, type ErrorCode } from "./errors.ts";
+import { type ApiError, apiError, isApiError, type ErrorCode } from "./errors.ts";
 import { clientCutOff } from "./http/body.ts";
 import { useCoalescedWrites } from "./http/coalesce-writes.ts";
 import { initRequestContext, requestContext } from "./http/context.ts";
 import { baseHeaders, preflightHeaders } from "./http/headers.ts";
+import { logProblemCause } from "./http/log-cause.ts";
 import { problemResponse } from "./http/problem.ts";
 import { sendBytes } from "./http/respond.ts";
 import { redactTarget } from "./logger.ts";
@@ -25,6 +26,7 @@ import health from "./routes/health.ts";
 import interest from "./routes/interest.ts";
 import keys from "./routes/keys.ts";
 import metrics from "./routes/metrics.ts";
+import { UNMATCHED_ROUTE } from "./metrics/create-metrics.ts";
 import referral from "./routes/referral.ts";
 import search from "./routes/search.ts";
 import mcp from "./mcp/index.ts";
@@ -114,6 +116,7 @@ function _toProblem(deps: AppDeps, error: HTTPError, event: H3Event): Response {
     });
     apiErr = apiError("internal_error", { detail: `Unexpected error; request id ${ctx.requestId}.` });
   }
+  logProblemCause(deps.logger, ctx.requestId, apiErr);
   deps.metrics?.observeProblem(apiErr);
   const headers = new Headers(baseHeaders(ctx.requestId));
   return problemResponse(apiErr, { requestId: ctx.requestId, baseUrl: deps.config.publicBaseUrl }, headers);
@@ -122,7 +125,7 @@ function _toProblem(deps: AppDeps, error: HTTPError, event: H3Event): Response {
 function _logRequest(deps: AppDeps, event: H3Event, status: number): void {
   const ctx = requestContext(event);
   // The matched route pattern, never the raw path: label values must stay a small, fixed set.
-  const route = event.context.matchedRoute?.route ?? "unmatched";
+  const route = event.context.matchedRoute?.route ?? UNMATCHED_ROUTE;
   deps.metrics?.observeResponse({
     method: event.req.method,
     route,

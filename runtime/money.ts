@@ -1,5 +1,4 @@
-/** Money is integer micro-dollars everywhere; only presentation turns it into a string. */
-export const MICROS_PER_USD = 1_000_000;
+// Money is integer micro-dollars everywhere; only presentation turns it into a string.
 
 /** @example formatUsd(19_000_000) === "$19"; formatUsd(1_900_000) === "$1.90" */
 export function formatUsd(micros: number): string {

@@ -49,7 +49,10 @@ export function toClosedSchema(schema: TSchema): TSchema {
 
 function _close(node: unknown): void {
   if (!node || typeof node !== "object") return;
-  if (Array.isArray(node)) return node.forEach(_close);
+  if (Array.isArray(node)) {
+    for (const item of node) _close(item);
+    return;
+  }
   const obj = node as TObject & Record<string, unknown>;
   if (obj.type === "object" && obj.properties && obj.additionalProperties === undefined && !obj.patternProperties) {
     obj.additionalProperties = false;

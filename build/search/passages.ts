@@ -105,14 +105,14 @@ function _inline(node: RootContent): string {
 
 /** After a candidate end: a capital letter, or an opening quote or bracket before one. Never a digit. */
 function _startsSentence(text: string, at: number): boolean {
-  return /^["'‘“(\[]?\p{Lu}/u.test(text.slice(at, at + 2));
+  return /^["'‘“([]?\p{Lu}/u.test(text.slice(at, at + 2));
 }
 
 /** The word before the stop is an abbreviation, an initial (`U.`, `C.`), or dotted (`U.S.C.`, `e.g.`). */
 function _isAbbreviation(text: string, stop: number): boolean {
   if (text[stop] !== ".") return false;
   const word = /(\S+)$/.exec(text.slice(0, stop))?.[1] ?? "";
-  const bare = word.replace(/^["'‘“(\[]+/, "");
+  const bare = word.replace(/^["'‘“([]+/, "");
   if (/^\p{L}$/u.test(bare) || bare.includes(".")) return true;
   return ABBREVIATIONS.has(bare.toLowerCase());
 }

@@ -7,7 +7,7 @@
  * - a typed value may name `figure: <id>`; the build fails when its number, date or unit differs
  *   from the declaration, so two nodes can never state one figure differently.
  */
-import jsYaml from "js-yaml";
+import { parse as parseYaml } from "yaml";
 import { Type, type Static } from "@sinclair/typebox";
 import { DURATION_UNITS, FACT_NAME_RE } from "../../runtime/schema/rules.ts";
 import type { Diagnostics } from "../diagnostics.ts";
@@ -41,7 +41,7 @@ export function readFigures(files: readonly SourceFile[], diagnostics: Diagnosti
   for (const file of files) {
     let data: unknown;
     try {
-      data = jsYaml.load(file.raw, { schema: jsYaml.CORE_SCHEMA }) ?? {};
+      data = parseYaml(file.raw) ?? {};
     } catch (error) {
       diagnostics.add({
         code: "figure_invalid",

@@ -2,12 +2,12 @@
  * Stage 2, parse: frontmatter with gray-matter, body split into H2 sections with remark. Pure in
  * the file's bytes, hence cacheable by digest across builds.
  *
- * The YAML engine is js-yaml with its CORE schema: dates stay strings (the default schema would
- * turn `2026-11-01` into a Date), and it is much faster than the `yaml` package on frontmatter
- * (docs/performance.md), which matters at 10,000 nodes. `yaml` is still used where positions are needed (`locate.ts`).
+ * The YAML engine is the `yaml` package (the project's one YAML library) with its YAML 1.2 core
+ * schema: dates stay strings (a YAML 1.1 timestamp type would turn `2026-11-01` into a Date) and
+ * `yes`/`no` stay strings. gray-matter's own js-yaml is never used: the engine is passed in.
  */
 import matter from "gray-matter";
-import jsYaml from "js-yaml";
+import { parse as parseYaml, YAMLParseError } from "yaml";
 import { sha256 } from "../digest.ts";
 import { createLocator, type LocateField } from "../locate.ts";
 import { splitBody, type SplitBody } from "../markdown/layers.ts";
@@ -44,7 +44,7 @@ export interface ParsedFile {
 const FRONTMATTER_FIRST_LINE = 1;
 // Passing options also turns off gray-matter's unbounded module-level cache of every input.
 const MATTER_OPTIONS = {
-  engines: { yaml: { parse: (s: string) => (jsYaml.load(s, { schema: jsYaml.CORE_SCHEMA }) ?? {}) as object, stringify: () => "" } },
+  engines: { yaml: { parse: (s: string) => (parseYaml(s) ?? {}) as object, stringify: () => "" } },
 };
 
 /**
@@ -106,11 +106,10 @@ export function readFrontmatter(raw: string): Frontmatter {
     const file = matter(raw, MATTER_OPTIONS);
     return { data: file.data, source: file.matter, body: file.content };
   } catch (error) {
-    // js-yaml marks are 0-based lines of the frontmatter text.
-    const mark = (error as { mark?: { line?: number } }).mark;
-    const line = mark?.line !== undefined ? mark.line + FRONTMATTER_FIRST_LINE : 1;
-    const reason = (error as { reason?: string }).reason;
-    const message = reason ?? (error instanceof Error ? error.message.split("\n")[0]! : String(error));
+    // `yaml` positions are 1-based lines of the frontmatter text, whose line 1 is the file's.
+    const at = error instanceof YAMLParseError ? error.linePos?.[0]?.line : undefined;
+    const line = at !== undefined ? at - 1 + FRONTMATTER_FIRST_LINE : 1;
+    const message = error instanceof Error ? error.message.split("\n")[0]! : String(error);
     return { data: undefined, source: "", body: "", error: { line, message: `frontmatter is not valid YAML: ${message}` } };
   }
 }

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import jsYaml from "js-yaml";
+import { parse as parseYaml } from "yaml";
 import { createDiagnostics, type Diagnostics, type IssueCode } from "../diagnostics.ts";
 import { createLocator, type FieldPath } from "../locate.ts";
 import { suggestClosest } from "../../runtime/did-you-mean.ts";
@@ -98,7 +98,7 @@ export function readReviewFile(
 ): ReviewFile | undefined {
   let data: unknown;
   try {
-    data = jsYaml.load(file.raw, { schema: jsYaml.CORE_SCHEMA }) ?? {};
+    data = parseYaml(file.raw) ?? {};
   } catch (error) {
     report("review_record_invalid", [], error instanceof Error ? error.message.split("\n")[0]! : String(error));
     return undefined;
@@ -200,7 +200,10 @@ function _checkDocument(
       ...(line ? { line } : {}),
       message,
     });
-  if (!doc) return stale(undefined, `${where} is missing: run \`npm run review:md\` to write its summary from ${file.file}`);
+  if (!doc) {
+    stale(undefined, `${where} is missing: run \`npm run review:md\` to write its summary from ${file.file}`);
+    return;
+  }
   const block = renderReviewBlock(records, nodes);
   const start = doc.raw.indexOf(BLOCK_START);
   const end = doc.raw.indexOf(BLOCK_END);

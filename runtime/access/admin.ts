@@ -3,7 +3,7 @@
  * time. Without a configured ADMIN_KEY every bearer is wrong, so admin issuance is simply off.
  */
 import { clientAddress } from "../http/client-address.ts";
-import { type H3Event } from "h3";
+import type { H3Event } from "h3";
 import type { AppDeps } from "../deps.ts";
 import { apiError, isApiError } from "../errors.ts";
 import { secretsEqual } from "../keys/key-secret.ts";

@@ -12,10 +12,10 @@
  * Each path adds only what is its own: REST its 304 and HEAD, MCP its unlock hint, evaluate its
  * facts, the pages their cookie.
  */
-import { limitsInForce, type AppDeps } from "../deps.ts";
+import type { AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import { authorizePerUse, type PerUseAuthorization } from "../payments/per-use/per-use.ts";
-import type { ResolvedVertical } from "../schema/catalog.ts";
+import type { Limits, ResolvedVertical } from "../schema/catalog.ts";
 import type { Artifact, Artifacts, NodeMeta, NodeVariant } from "../storage/artifacts.ts";
 import type { Caller, Reader } from "./credentials.ts";
 import { decideRead, decideSearchMeter, orRefuse, refuseLocked, type ReadDecision, type ReadMeter } from "./decide-read.ts";
@@ -26,6 +26,8 @@ export interface ReadSession {
   caller: Caller;
   meter: ReadMeter;
   perUse: PerUseAuthorization | null;
+  /** The limits in force for the build the session started on, read once: a key's windows are metered with these. */
+  limits: Limits;
 }
 
 export interface ReadPlan extends ReadSession {
@@ -65,12 +67,14 @@ export function findNode(build: Artifacts, vertical: ResolvedVertical, nodeId: s
 export async function planRead(deps: AppDeps, request: ReadRequest, now: number): Promise<ReadPlan> {
   const { build, vertical, meta, reader } = request;
   const { caller, credentialProblem } = reader;
+  // The pinned build's limits, not the current ones: a release swapped in since the request began must not mix in.
+  const limits = deps.build.limitsOf(build);
   const input = {
     caller,
     credentialProblem,
     vertical,
     node: meta,
-    ...(request.unlockHint === false ? {} : { limits: limitsInForce(deps) }),
+    ...(request.unlockHint === false ? {} : { limits }),
   };
   const decision = orRefuse(decideRead(input));
   if (request.need === "full" && decision.view === "locked") throw refuseLocked(input);
@@ -84,7 +88,7 @@ export async function planRead(deps: AppDeps, request: ReadRequest, now: number)
   // session into it with a spread was a visible share of a metered request in profiles).
   const begun = _begin(deps, caller, decision.meter, request.freeRead, now);
   const perUse = begun === null ? null : await begun;
-  return { caller, meter: decision.meter, perUse, build, vertical, meta, decision };
+  return { caller, meter: decision.meter, perUse, limits, build, vertical, meta, decision };
 }
 
 /**
@@ -94,8 +98,9 @@ export async function planRead(deps: AppDeps, request: ReadRequest, now: number)
  */
 export async function planSearch(deps: AppDeps, caller: Caller, scope: readonly ResolvedVertical[], now: number): Promise<ReadSession> {
   const meter = decideSearchMeter(caller, scope);
+  const limits = deps.build.limits;
   const begun = _begin(deps, caller, meter, undefined, now);
-  return { caller, meter, perUse: begun === null ? null : await begun };
+  return { caller, meter, perUse: begun === null ? null : await begun, limits };
 }
 
 /** The prebuilt bytes the plan allows: the node's full or locked view, or the index; lean or not. */

@@ -10,7 +10,7 @@
  */
 import type { H3Event } from "h3";
 import type { AppDeps } from "../deps.ts";
-import { isCredentialRefusal, type PresentedCredentials, type Reader } from "../access/credentials.ts";
+import { isCredentialRefusal, type Reader } from "../access/credentials.ts";
 import { requestCaller, type CallerOptions } from "../access/request-caller.ts";
 import { credentialProblemHeaders } from "../access/credential-problem.ts";
 import { apiError, type ApiError } from "../errors.ts";

@@ -38,7 +38,7 @@ export interface OutcomeTotals {
 /**
  * A member account got its first key: it joins the roster of `cohort` (its seat was taken when
  * its purchase was reserved, `cohort-seats.ts`), then progression is evaluated.
- * Pass as `onSeatClaimed` to `issueKeys` (see `seatClaimedHook`).
+ * Called when a purchase issues the account's keys (`purchase-keys.ts`).
  */
 export async function claimCohortSeat(deps: CohortDeps, seat: { account: string; cohort: CohortName }, now: number): Promise<void> {
   const account = seat.account.toLowerCase();
@@ -56,11 +56,6 @@ export async function claimCohortSeat(deps: CohortDeps, seat: { account: string;
     if (left)
       await _grantLoyalty(createCreditsStore(deps.backend), { account, from: seat.cohort, amount: left.loyalty_credit_usd_micros }, now);
   }
-}
-
-/** The hook `issueKeys` calls when a member account claims its seat. */
-export function seatClaimedHook(deps: CohortDeps) {
-  return (seat: { account: string; cohort: CohortName }, now: number) => claimCohortSeat(deps, seat, now);
 }
 
 /** Adds one Proof-of-Outcome score (micro-units) to the totals. */

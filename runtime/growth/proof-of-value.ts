@@ -133,7 +133,7 @@ async function _resolveTrialKey(deps: AppDeps, trialKey: string): Promise<KeyRec
     apiError("trial_key_invalid", { errors: [{ pointer: "/trial_key", message: "must be a trial key issued by this service" }] });
   if (parseKeyString(trialKey) !== "trial") throw invalid();
   const record = await deps.keys.get(hashKey(trialKey));
-  if (!record || record.type !== "trial" || record.status === "revoked") throw invalid();
+  if (record?.type !== "trial" || record.status === "revoked") throw invalid();
   return record;
 }
 

@@ -80,7 +80,7 @@ export async function qualifyReferral(
     // Nobody referred this agent: the probe we just wrote keeps later referrals of a member out.
     if (pointer.created || pointer.value === "none") continue;
     const entry = await deps.backend.records.getItem<ReferralEntry>(`referral:log:${pointer.value}`);
-    if (!entry || entry.status !== "pending") continue;
+    if (entry?.status !== "pending") continue;
     await _credit(deps, entry, buyer.purchaseId, now);
   }
 }

@@ -4,6 +4,7 @@
  * `RpcError`s; tool failures are `isError` results (see tools.ts).
  */
 import { isApiError } from "../errors.ts";
+import { logProblemCause } from "../http/log-cause.ts";
 import { problemBody } from "../http/problem.ts";
 import type { McpContext } from "./context.ts";
 import { EncodedJson, RawJson, RPC, RpcError, toJsonText } from "./jsonrpc.ts";
@@ -76,6 +77,7 @@ export const METHODS: Readonly<Record<string, Handler>> = {
     } catch (error) {
       observe("error");
       if (!isApiError(error)) throw error;
+      logProblemCause(ctx.deps.logger, ctx.requestId, error);
       // The REST problem, as text: structuredContent would be checked against the tool's outputSchema.
       // The readable line first, then the problem's other fields, each said once.
       const { title, detail, ...rest } = problemBody(error, { requestId: ctx.requestId, baseUrl: ctx.deps.config.publicBaseUrl });

@@ -7,6 +7,7 @@
  * default, so an agent reads them once per session instead of with every node.
  */
 import { isApiError, type ApiError } from "../errors.ts";
+import { logProblemCause } from "../http/log-cause.ts";
 import { problemBody } from "../http/problem.ts";
 import { viewOf } from "../access/decide-read.ts";
 import type { Caller } from "../access/credentials.ts";
@@ -17,7 +18,6 @@ import type { McpContext } from "./context.ts";
 import { RPC, RpcError } from "./jsonrpc.ts";
 import { servedSignature } from "../signing/answer-signer.ts";
 
-export const RESOURCE_SCHEME = "vkr:";
 const MIME = "application/json";
 
 export interface ResourceEntry {
@@ -91,6 +91,7 @@ export async function readResource(ctx: McpContext, uri: string) {
     };
   } catch (error) {
     if (!isApiError(error)) throw error;
+    logProblemCause(ctx.deps.logger, ctx.requestId, error);
     if (error.code === "vertical_unknown" || error.code === "node_not_found")
       throw new RpcError(RPC.resourceNotFound, "Resource not found", { uri });
     throw _accessError(ctx, error);

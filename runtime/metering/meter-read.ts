@@ -6,7 +6,6 @@
  * after the 304 check, so a 304 (and anything else answered before it) consumes nothing.
  */
 import type { AppDeps } from "../deps.ts";
-import { limitsInForce } from "../deps.ts";
 import type { ReadSession } from "../access/read-session.ts";
 import { chargePerUse } from "../payments/per-use/per-use.ts";
 import { meterKey } from "./meter.ts";
@@ -14,7 +13,7 @@ import { meterKey } from "./meter.ts";
 /** Returns the headers that report the count or the charge (RateLimit, Pay-Network-*). */
 export async function meterRead(deps: AppDeps, read: ReadSession, now: number): Promise<Record<string, string>> {
   if (read.meter === "key" && read.caller.kind === "key")
-    return (await meterKey(deps.backend, limitsInForce(deps), read.caller.record, now)).headers;
+    return (await meterKey(deps.backend, read.limits, read.caller.record, now)).headers;
   if (read.meter === "payment" && read.perUse) return chargePerUse(deps, read.perUse, now);
   return {};
 }

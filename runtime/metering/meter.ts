@@ -34,8 +34,11 @@ export async function meterKey(
   try {
     result = await backend.consume(windows, 1, now);
   } catch (error) {
-    // Never serve metered content unmetered: without the store we cannot count, so we refuse.
-    throw apiError("store_unavailable", { detail: "Metering is unavailable; retry shortly.", headers: { "retry-after": "5" } });
+    // Never serve metered content unmetered: without the store we cannot count, so we refuse. The
+    // cause goes with the problem, for the log line of the request (`http/log-cause.ts`).
+    const refused = apiError("store_unavailable", { detail: "Metering is unavailable; retry shortly.", headers: { "retry-after": "5" } });
+    refused.cause = error;
+    throw refused;
   }
   if (!result.admitted) {
     const w = windows[result.deniedIndex]!;

@@ -11,11 +11,15 @@ export interface BuildRef {
   current: Artifacts;
   /** The limits in force for `current`: the catalogue's, with the configured overrides applied (what /api/status reports). */
   readonly limits: Limits;
+  /** The limits in force for `build`: a request pins its build once and reads that build's limits, never the current ones. */
+  limitsOf(build: Artifacts): Limits;
 }
 
 export function createBuildRef(initial: Artifacts, overrides: RetrievalLimitOverrides): BuildRef {
   let current = initial;
   let limits = _apply(initial, overrides);
+  // A build swapped out while requests that pinned it are in flight keeps its own limits for them.
+  const earlier = new WeakMap<Artifacts, Limits>();
   return {
     get current() {
       return current;
@@ -23,11 +27,18 @@ export function createBuildRef(initial: Artifacts, overrides: RetrievalLimitOver
     set current(next: Artifacts) {
       // Worked out before the swap, so no request sees the new build with the old limits.
       const nextLimits = _apply(next, overrides);
+      earlier.set(current, limits);
       current = next;
       limits = nextLimits;
     },
     get limits() {
       return limits;
+    },
+    limitsOf(build) {
+      if (build === current) return limits;
+      let found = earlier.get(build);
+      if (found === undefined) earlier.set(build, (found = _apply(build, overrides)));
+      return found;
     },
   };
 }

@@ -12,7 +12,6 @@ import { CREDENTIAL_VARY } from "../http/headers.ts";
 import { readIntegerParam, readSingleParam } from "../http/query.ts";
 import { sendSignedJson } from "../signing/send-signed.ts";
 import { searchIdentity } from "../signing/answer-identity.ts";
-import { apiError } from "../errors.ts";
 import { searchNodes } from "../search/search-nodes.ts";
 
 export default definePlugin<AppDeps>((app, deps) => {

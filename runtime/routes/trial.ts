@@ -22,7 +22,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     const body = await readJsonBody(event, validator, deps.config.maxBodyBytes);
     const build = deps.build.current;
     const vertical = build.resolveVertical(body.vertical ?? "ai-compliance");
-    if (!vertical || !vertical.trial || vertical.status !== "live") {
+    if (!vertical?.trial || vertical.status !== "live") {
       const offered = trialVerticals(build.catalog.verticals);
       throw apiError("vertical_not_allowed", {
         detail: `Trials exist for ${offered.map((v) => `${v.slug} (${describeTrialRule(v)})`).join(", ")}; \`ethics\` is ai-compliance.`,

@@ -124,7 +124,7 @@ function _evaluateGate(gate: CompiledGate, facts: FactValues, outcomes: Readonly
     case "all":
     case "any": {
       const args = gate.args.map((a) => _evaluateGate(a, facts, outcomes));
-      const decisive = gate.op === "all" ? false : true;
+      const decisive = gate.op !== "all";
       let value: Truth;
       let reason: string;
       if (args.some((a) => a.value === decisive)) {

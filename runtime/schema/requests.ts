@@ -8,7 +8,6 @@ import { Type, type Static } from "@sinclair/typebox";
 export const AgentIdSchema = Type.String({ minLength: 1, maxLength: 200, pattern: "^[^\\u0000-\\u001f\\u007f]+$" });
 /** A pragmatic email shape (RFC 5321 length bound); delivery, not validation, is the real check. */
 export const EmailSchema = Type.String({ maxLength: 254, pattern: '^[^\\s@<>()\\[\\],;:"]+@[^\\s@<>()\\[\\],;:"]+\\.[A-Za-z]{2,}$' });
-export const SlugParamSchema = Type.String({ minLength: 1, maxLength: 64 });
 
 export const TrialRequestSchema = Type.Object(
   {

@@ -6,24 +6,17 @@
  * deployment, and a response saved to disk verifies later without the request or the server.
  */
 import { createHash, sign, type KeyObject } from "node:crypto";
+import {
+  formatContentDigest,
+  formatIdentity,
+  SIGNATURE_LABEL,
+  signatureBase,
+  signatureParams,
+  type KnowledgeIdentity,
+} from "../../client/http-signature.ts";
 
-/** What an answer is, as the signed `Knowledge-Identity` header states it. */
-export interface KnowledgeIdentity {
-  vertical: string;
-  /** Absent for an index, a search or a delta page. */
-  node?: string;
-  version?: string;
-  /** full, lean, locked, locked.lean, index, index.lean, evaluation, search, delta. */
-  view: string;
-  /** A layer selection (`layers=`), joined with `+` in canonical order. */
-  layers?: string;
-  /**
-   * sha-256 of the RFC 8785 canonical JSON of what a dynamic answer was computed from (the facts
-   * of an evaluation, the query of a search or a delta page), base64.
-   */
-  input?: string;
-  build: string;
-}
+// The RFC 9421 parts the verifier shares (client/http-signature.ts), under the names the runtime and build use.
+export { formatIdentity, signatureBase, signatureParams, type KnowledgeIdentity } from "../../client/http-signature.ts";
 
 /** A private key with its RFC 7638 thumbprint as `kid`. */
 export interface SigningKey {
@@ -34,55 +27,19 @@ export interface SigningKey {
 /** The four headers of a signed answer, lowercase, ready to add to a response or to MCP `_meta`. */
 export type SignatureHeaders = Readonly<Record<"content-digest" | "knowledge-identity" | "signature-input" | "signature", string>>;
 
-/** The signature's label in `Signature-Input` / `Signature`. */
-export const SIGNATURE_LABEL = "vkr";
-/** `tag` parameter (RFC 9421 §2.3): says what the signature is for, so it is never taken for another. */
-export const SIGNATURE_TAG = "vkr-answer";
-export const COVERED_COMPONENTS = ["content-digest", "knowledge-identity"] as const;
-
 /** @example contentDigest(bytes) // 'sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:' */
 export function contentDigest(bytes: Uint8Array | string): string {
-  return `sha-256=:${createHash("sha256").update(bytes).digest("base64")}:`;
+  return formatContentDigest(createHash("sha256").update(bytes).digest("base64"));
 }
 
 /** The same header from a hex sha-256 the build already recorded (manifest `files`). */
 export function contentDigestFromHex(hex: string): string {
-  return `sha-256=:${Buffer.from(hex, "hex").toString("base64")}:`;
+  return formatContentDigest(Buffer.from(hex, "hex").toString("base64"));
 }
 
 /** base64 sha-256 of text, for `KnowledgeIdentity.input`. */
 export function inputDigest(text: string): string {
   return createHash("sha256").update(text).digest("base64");
-}
-
-/**
- * The identity as a structured-field dictionary (RFC 8941), members in a fixed order.
- * @example formatIdentity({ vertical: "travel", node: "trv-a", version: "1f2e", view: "lean", build: "9c0d" })
- *   // 'vertical="travel", node="trv-a", version="1f2e", view="lean", build="9c0d"'
- */
-export function formatIdentity(identity: KnowledgeIdentity): string {
-  const parts = [`vertical=${_sfString(identity.vertical)}`];
-  if (identity.node !== undefined) parts.push(`node=${_sfString(identity.node)}`);
-  if (identity.version !== undefined) parts.push(`version=${_sfString(identity.version)}`);
-  parts.push(`view=${_sfString(identity.view)}`);
-  if (identity.layers !== undefined) parts.push(`layers=${_sfString(identity.layers)}`);
-  if (identity.input !== undefined) parts.push(`input=:${identity.input}:`);
-  parts.push(`build=${_sfString(identity.build)}`);
-  return parts.join(", ");
-}
-
-/**
- * `Signature-Input` member value: covered components and parameters. `created` (seconds) is set on
- * dynamic answers; a build's signature has none, so the same build always carries the same bytes.
- */
-export function signatureParams(kid: string, created?: number): string {
-  const components = `(${COVERED_COMPONENTS.map((c) => `"${c}"`).join(" ")})`;
-  return `${components}${created === undefined ? "" : `;created=${created}`};keyid=${_sfString(kid)};alg="ed25519";tag="${SIGNATURE_TAG}"`;
-}
-
-/** The signature base of RFC 9421 §2.5 for our covered components. */
-export function signatureBase(digestHeader: string, identityHeader: string, params: string): string {
-  return `"content-digest": ${digestHeader}\n"knowledge-identity": ${identityHeader}\n"@signature-params": ${params}`;
 }
 
 /** Signs a digest and identity (both already formatted); `created` in seconds for dynamic answers. */
@@ -111,10 +68,4 @@ function _headers(digestHeader: string, identityHeader: string, params: string, 
     "signature-input": `${SIGNATURE_LABEL}=${params}`,
     signature: `${SIGNATURE_LABEL}=:${signature}:`,
   };
-}
-
-/** sf-string: printable ASCII, `"` and `\` escaped. Ids, versions and slugs are ASCII by schema; anything else is a bug. */
-function _sfString(value: string): string {
-  if (!/^[\x20-\x7e]*$/.test(value)) throw new Error(`not a structured-field string: ${JSON.stringify(value.slice(0, 60))}`);
-  return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }

@@ -124,11 +124,6 @@ export function createCreditsStore(backend: StateBackend): CreditsStore {
   };
 }
 
-/** The ledger account of a key record: its account, or the key itself when it has none. */
-export function creditAccountOf(record: { account: string | null; id: string }): string {
-  return (record.account ?? `key:${record.id}`).toLowerCase();
-}
-
 // --- Internal helpers ---
 
 function _accountKey(account: string): string {

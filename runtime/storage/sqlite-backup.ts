@@ -162,11 +162,6 @@ export async function restoreState(file: string, dataDir: string, options: { rep
   }
 }
 
-/** Reads the recorded manifest of a backup file without restoring it. */
-export function readBackupManifest(file: string): BackupManifest {
-  return _readHeader(file).manifest;
-}
-
 /** Marks `dataDir` as served by this process (restore refuses it meanwhile); returns the release. */
 export function holdDataDir(dataDir: string): () => void {
   const lock = join(dataDir, SERVER_LOCK_FILE);

@@ -1,6 +1,6 @@
 /** The pure cohort state machine: every transition and every reason to stay, on the real catalogue data. */
 import { readFileSync } from "node:fs";
-import yaml from "js-yaml";
+import { parse as parseYaml } from "yaml";
 import { describe, expect, it } from "vitest";
 import {
   cohortStatusOf,
@@ -12,7 +12,7 @@ import {
 } from "../../runtime/cohorts/cohort-machine.ts";
 import type { Cohort } from "../../runtime/schema/catalog.ts";
 
-const COHORTS = (yaml.load(readFileSync("content/_catalog/cohorts.yaml", "utf8")) as { cohorts: Cohort[] }).cohorts;
+const COHORTS = (parseYaml(readFileSync("content/_catalog/cohorts.yaml", "utf8")) as { cohorts: Cohort[] }).cohorts;
 const snap = (over: Partial<ProgressionSnapshot>): ProgressionSnapshot => ({
   active: "inaugural",
   seatsClaimed: 0,

@@ -68,7 +68,7 @@ describe("JSON bodies nested 4,100 deep", () => {
     const res = await svc.request("/api/trial", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: `{"agent_id": "${"[".repeat(500)}\\\"${"{".repeat(500)}", "vertical": "travel"}`,
+      body: `{"agent_id": "${"[".repeat(500)}\\"${"{".repeat(500)}", "vertical": "travel"}`,
     });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe("validation_failed");

@@ -45,6 +45,6 @@ describe("lone surrogates in ids", () => {
       await post("/api/referral", { referring_key: key, referred_agent_id: "\udffe" }, { "x-service-key": key }),
       "/referred_agent_id",
     );
-    expectRefused(await post("/api/waitlist", { vertical: "legal", agent_id: "ok", ["\udfff"]: 1 }), "/");
+    expectRefused(await post("/api/waitlist", { vertical: "legal", agent_id: "ok", "\udfff": 1 }), "/");
   });
 });

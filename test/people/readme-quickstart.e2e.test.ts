@@ -36,7 +36,7 @@ describe("README quickstart", () => {
     // 1. the key, 2. the index, 3. the lean node, 4. the evaluation, 5. the MCP tools, 6. a search.
     expect(stdout).toMatch(/trial key: svc_trial_[0-9A-Za-z]{22}/);
     expect(stdout).toContain('"root":"aic-triage"');
-    expect(stdout).toMatch(/"node":\{[^]*"id":"aic-triage"/);
+    expect(stdout).toMatch(/"node":\{[\s\S]*"id":"aic-triage"/);
     expect(stdout).toContain('"confidence_required":1');
     expect(stdout).toMatch(/"holds":\[[^\]]*"ai_act_regime_applies"/);
     expect(stdout).toMatch(/"tools":\[\{"name":/);
@@ -106,14 +106,14 @@ describe("README quickstart", () => {
 
   it("documents /api/evaluate and the C++ toolchain better-sqlite3 may need (docs/)", () => {
     expect(readFileSync("docs/endpoints.md", "utf8")).toMatch(/^\| POST \| `\/api\/evaluate` \|/m);
-    expect(readFileSync("README.md", "utf8")).toMatch(/better-sqlite3[^]*C\+\+ toolchain/);
+    expect(readFileSync("README.md", "utf8")).toMatch(/better-sqlite3[\s\S]*C\+\+ toolchain/);
     expect(readFileSync("docs/configuration.md", "utf8")).toMatch(
-      /better-sqlite3[^]*C\+\+ toolchain[^]*apt-get install -y python3 make g\+\+/,
+      /better-sqlite3[\s\S]*C\+\+ toolchain[\s\S]*apt-get install -y python3 make g\+\+/,
     );
   });
 
   it("documents every CLI command it names (docs/operations.md)", () => {
-    const cli = /```text\n([^]*?)```/.exec(readFileSync("docs/operations.md", "utf8"))![1]!;
+    const cli = /```text\n([\s\S]*?)```/.exec(readFileSync("docs/operations.md", "utf8"))![1]!;
     for (const command of ["serve", "build", "publish", "keys create", "keys list", "keys show", "keys revoke", "status"])
       expect(cli).toContain(`vkr ${command}`);
   });

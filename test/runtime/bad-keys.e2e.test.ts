@@ -89,7 +89,7 @@ describe.each(KINDS)("a %s key", (kind, code) => {
     expect(res.status).toBe(200);
     expect(res.headers.get("credential-problem")).toBe(code);
     if (path.endsWith(".md")) expect(res.text).toMatch(/^> \*\*.*\*\*.*\/browse\/key/m);
-    else expect(res.text).toMatch(/<p class="notice"[^>]*>[^]*?<a href="\/browse\/key">/);
+    else expect(res.text).toMatch(/<p class="notice"[^>]*>[\s\S]*?<a href="\/browse\/key">/);
     expect(res.headers.get("set-cookie")).toBeNull();
   });
 
@@ -103,7 +103,7 @@ describe.each(KINDS)("a %s key", (kind, code) => {
     const res = await svc.request(path, { headers: { ...HTML, ...cookie(keys[kind]!) } });
     expect(res.status).toBe(200);
     expect(res.headers.get("credential-problem")).toBe(code);
-    expect(res.text).toMatch(/<p class="notice"[^>]*>[^]*?<a href="\/browse\/key">/);
+    expect(res.text).toMatch(/<p class="notice"[^>]*>[\s\S]*?<a href="\/browse\/key">/);
     expect(res.headers.get("set-cookie")).toMatch(/^vkr_key=; Path=\/browse; .*Max-Age=0/);
     if (path === "/browse/travel/trv-m2") expect(res.text).toContain('data-layer="logic"><h2>Logic <span class="badge">locked</span>');
   });

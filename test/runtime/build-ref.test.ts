@@ -23,6 +23,16 @@ describe("the build in service", () => {
     expect(ref.limits).toMatchObject({ hourly_rate_limit: 300, daily_standard: 7 });
     expect(Object.isFrozen(ref.limits)).toBe(true);
   });
+
+  it("keeps the limits of a build swapped out, for the requests that pinned it", () => {
+    const first = buildWith(200);
+    const ref = createBuildRef(first, {});
+    const before = ref.limits;
+    ref.current = buildWith(300);
+    expect(ref.limitsOf(first)).toBe(before);
+    expect(ref.limitsOf(ref.current)).toBe(ref.limits);
+    expect(ref.limitsOf(buildWith(400))).toMatchObject({ hourly_rate_limit: 400 });
+  });
 });
 
 describe("the listen address", () => {

@@ -98,13 +98,13 @@ describe("vkr backup during a burst, vkr restore into a fresh folder", { timeout
     const manifest = JSON.parse(backup.stdout) as { layout: number; sha256: string };
     expect(manifest.layout).toBe(STATE_LAYOUT);
 
-    const before = <T extends { at: number }>(list: T[]) => list.filter((e) => e.at < startedAt);
-    expect(before(purchases).length).toBeGreaterThan(0);
-    expect(before(adminKeys).length).toBeGreaterThan(0);
-    expect(before(reads).length).toBeGreaterThanOrEqual(40);
+    const beforeStart = <T extends { at: number }>(list: T[]) => list.filter((e) => e.at < startedAt);
+    expect(beforeStart(purchases).length).toBeGreaterThan(0);
+    expect(beforeStart(adminKeys).length).toBeGreaterThan(0);
+    expect(beforeStart(reads).length).toBeGreaterThanOrEqual(40);
     // The burst went on while the backup ran: a copy that waited for a quiet moment would not show this.
     expect(purchases.length + adminKeys.length + reads.length).toBeGreaterThan(
-      before(purchases).length + before(adminKeys).length + before(reads).length,
+      beforeStart(purchases).length + beforeStart(adminKeys).length + beforeStart(reads).length,
     );
 
     const restoredDir = tmp("backup-restored");
@@ -114,7 +114,7 @@ describe("vkr backup during a burst, vkr restore into a fresh folder", { timeout
     // The purchase records themselves, read from the restored file.
     const backend = createSqliteBackend({ dataDir: restoredDir });
     const store = createPurchaseStore(backend);
-    for (const p of before(purchases)) expect((await store.get(p.id))?.state, p.id).toBe("issued");
+    for (const p of beforeStart(purchases)) expect((await store.get(p.id))?.state, p.id).toBe("issued");
     await backend.close();
 
     const second = await startChildServer({ DIST_DIR: dist, DATA_DIR: restoredDir, ADMIN_KEY: ADMIN });
@@ -124,12 +124,12 @@ describe("vkr backup during a burst, vkr restore into a fresh folder", { timeout
         expect(res.status, key.slice(0, 14)).toBe(200);
         return ((await res.json()) as { usage: { day: number } }).usage.day;
       };
-      for (const p of before(purchases)) await usage(p.key);
-      for (const k of before(adminKeys)) await usage(k.key);
+      for (const p of beforeStart(purchases)) await usage(p.key);
+      for (const k of beforeStart(adminKeys)) await usage(k.key);
       // Each reader's count is at least what was acknowledged before the backup began (reads in
       // flight then may be in it too) and at most everything acknowledged.
       for (const key of readers) {
-        const acked = before(reads).filter((r) => r.key === key).length;
+        const acked = beforeStart(reads).filter((r) => r.key === key).length;
         const day = await usage(key);
         expect(day, key.slice(0, 14)).toBeGreaterThanOrEqual(acked);
         expect(day).toBeLessThanOrEqual(reads.filter((r) => r.key === key).length);

@@ -17,6 +17,7 @@ import { PAYMENT_METHOD_REGISTRY } from "../methods/registry.ts";
  * adds its own field (a `declare module` block beside its factory), so a new method names its
  * provider's type in its own folder and `deps.payments.<field>` is typed without an edit here.
  */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging from each method's provider file.
 export interface PaymentProviders {}
 
 /** How a method builds its provider (or null) from the payments config; `field` is its place in `PaymentProviders`. */

@@ -57,9 +57,6 @@ const TOKEN_ABI = parseAbi([
   "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
   "event Transfer(address indexed from, address indexed to, uint256 value)",
 ]);
-const MULTICALL_ABI = parseAbi([
-  "function tryAggregate(bool requireSuccess, (address target, bytes callData)[] calls) returns ((bool success, bytes returnData)[])",
-]);
 const AUTHORIZATION_TYPES = {
   TransferWithAuthorization: [
     { name: "from", type: "address" },
