@@ -110,6 +110,19 @@ export interface RuntimeConfig {
    * still verify.
    */
   signing: { key: SigningKey | null; previous: readonly PublicSigningJwk[] };
+  /**
+   * OTEL_EXPORTER_OTLP_ENDPOINT: traces are exported over OTLP/HTTP to `<endpoint>/v1/traces`
+   * (runtime/tracing/); null (unset) installs nothing. OTEL_SERVICE_NAME names the service in
+   * them, OTEL_EXPORTER_OTLP_HEADERS adds headers to each export (a collector's auth).
+   */
+  tracing: TracingConfig | null;
+}
+
+export interface TracingConfig {
+  /** Where spans go: the OTLP/HTTP traces URL, `<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces`. */
+  tracesUrl: string;
+  headers: Readonly<Record<string, string>>;
+  serviceName: string;
 }
 
 export interface PaymentsConfig {
@@ -181,6 +194,7 @@ export function resolveRuntimeConfig(env: Record<string, string | undefined>): R
     mcpAllowedOrigins: _list(env.MCP_ALLOWED_ORIGINS, (v) => _origin(v, "MCP_ALLOWED_ORIGINS")),
     failpoint: env.VKR_FAILPOINT ? env.VKR_FAILPOINT : undefined,
     signing: resolveSigning(env),
+    tracing: _tracing(env),
   });
 }
 
@@ -348,6 +362,34 @@ function _methods(env: Record<string, string | undefined>): MethodConfigs {
   };
   // The cast: the compiler cannot follow the loop to see that each id gets its own block's config.
   return Object.fromEntries(PAYMENT_METHOD_IDS.map((id) => [id, PAYMENT_METHOD_TRAITS[id].env.parse(read)])) as MethodConfigs;
+}
+
+/**
+ * The OpenTelemetry variables, as the OTLP exporter specification defines them: the endpoint is a
+ * base URL the signal's path is appended to, headers are `name=value` pairs, comma-separated, with
+ * percent-encoded values.
+ */
+function _tracing(env: Record<string, string | undefined>): TracingConfig | null {
+  const endpoint = _httpUrl(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
+  if (!endpoint) return null;
+  if (endpoint.search || endpoint.hash) throw new ConfigError("OTEL_EXPORTER_OTLP_ENDPOINT must be a base URL without ? or #");
+  const headers: Record<string, string> = Object.create(null);
+  for (const pair of _list(env.OTEL_EXPORTER_OTLP_HEADERS, (v) => v)) {
+    const at = pair.indexOf("=");
+    const name = pair.slice(0, at).trim().toLowerCase();
+    let value: string | undefined;
+    try {
+      value = at > 0 ? decodeURIComponent(pair.slice(at + 1).trim()) : undefined;
+    } catch {}
+    if (!value || !/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name) || /[\r\n]/.test(value))
+      throw new ConfigError("OTEL_EXPORTER_OTLP_HEADERS must be name=value pairs separated by commas (values percent-encoded)");
+    headers[name] = value;
+  }
+  return {
+    tracesUrl: `${endpoint.href.replace(/\/+$/, "")}/v1/traces`,
+    headers,
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || "vertical-knowledge-retrieval",
+  };
 }
 
 /** The variable's value; undefined when unset or empty. */
