@@ -123,6 +123,11 @@ export interface TracingConfig {
   tracesUrl: string;
   headers: Readonly<Record<string, string>>;
   serviceName: string;
+  /**
+   * Share of requests traced, from OTEL_TRACES_SAMPLER (`always_on`, the default, or
+   * `traceidratio` / `parentbased_traceidratio`) and OTEL_TRACES_SAMPLER_ARG (the ratio, 0 to 1).
+   */
+  sampleRatio: number;
 }
 
 export interface PaymentsConfig {
@@ -389,7 +394,25 @@ function _tracing(env: Record<string, string | undefined>): TracingConfig | null
     tracesUrl: `${endpoint.href.replace(/\/+$/, "")}/v1/traces`,
     headers,
     serviceName: env.OTEL_SERVICE_NAME?.trim() || "vertical-knowledge-retrieval",
+    sampleRatio: _sampleRatio(env),
   };
+}
+
+/**
+ * The sampler variables, read here rather than by the SDK: only the ratio samplers are offered.
+ * Incoming trace context is not taken from requests, so a parent-based sampler decides as the
+ * plain ratio one would (on the trace id, the same way for every span of a trace).
+ */
+function _sampleRatio(env: Record<string, string | undefined>): number {
+  const sampler = env.OTEL_TRACES_SAMPLER?.trim() || "always_on";
+  if (sampler === "always_on") return 1;
+  if (sampler !== "traceidratio" && sampler !== "parentbased_traceidratio")
+    throw new ConfigError(`OTEL_TRACES_SAMPLER must be always_on, traceidratio or parentbased_traceidratio, got "${sampler.slice(0, 60)}"`);
+  const raw = env.OTEL_TRACES_SAMPLER_ARG?.trim() || "1";
+  const ratio = Number(raw);
+  if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1)
+    throw new ConfigError(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got "${raw.slice(0, 60)}"`);
+  return ratio;
 }
 
 /** The variable's value; undefined when unset or empty. */

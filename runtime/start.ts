@@ -53,7 +53,9 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
   const clock = options.clock ?? systemClock;
   const artifacts = await loadArtifacts(config.distDir, { cacheBytes: config.artifactCacheBytes });
   // The SDK is loaded only when traces are on: without an endpoint no OpenTelemetry code runs at all.
-  const tracing = config.tracing ? (await import("./tracing/create-tracing.ts")).createTracing(config.tracing, { logger }) : undefined;
+  const tracing = config.tracing
+    ? await (await import("./tracing/create-tracing.ts")).createTracing(config.tracing, { logger })
+    : undefined;
   const openedBackend =
     options.backend ??
     (await openBackend(config, {

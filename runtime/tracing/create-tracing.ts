@@ -1,7 +1,8 @@
 /**
- * OpenTelemetry tracing for one service, loaded only when OTEL_EXPORTER_OTLP_ENDPOINT is set
- * (`start.ts` imports this file on demand): a tracer provider with a batch processor and the
- * OTLP/HTTP exporter (JSON, to `<endpoint>/v1/traces`).
+ * OpenTelemetry tracing for one service, loaded only when OTEL_EXPORTER_OTLP_ENDPOINT is set: a
+ * tracer provider with a batch processor and the OTLP/HTTP exporter (JSON, to
+ * `<endpoint>/v1/traces`). The packages are imported here on demand (and kept out of the server
+ * bundle, `build/bundle-server.ts`), so a service without traces never loads or even parses them.
  *
  * Nothing is registered globally (no global tracer provider, context manager or propagator): the
  * tracer and its context live in the `Tracing` handed to the app, so several services in one
@@ -9,11 +10,8 @@
  * OpenTelemetry in it. The parent of a span is carried by this instance's AsyncLocalStorage
  * context manager, entered once per request.
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { defaultResource, resourceFromAttributes } from "@opentelemetry/resources";
-import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base";
+import type { Span, Tracer } from "@opentelemetry/api";
+import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
 import type { TracingConfig } from "../config.ts";
 import { isApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
@@ -30,7 +28,24 @@ export interface TracingOptions {
   version?: string;
 }
 
-export function createTracing(config: TracingConfig, options: TracingOptions): Tracing {
+export async function createTracing(config: TracingConfig, options: TracingOptions): Promise<Tracing> {
+  const [api, { AsyncLocalStorageContextManager }, { OTLPTraceExporter }, { defaultResource, resourceFromAttributes }, sdk] =
+    await Promise.all([
+      import("@opentelemetry/api"),
+      import("@opentelemetry/context-async-hooks"),
+      import("@opentelemetry/exporter-trace-otlp-http"),
+      import("@opentelemetry/resources"),
+      import("@opentelemetry/sdk-trace-base"),
+    ]);
+  const { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } = api;
+  const { AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, TraceIdRatioBasedSampler } = sdk;
+  /** Marks the span failed with the error's catalogue code (or its name) and ends it; the message is left out, as it may quote a provider. */
+  const fail = (span: Span, error: unknown): void => {
+    const type = isApiError(error) ? error.code : error instanceof Error ? error.name : typeof error;
+    span.setAttribute("error.type", type);
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  };
   const exporter = _warnOnFailure(
     new OTLPTraceExporter({ url: config.tracesUrl, headers: { ...config.headers } }),
     options.logger,
@@ -40,6 +55,8 @@ export function createTracing(config: TracingConfig, options: TracingOptions): T
     resource: defaultResource().merge(
       resourceFromAttributes({ "service.name": config.serviceName, ...(options.version ? { "service.version": options.version } : {}) }),
     ),
+    // Given here, so the SDK's own reading of OTEL_TRACES_SAMPLER never applies (config.ts reads it).
+    sampler: config.sampleRatio >= 1 ? new AlwaysOnSampler() : new TraceIdRatioBasedSampler(config.sampleRatio),
     spanProcessors: [new BatchSpanProcessor(exporter)],
   });
   const tracer: Tracer = provider.getTracer("vertical-knowledge-retrieval", options.version);
@@ -83,7 +100,7 @@ export function createTracing(config: TracingConfig, options: TracingOptions): T
       try {
         result = fn();
       } catch (error) {
-        _fail(span, error);
+        fail(span, error);
         throw error;
       }
       if (!_isThenable(result)) {
@@ -96,7 +113,7 @@ export function createTracing(config: TracingConfig, options: TracingOptions): T
           return value;
         },
         (error: unknown) => {
-          _fail(span, error);
+          fail(span, error);
           throw error;
         },
       ) as typeof result;
@@ -124,14 +141,6 @@ function _isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as { then?: unknown }).then === "function"
   );
-}
-
-/** Marks the span failed with the error's catalogue code (or its name) and ends it; the message is left out, as it may quote a provider. */
-function _fail(span: Span, error: unknown): void {
-  const type = isApiError(error) ? error.code : error instanceof Error ? error.name : typeof error;
-  span.setAttribute("error.type", type);
-  span.setStatus({ code: SpanStatusCode.ERROR });
-  span.end();
 }
 
 function _reason(error: unknown): string {

@@ -18,11 +18,26 @@ describe("tracing config", () => {
       tracesUrl: "https://collector.example:4318/otlp/v1/traces",
       serviceName: "kb-eu",
       headers: { authorization: "Basic dXNlcjpwYXNz", "x-tenant": "eu" },
+      sampleRatio: 1,
     });
     expect(resolveRuntimeConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" }).tracing).toMatchObject({
       tracesUrl: "http://127.0.0.1:4318/v1/traces",
       serviceName: "vertical-knowledge-retrieval",
     });
+  });
+
+  it("samples by OTEL_TRACES_SAMPLER and its ratio, and refuses a sampler it does not offer", () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318" };
+    const ratio = (env: Record<string, string>) => resolveRuntimeConfig({ ...endpoint, ...env }).tracing?.sampleRatio;
+    expect(ratio({})).toBe(1);
+    expect(ratio({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.1" })).toBe(0.1);
+    expect(ratio({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0" })).toBe(0);
+    for (const env of <Array<Record<string, string>>>[
+      { OTEL_TRACES_SAMPLER: "jaeger_remote" },
+      { OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "1.5" },
+      { OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "half" },
+    ])
+      expect(() => ratio(env)).toThrow(ConfigError);
   });
 
   it("refuses an endpoint that is no http(s) base URL and headers that are no name=value list, without echoing a header's value", () => {
