@@ -9,7 +9,7 @@
 export type SpanAttributes = Record<string, string | number | boolean>;
 
 /** How a request ended, set on its span when the answer is ready. */
-export interface RequestOutcome {
+interface RequestOutcome {
   /** The matched route pattern (`/api/nodes/:id`), never the raw path; undefined when no route matched. */
   route: string | undefined;
   status: number;
