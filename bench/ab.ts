@@ -10,19 +10,27 @@
  *   npx tsx bench/ab.ts .tmp/ab/a/index.mjs .tmp/ab/b/index.mjs
  *
  * AB_PAIRS (default 6), AB_SECONDS (4), AB_KEYS (keys in turn, 10,000), AB_ONLY (a pattern of row
- * names). Both bundles serve the same dist/ (build it first).
+ * names). Both bundles serve the same dist/ (build it first). AB_TRACE=a or b turns traces on for
+ * that side (OTEL_EXPORTER_OTLP_ENDPOINT at a local sink, `otlp-sink.ts`): the same bundle twice
+ * then measures what traces cost.
  */
 import { median } from "./process-cpu.ts";
+import { startOtlpSink, type OtlpSink } from "./otlp-sink.ts";
 import { loadRow, loadRows, selectRows, startService, type LoadRow, type ServiceUnderLoad } from "./service-rows.ts";
 
 const PAIRS = Number(process.env.AB_PAIRS ?? 6);
 const SECONDS = Number(process.env.AB_SECONDS ?? 4);
 const KEYS = Number(process.env.AB_KEYS ?? 10_000);
+const TRACE = process.env.AB_TRACE === "a" ? 0 : process.env.AB_TRACE === "b" ? 1 : -1;
+/** Requests sent to each side, to set against the spans the sink received. */
+const sent = [0, 0];
 
 async function main(): Promise<void> {
   const [a, b] = process.argv.slice(2);
   if (!a || !b) throw new Error("usage: bench/ab.ts <bundle A> <bundle B>");
-  const sides = [await startService(a, KEYS), await startService(b, KEYS)];
+  const sink: OtlpSink | null = TRACE >= 0 ? await startOtlpSink() : null;
+  const traced = (i: number): Record<string, string> => (sink && i === TRACE ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : {});
+  const sides = [await startService(a, KEYS, [], traced(0)), await startService(b, KEYS, [], traced(1))];
   const rows = selectRows(loadRows(KEYS), process.env.AB_ONLY);
   try {
     // Warm-up: JIT, caches, and every key of the rotation sent once.
@@ -49,11 +57,21 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const s of sides) s.proc.kill("SIGTERM");
+    if (sink) {
+      // The traced side flushes on SIGTERM; its last batch is counted too.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      process.stdout.write(
+        `traces (side ${"ab"[TRACE]}): ${sink.spans} spans in ${sink.exports} exports for ${sent[TRACE]} requests (warm-up and setup included): ${(sink.spans / sent[TRACE]!).toFixed(2)} a request\n`,
+      );
+      await sink.close();
+    }
   }
 }
 
 async function _run(side: ServiceUnderLoad, row: LoadRow, seconds: number): Promise<number> {
-  return (await loadRow(side, row, seconds)).cpuUs;
+  const { cpuUs, requests } = await loadRow(side, row, seconds);
+  sent[side.index]! += requests;
+  return cpuUs;
 }
 
 main().catch((error: unknown) => {

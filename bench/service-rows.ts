@@ -22,6 +22,8 @@ const ADMIN = "bench-admin-secret-0123456789";
 const NODE = "eu261-compensation";
 
 export interface ServiceUnderLoad {
+  /** Which side of a pair (0 or 1, in start order). */
+  index: number;
   proc: ChildProcess;
   url: string;
   key: string;
@@ -59,10 +61,17 @@ export function selectRows(rows: LoadRow[], pattern: string | undefined): LoadRo
   return rows.filter((r) => !pattern || new RegExp(pattern, "i").test(r.name));
 }
 
-/** Starts `bundle` pinned to core 0 on a fresh state folder, limits raised, with `keys` keys issued. */
-export async function startService(bundle: string, keys: number, nodeArgs: string[] = []): Promise<ServiceUnderLoad> {
+let started = 0;
+
+/** Starts `bundle` pinned to core 0 on a fresh state folder, limits raised, with `keys` keys issued; `extraEnv` on top. */
+export async function startService(
+  bundle: string,
+  keys: number,
+  nodeArgs: string[] = [],
+  extraEnv: Record<string, string> = {},
+): Promise<ServiceUnderLoad> {
   const port = await freePort();
-  const env = { ...process.env, ...benchServiceEnv(port, ADMIN) };
+  const env = { ...process.env, ...benchServiceEnv(port, ADMIN), ...extraEnv };
   const node = [process.execPath, ...nodeArgs, bundle];
   const proc = spawn(HAS_TASKSET ? "taskset" : node[0]!, HAS_TASKSET ? ["-c", "0", ...node] : node.slice(1), {
     env,
@@ -85,6 +94,7 @@ export async function startService(bundle: string, keys: number, nodeArgs: strin
   const issued = await issueKeys(url, ADMIN, body, keys);
   const index = (await (await fetch(`${url}/api/demo?vertical=travel&lean=true`)).json()) as { nodes: Array<{ id: string }> };
   return {
+    index: started++,
     proc,
     url,
     key,

@@ -14,6 +14,7 @@ import { logProblemCause } from "./http/log-cause.ts";
 import { problemResponse } from "./http/problem.ts";
 import { sendBytes } from "./http/respond.ts";
 import { redactTarget } from "./logger.ts";
+import { useRequestSpans } from "./tracing/request-spans.ts";
 import { usePageLimit } from "./metering/page-limit.ts";
 import adminKeys from "./routes/admin-keys.ts";
 import adminAudit from "./routes/admin-audit.ts";
@@ -43,13 +44,19 @@ import jwks from "./routes/jwks.ts";
 export type { AppDeps } from "./deps.ts";
 
 export function createApp(deps: AppDeps): H3 {
+  let endSpan: ((event: H3Event, status: number) => void) | null = null;
   const app = new H3({
     silent: true,
     onRequest: (event) => void initRequestContext(event),
-    onResponse: (response, event) => _logRequest(deps, event, response.status),
+    onResponse: (response, event) => {
+      endSpan?.(event, response.status);
+      _logRequest(deps, event, response.status);
+    },
     onError: (error, event) => _toProblem(deps, error, event),
   });
 
+  // First, so the request's span holds everything after it; without traces nothing is registered.
+  if (deps.tracing) endSpan = useRequestSpans(app, deps.tracing);
   useCoalescedWrites(app);
   usePageLimit(app, deps);
   app.options("/**", (event) =>

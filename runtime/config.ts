@@ -110,6 +110,24 @@ export interface RuntimeConfig {
    * still verify.
    */
   signing: { key: SigningKey | null; previous: readonly PublicSigningJwk[] };
+  /**
+   * OTEL_EXPORTER_OTLP_ENDPOINT: traces are exported over OTLP/HTTP to `<endpoint>/v1/traces`
+   * (runtime/tracing/); null (unset) installs nothing. OTEL_SERVICE_NAME names the service in
+   * them, OTEL_EXPORTER_OTLP_HEADERS adds headers to each export (a collector's auth).
+   */
+  tracing: TracingConfig | null;
+}
+
+export interface TracingConfig {
+  /** Where spans go: the OTLP/HTTP traces URL, `<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces`. */
+  tracesUrl: string;
+  headers: Readonly<Record<string, string>>;
+  serviceName: string;
+  /**
+   * Share of requests traced, from OTEL_TRACES_SAMPLER (`always_on`, the default, or
+   * `traceidratio` / `parentbased_traceidratio`) and OTEL_TRACES_SAMPLER_ARG (the ratio, 0 to 1).
+   */
+  sampleRatio: number;
 }
 
 export interface PaymentsConfig {
@@ -181,6 +199,7 @@ export function resolveRuntimeConfig(env: Record<string, string | undefined>): R
     mcpAllowedOrigins: _list(env.MCP_ALLOWED_ORIGINS, (v) => _origin(v, "MCP_ALLOWED_ORIGINS")),
     failpoint: env.VKR_FAILPOINT ? env.VKR_FAILPOINT : undefined,
     signing: resolveSigning(env),
+    tracing: _tracing(env),
   });
 }
 
@@ -348,6 +367,52 @@ function _methods(env: Record<string, string | undefined>): MethodConfigs {
   };
   // The cast: the compiler cannot follow the loop to see that each id gets its own block's config.
   return Object.fromEntries(PAYMENT_METHOD_IDS.map((id) => [id, PAYMENT_METHOD_TRAITS[id].env.parse(read)])) as MethodConfigs;
+}
+
+/**
+ * The OpenTelemetry variables, as the OTLP exporter specification defines them: the endpoint is a
+ * base URL the signal's path is appended to, headers are `name=value` pairs, comma-separated, with
+ * percent-encoded values.
+ */
+function _tracing(env: Record<string, string | undefined>): TracingConfig | null {
+  const endpoint = _httpUrl(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
+  if (!endpoint) return null;
+  if (endpoint.search || endpoint.hash) throw new ConfigError("OTEL_EXPORTER_OTLP_ENDPOINT must be a base URL without ? or #");
+  const headers: Record<string, string> = Object.create(null);
+  for (const pair of _list(env.OTEL_EXPORTER_OTLP_HEADERS, (v) => v)) {
+    const at = pair.indexOf("=");
+    const name = pair.slice(0, at).trim().toLowerCase();
+    let value: string | undefined;
+    try {
+      value = at > 0 ? decodeURIComponent(pair.slice(at + 1).trim()) : undefined;
+    } catch {}
+    if (!value || !/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name) || /[\r\n]/.test(value))
+      throw new ConfigError("OTEL_EXPORTER_OTLP_HEADERS must be name=value pairs separated by commas (values percent-encoded)");
+    headers[name] = value;
+  }
+  return {
+    tracesUrl: `${endpoint.href.replace(/\/+$/, "")}/v1/traces`,
+    headers,
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || "vertical-knowledge-retrieval",
+    sampleRatio: _sampleRatio(env),
+  };
+}
+
+/**
+ * The sampler variables, read here rather than by the SDK: only the ratio samplers are offered.
+ * Incoming trace context is not taken from requests, so a parent-based sampler decides as the
+ * plain ratio one would (on the trace id, the same way for every span of a trace).
+ */
+function _sampleRatio(env: Record<string, string | undefined>): number {
+  const sampler = env.OTEL_TRACES_SAMPLER?.trim() || "always_on";
+  if (sampler === "always_on") return 1;
+  if (sampler !== "traceidratio" && sampler !== "parentbased_traceidratio")
+    throw new ConfigError(`OTEL_TRACES_SAMPLER must be always_on, traceidratio or parentbased_traceidratio, got "${sampler.slice(0, 60)}"`);
+  const raw = env.OTEL_TRACES_SAMPLER_ARG?.trim() || "1";
+  const ratio = Number(raw);
+  if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1)
+    throw new ConfigError(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got "${raw.slice(0, 60)}"`);
+  return ratio;
 }
 
 /** The variable's value; undefined when unset or empty. */

@@ -15,6 +15,7 @@ import type { ChargeBatcher } from "./payments/per-use/charge-batcher.ts";
 import type { BuildRef } from "./releases/build-ref.ts";
 import type { ListenAddress } from "./http/listen-address.ts";
 import type { SharedServices } from "./shared-services.ts";
+import type { Tracing } from "./tracing/tracing.ts";
 
 export type { BuildRef } from "./releases/build-ref.ts";
 
@@ -36,6 +37,8 @@ export interface AppDeps {
   readonly address: ListenAddress;
   /** Services the routes share, created once per app (free-read limits, the layer selection cache). */
   readonly shared: SharedServices;
+  /** OpenTelemetry spans (OTEL_EXPORTER_OTLP_ENDPOINT); absent, nothing is traced and nothing is wrapped. */
+  readonly tracing?: Tracing;
 }
 
 /** The limits in force (`BuildRef.limits`): kept as a function for the call sites that take a part of the deps. */

@@ -28,6 +28,8 @@ import { PAYMENT_METHOD_REGISTRY } from "./payments/methods/registry.ts";
 import { holdDataDir } from "./storage/sqlite-backup.ts";
 import { appendAudit, pruneAudit } from "./audit/audit-log.ts";
 import { foldUsageHistory, USAGE_FOLD_INTERVAL_MS } from "./metering/usage-history.ts";
+import { traceBackend } from "./tracing/traced-backend.ts";
+import { traceProviders } from "./tracing/traced-providers.ts";
 
 const AUDIT_PRUNE_INTERVAL_MS = 6 * 3_600_000;
 
@@ -51,15 +53,22 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const artifacts = await loadArtifacts(config.distDir, { cacheBytes: config.artifactCacheBytes });
-  const backend =
+  // The SDK is loaded only when traces are on: without an endpoint no OpenTelemetry code runs at all.
+  const tracing = config.tracing
+    ? await (await import("./tracing/create-tracing.ts")).createTracing(config.tracing, { logger })
+    : undefined;
+  const openedBackend =
     options.backend ??
     (await openBackend(config, {
       onCheckpointError: (message) => logger.error("state store checkpoint failed; retried", { reason: message }),
     }));
   // `vkr restore` refuses the folder of a serving process (the lock names this pid).
-  const releaseDataDir = !options.backend && backend.kind === "sqlite" ? holdDataDir(config.dataDir) : null;
+  const releaseDataDir = !options.backend && openedBackend.kind === "sqlite" ? holdDataDir(config.dataDir) : null;
+  // Every store operation and provider call goes through these two objects: wrapped once here, traced everywhere.
+  const backend = tracing ? traceBackend(openedBackend, tracing) : openedBackend;
   const build = createBuildRef(artifacts, config.retrievalLimits);
-  const payments = options.payments ?? createPaymentProviders(config.payments);
+  const providers = options.payments ?? createPaymentProviders(config.payments);
+  const payments = tracing ? traceProviders(providers, tracing) : providers;
   const perUseCharges =
     config.payments.perUseChargeBatchMs > 0 && payments.agentNetwork
       ? createChargeBatcher({
@@ -85,6 +94,7 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
     perUseCharges,
     address: createListenAddress(config),
     shared: createSharedServices(config, backend),
+    tracing,
   });
   // What a crashed instance reserved and never charged goes out now, not at the next sweep.
   if (perUseCharges) void perUseCharges.reconcile();
@@ -166,6 +176,11 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
   // Purchases a crash left open are finished or undone without waiting for their buyers to retry.
   const stopReconciler = config.payments.reconcileIntervalMs > 0 ? startReconciler(deps, config.payments.reconcileIntervalMs) : null;
   logger.info("listening", { url, build_id: deps.build.current.buildId, store: backend.kind });
+  if (config.tracing) {
+    const traces = new URL(config.tracing.tracesUrl);
+    // Origin and path only: credentials in the URL stay out of the logs.
+    logger.info("traces are exported", { url: traces.origin + traces.pathname, service: config.tracing.serviceName });
+  }
 
   let closing: Promise<void> | null = null;
   return {
@@ -187,6 +202,8 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
         await releaseStore?.dispose();
         await backend.close();
         releaseDataDir?.();
+        // Last, so the spans of everything above leave too.
+        await tracing?.shutdown();
         logger.info("stopped");
       })()),
   };
