@@ -82,6 +82,14 @@ describe("the free view stays the default", () => {
     expect(facilitator.calls.length).toBe(before);
   });
 
+  it("/api/status says which reads can be paid per use with x402, and how", async () => {
+    const res = await sepolia().request("/api/status");
+    const x402 = res.body.per_use.find((m: { method: string }) => m.method === "http402");
+    expect(x402).toMatchObject({ price_usd: "0.002", details: { network: BASE_SEPOLIA_USDC.network, pay_to: PAY_TO } });
+    expect(x402.how).toContain("pay=x402");
+    expect(x402.reads).toContain("POST /api/evaluate");
+  });
+
   it("the 402 describes the resource for discovery (v2 resource, extensions.bazaar; v1 outputSchema)", async () => {
     const res = await sepolia().request(PAID);
     expect(res.status).toBe(402);

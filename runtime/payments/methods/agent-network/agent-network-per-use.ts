@@ -26,8 +26,6 @@ export const agentNetworkPerUse: PerUse = {
           reads: ["GET /api/demo (a node)", "POST /api/evaluate", "search over gated layers", "MCP get_node, evaluate_rules, search"],
         }
       : null,
-  openapi: {
-    description: "",
-    headers: [{ name: "pay-network-pay-id", description: "KYAPay pay or kya-pay token (agent_network per use)" }],
-  },
+  // Described in the reads' own text and as the `payToken` security scheme, where it came first.
+  openapi: { description: "" },
 };
