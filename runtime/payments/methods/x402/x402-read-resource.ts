@@ -18,9 +18,12 @@ export function readResource(resource: string): ReadResource {
   const node = url.searchParams.get("node") ?? "";
   const tool = url.searchParams.get("tool");
   const evaluate = url.pathname === "/api/evaluate" || tool === "evaluate_rules";
+  const search = url.pathname === "/api/search";
   const description = evaluate
     ? `Rule evaluation over a gated knowledge node's logic layer${node ? ` (${vertical}/${node})` : ""}`
-    : `Knowledge node ${vertical}/${node}: its four layers (logic with compiled rules, directive, skill, action), sources and next nodes`;
+    : search
+      ? "A search whose snippets quote gated layers"
+      : `Knowledge node ${vertical}/${node}: its four layers (logic with compiled rules, directive, skill, action), sources and next nodes`;
   const input = evaluate
     ? {
         type: "http",
