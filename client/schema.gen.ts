@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * System status
-         * @description The status object of the spec. Counts are computed from content and state; `retrieval_limits` are the limits in force (RETRIEVAL_LIMITS may raise them).
+         * @description The status object of the spec. Counts are computed from content and state; `retrieval_limits` are the limits in force (RETRIEVAL_LIMITS may raise them). `per_use` lists the reads a caller can pay for one at a time instead of holding a key, per payment method this deployment offers (agent_network: a pay token in `pay-network-pay-id`; http402: x402 with `pay=x402`), with the price and how.
          */
         get: operations["getStatus"];
         put?: never;
@@ -42,6 +42,8 @@ export interface paths {
          *     A vertical without content answers 200 with its status and how to join the waitlist or register interest; it is not metered.
          *
          *     Per-use payment: instead of a key, a KYAPay pay or kya-pay token in `pay-network-pay-id` unlocks all four layers of any node; each 200 for a content node of a paid or index-free vertical is charged $0.002 (catalogue `per_use_price_usd_micros`) through the agent payment network, after the token's ledger reserves it atomically, so concurrent requests on one token never spend more than its value (`val`/`value`) or its `mnr` request count. Index requests, fully open verticals, 304s and HEAD requests are free. The response tells what was charged and what is left in `Pay-Network-Charged` / `Pay-Network-Remaining` (USD decimal strings). Invalid token 402 `payment_token_invalid`, expired 402 `payment_token_expired`, kya-only 402 `payment_token_required`, used up 402 `payment_token_depleted`, charge refused 402 `payment_failed`; each says how to get a token or a key. The signature is verified once per token and cached until it expires; the expiry is checked on every request. A key wins when both are sent.
+         *
+         *     **Pay per read with x402** (when the server offers http402, see `/api/status`): add `pay=x402` to read a gated node without a key. Without a payment the answer is 402 `read_payment_required` with the x402 requirements for this one read at the per-use price (catalogue `per_use_price_usd_micros`, $0.002) in the network's USD stablecoin: v2 in the `PAYMENT-REQUIRED` header (with the resource description and `extensions.bazaar`), v1 `accepts` in the body. Send the same request again with `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1), e.g. through `@x402/fetch`: the payment is verified and settled with the facilitator before the answer is sent, which carries `PAYMENT-RESPONSE` (v2) or `X-PAYMENT-RESPONSE` (v1). One payment (one EIP-3009 authorization, however wrapped) is one read: sent again, 402 (nonce used); while it is being settled, 409 `payment_in_progress`. A payment for another amount, network, asset or recipient, or expired, is 402 with fresh requirements and nothing is served; a facilitator that fails or does not answer is 502 `payment_gateway_error`, nothing served, and the same payment sent again settles it once. The index layer and fully open verticals never ask for payment.
          *
          *     Responses carry a strong ETag (the artifact digest) and honour If-None-Match with 304.
          *
@@ -84,6 +86,8 @@ export interface paths {
          *     Per-use payment: a KYAPay pay or kya-pay token in `pay-network-pay-id` unlocks the logic layer of any node; each 200 over a gated node is charged $0.002 like a content node request on GET /api/demo (verified before the facts are checked, reserved atomically in the token's ledger, reported in `Pay-Network-Charged` / `Pay-Network-Remaining`); invalid, expired, kya-only or used-up tokens are 402 as there; 402 `per_use_not_accepted` (with a hint naming the key routes) where no agent payment network is configured.
          *
          *     A node without compiled rules answers 200 with empty `outcomes`, `rules` and `missing_facts` (and declares no facts, so only `facts: {}` is accepted): agents may call every node uniformly.
+         *
+         *     **Pay per read with x402** (when the server offers http402, see `/api/status`): add `pay=x402` to read a gated node without a key. Without a payment the answer is 402 `read_payment_required` with the x402 requirements for this one read at the per-use price (catalogue `per_use_price_usd_micros`, $0.002) in the network's USD stablecoin: v2 in the `PAYMENT-REQUIRED` header (with the resource description and `extensions.bazaar`), v1 `accepts` in the body. Send the same request again with `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1), e.g. through `@x402/fetch`: the payment is verified and settled with the facilitator before the answer is sent, which carries `PAYMENT-RESPONSE` (v2) or `X-PAYMENT-RESPONSE` (v1). One payment (one EIP-3009 authorization, however wrapped) is one read: sent again, 402 (nonce used); while it is being settled, 409 `payment_in_progress`. A payment for another amount, network, asset or recipient, or expired, is 402 with fresh requirements and nothing is served; a facilitator that fails or does not answer is 502 `payment_gateway_error`, nothing served, and the same payment sent again settles it once. The index layer and fully open verticals never ask for payment.
          */
         post: operations["evaluateRules"];
         delete?: never;
@@ -1191,6 +1195,15 @@ export interface operations {
                             daily_scale: number;
                             overage_per_call: number;
                         };
+                        per_use: {
+                            method: string;
+                            price_usd: string;
+                            how: string;
+                            reads: string[];
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
                     };
                 };
             };
@@ -1216,9 +1229,15 @@ export interface operations {
                 lean?: boolean;
                 /** @description Comma-separated layers to return (logic, directive, skill, action); others are omitted */
                 layers?: string;
+                /** @description `x402`: pay for this read with x402 instead of getting the free view */
+                pay?: "x402";
             };
             header?: {
                 "If-None-Match"?: string;
+                /** @description x402 v2 payment payload, base64 JSON (with pay=x402) */
+                "PAYMENT-SIGNATURE"?: string;
+                /** @description x402 v1 payment payload, base64 JSON (with pay=x402) */
+                "X-PAYMENT"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1233,6 +1252,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     "Pay-Network-Charged"?: string;
                     "Pay-Network-Remaining"?: string;
+                    "PAYMENT-RESPONSE"?: string;
+                    "X-PAYMENT-RESPONSE"?: string;
                     "Credential-Problem"?: string;
                     "Content-Digest"?: string;
                     "Knowledge-Identity"?: string;
@@ -1349,6 +1370,12 @@ export interface operations {
                                 header: "pay-network-pay-id";
                                 price_usd: string;
                             };
+                            pay_per_read?: {
+                                /** @constant */
+                                method: "http402";
+                                path: string;
+                                price_usd: string;
+                            };
                         };
                         credential_problem?: {
                             code: "key_invalid" | "key_revoked" | "key_expired" | "key_rerolled";
@@ -1455,6 +1482,12 @@ export interface operations {
                             per_use: {
                                 /** @constant */
                                 header: "pay-network-pay-id";
+                                price_usd: string;
+                            };
+                            pay_per_read?: {
+                                /** @constant */
+                                method: "http402";
+                                path: string;
                                 price_usd: string;
                             };
                         };
@@ -1587,9 +1620,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A paid vertical without a free index and without credentials, or a per-use token that is invalid, expired, kya-only or used up */
+            /** @description A paid vertical without a free index and without credentials, or a per-use token that is invalid, expired, kya-only or used up; with `pay=x402`, `read_payment_required`: the x402 requirements for this read (v2 in PAYMENT-REQUIRED, v1 `accepts` in the body), or a payment refused */
             402: {
                 headers: {
+                    "PAYMENT-REQUIRED"?: string;
+                    "PAYMENT-RESPONSE"?: string;
+                    "X-PAYMENT-RESPONSE"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1649,8 +1685,16 @@ export interface operations {
     };
     evaluateRules: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description `x402`: pay for this read with x402 instead of getting the free view */
+                pay?: "x402";
+            };
+            header?: {
+                /** @description x402 v2 payment payload, base64 JSON (with pay=x402) */
+                "PAYMENT-SIGNATURE"?: string;
+                /** @description x402 v1 payment payload, base64 JSON (with pay=x402) */
+                "X-PAYMENT"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1678,6 +1722,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     "Pay-Network-Charged"?: string;
                     "Pay-Network-Remaining"?: string;
+                    "PAYMENT-RESPONSE"?: string;
+                    "X-PAYMENT-RESPONSE"?: string;
                     "Content-Digest"?: string;
                     "Knowledge-Identity"?: string;
                     "Signature-Input"?: string;
@@ -1748,9 +1794,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The logic layer is locked for a caller without credentials, or a per-use token that is invalid, expired, kya-only or used up */
+            /** @description The logic layer is locked for a caller without credentials, or a per-use token that is invalid, expired, kya-only or used up; with `pay=x402`, `read_payment_required`: the x402 requirements for this evaluation, or a payment refused */
             402: {
                 headers: {
+                    "PAYMENT-REQUIRED"?: string;
+                    "PAYMENT-RESPONSE"?: string;
+                    "X-PAYMENT-RESPONSE"?: string;
                     [name: string]: unknown;
                 };
                 content: {

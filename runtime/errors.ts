@@ -68,6 +68,11 @@ export const ERRORS = {
     title: "Payment is required to complete this checkout",
     hint: "Pay one of `accepts` (x402 v1; the PAYMENT-REQUIRED header carries v2) for the `quote`, e.g. with @x402/fetch, and send the request again with X-PAYMENT or PAYMENT-SIGNATURE.",
   },
+  read_payment_required: {
+    status: 402,
+    title: "Payment is required for this read",
+    hint: "Pay one of `accepts` (x402 v1; the PAYMENT-REQUIRED header carries v2) for this one read, e.g. with @x402/fetch, and send the same request again with PAYMENT-SIGNATURE or X-PAYMENT. One payment pays for one read.",
+  },
   payment_token_invalid: {
     status: 402,
     title: "The payment token is not valid",

@@ -1,6 +1,8 @@
 /**
  * What the caller presented: a service key (X-Service-Key, `?key=`, or `Authorization: Bearer
- * svc_…` for MCP clients that only send bearer tokens), a per-use payment token, or nothing.
+ * svc_…` for MCP clients that only send bearer tokens), a per-use payment (whichever payment
+ * method offers per use and finds its payment in the request: `payments/methods/per-use-read.ts`),
+ * or nothing.
  * A key that is malformed, unknown, revoked or expired is a 401, never a silent downgrade to
  * anonymous access; only a read of free content (`resolveReader` + `decideRead`) serves the free
  * view anyway, and says so.
@@ -10,13 +12,16 @@ import { hashKey } from "../keys/key-secret.ts";
 import { refuseEndedGrace } from "../keys/manage-key.ts";
 import { parseKeyString, type KeyRecord } from "../schema/keys.ts";
 import type { KeysStore } from "../storage/keys-store.ts";
+import type { PresentedPayment } from "../payments/methods/payment-method.ts";
+import { presentedPayment } from "../payments/methods/per-use-read.ts";
 
 export interface PresentedCredentials {
   key: string | null;
-  payToken: string | null;
+  /** A per-use payment instead of a key (agent_network's pay token, x402's `pay=x402`). */
+  payment: PresentedPayment | null;
 }
 
-export type Caller = { kind: "anonymous" } | { kind: "key"; record: KeyRecord } | { kind: "payment"; token: string };
+export type Caller = { kind: "anonymous" } | { kind: "key"; record: KeyRecord } | { kind: "payment"; payment: PresentedPayment };
 
 export function readCredentials(headers: Headers, url: URL, options: { allowQueryKey: boolean }): PresentedCredentials {
   let key = headers.get("x-service-key");
@@ -25,7 +30,7 @@ export function readCredentials(headers: Headers, url: URL, options: { allowQuer
     const auth = headers.get("authorization");
     if (auth && /^bearer\s+svc_/i.test(auth)) key = auth.replace(/^bearer\s+/i, "");
   }
-  return { key: key === null ? null : key.trim(), payToken: headers.get("pay-network-pay-id") };
+  return { key: key === null ? null : key.trim(), payment: presentedPayment({ headers, url }, url.pathname + url.search) };
 }
 
 /**
@@ -79,7 +84,7 @@ export function resolveCaller(credentials: PresentedCredentials, keys: KeysStore
     const record = resolveKey(credentials.key, keys, now);
     return record instanceof Promise ? record.then((r): Caller => ({ kind: "key", record: r })) : { kind: "key", record };
   }
-  if (credentials.payToken !== null && credentials.payToken !== "") return { kind: "payment", token: credentials.payToken };
+  if (credentials.payment !== null) return { kind: "payment", payment: credentials.payment };
   return { kind: "anonymous" };
 }
 

@@ -56,7 +56,7 @@ export interface ReadInput {
   credentialProblem?: ApiError | null;
   vertical: ResolvedVertical;
   /** The node's trial flag, or null for the vertical's index (or its placeholder). */
-  node: { trial: boolean } | null;
+  node: { trial: boolean; id?: string } | null;
   /** For the unlock hint of a refusal; without it refusals carry no hint. */
   limits?: Limits;
 }

@@ -14,18 +14,19 @@
  */
 import type { AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
-import { authorizePerUse, type PerUseAuthorization } from "../payments/per-use/per-use.ts";
+import type { PerUseGrant } from "../payments/methods/payment-method.ts";
+import { authorizeRead } from "../payments/methods/per-use-read.ts";
 import type { Limits, ResolvedVertical } from "../schema/catalog.ts";
 import type { Artifact, Artifacts, NodeMeta, NodeVariant } from "../storage/artifacts.ts";
 import type { Caller, Reader } from "./credentials.ts";
 import { decideRead, decideSearchMeter, orRefuse, refuseLocked, type ReadDecision, type ReadMeter } from "./decide-read.ts";
 import { unknownNode } from "./unknown-names.ts";
 
-/** What `meterRead` needs: who reads, who pays, and the verified pay token when the token pays. */
+/** What `meterRead` needs: who reads, who pays, and the verified per-use payment when one pays. */
 export interface ReadSession {
   caller: Caller;
   meter: ReadMeter;
-  perUse: PerUseAuthorization | null;
+  perUse: PerUseGrant | null;
   /** The limits in force for the build the session started on, read once: a key's windows are metered with these. */
   limits: Limits;
 }
@@ -120,10 +121,10 @@ function _begin(
   meter: ReadMeter,
   freeRead: (() => void | Promise<void>) | undefined,
   now: number,
-): Promise<PerUseAuthorization | null> | null {
+): Promise<PerUseGrant | null> | null {
   if (meter === "free") return freeRead === undefined ? null : _freeRead(freeRead);
-  // Only a node of a live vertical (or a gated search) is ever metered "payment", so a placeholder never verifies a token.
-  if (meter === "payment" && caller.kind === "payment") return authorizePerUse(deps, caller.token, now);
+  // Only a node of a live vertical (or a gated search) is ever metered "payment", so a placeholder never verifies a payment.
+  if (meter === "payment" && caller.kind === "payment") return authorizeRead(deps, caller.payment, now);
   return null;
 }
 

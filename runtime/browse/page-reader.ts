@@ -27,7 +27,7 @@ export async function readPageReader(deps: AppDeps, event: H3Event): Promise<Pag
   const slot = requestCaller(event, deps);
   const reader = await slot.reader(_withCookie(event));
   const header = slot.credentials();
-  return { ...reader, fromCookie: header.key === null && !header.payToken && readKeyCookie(event.req.headers) !== null };
+  return { ...reader, fromCookie: header.key === null && header.payment === null && readKeyCookie(event.req.headers) !== null };
 }
 
 /** What a page read with a refused key adds: the warning header, and the cookie cleared when it held the key. */
@@ -73,7 +73,7 @@ export function credentialNoticeMarkdown(problem: CredentialProblem, fromCookie:
 function _withCookie(event: H3Event): CallerOptions {
   return {
     fallback: (presented) => {
-      if (presented.key !== null || presented.payToken) return presented;
+      if (presented.key !== null || presented.payment !== null) return presented;
       const cookie = readKeyCookie(event.req.headers);
       return cookie === null ? presented : { ...presented, key: cookie };
     },

@@ -6,7 +6,7 @@
  */
 import { limitsInForce } from "../deps.ts";
 import { apiError } from "../errors.ts";
-import { toReader } from "../access/credentials.ts";
+import { toReader, type Caller } from "../access/credentials.ts";
 import { credentialProblemHeaders, withCredentialProblem } from "../access/credential-problem.ts";
 import { findNode, planArtifact, planRead } from "../access/read-session.ts";
 import { meterRead } from "../metering/meter-read.ts";
@@ -26,6 +26,8 @@ export interface ContentRequest {
   /** true/false as on REST; "unless-locked": lean for a readable node, full (with `unlock`) for a locked view. */
   lean?: boolean | "unless-locked";
   layers?: readonly LayerName[];
+  /** Who reads, when the call decided it (a per-use payment, `paid-call.ts`); else the request's credentials. */
+  caller?: Caller;
 }
 
 export interface ContentAnswer {
@@ -47,7 +49,7 @@ export async function readContent(ctx: McpContext, request: ContentRequest): Pro
   if (layers && request.node === null)
     throw apiError("validation_failed", { detail: `"layers" applies to a node; an index carries no layers.` });
 
-  const reader = await toReader(ctx.caller());
+  const reader = await toReader(request.caller ?? ctx.caller());
   const meta = findNode(build, vertical, request.node);
   const plan = await planRead(
     ctx.deps,

@@ -5,6 +5,7 @@
  */
 import type { AppDeps } from "../deps.ts";
 import type { Caller } from "../access/credentials.ts";
+import type { PresentedPayment } from "../payments/methods/payment-method.ts";
 import type { AnonymousLimiter } from "../metering/anonymous-limit.ts";
 import type { LayerSelector } from "../layers/select-layers.ts";
 import type { EncodedJson } from "./jsonrpc.ts";
@@ -34,6 +35,10 @@ export interface McpContext extends McpShared {
   callerOrAnonymous(): Promise<Caller>;
   /** The raw key presented in X-Service-Key or Authorization: Bearer, if any. */
   presentedKey: string | null;
-  /** RateLimit headers of the call, set when a key was metered. */
+  /** RateLimit headers of the call, set when a key was metered (or a per-use payment's headers). */
   headers: Record<string, string>;
+  /** The tool call's `_meta` (where a per-use payment travels over MCP). */
+  toolMeta?: Record<string, unknown>;
+  /** The per-use payment that pays for this call, when the call asked to pay (`paid-call.ts`). */
+  payment?: PresentedPayment;
 }

@@ -13,6 +13,7 @@ import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts"
 import { TOOLS, TOOLS_BY_NAME } from "./tools.ts";
 import type { ContentAnswer } from "./content.ts";
 import { servedSignature } from "../signing/answer-signer.ts";
+import { paidResultMeta } from "./paid-call.ts";
 
 /** Versions a client may negotiate, newest first; the first is offered to any other request. */
 export const NEGOTIABLE_VERSIONS = ["2025-11-25", "2025-06-18"] as const;
@@ -62,6 +63,8 @@ export const METHODS: Readonly<Record<string, Handler>> = {
     const raw = params.arguments ?? {};
     if (raw === null || typeof raw !== "object" || Array.isArray(raw))
       throw new RpcError(RPC.invalidParams, `"arguments" must be an object.`);
+    const meta = params._meta;
+    if (meta !== null && typeof meta === "object" && !Array.isArray(meta)) ctx.toolMeta = meta as Record<string, unknown>;
     const started = performance.now();
     // Labelled by the tool's name from TOOLS_BY_NAME (a fixed set), never by what the request said.
     const observe = (outcome: "ok" | "error") =>
@@ -69,11 +72,17 @@ export const METHODS: Readonly<Record<string, Handler>> = {
     try {
       const output = await tool.run(ctx, tool.validator.parse(raw));
       observe("ok");
-      if ("bytes" in output) return _artifactResult(ctx, output);
+      const paid = paidResultMeta(ctx);
+      if ("bytes" in output) return _artifactResult(ctx, output, paid);
       const text = JSON.stringify(output.structured);
       // The same digest and signature a REST answer carries as headers, over the text block's bytes.
-      const meta = output.identity ? { _meta: ctx.deps.shared.signer.sign(text, output.identity, ctx.now) } : {};
-      return { content: [{ type: "text", text }], structuredContent: output.structured, ...meta };
+      const signed = output.identity ? ctx.deps.shared.signer.sign(text, output.identity, ctx.now) : {};
+      const resultMeta = { ...signed, ...paid };
+      return {
+        content: [{ type: "text", text }],
+        structuredContent: output.structured,
+        ...(Object.keys(resultMeta).length ? { _meta: resultMeta } : {}),
+      };
     } catch (error) {
       observe("error");
       if (!isApiError(error)) throw error;
@@ -83,7 +92,13 @@ export const METHODS: Readonly<Record<string, Handler>> = {
       const { title, detail, ...rest } = problemBody(error, { requestId: ctx.requestId, baseUrl: ctx.deps.config.publicBaseUrl });
       // The detail already lists up to three field errors.
       if (Array.isArray(rest.errors) && rest.errors.length <= 3) delete rest.errors;
-      return { content: [{ type: "text", text: `${title}: ${detail}\n${JSON.stringify(rest)}` }], isError: true };
+      const content = [{ type: "text", text: `${title}: ${detail}\n${JSON.stringify(rest)}` }];
+      // x402's MCP transport: the requirements an x402 client pays, as data (not structuredContent,
+      // which MCP clients check against the tool's output schema).
+      const required = rest.payment_required;
+      if (required === undefined) return { content, isError: true };
+      content.push({ type: "text", text: JSON.stringify(required) });
+      return { content, isError: true, _meta: { "x402/payment-required": required } };
     }
   },
   "prompts/list": async (_ctx, params) => (_firstPage(params), { prompts: PROMPT_LIST }),
@@ -119,15 +134,18 @@ function _firstPage(params: Record<string, unknown>): void {
  * A prebuilt artifact as a tool result, encoded once per artifact (by ETag) and second, then served
  * as bytes: the text block and `structuredContent` are the artifact itself, never parsed.
  */
-function _artifactResult(ctx: McpContext, output: ContentAnswer): EncodedJson {
+function _artifactResult(ctx: McpContext, output: ContentAnswer, paid: Record<string, unknown>): EncodedJson {
   // `_meta` carries the headers a REST answer has, dated like them: the encoding holds the
   // signature's `created`, so it is kept for the second it was made in.
-  const cacheKey = output.etag === null ? null : `${output.etag}@${Math.floor(ctx.now / 1000)}`;
+  // A paid result carries its own settlement, so it is never one cached for everyone.
+  const own = Object.keys(paid).length > 0;
+  const cacheKey = output.etag === null || own ? null : `${output.etag}@${Math.floor(ctx.now / 1000)}`;
   const cached = cacheKey === null ? undefined : ctx.results.get(cacheKey);
   if (cached) return cached;
   const text = Buffer.from(output.bytes).toString("utf8");
   const signature = servedSignature(ctx.deps.shared.signer, output, ctx.now);
-  const result = { content: [{ type: "text", text }], structuredContent: new RawJson(text), ...(signature ? { _meta: signature } : {}) };
+  const resultMeta = own ? { ...signature, ...paid } : signature;
+  const result = { content: [{ type: "text", text }], structuredContent: new RawJson(text), ...(resultMeta ? { _meta: resultMeta } : {}) };
   const encoded = new EncodedJson(new TextEncoder().encode(toJsonText(result)));
   if (cacheKey !== null) ctx.results.set(cacheKey, encoded);
   return encoded;

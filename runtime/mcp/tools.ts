@@ -33,6 +33,10 @@ import { readContent, type ContentAnswer } from "./content.ts";
 import type { KnowledgeIdentity } from "../signing/answer-signature.ts";
 import { deltaIdentity, searchIdentity } from "../signing/answer-identity.ts";
 import type { McpContext } from "./context.ts";
+import { PayArgument, payingCaller } from "./paid-call.ts";
+
+const GetNodeArguments = Type.Composite([GetNodeRequestSchema, PayArgument], { additionalProperties: false });
+const EvaluateArguments = Type.Composite([EvaluateRequestSchema, PayArgument], { additionalProperties: false });
 
 /**
  * What a tool produced: an object (with what it is, when it is knowledge to sign), or JSON text it
@@ -78,11 +82,17 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: "get_node",
     title: "Get a node",
     description:
-      "One knowledge node with its four layers (logic with compiled rules, directive, skill, action), sources and next_nodes: the node and next_nodes only by default when you can read its layers (the notes REST adds are in the vkr://about resource; lean: false includes them); `layers` returns only the named layers. A caller who cannot read the layers (no key, or a key that does not unlock this node) gets the free view as REST sends it: the index layer, locked_layers naming the rest and `unlock` saying what would open them (lean: true drops the hint). Same decision and metering as GET /api/demo: one retrieval per call only when a key unlocks gated layers; fully open verticals and free views cost nothing.",
-    input: GetNodeRequestSchema,
+      'One knowledge node with its four layers (logic with compiled rules, directive, skill, action), sources and next_nodes: the node and next_nodes only by default when you can read its layers (the notes REST adds are in the vkr://about resource; lean: false includes them); `layers` returns only the named layers. A caller who cannot read the layers (no key, or a key that does not unlock this node) gets the free view as REST sends it: the index layer, locked_layers naming the rest and `unlock` saying what would open them (lean: true drops the hint). Same decision and metering as GET /api/demo: one retrieval per call only when a key unlocks gated layers; fully open verticals and free views cost nothing. Without a key, `pay: "x402"` pays for this one read ($0.002): the result is the x402 payment requirements (isError, in _meta["x402/payment-required"]); call again with the payment in _meta["x402/payment"].',
+    input: GetNodeArguments,
     output: _objectOf([NodeResponseSchema, LeanNodeResponseSchema, VerticalPlaceholderSchema]),
-    run: (ctx, args: Static<typeof GetNodeRequestSchema>) =>
-      readContent(ctx, { vertical: args.vertical, node: args.node, lean: args.lean ?? "unless-locked", layers: args.layers }),
+    run: async (ctx, args: Static<typeof GetNodeArguments>) =>
+      readContent(ctx, {
+        vertical: args.vertical,
+        node: args.node,
+        lean: args.lean ?? "unless-locked",
+        layers: args.layers,
+        caller: payingCaller(ctx, "get_node", args),
+      }),
   }),
   _tool({
     name: "search",
@@ -105,11 +115,12 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: "evaluate_rules",
     title: "Evaluate a node's rules",
     description:
-      "Deterministically evaluates a node's compiled rules over boolean facts: which outcomes hold, the full gate trace, citations, and, when an outcome is still open, only the missing facts that can change it, most decisive first (`ask_first` names the one to ask first). Never guesses; leave unknown facts out. Needs the node's logic layer (a key) and counts as one retrieval, exactly as POST /api/evaluate.",
-    input: EvaluateRequestSchema,
+      "Deterministically evaluates a node's compiled rules over boolean facts: which outcomes hold, the full gate trace, citations, and, when an outcome is still open, only the missing facts that can change it, most decisive first (`ask_first` names the one to ask first). Never guesses; leave unknown facts out. Needs the node's logic layer (a key) and counts as one retrieval, exactly as POST /api/evaluate; without a key, `pay: \"x402\"` pays for this one evaluation as get_node does.",
+    input: EvaluateArguments,
     output: EvaluateResponseSchema,
-    run: async (ctx, args: Static<typeof EvaluateRequestSchema>) => {
-      const { body, headers, identity } = await evaluateNode(ctx.deps, await ctx.caller(), args, ctx.now);
+    run: async (ctx, { pay, ...request }: Static<typeof EvaluateArguments>) => {
+      const caller = payingCaller(ctx, "evaluate_rules", { ...request, ...(pay === undefined ? {} : { pay }) }) ?? (await ctx.caller());
+      const { body, headers, identity } = await evaluateNode(ctx.deps, caller, request, ctx.now);
       Object.assign(ctx.headers, headers);
       return { structured: body as unknown as Record<string, unknown>, identity };
     },

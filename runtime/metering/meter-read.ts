@@ -7,13 +7,12 @@
  */
 import type { AppDeps } from "../deps.ts";
 import type { ReadSession } from "../access/read-session.ts";
-import { chargePerUse } from "../payments/per-use/per-use.ts";
 import { meterKey } from "./meter.ts";
 
 /** Returns the headers that report the count or the charge (RateLimit, Pay-Network-*). */
 export async function meterRead(deps: AppDeps, read: ReadSession, now: number): Promise<Record<string, string>> {
   if (read.meter === "key" && read.caller.kind === "key")
     return (await meterKey(deps.backend, read.limits, read.caller.record, now)).headers;
-  if (read.meter === "payment" && read.perUse) return chargePerUse(deps, read.perUse, now);
+  if (read.meter === "payment" && read.perUse) return read.perUse.charge(deps, now);
   return {};
 }

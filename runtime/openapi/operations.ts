@@ -21,6 +21,7 @@ import { GROWTH_OPERATIONS } from "./operations-growth.ts";
 import { PAYMENT_OPERATIONS } from "./operations-payments.ts";
 import { MCP_OPERATIONS } from "./operations-mcp.ts";
 import { SIGNATURE_HEADERS, SIGNING_OPERATIONS } from "./operations-signing.ts";
+import { perUseParagraphs, perUseParams, perUseResponseHeaders } from "./per-use-openapi.ts";
 
 export interface OperationParam {
   name: string;
@@ -61,7 +62,7 @@ const CORE_OPERATIONS: Operation[] = [
     security: ["none"],
     summary: "System status",
     description:
-      "The status object of the spec. Counts are computed from content and state; `retrieval_limits` are the limits in force (RETRIEVAL_LIMITS may raise them).",
+      "The status object of the spec. Counts are computed from content and state; `retrieval_limits` are the limits in force (RETRIEVAL_LIMITS may raise them). `per_use` lists the reads a caller can pay for one at a time instead of holding a key, per payment method this deployment offers (agent_network: a pay token in `pay-network-pay-id`; http402: x402 with `pay=x402`), with the price and how.",
     responses: { 200: { description: "The status object", schema: StatusObjectSchema } },
   },
   {
@@ -75,6 +76,7 @@ const CORE_OPERATIONS: Operation[] = [
       "Metering: only gated layers count. Each 200 of a node whose layers a key unlocked counts against that key (hourly 200, daily 1000 — 3000 on the 5-key volume plan — answer 429 with Retry-After; beyond the monthly 10,000 membership calls continue as overage at $0.002; trial keys stop at 500 calls, 429 `trial_exhausted`, or 24 h, 401 `key_expired`). Free content (indexes, fully open verticals, free views) is never metered nor refused for quota, with or without a key; it is limited per client address only (ANON_RATE_PER_MINUTE, 429 `rate_limited`). A 304 is not metered, and neither is a HEAD (on every route: access is checked as for GET, headers and Content-Length are sent, nothing is consumed or charged, no RateLimit fields).",
       "A vertical without content answers 200 with its status and how to join the waitlist or register interest; it is not metered.",
       "Per-use payment: instead of a key, a KYAPay pay or kya-pay token in `pay-network-pay-id` unlocks all four layers of any node; each 200 for a content node of a paid or index-free vertical is charged $0.002 (catalogue `per_use_price_usd_micros`) through the agent payment network, after the token's ledger reserves it atomically, so concurrent requests on one token never spend more than its value (`val`/`value`) or its `mnr` request count. Index requests, fully open verticals, 304s and HEAD requests are free. The response tells what was charged and what is left in `Pay-Network-Charged` / `Pay-Network-Remaining` (USD decimal strings). Invalid token 402 `payment_token_invalid`, expired 402 `payment_token_expired`, kya-only 402 `payment_token_required`, used up 402 `payment_token_depleted`, charge refused 402 `payment_failed`; each says how to get a token or a key. The signature is verified once per token and cached until it expires; the expiry is checked on every request. A key wins when both are sent.",
+      ...perUseParagraphs(),
       "Responses carry a strong ETag (the artifact digest) and honour If-None-Match with 304.",
       "`layers=logic,action` (node requests only; unknown names 400) keeps only the named layers in `node.layers` and lists them in `node.selected_layers`; layers left out by choice are not added to `locked_layers`, which still names only what the caller cannot read, and `layer_tokens` still covers all four so an agent can budget. Access and metering are those of the whole node. A selection has its own ETag; the runtime derives it once from the prebuilt bytes and serves it from a bounded in-memory LRU.",
     ].join("\n\n"),
@@ -101,12 +103,21 @@ const CORE_OPERATIONS: Operation[] = [
         description: "Comma-separated layers to return (logic, directive, skill, action); others are omitted",
       },
       { name: "If-None-Match", in: "header", schema: Type.String() },
+      ...perUseParams(),
     ],
     responses: {
       200: {
         description: "A node (full or lean), an index graph (full or lean), or a placeholder for a vertical without content",
         schema: Type.Union([NodeResponseSchema, LeanNodeResponseSchema, IndexGraphSchema, LeanIndexGraphSchema, VerticalPlaceholderSchema]),
-        headers: ["ETag", ...RATE_HEADERS, "Pay-Network-Charged", "Pay-Network-Remaining", "Credential-Problem", ...SIGNATURE_HEADERS],
+        headers: [
+          "ETag",
+          ...RATE_HEADERS,
+          "Pay-Network-Charged",
+          "Pay-Network-Remaining",
+          ...perUseResponseHeaders(200),
+          "Credential-Problem",
+          ...SIGNATURE_HEADERS,
+        ],
       },
       304: { description: "Not modified" },
       400: { description: "Missing or unknown vertical, bad parameter" },
@@ -116,7 +127,8 @@ const CORE_OPERATIONS: Operation[] = [
       },
       402: {
         description:
-          "A paid vertical without a free index and without credentials, or a per-use token that is invalid, expired, kya-only or used up",
+          "A paid vertical without a free index and without credentials, or a per-use token that is invalid, expired, kya-only or used up; with `pay=x402`, `read_payment_required`: the x402 requirements for this read (v2 in PAYMENT-REQUIRED, v1 `accepts` in the body), or a payment refused",
+        headers: perUseResponseHeaders(402),
       },
       403: { description: "The key does not unlock this vertical, and the vertical has no free view" },
       404: { description: "Unknown node" },
@@ -143,20 +155,23 @@ const CORE_OPERATIONS: Operation[] = [
       "Metering: each 200 over a gated node's rules answered for a key that unlocks it counts as one retrieval, exactly like a node request; rules of fully open verticals are free; refused requests (4xx) are not counted.",
       "Per-use payment: a KYAPay pay or kya-pay token in `pay-network-pay-id` unlocks the logic layer of any node; each 200 over a gated node is charged $0.002 like a content node request on GET /api/demo (verified before the facts are checked, reserved atomically in the token's ledger, reported in `Pay-Network-Charged` / `Pay-Network-Remaining`); invalid, expired, kya-only or used-up tokens are 402 as there; 402 `per_use_not_accepted` (with a hint naming the key routes) where no agent payment network is configured.",
       "A node without compiled rules answers 200 with empty `outcomes`, `rules` and `missing_facts` (and declares no facts, so only `facts: {}` is accepted): agents may call every node uniformly.",
+      ...perUseParagraphs(),
     ].join("\n\n"),
     security: ["none", "serviceKey", "payToken"],
+    params: perUseParams(),
     body: EvaluateRequestSchema,
     responses: {
       200: {
         description: "The evaluation",
         schema: EvaluateResponseSchema,
-        headers: [...RATE_HEADERS, "Pay-Network-Charged", "Pay-Network-Remaining", ...SIGNATURE_HEADERS],
+        headers: [...RATE_HEADERS, "Pay-Network-Charged", "Pay-Network-Remaining", ...perUseResponseHeaders(200), ...SIGNATURE_HEADERS],
       },
       400: { description: "Invalid body, non-boolean or unknown fact, unknown vertical" },
       401: { description: "Malformed, unknown, revoked or expired key" },
       402: {
         description:
-          "The logic layer is locked for a caller without credentials, or a per-use token that is invalid, expired, kya-only or used up",
+          "The logic layer is locked for a caller without credentials, or a per-use token that is invalid, expired, kya-only or used up; with `pay=x402`, `read_payment_required`: the x402 requirements for this evaluation, or a payment refused",
+        headers: perUseResponseHeaders(402),
       },
       403: { description: "The key does not unlock this vertical or module" },
       404: { description: "Unknown node" },

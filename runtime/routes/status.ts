@@ -11,6 +11,7 @@ import { waitlistList } from "../storage/list-names.ts";
 import { readSeatsHeld } from "../cohorts/seat-ledger.ts";
 import type { StatusObject } from "../schema/status.ts";
 import { formatUsd } from "../money.ts";
+import { perUseMethods } from "../payments/methods/per-use-read.ts";
 
 export default definePlugin<AppDeps>((app, deps) => {
   app.get("/api/status", async (event) => {
@@ -50,6 +51,7 @@ export default definePlugin<AppDeps>((app, deps) => {
         overage_per_call: limits.overage_per_call_usd_micros / 1_000_000,
       },
       community_evidence: { ...build.status.community_evidence, trial_evaluations: povCount },
+      per_use: perUseMethods().flatMap((m) => m.perUse.describe(deps) ?? []),
     };
     return sendJson(event, 200, status, { "cache-control": "no-cache" });
   });

@@ -72,6 +72,16 @@ export const StatusObjectSchema = Type.Composite([
     inaugural_status: Str,
     verticals: Type.Record(Str, Type.Object({ cohort: Str, waitlist_registered: Int })),
     retrieval_limits: RetrievalLimitsSchema,
+    /** The reads a caller can pay for one at a time instead of holding a key, per payment method this server offers. */
+    per_use: Type.Array(
+      Type.Object({
+        method: Str,
+        price_usd: Str,
+        how: Str,
+        reads: Type.Array(Str),
+        details: Type.Optional(Type.Record(Str, Type.Unknown())),
+      }),
+    ),
     sla: StatusStaticSchema.properties.sla,
   }),
 ]);

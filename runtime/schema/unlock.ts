@@ -30,6 +30,11 @@ export const UnlockHintSchema = Type.Object(
     }),
     /** A per-use payment token instead of a key: one charge per content node request. */
     per_use: Type.Object({ header: Type.Literal("pay-network-pay-id"), price_usd: Type.String() }),
+    /**
+     * This node's paid URL: one read paid with x402, no key, no token (where the server offers it:
+     * GET /api/status lists http402 under `per_use`). GET it with an x402 client such as @x402/fetch.
+     */
+    pay_per_read: Type.Optional(Type.Object({ method: Type.Literal("http402"), path: Type.String(), price_usd: Type.String() })),
   },
   { additionalProperties: false },
 );
@@ -59,7 +64,7 @@ export interface UnlockVertical {
  */
 export function toUnlockHint(
   vertical: UnlockVertical,
-  node: { trial: boolean } | null,
+  node: { trial: boolean; id?: string } | null,
   limits: Pick<Limits, "per_use_price_usd_micros" | "trial_calls" | "trial_hours">,
 ): UnlockHint {
   const trialOpen = node === null ? vertical.trial !== undefined : node.trial;
@@ -83,6 +88,15 @@ export function toUnlockHint(
       checkout_info: "/api/checkout",
     },
     per_use: { header: "pay-network-pay-id", price_usd: _usd(limits.per_use_price_usd_micros) },
+    ...(node?.id === undefined
+      ? {}
+      : {
+          pay_per_read: {
+            method: "http402" as const,
+            path: `/api/demo?vertical=${encodeURIComponent(vertical.slug)}&node=${encodeURIComponent(node.id)}&pay=x402`,
+            price_usd: _usd(limits.per_use_price_usd_micros),
+          },
+        }),
   };
 }
 

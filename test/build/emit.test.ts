@@ -53,6 +53,7 @@ describe("emit", () => {
       trial: { method: "POST", path: "/api/trial", body: { vertical: "travel" }, calls: 500, hours: 24 },
       membership: { vertical: "travel", any_membership: false, method: "POST", path: "/api/checkout", checkout_info: "/api/checkout" },
       per_use: { header: "pay-network-pay-id", price_usd: "0.002" },
+      pay_per_read: { method: "http402", path: "/api/demo?vertical=travel&node=trv-start&pay=x402", price_usd: "0.002" },
     });
     expect(read("verticals/travel/nodes/trv-care.locked.json").unlock.trial).toBeUndefined();
     expect(read("verticals/travel/nodes/trv-care.locked.lean.json")).toEqual({

@@ -69,7 +69,7 @@ describe("tools/list", () => {
     const evaluate = tools.find((t) => t.name === "evaluate_rules")!;
     expect(evaluate.inputSchema.required).toEqual(["vertical", "node", "facts"]);
     const node = tools.find((t) => t.name === "get_node")!;
-    expect(Object.keys(node.inputSchema.properties!)).toEqual(["vertical", "node", "lean", "layers"]);
+    expect(Object.keys(node.inputSchema.properties!)).toEqual(["vertical", "node", "lean", "layers", "pay"]);
     // Every parameter of every tool says what it is.
     for (const tool of tools) {
       for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {}))
@@ -122,7 +122,7 @@ describe("tools/call: content under the REST access matrix", () => {
     expect(result.isError).toBe(true);
     const message = text(result);
     expect(message).toContain("must be one of logic, directive, skill, action");
-    expect(message).toContain("the known ones are vertical, node, lean, layers");
+    expect(message).toContain("the known ones are vertical, node, lean, layers, pay");
     expect(message).not.toContain("Expected union value");
     // Each message once: the first line says it, the JSON after it does not repeat it.
     expect(message.split("must be one of").length).toBe(2);

@@ -7,7 +7,9 @@
  * describes itself to buyers and in OpenAPI, and runs its checkout over the purchase journal
  * (`purchase-flow.ts`), through the shared driver (`run-checkout.ts`) when it pays at once; a
  * method paid elsewhere declares how reconciliation finishes its awaiting purchases
- * (`AwaitingPayment`).
+ * (`AwaitingPayment`). A method that can also pay for one read instead of a key offers `perUse`
+ * (`PerUse`): the read path (`access/read-session.ts`, `metering/meter-read.ts`) asks the registry
+ * for it, never a method by name.
  */
 import type { TSchema } from "@sinclair/typebox";
 import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
@@ -70,6 +72,76 @@ export interface PaymentMethod {
   awaiting?: AwaitingPayment;
   /** What it adds to the published OpenAPI description of checkout. */
   openapi: MethodOpenApi;
+  /** Present when the method can pay for one read of gated content instead of a key. */
+  perUse?: PerUse;
+}
+
+/** Where a read's request carries its payment: REST headers and URL, or an MCP tool call's `_meta`. */
+export interface PerUseRequest {
+  headers: Headers;
+  url: URL;
+  /** The tool call's `_meta` (MCP); absent over REST. */
+  meta?: Readonly<Record<string, unknown>>;
+}
+
+/** A per-use payment a request presented (or, where the method says so, asked to make). */
+export interface PresentedPayment {
+  method: PaymentMethodId;
+  /** What the method reads from the request; "" where the caller asked to pay and sent no payment yet. */
+  token: string;
+  /** What is being paid for, as the caller named it (path and query, or the MCP tool call). */
+  resource: string;
+  /** The payment came in an MCP tool call's `_meta`, and the answer's payment data goes back there. */
+  viaMcp?: boolean;
+}
+
+/**
+ * Paying for one read (a content node's layers, a rule evaluation, a gated search) with the
+ * method, instead of a key. The read session asks `authorize` before anything of the content is
+ * chosen (a refusal reveals nothing), and the grant's `charge` after the answer is ready and only
+ * when it is sent (a 304, a HEAD or a refused request never charges).
+ */
+export interface PerUse {
+  /**
+   * The payment this request carries for the method, or null when it names none (the caller
+   * then reads as it would without it). Read on every request that reads content: cheap.
+   */
+  presented(request: PerUseRequest): string | null;
+  /** Verifies the payment (or throws the problem that says how to pay), before any content is revealed. */
+  authorize(deps: AppDeps, payment: PresentedPayment, now: number): Promise<PerUseGrant>;
+  /** For `/api/status` and `GET /api/checkout`: how a caller pays per read with this method here. */
+  describe(deps: AppDeps): PerUseDescription | null;
+  /** Its part of the OpenAPI description of the reads it can pay for. */
+  openapi: PerUseOpenApi;
+  /** How MCP carries it: the `_meta` key of the result that reports the payment, built from the answer's headers. */
+  mcpResult?(headers: Readonly<Record<string, string>>): Record<string, unknown>;
+}
+
+/** A verified per-use payment, waiting for the answer. */
+export interface PerUseGrant {
+  /** Charges (or settles) the read; the answer's payment headers. Throws when nothing may be served. */
+  charge(deps: AppDeps, now: number): Promise<Record<string, string>>;
+}
+
+export interface PerUseDescription {
+  method: PaymentMethodId;
+  price_usd: string;
+  /** How a REST caller asks for it. */
+  how: string;
+  /** Which reads it pays for. */
+  reads: string[];
+  details?: Record<string, unknown>;
+}
+
+export interface PerUseOpenApi {
+  /** A paragraph added to the description of each read it can pay for. */
+  description: string;
+  /** Request headers it pays with on reads. */
+  headers?: readonly { name: string; description: string }[];
+  /** Query parameters it is asked with on reads. */
+  query?: readonly { name: string; description: string; values: readonly string[] }[];
+  /** Response headers it adds to a read's 200 and 402. */
+  responseHeaders?: Readonly<Record<number, readonly string[]>>;
 }
 
 /**

@@ -16,7 +16,7 @@ import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
 import { ConfigError } from "../../config.ts";
 import type { X402Config } from "../methods/x402/x402-env.ts";
 import { apiError } from "../../errors.ts";
-import { requirementsFor, type DecodedPayment, type Requirements } from "../methods/x402/x402-requirements.ts";
+import { requirementsFor, type DecodedPayment, type Requirements, type ResourceDescription } from "../methods/x402/x402-requirements.ts";
 
 export interface VerifyReply {
   isValid: boolean;
@@ -44,7 +44,7 @@ export interface X402Provider {
    * it settles our network in both protocol versions; ConfigError when it answers and cannot.
    */
   ready(): Promise<void>;
-  requirements(amountMicros: number, resource: { url: string; description: string }): Promise<Requirements>;
+  requirements(amountMicros: number, resource: ResourceDescription): Promise<Requirements>;
   /** The resource server's own comparison of a v2 payment's echoed requirement with ours. */
   acceptedMatches(payment: DecodedPayment, requirements: Requirements): boolean;
   verify(payment: DecodedPayment, requirements: Requirements): Promise<VerifyReply>;

@@ -9,11 +9,13 @@ import type { PaymentMethod } from "../payment-method.ts";
 import { successStatusOf } from "../method-ids.ts";
 import { agentNetworkProvider } from "./agent-network-provider.ts";
 import { agentNetworkOpenApi } from "./agent-network-openapi.ts";
+import { agentNetworkPerUse } from "./agent-network-per-use.ts";
 
 export const agentNetworkMethod: PaymentMethod = {
   id: "agent_network",
   provider: agentNetworkProvider,
   openapi: agentNetworkOpenApi,
+  perUse: agentNetworkPerUse,
   available: (deps) => deps.payments.agentNetwork !== null,
   credentials: (headers) => [readPayToken(headers) ?? ""],
   describe: (deps) => ({

@@ -47,9 +47,9 @@ type Quote = Awaited<ReturnType<typeof describeQuote>>;
  * How facilitators report an authorization whose nonce was already used on chain: the v2 exact
  * scheme's reason code, or (the v1 scheme passes the revert through) USDC's own revert message.
  */
-const NONCE_USED_RE = /nonce_used|nonce_already_used|authorization_used|authorization is used/i;
+export const NONCE_USED_RE = /nonce_used|nonce_already_used|authorization_used|authorization is used/i;
 /** The exact scheme's reason for an authorization past its `validBefore`. */
-const EXPIRED_RE = /valid_before|expired/i;
+export const EXPIRED_RE = /valid_before|expired/i;
 
 export async function checkoutWithX402(
   deps: AppDeps,
@@ -73,18 +73,18 @@ export async function checkoutWithX402(
       quote: await describeQuote(deps, quote, account.create ? null : account.account),
     };
   };
-  const payment = _presentedPayment(request.headers);
+  const payment = presentedX402Payment(request.headers);
   if (!payment) {
     const { requirements, quote } = await preview({ proofNeeded: true });
     // Each version's answer names its own header (the v1 body, the v2 PAYMENT-REQUIRED header).
     throw _paymentRequired(requirements, quote, "X-PAYMENT header is required", {}, "PAYMENT-SIGNATURE header is required");
   }
-  const secret = _paymentSecret(payment);
+  const secret = x402PaymentSecret(payment);
   const signed = digestOf("x402-signature", secret);
   const { claim, heldBy } = await claimOrHolder(
     deps,
     "x402",
-    await _paymentId(x402, payment),
+    await x402PaymentId(x402, payment),
     `${signed}.${digestOf("x402-owner", _owner(order, account))}`,
     now,
   );
@@ -251,7 +251,7 @@ async function _answer(
 }
 
 /** The payment of a PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) header, v2 first; null without either. */
-function _presentedPayment(headers: Headers): DecodedPayment | null {
+export function presentedX402Payment(headers: Headers): DecodedPayment | null {
   const v2Header = headers.get("payment-signature");
   const v1Header = headers.get("x-payment");
   if (!v2Header && !v1Header) return null;
@@ -263,7 +263,7 @@ function _presentedPayment(headers: Headers): DecodedPayment | null {
  * nonce (public fields only: the id reveals nothing of the signature). A v1 payment names no
  * token: it can only pay ours.
  */
-async function _paymentId(x402: X402Provider, payment: DecodedPayment): Promise<string> {
+export async function x402PaymentId(x402: X402Provider, payment: DecodedPayment): Promise<string> {
   await x402.ready().catch((error: unknown) => {
     throw apiError("payment_provider_unavailable", {
       detail: `x402 payments cannot be taken right now: ${error instanceof Error ? error.message : String(error)}.`,
@@ -284,7 +284,7 @@ async function _paymentId(x402: X402Provider, payment: DecodedPayment): Promise<
  * What only the payer (and whoever it sends the header to) holds: the signature over the
  * authorization, the same in v1 and v2. The purchase's keys are sealed under it.
  */
-function _paymentSecret(payment: DecodedPayment): string {
+export function x402PaymentSecret(payment: DecodedPayment): string {
   const payload = payment.payload.payload as { signature: string };
   return payload.signature;
 }

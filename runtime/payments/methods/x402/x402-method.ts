@@ -10,11 +10,13 @@ import type { PaymentMethod } from "../payment-method.ts";
 import { successStatusOf } from "../method-ids.ts";
 import { x402Provider } from "./x402-provider.ts";
 import { x402OpenApi } from "./x402-openapi.ts";
+import { x402PerUse } from "./x402-per-read.ts";
 
 export const x402Method: PaymentMethod = {
   id: "http402",
   provider: x402Provider,
   openapi: x402OpenApi,
+  perUse: x402PerUse,
   available: (deps) => deps.payments.x402 !== null,
   credentials: (headers) => [headers.get("x-payment") ?? "", headers.get("payment-signature") ?? ""],
   describe: (deps) => {

@@ -44,7 +44,7 @@ export interface PaymentRequirementsV1 {
   resource: string;
   description: string;
   mimeType: string;
-  outputSchema: null;
+  outputSchema: Record<string, unknown> | null;
   payTo: string;
   maxTimeoutSeconds: number;
   asset: string;
@@ -53,8 +53,16 @@ export interface PaymentRequirementsV1 {
 
 const MAX_HEADER_CHARS = 8 * 1024;
 
+/** What a 402 says of the resource paid for; discovery (the Bazaar) reads `extensions` and `outputSchema`. */
+export interface ResourceDescription {
+  url: string;
+  description: string;
+  extensions?: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+}
+
 /** The v1 body entry for a v2 requirement: same terms, v1 names (`maxAmountRequired`, `resource`). */
-export function requirementsFor(v2: PaymentRequirements, networkV1: string, resource: { url: string; description: string }): Requirements {
+export function requirementsFor(v2: PaymentRequirements, networkV1: string, resource: ResourceDescription): Requirements {
   const v1: PaymentRequirementsV1 = {
     scheme: v2.scheme,
     network: networkV1,
@@ -62,7 +70,7 @@ export function requirementsFor(v2: PaymentRequirements, networkV1: string, reso
     resource: resource.url,
     description: resource.description,
     mimeType: "application/json",
-    outputSchema: null,
+    outputSchema: resource.outputSchema ?? null,
     payTo: v2.payTo,
     maxTimeoutSeconds: v2.maxTimeoutSeconds,
     asset: v2.asset,
@@ -73,6 +81,7 @@ export function requirementsFor(v2: PaymentRequirements, networkV1: string, reso
     error: "payment required",
     resource: { url: resource.url, description: resource.description, mimeType: "application/json" },
     accepts: [v2],
+    ...(resource.extensions ? { extensions: resource.extensions } : {}),
   };
   return { v2, v1, paymentRequired };
 }
