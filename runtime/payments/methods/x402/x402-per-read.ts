@@ -45,7 +45,7 @@ import { readResource } from "./x402-read-resource.ts";
 
 /** The MCP `_meta` keys of the x402 project's MCP transport. */
 export const MCP_PAYMENT_META = "x402/payment";
-export const MCP_PAYMENT_RESPONSE_META = "x402/payment-response";
+const MCP_PAYMENT_RESPONSE_META = "x402/payment-response";
 
 const NONCE_USED = "invalid_exact_evm_payload_authorization_nonce_used";
 
