@@ -30,9 +30,11 @@ export const REDIS = [
   "test/payments/crash.e2e.test.ts",
   "test/payments/interrupted-issuance.e2e.test.ts",
   "test/payments/x402-crash-recovery.e2e.test.ts",
+  "test/people/key-usage.e2e.test.ts",
   "test/store/redis-backup-drill.test.ts",
   "test/store/redis-topologies.test.ts",
   "test/store/redis.test.ts",
+  "test/tracing/traces.e2e.test.ts",
 ];
 
 /** Needs a real Chromium (Debian's, driven by playwright-core). */
@@ -48,6 +50,7 @@ export const SLOW = [
   "test/hardening/fuzz.e2e.test.ts",
   "test/payments/per-use-batched-crash.e2e.test.ts",
   "test/people/cli-bundle.e2e.test.ts",
+  "test/people/release-install.e2e.test.ts",
   "test/runtime/crash-mixed.e2e.test.ts",
   "test/runtime/crash.e2e.test.ts",
 ];
