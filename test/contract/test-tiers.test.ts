@@ -4,9 +4,10 @@
  * test/helpers/unit-tier.ts refuses a Redis connection, a redis-server or Chromium, and a child
  * process handed a Redis locator, while other children start as usual.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { Cluster, Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { BROWSER, LISTED, REDIS } from "../tiers.ts";
@@ -56,6 +57,11 @@ describe("test tiers", () => {
     expect(() => execFileSync(process.execPath, ["-e", ""], { env: { REDIS_SENTINELS: "127.0.0.1:26379" } })).toThrow(
       /child process with REDIS_SENTINELS/,
     );
+  });
+
+  it("refuses them through promisify(execFile) too, which still resolves stdout and stderr", async () => {
+    await expect(promisify(execFile)("redis-cli", ["ping"])).rejects.toThrow(/starting redis-cli: the unit tier/);
+    expect(await promisify(execFile)(process.execPath, ["-e", "process.stdout.write('ok')"])).toEqual({ stdout: "ok", stderr: "" });
   });
 
   it("starts every other child process as usual", () => {

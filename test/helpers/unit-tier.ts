@@ -10,6 +10,7 @@
 import childProcess from "node:child_process";
 import { syncBuiltinESMExports } from "node:module";
 import { basename } from "node:path";
+import { promisify } from "node:util";
 import { Cluster, Redis } from "ioredis";
 
 const WHERE = "the unit tier (npm run test:unit) runs without Redis or a browser: list this file in REDIS or BROWSER in test/tiers.ts";
@@ -44,10 +45,20 @@ function optionsOf(args: unknown[]): unknown {
 
 for (const name of ["spawn", "spawnSync", "execFile", "execFileSync", "exec", "execSync", "fork"] as const) {
   const original = childProcess[name] as (...args: unknown[]) => unknown;
-  (childProcess as unknown as Record<string, unknown>)[name] = function (this: unknown, file: unknown, ...rest: unknown[]) {
+  const guarded = function (this: unknown, file: unknown, ...rest: unknown[]) {
     checkChild(file, optionsOf(rest));
     return original.call(this, file, ...rest);
   };
+  // `promisify(execFile)` resolves { stdout, stderr } through this hook: guard it too.
+  const custom = (original as unknown as Record<symbol, ((...args: unknown[]) => unknown) | undefined>)[promisify.custom];
+  if (custom)
+    Object.defineProperty(guarded, promisify.custom, {
+      value: async (file: unknown, ...rest: unknown[]) => {
+        checkChild(file, optionsOf(rest));
+        return custom(file, ...rest);
+      },
+    });
+  (childProcess as unknown as Record<string, unknown>)[name] = guarded;
 }
 // The named ESM exports of a builtin are copies: refresh them so `import { spawn }` sees the guard.
 syncBuiltinESMExports();
