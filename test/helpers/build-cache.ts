@@ -12,18 +12,13 @@ import { promisify } from "node:util";
 import { digestBuildInputs } from "../../build/input-stamp.ts";
 
 export const BUILD_ARGS = ["--import", "tsx", "build/cli.ts"];
-/**
- * A build child that hangs (one sat in a futex wait for half an hour on a loaded machine) would
- * block its test file's worker for good, since a synchronous call outlives every vitest timeout.
- */
-export const BUILD_TIMEOUT_MS = 300_000;
 
 /** The cached build of `contentDir` (built now if it is not there yet); callers copy it, never change it. */
 export function cachedBuildSync(contentDir: string, cache: string): string {
   const slot = join(cache, digestBuildInputs(contentDir));
   if (existsSync(slot)) return slot;
   const temp = mkdtempSync(`${slot}.building-`);
-  execFileSync(process.execPath, [...BUILD_ARGS, "--content", contentDir, "--out", temp], { stdio: "pipe", timeout: BUILD_TIMEOUT_MS });
+  execFileSync(process.execPath, [...BUILD_ARGS, "--content", contentDir, "--out", temp], { stdio: "pipe" });
   return _publish(temp, slot);
 }
 
@@ -32,7 +27,7 @@ export async function cachedBuild(contentDir: string, cache: string): Promise<st
   const slot = join(cache, digestBuildInputs(contentDir));
   if (existsSync(slot)) return slot;
   const temp = mkdtempSync(`${slot}.building-`);
-  await promisify(execFile)(process.execPath, [...BUILD_ARGS, "--content", contentDir, "--out", temp], { timeout: BUILD_TIMEOUT_MS });
+  await promisify(execFile)(process.execPath, [...BUILD_ARGS, "--content", contentDir, "--out", temp]);
   return _publish(temp, slot);
 }
 

@@ -9,14 +9,14 @@ import { cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inject } from "vitest";
-import { BUILD_ARGS, BUILD_TIMEOUT_MS, cachedBuildSync } from "./build-cache.ts";
+import { BUILD_ARGS, cachedBuildSync } from "./build-cache.ts";
 
 /** With `outDir`, builds into that folder, over any build already there (as `npm run build:content` does). */
 export function buildContentTo(contentDir: string, outDir?: string): string {
   const cache = inject("buildCache");
   if (outDir !== undefined || !cache) {
     const out = outDir ?? mkdtempSync(join(tmpdir(), "vkr-dist-"));
-    execFileSync(process.execPath, [...BUILD_ARGS, "--content", contentDir, "--out", out], { stdio: "pipe", timeout: BUILD_TIMEOUT_MS });
+    execFileSync(process.execPath, [...BUILD_ARGS, "--content", contentDir, "--out", out], { stdio: "pipe" });
     return out;
   }
   const out = mkdtempSync(join(tmpdir(), "vkr-dist-"));
