@@ -2,7 +2,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 import { BROWSER, LISTED, REDIS, SLOW } from "./test/tiers.ts";
 
 // Each tier spells these out rather than `extends: true`, which would run the global setup (the
-// one content build) once per tier instead of once per run.
+// real content build) once per tier instead of once per run.
 const shared = {
   testTimeout: 30_000,
   hookTimeout: 120_000,
