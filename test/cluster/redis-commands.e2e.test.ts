@@ -9,13 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import type { ChildServer } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
+import { type MonitoredCommand, monitorRedis } from "../helpers/redis-monitor.ts";
 import { CLUSTER_ADMIN_KEY, deletePrefix, postJson, SHARED_REDIS_URL, startInstances, uniquePrefix } from "./_cluster.ts";
 
-interface Seen {
-  /** `lua` for a command a script ran, else the client's address. */
-  source: string;
-  args: string[];
-}
+type Seen = MonitoredCommand;
 
 describe("Redis commands per metered request", () => {
   const prefix = uniquePrefix();
@@ -47,23 +44,20 @@ describe("Redis commands per metered request", () => {
 
   /** The commands naming this file's prefix while `work` runs. */
   const watch = async (work: () => Promise<void>): Promise<Seen[]> => {
-    const client = new Redis(SHARED_REDIS_URL);
-    const monitor = await client.monitor();
     const seen: Seen[] = [];
-    monitor.on("monitor", (_time: string, args: string[], source: string) => {
-      if (args.some((a) => a.includes(prefix))) seen.push({ source, args });
+    const monitor = await monitorRedis(SHARED_REDIS_URL, (command) => {
+      if (command.args.some((a) => a.includes(prefix))) seen.push(command);
     });
+    const client = new Redis(SHARED_REDIS_URL);
     try {
       await work();
       // MONITOR reports a command after running it: a marker sent last arrives after the rest.
       const marker = `${prefix}monitor-end`;
-      const last = client.duplicate();
-      await last.get(marker);
-      last.disconnect();
+      await client.get(marker);
       for (let i = 0; i < 100 && !seen.some((s) => s.args.includes(marker)); i++) await new Promise((r) => setTimeout(r, 20));
       return seen.filter((s) => !s.args.includes(marker));
     } finally {
-      monitor.disconnect();
+      monitor.close();
       client.disconnect();
     }
   };
