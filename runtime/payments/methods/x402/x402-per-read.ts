@@ -28,6 +28,7 @@ import type { Network } from "@x402/core/types";
 import type { AppDeps } from "../../../deps.ts";
 import { limitsInForce } from "../../../deps.ts";
 import { apiError } from "../../../errors.ts";
+import { failpoint } from "../../../failpoint.ts";
 import { publicBaseUrl } from "../../../http/public-base.ts";
 import { digestOf } from "../../purchases/checkout-order.ts";
 import { formatUsdExact } from "../../purchases/usd-decimal.ts";
@@ -187,7 +188,9 @@ async function _settle(
   const records = deps.backend.records;
   // Durable before the one irreversible call: a lost answer leaves it, and the retry settles again.
   if (!attemptedBefore) await records.setItem<ReadRecord>(recordKey, { state: "settling", signature, payment, requirements });
+  failpoint(deps.config, "perread:recorded");
   const settled = await deps.payments.x402!.settle(payment, requirements);
+  failpoint(deps.config, "perread:settled");
   let transaction = settled.transaction;
   if (!settled.success) {
     const reason = settled.errorReason ?? "settlement_failed";
@@ -215,6 +218,7 @@ async function _settle(
     }
   }
   await records.setItem<ReadRecord>(recordKey, { state: "served", signature, transaction });
+  failpoint(deps.config, "perread:served");
   deps.logger.info("x402 per-read settled", { payer: payment.authorization.from.toLowerCase(), transaction });
   const receipt = { success: true, transaction, network: payment.network as Network, payer: payment.authorization.from };
   return { [responseHeader]: encodeResponseHeader(receipt) };
