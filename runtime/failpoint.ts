@@ -5,7 +5,9 @@
  * retry, or reconciliation, finishes or undoes it. Unset in production: one string comparison.
  *
  * Points: purchase:reserved, purchase:charging, purchase:before-charge, purchase:after-charge,
- * purchase:charged, purchase:issuing, purchase:issued, card:session-created, trial:key-written.
+ * purchase:charged, purchase:issuing, purchase:issued, card:session-created, trial:key-written;
+ * x402 per read: perread:recorded (before /settle), perread:settled (its answer received, not yet
+ * recorded), perread:served (recorded, not yet answered).
  */
 export function failpoint(config: { failpoint?: string | undefined }, name: string): void {
   if (config.failpoint !== name) return;

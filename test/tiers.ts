@@ -30,6 +30,7 @@ export const REDIS = [
   "test/payments/crash.e2e.test.ts",
   "test/payments/interrupted-issuance.e2e.test.ts",
   "test/payments/x402-crash-recovery.e2e.test.ts",
+  "test/payments/x402-per-read-burst.e2e.test.ts",
   "test/people/key-usage.e2e.test.ts",
   "test/store/redis-backup-drill.test.ts",
   "test/store/redis-topologies.test.ts",
@@ -49,6 +50,7 @@ export const BROWSER = [
 export const SLOW = [
   "test/hardening/fuzz.e2e.test.ts",
   "test/payments/per-use-batched-crash.e2e.test.ts",
+  "test/payments/x402-per-read-crash.e2e.test.ts",
   "test/people/cli-bundle.e2e.test.ts",
   "test/people/release-install.e2e.test.ts",
   "test/runtime/crash-mixed.e2e.test.ts",

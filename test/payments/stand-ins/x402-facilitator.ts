@@ -177,6 +177,21 @@ export async function payWith(
   return Buffer.from(JSON.stringify(body)).toString("base64");
 }
 
+/**
+ * Other wrappings of one v2 payment: its v1 twin (the same authorization and signature, as
+ * `X-PAYMENT`) and the same v2 payload re-encoded (another header string, one authorization).
+ */
+export function twinsOf(v2Header: string): Record<string, string>[] {
+  const decoded = JSON.parse(Buffer.from(v2Header, "base64").toString("utf8"));
+  const v1Network = V1_NAMES.get(decoded.accepted.network) ?? decoded.accepted.network;
+  const v1 = { x402Version: 1, scheme: "exact", network: v1Network, payload: decoded.payload };
+  const reordered = { payload: decoded.payload, accepted: decoded.accepted, x402Version: 2 };
+  return [
+    { "x-payment": Buffer.from(JSON.stringify(v1)).toString("base64") },
+    { "payment-signature": Buffer.from(JSON.stringify(reordered, null, 1)).toString("base64") },
+  ];
+}
+
 /** The environment of a deployment paid through this facilitator (Base Sepolia unless told). */
 export function x402Env(stand: FacilitatorStandIn, network: "base" | "base-sepolia" | string = NETWORK_V1): Record<string, string> {
   return { X402_FACILITATOR_URL: stand.url, X402_PAY_TO: PAY_TO, X402_NETWORK: network };

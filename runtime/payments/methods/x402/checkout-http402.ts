@@ -19,7 +19,7 @@
  * - the 201 is rebuilt from the record, the keys opened with the payment's signature, so the same
  *   payment sent again gets the same keys, across crashes too, while the store holds no key in clear.
  */
-import type { Network, SettleResponse } from "@x402/core/types";
+import type { Network } from "@x402/core/types";
 import type { AppDeps } from "../../../deps.ts";
 import { apiError } from "../../../errors.ts";
 import { formatUsd } from "../../../money.ts";
@@ -40,16 +40,9 @@ import {
   type DecodedPayment,
   type Requirements,
 } from "./x402-requirements.ts";
+import { settleOnce, type SettleFailure } from "./x402-settle-outcome.ts";
 
 type Quote = Awaited<ReturnType<typeof describeQuote>>;
-
-/**
- * How facilitators report an authorization whose nonce was already used on chain: the v2 exact
- * scheme's reason code, or (the v1 scheme passes the revert through) USDC's own revert message.
- */
-export const NONCE_USED_RE = /nonce_used|nonce_already_used|authorization_used|authorization is used/i;
-/** The exact scheme's reason for an authorization past its `validBefore`. */
-export const EXPIRED_RE = /valid_before|expired/i;
 
 export async function checkoutWithX402(
   deps: AppDeps,
@@ -138,7 +131,7 @@ export async function checkoutWithX402(
       chargeRequest: async (record) => ({ payment, requirements: await requirementsOf(record) }),
       async charge(record, attemptedBefore) {
         const requirements = await requirementsOf(record);
-        return settleOnce(deps, record, payment, requirements, attemptedBefore, async (failure) =>
+        return _chargeOnce(deps, record, payment, requirements, attemptedBefore, async (failure) =>
           _paymentRequired(requirements, await describeQuote(deps, record, record.account), failure.errorReason, {
             [responseHeader]: encodeResponseHeader(failure),
           }),
@@ -155,43 +148,35 @@ export async function checkoutWithX402(
 }
 
 /**
- * Settles the payment for this purchase. Paid: the receipt. Refused: throws `refusal(failure)`
- * (a code `chargePurchase` reads as "nothing charged"). "Nonce used" is paid only when this
- * purchase's own earlier attempt may have used the nonce; no answer, or one the library cannot
- * read, throws 502 and the purchase stays `charging` for the next ask.
+ * Settles the payment for this purchase (`settleOnce`). Paid: the receipt. Refused: throws
+ * `refusal(failure)` (a code `chargePurchase` reads as "nothing charged"); no answer throws 502 and
+ * the purchase stays `charging` for the next ask.
  */
-async function settleOnce(
+async function _chargeOnce(
   deps: Pick<AppDeps, "payments" | "logger">,
   record: PurchaseRecord,
   payment: DecodedPayment,
   requirements: Requirements,
   attemptedBefore: boolean,
-  refusal: (failure: SettleResponse & { errorReason: string }) => Promise<unknown>,
+  refusal: (failure: SettleFailure) => Promise<unknown>,
 ): Promise<ChargeReceipt> {
-  const settled = await deps.payments.x402!.settle(payment, requirements);
-  if (settled.success) return { reference: settled.transaction, chargedMicros: record.amount_usd_micros };
-  const reason = settled.errorReason ?? "settlement_failed";
-  if (attemptedBefore && NONCE_USED_RE.test(reason))
-    return {
-      reference: null,
-      chargedMicros: record.amount_usd_micros,
-      note: "settled by an interrupted attempt (nonce used); transaction not reported",
-    };
-  if (attemptedBefore && EXPIRED_RE.test(reason))
-    // The facilitator checks expiry before the nonce: a lost earlier attempt may still have settled.
+  const outcome = await settleOnce(deps.payments.x402!, payment, requirements, attemptedBefore);
+  if (outcome.paid)
+    return outcome.transaction === null
+      ? {
+          reference: null,
+          chargedMicros: record.amount_usd_micros,
+          note: "settled by an interrupted attempt (nonce used); transaction not reported",
+        }
+      : { reference: outcome.transaction, chargedMicros: record.amount_usd_micros };
+  if (outcome.expiredAfterAttempt)
     deps.logger.error("x402 authorization expired after a settle attempt whose outcome was lost; released, check the chain", {
       purchase_id: record.id,
       amount_usd_micros: record.amount_usd_micros,
       ...record.payer,
-      reason,
+      reason: outcome.failure.errorReason,
     });
-  throw await refusal({
-    success: false,
-    errorReason: reason,
-    transaction: settled.transaction,
-    network: (settled.network || payment.network) as Network,
-    payer: settled.payer ?? undefined,
-  });
+  throw await refusal(outcome.failure);
 }
 
 /**
@@ -203,7 +188,7 @@ export function settleRecorded(deps: ReconcileDeps, record: PurchaseRecord): ((a
   if (!deps.payments.x402 || !recorded?.payment || !recorded.requirements) return null;
   const { payment, requirements } = recorded;
   return (attemptedBefore) =>
-    settleOnce(deps, record, payment, requirements, attemptedBefore, async (failure) =>
+    _chargeOnce(deps, record, payment, requirements, attemptedBefore, async (failure) =>
       apiError("payment_failed", { detail: `The x402 facilitator refused to settle: ${failure.errorReason}.` }),
     );
 }
@@ -250,12 +235,22 @@ async function _answer(
   };
 }
 
-/** The payment of a PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) header, v2 first; null without either. */
-export function presentedX402Payment(headers: Headers): DecodedPayment | null {
+/**
+ * The payment of a PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1) header, v2 first; null without either.
+ * Also reads a payment carried as one string, `<version>:<header>` (`x402PaymentToken`).
+ */
+export function presentedX402Payment(headers: Headers | string): DecodedPayment | null {
+  const token = typeof headers === "string" ? headers : x402PaymentToken(headers);
+  if (token === null) return null;
+  return decodePaymentHeader(token.slice(2), token.startsWith("1:") ? 1 : 2);
+}
+
+/** A request's x402 payment header as one string, `2:<PAYMENT-SIGNATURE>` or `1:<X-PAYMENT>`; null without either. */
+export function x402PaymentToken(headers: Headers): string | null {
   const v2Header = headers.get("payment-signature");
+  if (v2Header) return `2:${v2Header}`;
   const v1Header = headers.get("x-payment");
-  if (!v2Header && !v1Header) return null;
-  return decodePaymentHeader((v2Header ?? v1Header)!, v2Header ? 2 : 1);
+  return v1Header ? `1:${v1Header}` : null;
 }
 
 /**

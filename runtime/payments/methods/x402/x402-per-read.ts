@@ -28,20 +28,15 @@ import type { Network } from "@x402/core/types";
 import type { AppDeps } from "../../../deps.ts";
 import { limitsInForce } from "../../../deps.ts";
 import { apiError } from "../../../errors.ts";
+import { failpoint } from "../../../failpoint.ts";
 import { publicBaseUrl } from "../../../http/public-base.ts";
 import { digestOf } from "../../purchases/checkout-order.ts";
 import { formatUsdExact } from "../../purchases/usd-decimal.ts";
 import type { PerUse, PerUseGrant, PresentedPayment } from "../payment-method.ts";
-import { EXPIRED_RE, NONCE_USED_RE, x402PaymentId, x402PaymentSecret } from "./checkout-http402.ts";
-import {
-  decodePaymentHeader,
-  encodeRequiredHeader,
-  encodeResponseHeader,
-  mismatchReason,
-  type DecodedPayment,
-  type Requirements,
-} from "./x402-requirements.ts";
+import { presentedX402Payment, x402PaymentId, x402PaymentSecret, x402PaymentToken } from "./checkout-http402.ts";
+import { encodeRequiredHeader, encodeResponseHeader, mismatchReason, type DecodedPayment, type Requirements } from "./x402-requirements.ts";
 import { readResource } from "./x402-read-resource.ts";
+import { settleOnce } from "./x402-settle-outcome.ts";
 
 /** The MCP `_meta` keys of the x402 project's MCP transport. */
 export const MCP_PAYMENT_META = "x402/payment";
@@ -66,11 +61,7 @@ export const x402PerUse: PerUse = {
       const version = (fromMeta as { x402Version?: unknown }).x402Version === 1 ? 1 : 2;
       return `${version}:${Buffer.from(JSON.stringify(fromMeta)).toString("base64")}`;
     }
-    const v2 = headers.get("payment-signature");
-    if (v2) return `2:${v2}`;
-    const v1 = headers.get("x-payment");
-    if (v1) return `1:${v1}`;
-    return "";
+    return x402PaymentToken(headers) ?? "";
   },
   authorize: authorizeX402Read,
   describe(deps) {
@@ -134,7 +125,7 @@ async function authorizeX402Read(deps: AppDeps, presented: PresentedPayment, now
       },
     });
   if (presented.token === "") throw refuse("X-PAYMENT header is required", {}, "PAYMENT-SIGNATURE header is required");
-  const payment = decodePaymentHeader(presented.token.slice(2), presented.token.startsWith("1:") ? 1 : 2);
+  const payment = presentedX402Payment(presented.token)!;
   const id = digestOf("x402-read", await x402PaymentId(x402, payment));
   const signature = digestOf("x402-signature", x402PaymentSecret(payment));
   const leaseKey = `x402read:lease:${id}`;
@@ -187,34 +178,26 @@ async function _settle(
   const records = deps.backend.records;
   // Durable before the one irreversible call: a lost answer leaves it, and the retry settles again.
   if (!attemptedBefore) await records.setItem<ReadRecord>(recordKey, { state: "settling", signature, payment, requirements });
-  const settled = await deps.payments.x402!.settle(payment, requirements);
-  let transaction = settled.transaction;
-  if (!settled.success) {
-    const reason = settled.errorReason ?? "settlement_failed";
-    if (attemptedBefore && NONCE_USED_RE.test(reason)) {
-      transaction = "";
-      deps.logger.warn("x402 per-read settled by an interrupted attempt (nonce used); transaction not reported", {
+  failpoint(deps.config, "perread:recorded");
+  const outcome = await settleOnce(deps.payments.x402!, payment, requirements, attemptedBefore);
+  failpoint(deps.config, "perread:settled");
+  if (!outcome.paid) {
+    if (outcome.expiredAfterAttempt)
+      deps.logger.error("x402 per-read authorization expired after a settle attempt whose outcome was lost; check the chain", {
         payer: payment.authorization.from.toLowerCase(),
+        reason: outcome.failure.errorReason,
       });
-    } else {
-      if (attemptedBefore && EXPIRED_RE.test(reason))
-        deps.logger.error("x402 per-read authorization expired after a settle attempt whose outcome was lost; check the chain", {
-          payer: payment.authorization.from.toLowerCase(),
-          reason,
-        });
-      // Refused: nothing moved, so the authorization is the payer's again.
-      await records.removeItem(recordKey);
-      const failure = {
-        success: false,
-        errorReason: reason,
-        transaction: settled.transaction,
-        network: (settled.network || payment.network) as Network,
-        ...(settled.payer ? { payer: settled.payer } : {}),
-      };
-      throw refuse(reason, { [responseHeader]: encodeResponseHeader(failure) });
-    }
+    // Refused: nothing moved, so the authorization is the payer's again.
+    await records.removeItem(recordKey);
+    throw refuse(outcome.failure.errorReason, { [responseHeader]: encodeResponseHeader(outcome.failure) });
   }
+  if (outcome.transaction === null)
+    deps.logger.warn("x402 per-read settled by an interrupted attempt (nonce used); transaction not reported", {
+      payer: payment.authorization.from.toLowerCase(),
+    });
+  const transaction = outcome.transaction ?? "";
   await records.setItem<ReadRecord>(recordKey, { state: "served", signature, transaction });
+  failpoint(deps.config, "perread:served");
   deps.logger.info("x402 per-read settled", { payer: payment.authorization.from.toLowerCase(), transaction });
   const receipt = { success: true, transaction, network: payment.network as Network, payer: payment.authorization.from };
   return { [responseHeader]: encodeResponseHeader(receipt) };
