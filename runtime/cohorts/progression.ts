@@ -17,6 +17,7 @@ import { cohortMembersList } from "../storage/list-names.ts";
 import { advanceActiveCohort, readActiveCohort } from "./active-cohort.ts";
 import { decideProgression, type ProgressionDecision, type ProgressionTrigger } from "./cohort-machine.ts";
 import { readSeatsHeld } from "./seat-ledger.ts";
+import { keyPart } from "../storage/key-part.ts";
 
 export interface CohortDeps {
   backend: StateBackend;
@@ -45,7 +46,7 @@ export async function claimCohortSeat(deps: CohortDeps, seat: { account: string;
   const claim = await deps.backend.claimPosition(cohortMembersList(seat.cohort), account);
   if (claim.created) {
     const member: CohortMember = { account, cohort: seat.cohort, joined_at: new Date(now).toISOString() };
-    await deps.backend.records.setItem(`cohort-member:${seat.cohort}:${_hex(account)}`, member);
+    await deps.backend.records.setItem(`cohort-member:${seat.cohort}:${keyPart(account)}`, member);
   }
   await evaluateProgression(deps, "seat_claimed", now);
   // A member that joined while a racing claim filled the cohort may have been missed by that
@@ -133,6 +134,3 @@ function _counter(key: string) {
   return { key, limit: Number.POSITIVE_INFINITY, expiresAt: Number.MAX_SAFE_INTEGER };
 }
 
-function _hex(value: string): string {
-  return Buffer.from(value, "utf8").toString("hex");
-}

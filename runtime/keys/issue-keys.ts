@@ -21,6 +21,7 @@ import { createPurchaseStore } from "../payments/purchases/purchase-store.ts";
 import { generateKey, hashKey, keyIdOf } from "./key-secret.ts";
 import { failpoint } from "../failpoint.ts";
 import { auditKey } from "../audit/audit-log.ts";
+import { keyPart } from "../storage/key-part.ts";
 
 export interface IssuedKey {
   key: string;
@@ -105,7 +106,7 @@ export async function issueTrialKey(
   };
   await deps.keys.put(record);
   failpoint(deps.config, "trial:key-written");
-  const slot = `trial:${input.vertical}:${Buffer.from(input.agentId).toString("hex")}`;
+  const slot = `trial:${input.vertical}:${keyPart(input.agentId)}`;
   // Two rounds at most: the second only after taking over a claim whose key never came to exist.
   for (let round = 0; round < 2; round++) {
     const claim = await deps.backend.insertOnce(slot, hash, input.expiresAt, now);

@@ -13,6 +13,7 @@ import type { CounterWindow } from "../storage/backend.ts";
 import type { KeyRecord } from "../schema/keys.ts";
 import type { Limits } from "../schema/catalog.ts";
 import { DAY_MS, QUOTA_WINDOWS, windowLimit, type QuotaWindowSpec, type WindowLength, type WindowSlot } from "./windows.ts";
+import { accountPart } from "../storage/key-part.ts";
 
 export interface PlannedWindow extends CounterWindow {
   name: string;
@@ -41,7 +42,7 @@ export function planWindows(
   table: readonly QuotaWindowSpec[] = QUOTA_WINDOWS,
 ): PlannedWindow[] {
   // A shared hash tag keeps all counters of one account (or key) in one Redis Cluster slot.
-  const tag = `{${record.account ? "a:" + _hex(record.account) : "k:" + record.id}}`;
+  const tag = `{${record.account ? "a:" + accountPart(record.account) : "k:" + record.id}}`;
   const windows: PlannedWindow[] = [];
   for (const spec of table) {
     if (!spec.appliesTo(record)) continue;
@@ -129,6 +130,3 @@ function _span(length: WindowLength, record: KeyRecord, now: number): Span {
   return { suffix: `:${monthStart}`, startedAt: monthStart, resetAt: monthEnd, expiresAt: monthEnd + 40 * DAY_MS, seconds: null };
 }
 
-function _hex(value: string): string {
-  return Buffer.from(value.toLowerCase(), "utf8").toString("hex");
-}

@@ -25,6 +25,7 @@ import type { StateBackend } from "../../storage/backend.ts";
 import type { SealedAnswer } from "./sealed-answer.ts";
 import type { PaymentMethodId } from "../methods/method-ids.ts";
 import { auditPurchase } from "../../audit/audit-purchase.ts";
+import { keyPart } from "../../storage/key-part.ts";
 
 export type PurchaseMethod = PaymentMethodId | "admin";
 export type PurchaseState = "reserved" | "awaiting_payment" | "charging" | "unconfirmed" | "charged" | "issued" | "released" | "refund_due";
@@ -165,11 +166,11 @@ export function createPurchaseStore(backend: StateBackend): PurchaseStore {
       await backend.removeOnce(`pstep:${id}:${step}`, mark);
     },
     async bySession(sessionId) {
-      const id = await records.getItem<string>(`card-session:${Buffer.from(sessionId).toString("hex")}`);
+      const id = await records.getItem<string>(`card-session:${keyPart(sessionId)}`);
       return id ? store.get(id) : null;
     },
     async indexSession(sessionId, id) {
-      await records.setItem(`card-session:${Buffer.from(sessionId).toString("hex")}`, id);
+      await records.setItem(`card-session:${keyPart(sessionId)}`, id);
     },
   };
   return store;
