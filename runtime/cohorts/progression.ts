@@ -133,4 +133,3 @@ async function _grantLoyalty(
 function _counter(key: string) {
   return { key, limit: Number.POSITIVE_INFINITY, expiresAt: Number.MAX_SAFE_INTEGER };
 }
-

@@ -81,4 +81,3 @@ async function _base(backend: StateBackend, cohort: CohortName, now: number): Pr
   bases.get(backend)!.set(cohort, fixed);
   return fixed;
 }
-

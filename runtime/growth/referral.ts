@@ -163,4 +163,3 @@ function _cycleOf(now: number): { id: string; endsAt: number } {
   const d = new Date(now);
   return { id: d.toISOString().slice(0, 7), endsAt: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) };
 }
-

@@ -127,4 +127,3 @@ export async function describeWaitlist(deps: AppDeps): Promise<Static<typeof Wai
 }
 
 // --- Internal helpers ---
-

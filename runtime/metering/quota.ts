@@ -9,7 +9,7 @@
  *   `overage_per_call_usd_micros` each. Permanent keys have no monthly reset, so their "month" is
  *   the key's lifetime.
  */
-import type { CounterWindow } from "../storage/backend.ts";
+import type { ConsumeResult, CounterWindow, StateBackend } from "../storage/backend.ts";
 import type { KeyRecord } from "../schema/keys.ts";
 import type { Limits } from "../schema/catalog.ts";
 import { DAY_MS, QUOTA_WINDOWS, windowLimit, type QuotaWindowSpec, type WindowLength, type WindowSlot } from "./windows.ts";
@@ -65,6 +65,20 @@ export function planWindows(
     });
   }
   return windows;
+}
+
+/** The planned windows' counts as of `now`, each read from its row. */
+export function readQuotaCounts(backend: StateBackend, windows: readonly PlannedWindow[], now: number): Promise<number[]> {
+  return backend.readCounters(
+    windows.map((w) => w.key),
+    now,
+    windows.map((w) => w.row),
+  );
+}
+
+/** One request against every planned window at once: all count it, or none (a denial). */
+export function consumeQuota(backend: StateBackend, windows: PlannedWindow[], now: number): Promise<ConsumeResult> {
+  return backend.consume(windows, 1, now);
 }
 
 /** The window the key view reports in `slot` (the pooled allowance over the key's own month), or -1. */
@@ -129,4 +143,3 @@ function _span(length: WindowLength, record: KeyRecord, now: number): Span {
   const monthEnd = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
   return { suffix: `:${monthStart}`, startedAt: monthStart, resetAt: monthEnd, expiresAt: monthEnd + 40 * DAY_MS, seconds: null };
 }
-

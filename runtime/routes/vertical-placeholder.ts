@@ -5,10 +5,7 @@ import { LAYER_NAMES } from "../schema/catalog.ts";
 import { countInterest, countWaitlist } from "../storage/list-names.ts";
 
 export async function describePlaceholder(deps: AppDeps, vertical: ResolvedVertical) {
-  const [waitlist, interest] = await Promise.all([
-    countWaitlist(deps.backend, vertical.slug),
-    countInterest(deps.backend, vertical.slug),
-  ]);
+  const [waitlist, interest] = await Promise.all([countWaitlist(deps.backend, vertical.slug), countInterest(deps.backend, vertical.slug)]);
   return {
     vertical: vertical.slug,
     title: vertical.title,

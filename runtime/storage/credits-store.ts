@@ -127,7 +127,6 @@ export function createCreditsStore(backend: StateBackend): CreditsStore {
 
 // --- Internal helpers ---
 
-
 /** Both counters of an account share a hash tag, so one read stays in one Redis Cluster slot. */
 function _counter(accountKey: string, side: "granted" | "applied") {
   return { key: `credits:{c:${accountKey}}:${side}`, limit: Number.POSITIVE_INFINITY, expiresAt: Number.MAX_SAFE_INTEGER };

@@ -15,4 +15,6 @@ export const POV_TRIAL_KEYS_LIST = "pov:trial-keys";
 
 export const countWaitlist = (backend: StateBackend, vertical: string) => backend.countList(waitlistList(vertical));
 export const countInterest = (backend: StateBackend, vertical: string) => backend.countList(interestList(vertical));
+/** Puts a member account on the seats roster once; `created` only the first time. */
+export const joinSeatsRoster = (backend: StateBackend, account: string) => backend.claimPosition(SEATS_LIST, account);
 export const countTrialEvaluations = (backend: StateBackend) => backend.countList(POV_TRIAL_KEYS_LIST);

@@ -110,6 +110,8 @@ export interface PurchaseStore {
   /** The purchase a card session belongs to. */
   bySession(sessionId: string): Promise<PurchaseRecord | null>;
   indexSession(sessionId: string, id: string): Promise<void>;
+  /** True only the first time: a card purchase's keys are shown on one success page, once. */
+  showOnce(id: string, now: number): Promise<boolean>;
 }
 
 export function createPurchaseStore(backend: StateBackend): PurchaseStore {
@@ -171,6 +173,9 @@ export function createPurchaseStore(backend: StateBackend): PurchaseStore {
     },
     async indexSession(sessionId, id) {
       await records.setItem(`card-session:${keyPart(sessionId)}`, id);
+    },
+    async showOnce(id, now) {
+      return (await backend.insertOnce(`card-shown:${id}`, String(now), null, now)).created;
     },
   };
   return store;
