@@ -12,7 +12,7 @@ import { formatUsd } from "../money.ts";
 import { readIdentifier } from "../accounts/identifier.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
 import { cohortStatusOf, meanConfidence, PROGRESSION_CONFIDENCE_MICROS, SCORE_MICROS } from "../cohorts/cohort-machine.ts";
-import { readOutcomeTotals } from "../cohorts/progression.ts";
+import { readOutcomeTotals } from "../cohorts/cohort-store.ts";
 import { readSeatsHeld } from "../cohorts/seat-ledger.ts";
 import type { WaitlistRequest } from "../schema/growth-requests.ts";
 import type { WaitlistJoinedSchema, WaitlistOverviewSchema } from "../schema/growth-responses.ts";

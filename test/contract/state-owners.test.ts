@@ -32,12 +32,11 @@ const STATE_OWNERS: StateOwner[] = [
   { path: "runtime/delta/cursor-secret.ts", namespaces: ["delta"] },
   { path: "runtime/cohorts/active-cohort.ts", namespaces: ["cohort"] },
   { path: "runtime/cohorts/seat-ledger.ts", namespaces: ["cohort-seats"] },
-  { path: "runtime/cohorts/progression.ts", namespaces: ["cohort-member", "poo"] },
+  { path: "runtime/cohorts/cohort-store.ts", namespaces: ["cohort-member", "poo"] },
   { path: "runtime/growth/referral.ts", namespaces: ["referral", "referral-counted", "referral-cap"] },
-  { path: "runtime/growth/waitlist.ts", namespaces: ["waitlist-new"] },
-  { path: "runtime/growth/interest.ts", namespaces: ["interest-anon", "interest-new"] },
-  { path: "runtime/growth/proof-of-value.ts", namespaces: [] },
-  { path: "runtime/growth/proof-of-outcome.ts", namespaces: [] },
+  { path: "runtime/growth/waitlist.ts", namespaces: ["waitlist", "waitlist-new"] },
+  { path: "runtime/growth/interest.ts", namespaces: ["interest", "interest-anon", "interest-new"] },
+  { path: "runtime/growth/proof-of-value.ts", namespaces: ["pov"] },
   {
     path: "runtime/payments/purchases/purchase-store.ts",
     namespaces: ["purchase", "purchase-open", "plock", "pstep", "card-session", "card-shown"],
@@ -54,6 +53,8 @@ const STATE_OWNERS: StateOwner[] = [
   { path: "runtime/access/admin.ts", namespaces: ["adminfail", "adminwrong"] },
   // per-client limiter: owned by the limiter
   { path: "runtime/growth/daily-limit.ts", namespaces: [] },
+  // per-client limiter: owned by the limiter (its daily window key, `poo:day:`)
+  { path: "runtime/growth/proof-of-outcome.ts", namespaces: [] },
   // per-client limiter: owned by the limiter
   { path: "runtime/routes/trial.ts", namespaces: ["trialrate"] },
   // per-client limiter: owned by the limiter
