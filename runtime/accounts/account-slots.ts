@@ -13,6 +13,7 @@
  * its value marks slots 1..n as taken. It never changes again, so reading it is race-free.
  */
 import type { StateBackend } from "../storage/backend.ts";
+import { accountPart } from "../storage/key-part.ts";
 
 export type SlotReservation = { ok: true; positions: number[] } | { ok: false; reason: "account_exists" | "cap_reached"; held: number };
 
@@ -53,17 +54,12 @@ export async function releaseSlots(backend: StateBackend, account: string, posit
 }
 
 export function slotKey(account: string, position: number): string {
-  return `acctslot:${accountKey(account)}:${position}`;
-}
-
-/** Account names are user input: lower-cased and hex-encoded before they reach any store key. */
-export function accountKey(account: string): string {
-  return Buffer.from(account.toLowerCase(), "utf8").toString("hex");
+  return `acctslot:${accountPart(account)}:${position}`;
 }
 
 // --- Internal helpers ---
 
 async function _legacyCount(backend: StateBackend, account: string): Promise<number> {
-  const [count] = await backend.readCounters([`acctcap:${accountKey(account)}`], 0);
+  const [count] = await backend.readCounters([`acctcap:${accountPart(account)}`], 0);
   return count ?? 0;
 }

@@ -1,6 +1,6 @@
 /**
- * Cohort progression with state: cohort membership lists, the Proof-of-Outcome totals, and the
- * step that runs the pure machine (`cohort-machine.ts`) and applies its decision.
+ * Cohort progression: the step that runs the pure machine (`cohort-machine.ts`) over the stored
+ * state (`cohort-store.ts`: rosters, the Proof-of-Outcome totals) and applies its decision.
  *
  * Exactness: the seats are the seat ledger's exact counters (`seat-ledger.ts`: claimed at a new
  * member's reservation, the cap held), the roster of each cohort a `claimPosition` list (one entry
@@ -13,26 +13,15 @@ import type { Logger } from "../logger.ts";
 import { COHORT_NAMES, type CohortName } from "../schema/catalog.ts";
 import type { StateBackend } from "../storage/backend.ts";
 import { createCreditsStore, type CreditsStore } from "../storage/credits-store.ts";
-import { cohortMembersList } from "../storage/list-names.ts";
 import { advanceActiveCohort, readActiveCohort } from "./active-cohort.ts";
 import { decideProgression, type ProgressionDecision, type ProgressionTrigger } from "./cohort-machine.ts";
 import { readSeatsHeld } from "./seat-ledger.ts";
+import { joinCohortRoster, listCohortMembers, markTierOpened, readOutcomeTotals } from "./cohort-store.ts";
 
 export interface CohortDeps {
   backend: StateBackend;
   build: BuildRef;
   logger: Logger;
-}
-
-export interface CohortMember {
-  account: string;
-  cohort: CohortName;
-  joined_at: string;
-}
-
-export interface OutcomeTotals {
-  submissions: number;
-  confidenceMicros: number;
 }
 
 /**
@@ -42,11 +31,7 @@ export interface OutcomeTotals {
  */
 export async function claimCohortSeat(deps: CohortDeps, seat: { account: string; cohort: CohortName }, now: number): Promise<void> {
   const account = seat.account.toLowerCase();
-  const claim = await deps.backend.claimPosition(cohortMembersList(seat.cohort), account);
-  if (claim.created) {
-    const member: CohortMember = { account, cohort: seat.cohort, joined_at: new Date(now).toISOString() };
-    await deps.backend.records.setItem(`cohort-member:${seat.cohort}:${_hex(account)}`, member);
-  }
+  await joinCohortRoster(deps.backend, seat.cohort, account, now);
   await evaluateProgression(deps, "seat_claimed", now);
   // A member that joined while a racing claim filled the cohort may have been missed by that
   // transition's member scan: if its cohort is already left, credit it here (same grant id).
@@ -56,17 +41,6 @@ export async function claimCohortSeat(deps: CohortDeps, seat: { account: string;
     if (left)
       await _grantLoyalty(createCreditsStore(deps.backend), { account, from: seat.cohort, amount: left.loyalty_credit_usd_micros }, now);
   }
-}
-
-/** Adds one Proof-of-Outcome score (micro-units) to the totals. */
-export async function addOutcomeScore(backend: StateBackend, scoreMicros: number, now: number): Promise<void> {
-  await backend.consume([_counter(OUTCOME_SUBMISSIONS)], 1, now);
-  if (scoreMicros > 0) await backend.consume([_counter(OUTCOME_CONFIDENCE)], scoreMicros, now);
-}
-
-export async function readOutcomeTotals(backend: StateBackend): Promise<OutcomeTotals> {
-  const [submissions, confidenceMicros] = await backend.readCounters([OUTCOME_SUBMISSIONS, OUTCOME_CONFIDENCE], 0);
-  return { submissions: submissions!, confidenceMicros: confidenceMicros! };
 }
 
 /**
@@ -86,7 +60,7 @@ export async function evaluateProgression(deps: CohortDeps, trigger: Progression
   if (decision.kind === "stay") return decision;
 
   // 1. Open the tier once; a racing evaluator sees the marker and only helps finish step 2–3.
-  const opened = await deps.backend.insertOnce(`cohort:opened:${decision.to}`, decision.from, null, now);
+  const opened = await markTierOpened(deps.backend, decision.to, decision.from, now);
   // 2. Move the active cohort forward (never backward).
   await advanceActiveCohort(deps.backend, decision.to);
   // 3. Loyalty credit for every member of the left cohort, idempotent per (cohort, account).
@@ -99,17 +73,7 @@ export async function evaluateProgression(deps: CohortDeps, trigger: Progression
   return decision;
 }
 
-export async function listCohortMembers(backend: StateBackend, cohort: CohortName): Promise<CohortMember[]> {
-  const keys = await backend.records.getKeys(`cohort-member:${cohort}:`);
-  const members = await Promise.all(keys.map((k) => backend.records.getItem<CohortMember>(k)));
-  return members.filter((m): m is CohortMember => m !== null);
-}
-
 // --- Internal helpers ---
-
-// One hash tag for both totals, so reading them together stays in one Redis Cluster slot.
-const OUTCOME_SUBMISSIONS = "poo:{outcome}:submissions";
-const OUTCOME_CONFIDENCE = "poo:{outcome}:confidence_micros";
 
 /** One loyalty credit per (left cohort, account): the grant id makes every repeat a no-op. */
 async function _grantLoyalty(
@@ -127,12 +91,4 @@ async function _grantLoyalty(
     },
     now,
   );
-}
-
-function _counter(key: string) {
-  return { key, limit: Number.POSITIVE_INFINITY, expiresAt: Number.MAX_SAFE_INTEGER };
-}
-
-function _hex(value: string): string {
-  return Buffer.from(value, "utf8").toString("hex");
 }

@@ -18,6 +18,7 @@
 import type { Cohort, CohortName } from "../schema/catalog.ts";
 import type { CounterWindow, StateBackend } from "../storage/backend.ts";
 import { cohortMembersList } from "../storage/list-names.ts";
+import { keyPart } from "../storage/key-part.ts";
 
 /** Takes a seat of `cohort` for `holder`; false when every seat is held. */
 export async function claimSeat(backend: StateBackend, cohort: Cohort, holder: string, now: number): Promise<boolean> {
@@ -59,8 +60,8 @@ const TAG = "seats:{cohort-seats}";
 const FOREVER = Number.MAX_SAFE_INTEGER;
 const _taken = (cohort: CohortName) => `${TAG}:${cohort}:taken`;
 const _returned = (cohort: CohortName) => `${TAG}:${cohort}:returned`;
-const _holderTaken = (cohort: CohortName, holder: string) => `${TAG}:${cohort}:holder:${_hex(holder)}:taken`;
-const _holderReturned = (cohort: CohortName, holder: string) => `${TAG}:${cohort}:holder:${_hex(holder)}:returned`;
+const _holderTaken = (cohort: CohortName, holder: string) => `${TAG}:${cohort}:holder:${keyPart(holder)}:taken`;
+const _holderReturned = (cohort: CohortName, holder: string) => `${TAG}:${cohort}:holder:${keyPart(holder)}:returned`;
 
 function _window(key: string, limit = Number.POSITIVE_INFINITY): CounterWindow {
   return { key, limit, expiresAt: FOREVER };
@@ -79,8 +80,4 @@ async function _base(backend: StateBackend, cohort: CohortName, now: number): Pr
   if (!bases.has(backend)) bases.set(backend, new Map());
   bases.get(backend)!.set(cohort, fixed);
   return fixed;
-}
-
-function _hex(value: string): string {
-  return Buffer.from(value, "utf8").toString("hex");
 }

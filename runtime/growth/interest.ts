@@ -24,6 +24,7 @@ import type { InterestRequest } from "../schema/growth-requests.ts";
 import type { InterestRegisteredSchema, InterestSummarySchema } from "../schema/growth-responses.ts";
 import { interestList } from "../storage/list-names.ts";
 import { consumeDaily } from "./daily-limit.ts";
+import { keyPart } from "../storage/key-part.ts";
 
 /** Distinct proposed (uncatalogued) slugs kept; each costs one count per summary request. */
 export const PROPOSED_VERTICALS_MAX = 200;
@@ -55,7 +56,7 @@ export async function registerInterest(
     });
     member = `anon:${randomUUID()}`;
   }
-  const recordKey = `interest:signal:${vertical.slug}:${Buffer.from(member).toString("hex")}`;
+  const recordKey = `interest:signal:${vertical.slug}:${keyPart(member)}`;
   if (!member.startsWith("anon:") && !(await deps.backend.records.hasItem(recordKey))) {
     const limit = deps.config.newIdentitiesPerClientDay;
     await consumeDaily(deps, `interest-new:${client}`, limit, now, {

@@ -16,7 +16,8 @@ import type { AppDeps } from "../deps.ts";
 import { consumeDaily } from "./daily-limit.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
 import { meanConfidence, toScoreMicros } from "../cohorts/cohort-machine.ts";
-import { addOutcomeScore, evaluateProgression, readOutcomeTotals } from "../cohorts/progression.ts";
+import { evaluateProgression } from "../cohorts/progression.ts";
+import { addOutcomeScore, readOutcomeTotals, saveOutcomeSubmission } from "../cohorts/cohort-store.ts";
 import type { TelemetryRequest } from "../schema/growth-requests.ts";
 import type { OutcomeRecordedSchema } from "../schema/growth-responses.ts";
 
@@ -47,7 +48,7 @@ export async function submitProofOfOutcome(
     account: caller.record.account,
     submitted_at: submittedAt,
   };
-  await deps.backend.records.setItem(`poo:sub:${id}`, submission);
+  await saveOutcomeSubmission(deps.backend, submission);
   await addOutcomeScore(deps.backend, toScoreMicros(body.confidence_score), now);
   const decision = await evaluateProgression(deps, "telemetry_received", now);
   const [totals, active] = await Promise.all([readOutcomeTotals(deps.backend), readActiveCohort(deps.backend)]);

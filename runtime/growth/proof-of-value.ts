@@ -17,9 +17,8 @@ import { hashKey } from "../keys/key-secret.ts";
 import { parseKeyString, type KeyRecord } from "../schema/keys.ts";
 import type { PovRequest } from "../schema/growth-requests.ts";
 import type { PovAggregate, PovRecordedSchema } from "../schema/growth-responses.ts";
+import { POV_TRIAL_KEYS_LIST } from "../storage/list-names.ts";
 
-/** The list the status object counts; each trial key appears once. */
-export const POV_TRIAL_KEYS_LIST = "pov:trial-keys";
 export const HIGHLIGHT_TOP = 3;
 export const HIGHLIGHT_CRITICAL = 2;
 /** Scores from here up can be "top"; below, "critical". */

@@ -25,6 +25,7 @@ import type { KeyRecord } from "../schema/keys.ts";
 import type { ReferralRequest } from "../schema/growth-requests.ts";
 import type { ReferralLoggedSchema } from "../schema/growth-responses.ts";
 import { createCreditsStore } from "../storage/credits-store.ts";
+import { keyPart } from "../storage/key-part.ts";
 
 type ReferralLogged = Static<typeof ReferralLoggedSchema>;
 type ReferralEntry = ReferralLogged["referral"] & { account: string };
@@ -45,7 +46,7 @@ export async function logReferral(deps: AppDeps, caller: PresentedKey, body: Ref
     throw apiError("already_member", { errors: [{ pointer: "/referred_agent_id", message: "already holds a membership" }] });
   }
   const id = `ref_${randomUUID()}`;
-  const once = await deps.backend.insertOnce(`referral:agent:${_hex(referred)}`, id, null, now);
+  const once = await deps.backend.insertOnce(`referral:agent:${keyPart(referred)}`, id, null, now);
   if (!once.created) throw apiError("already_referred", { errors: [{ pointer: "/referred_agent_id", message: "was already referred" }] });
   const referral: ReferralEntry = {
     id,
@@ -76,7 +77,7 @@ export async function qualifyReferral(
 ): Promise<void> {
   for (const name of new Set([buyer.agentId === null ? null : foldIdentifier(buyer.agentId), foldIdentifier(buyer.account)])) {
     if (!name) continue;
-    const pointer = await deps.backend.insertOnce(`referral:agent:${_hex(name)}`, "none", null, now);
+    const pointer = await deps.backend.insertOnce(`referral:agent:${keyPart(name)}`, "none", null, now);
     // Nobody referred this agent: the probe we just wrote keeps later referrals of a member out.
     if (pointer.created || pointer.value === "none") continue;
     const entry = await deps.backend.records.getItem<ReferralEntry>(`referral:log:${pointer.value}`);
@@ -107,7 +108,7 @@ async function _credit(
   if (!credited) {
     const cap = await deps.backend.consume(
       [
-        { key: `referral-cap:${_hex(entry.account)}:${cycle}`, limit: limits.referrals_per_cycle, expiresAt: endsAt + 40 * 86_400_000 },
+        { key: `referral-cap:${keyPart(entry.account)}:${cycle}`, limit: limits.referrals_per_cycle, expiresAt: endsAt + 40 * 86_400_000 },
         { key: perReferral, limit: 1, expiresAt: Number.MAX_SAFE_INTEGER },
       ],
       1,
@@ -148,7 +149,7 @@ async function _balance(deps: AppDeps, account: string) {
 async function _cycle(deps: AppDeps, account: string, now: number) {
   const limits = limitsInForce(deps);
   const { id } = _cycleOf(now);
-  const [credited] = await deps.backend.readCounters([`referral-cap:${_hex(account)}:${id}`], now);
+  const [credited] = await deps.backend.readCounters([`referral-cap:${keyPart(account)}:${id}`], now);
   return {
     id,
     referrals_credited: credited!,
@@ -161,8 +162,4 @@ async function _cycle(deps: AppDeps, account: string, now: number) {
 function _cycleOf(now: number): { id: string; endsAt: number } {
   const d = new Date(now);
   return { id: d.toISOString().slice(0, 7), endsAt: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) };
-}
-
-function _hex(value: string): string {
-  return Buffer.from(value, "utf8").toString("hex");
 }

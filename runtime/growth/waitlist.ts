@@ -12,12 +12,13 @@ import { formatUsd } from "../money.ts";
 import { readIdentifier } from "../accounts/identifier.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
 import { cohortStatusOf, meanConfidence, PROGRESSION_CONFIDENCE_MICROS, SCORE_MICROS } from "../cohorts/cohort-machine.ts";
-import { readOutcomeTotals } from "../cohorts/progression.ts";
+import { readOutcomeTotals } from "../cohorts/cohort-store.ts";
 import { readSeatsHeld } from "../cohorts/seat-ledger.ts";
 import type { WaitlistRequest } from "../schema/growth-requests.ts";
 import type { WaitlistJoinedSchema, WaitlistOverviewSchema } from "../schema/growth-responses.ts";
 import { waitlistList } from "../storage/list-names.ts";
 import { consumeDaily } from "./daily-limit.ts";
+import { keyPart } from "../storage/key-part.ts";
 
 export interface WaitlistEntry {
   vertical: string;
@@ -50,7 +51,7 @@ export async function joinWaitlist(
   const agentId = body.agent_id === undefined ? null : readIdentifier(body.agent_id, "/agent_id");
   const contact = body.contact === undefined ? null : readIdentifier(body.contact, "/contact");
   const member = agentId !== null ? `agent:${agentId}` : `contact:${contact}`;
-  const entryKey = `waitlist:entry:${vertical.slug}:${_hex(member)}`;
+  const entryKey = `waitlist:entry:${vertical.slug}:${keyPart(member)}`;
   // A client may bring only so many new parties a day: positions are public, and invented agents would push real ones back.
   if (!(await deps.backend.records.hasItem(entryKey))) {
     const limit = deps.config.newIdentitiesPerClientDay;
@@ -126,7 +127,3 @@ export async function describeWaitlist(deps: AppDeps): Promise<Static<typeof Wai
 }
 
 // --- Internal helpers ---
-
-function _hex(value: string): string {
-  return Buffer.from(value, "utf8").toString("hex");
-}

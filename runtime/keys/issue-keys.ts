@@ -21,6 +21,7 @@ import { createPurchaseStore } from "../payments/purchases/purchase-store.ts";
 import { generateKey, hashKey, keyIdOf } from "./key-secret.ts";
 import { failpoint } from "../failpoint.ts";
 import { auditKey } from "../audit/audit-log.ts";
+import { claimTrialSlot, releaseTrialSlot } from "../storage/trial-slots.ts";
 
 export interface IssuedKey {
   key: string;
@@ -105,16 +106,16 @@ export async function issueTrialKey(
   };
   await deps.keys.put(record);
   failpoint(deps.config, "trial:key-written");
-  const slot = `trial:${input.vertical}:${Buffer.from(input.agentId).toString("hex")}`;
+  const slot = { vertical: input.vertical, agentId: input.agentId };
   // Two rounds at most: the second only after taking over a claim whose key never came to exist.
   for (let round = 0; round < 2; round++) {
-    const claim = await deps.backend.insertOnce(slot, hash, input.expiresAt, now);
+    const claim = await claimTrialSlot(deps.backend, slot, hash, input.expiresAt, now);
     if (claim.created) {
       await auditKey({ backend: deps.backend, actor: "trial" }, "key.issued", record, now, { source: "trial", vertical: input.vertical });
       return { key, record };
     }
     if (await deps.keys.get(claim.value)) break;
-    await deps.backend.removeOnce(slot, claim.value);
+    await releaseTrialSlot(deps.backend, slot, claim.value);
   }
   await deps.keys.remove(hash);
   return null;

@@ -6,18 +6,14 @@ import type { Limits } from "../schema/catalog.ts";
 import type { KeyRecord } from "../schema/keys.ts";
 import type { KeyDetails } from "../schema/responses.ts";
 import type { StateBackend } from "../storage/backend.ts";
-import { overageOf, planWindows, slotIndex, type PlannedWindow } from "../metering/quota.ts";
+import { overageOf, planWindows, readQuotaCounts, slotIndex, type PlannedWindow } from "../metering/quota.ts";
 import type { WindowSlot } from "../metering/windows.ts";
 import { formatUsd } from "../money.ts";
 import { createCreditsStore } from "../storage/credits-store.ts";
 
 export async function describeKey(backend: StateBackend, limits: Limits, record: KeyRecord, now: number): Promise<KeyDetails> {
   const windows = planWindows(record, limits, now);
-  const counts = await backend.readCounters(
-    windows.map((w) => w.key),
-    now,
-    windows.map((w) => w.row),
-  );
+  const counts = await readQuotaCounts(backend, windows, now);
   // Each window is reported in its slot of the view (windows.ts); the pooled month wins over the key's own.
   const count = (slot: WindowSlot) => counts[slotIndex(windows, slot)] ?? 0;
   const find = (slot: WindowSlot): PlannedWindow | undefined => windows[slotIndex(windows, slot)];

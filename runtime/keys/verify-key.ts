@@ -8,7 +8,7 @@ import { limitsInForce } from "../deps.ts";
 import { isApiError } from "../errors.ts";
 import { resolveKey } from "../access/credentials.ts";
 import { keyCoversVertical } from "../access/decide-read.ts";
-import { planWindows } from "../metering/quota.ts";
+import { planWindows, readQuotaCounts } from "../metering/quota.ts";
 import type { KeyRecord } from "../schema/keys.ts";
 import { remainingOf } from "./key-view.ts";
 
@@ -25,11 +25,7 @@ export async function verifyKey(deps: AppDeps, key: string, now: number): Promis
     const record = await resolveKey(key, deps.keys, now);
     const limits = limitsInForce(deps);
     const windows = planWindows(record, limits, now);
-    const counts = await deps.backend.readCounters(
-      windows.map((w) => w.key),
-      now,
-      windows.map((w) => w.row),
-    );
+    const counts = await readQuotaCounts(deps.backend, windows, now);
     const verticals = deps.build.current.catalog.verticals
       .filter((v) => v.status === "live" && keyCoversVertical(record, v))
       .map((v) => v.slug);

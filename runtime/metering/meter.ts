@@ -11,7 +11,7 @@ import { apiError } from "../errors.ts";
 import type { Limits } from "../schema/catalog.ts";
 import type { KeyRecord } from "../schema/keys.ts";
 import type { StateBackend } from "../storage/backend.ts";
-import { planSpan, planWindows, secondsUntil, type PlannedWindow } from "./quota.ts";
+import { consumeQuota, planSpan, planWindows, secondsUntil, type PlannedWindow } from "./quota.ts";
 import { QUOTA_WINDOWS, type QuotaWindowSpec } from "./windows.ts";
 import { rateLimitPolicy, rateLimitValue, tightestWindow } from "./rate-limit-headers.ts";
 
@@ -32,7 +32,7 @@ export async function meterKey(
   const { windows, policy } = _plan(record, limits, now, table);
   let result;
   try {
-    result = await backend.consume(windows, 1, now);
+    result = await consumeQuota(backend, windows, now);
   } catch (error) {
     // Never serve metered content unmetered: without the store we cannot count, so we refuse. The
     // cause goes with the problem, for the log line of the request (`http/log-cause.ts`).

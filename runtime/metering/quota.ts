@@ -9,10 +9,11 @@
  *   `overage_per_call_usd_micros` each. Permanent keys have no monthly reset, so their "month" is
  *   the key's lifetime.
  */
-import type { CounterWindow } from "../storage/backend.ts";
+import type { ConsumeResult, CounterWindow, StateBackend } from "../storage/backend.ts";
 import type { KeyRecord } from "../schema/keys.ts";
 import type { Limits } from "../schema/catalog.ts";
 import { DAY_MS, QUOTA_WINDOWS, windowLimit, type QuotaWindowSpec, type WindowLength, type WindowSlot } from "./windows.ts";
+import { accountPart } from "../storage/key-part.ts";
 
 export interface PlannedWindow extends CounterWindow {
   name: string;
@@ -41,7 +42,7 @@ export function planWindows(
   table: readonly QuotaWindowSpec[] = QUOTA_WINDOWS,
 ): PlannedWindow[] {
   // A shared hash tag keeps all counters of one account (or key) in one Redis Cluster slot.
-  const tag = `{${record.account ? "a:" + _hex(record.account) : "k:" + record.id}}`;
+  const tag = `{${record.account ? "a:" + accountPart(record.account) : "k:" + record.id}}`;
   const windows: PlannedWindow[] = [];
   for (const spec of table) {
     if (!spec.appliesTo(record)) continue;
@@ -64,6 +65,20 @@ export function planWindows(
     });
   }
   return windows;
+}
+
+/** The planned windows' counts as of `now`, each read from its row. */
+export function readQuotaCounts(backend: StateBackend, windows: readonly PlannedWindow[], now: number): Promise<number[]> {
+  return backend.readCounters(
+    windows.map((w) => w.key),
+    now,
+    windows.map((w) => w.row),
+  );
+}
+
+/** One request against every planned window at once: all count it, or none (a denial). */
+export function consumeQuota(backend: StateBackend, windows: PlannedWindow[], now: number): Promise<ConsumeResult> {
+  return backend.consume(windows, 1, now);
 }
 
 /** The window the key view reports in `slot` (the pooled allowance over the key's own month), or -1. */
@@ -127,8 +142,4 @@ function _span(length: WindowLength, record: KeyRecord, now: number): Span {
   const monthStart = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
   const monthEnd = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
   return { suffix: `:${monthStart}`, startedAt: monthStart, resetAt: monthEnd, expiresAt: monthEnd + 40 * DAY_MS, seconds: null };
-}
-
-function _hex(value: string): string {
-  return Buffer.from(value.toLowerCase(), "utf8").toString("hex");
 }

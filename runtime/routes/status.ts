@@ -7,7 +7,7 @@ import type { AppDeps } from "../deps.ts";
 import { limitsInForce } from "../deps.ts";
 import { sendJson } from "../http/respond.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
-import { waitlistList } from "../storage/list-names.ts";
+import { countTrialEvaluations, countWaitlist } from "../storage/list-names.ts";
 import { readSeatsHeld } from "../cohorts/seat-ledger.ts";
 import type { StatusObject } from "../schema/status.ts";
 import { formatUsd } from "../money.ts";
@@ -24,8 +24,8 @@ export default definePlugin<AppDeps>((app, deps) => {
       readActiveCohort(deps.backend),
       // The seats the cap counts, as GET /api/waitlist shows them: never more than the cap.
       readSeatsHeld(deps.backend, "inaugural", now),
-      Promise.all(paid.map((v) => deps.backend.countList(waitlistList(v.slug)))),
-      deps.backend.countList("pov:trial-keys"),
+      Promise.all(paid.map((v) => countWaitlist(deps.backend, v.slug))),
+      countTrialEvaluations(deps.backend),
     ]);
     const inaugural = catalog.cohorts.find((c) => c.name === "inaugural")!;
     const status: StatusObject = {

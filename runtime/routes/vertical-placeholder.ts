@@ -2,13 +2,10 @@
 import type { AppDeps } from "../deps.ts";
 import type { ResolvedVertical } from "../schema/catalog.ts";
 import { LAYER_NAMES } from "../schema/catalog.ts";
-import { interestList, waitlistList } from "../storage/list-names.ts";
+import { countInterest, countWaitlist } from "../storage/list-names.ts";
 
 export async function describePlaceholder(deps: AppDeps, vertical: ResolvedVertical) {
-  const [waitlist, interest] = await Promise.all([
-    deps.backend.countList(waitlistList(vertical.slug)),
-    deps.backend.countList(interestList(vertical.slug)),
-  ]);
+  const [waitlist, interest] = await Promise.all([countWaitlist(deps.backend, vertical.slug), countInterest(deps.backend, vertical.slug)]);
   return {
     vertical: vertical.slug,
     title: vertical.title,

@@ -11,6 +11,7 @@
  *   for a key issued without one.
  */
 import type { StateBackend } from "./backend.ts";
+import { accountPart, keyPart } from "./key-part.ts";
 
 export type CreditKind = "referral" | "loyalty";
 
@@ -55,8 +56,8 @@ export function createCreditsStore(backend: StateBackend): CreditsStore {
     async grant(input, now) {
       if (!Number.isInteger(input.amountUsdMicros) || input.amountUsdMicros < 0)
         throw new Error("credit amounts are non-negative integer micro-dollars");
-      const account = _accountKey(input.account);
-      const once = await backend.insertOnce(`credits:grant:${_hex(input.grantId)}`, account, null, now);
+      const account = accountPart(input.account);
+      const once = await backend.insertOnce(`credits:grant:${keyPart(input.grantId)}`, account, null, now);
       if (!once.created) return { created: false };
       const entry: CreditEntry = {
         id: input.grantId,
@@ -66,24 +67,24 @@ export function createCreditsStore(backend: StateBackend): CreditsStore {
         reason: input.reason,
         created_at: new Date(now).toISOString(),
       };
-      await backend.records.setItem(`credits:entry:${account}:${_hex(input.grantId)}`, entry);
+      await backend.records.setItem(`credits:entry:${account}:${keyPart(input.grantId)}`, entry);
       if (input.amountUsdMicros > 0) await backend.consume([_counter(account, "granted")], input.amountUsdMicros, now);
       return { created: true };
     },
     async balance(account) {
-      const key = _accountKey(account);
+      const key = accountPart(account);
       const [granted, applied] = await backend.readCounters([_counter(key, "granted").key, _counter(key, "applied").key], 0);
       return Math.max(0, granted! - applied!);
     },
     async markApplied(account, amountUsdMicros, now) {
-      if (amountUsdMicros > 0) await backend.consume([_counter(_accountKey(account), "applied")], amountUsdMicros, now);
+      if (amountUsdMicros > 0) await backend.consume([_counter(accountPart(account), "applied")], amountUsdMicros, now);
     },
     async takeForInvoice(account, invoiceId, amountDueMicros, now) {
-      const key = _accountKey(account);
+      const key = accountPart(account);
       // The per-invoice counter makes the take idempotent: consume applies one cost to every
       // window or to none, and this window admits its amount once, so a second take of the same
       // invoice is refused as a whole and the applied total never moves twice.
-      const perInvoice = `credits:{c:${key}}:invoice:${_hex(invoiceId)}`;
+      const perInvoice = `credits:{c:${key}}:invoice:${keyPart(invoiceId)}`;
       const [already] = await backend.readCounters([perInvoice], 0);
       if (already! > 0) return already!;
       const [granted, applied] = await backend.readCounters([_counter(key, "granted").key, _counter(key, "applied").key], 0);
@@ -101,7 +102,7 @@ export function createCreditsStore(backend: StateBackend): CreditsStore {
         const [raced] = await backend.readCounters([perInvoice], 0);
         return raced!;
       }
-      await backend.records.setItem(`credits:applied:${key}:${_hex(invoiceId)}`, {
+      await backend.records.setItem(`credits:applied:${key}:${keyPart(invoiceId)}`, {
         invoice: invoiceId,
         amount_usd_micros: amount,
         applied_at: new Date(now).toISOString(),
@@ -109,12 +110,12 @@ export function createCreditsStore(backend: StateBackend): CreditsStore {
       return amount;
     },
     async listApplied(account) {
-      const keys = await backend.records.getKeys(`credits:applied:${_accountKey(account)}:`);
+      const keys = await backend.records.getKeys(`credits:applied:${accountPart(account)}:`);
       const entries = await Promise.all(keys.map((k) => backend.records.getItem<AppliedCredit>(k)));
       return entries.filter((e): e is AppliedCredit => e !== null).sort((a, b) => a.applied_at.localeCompare(b.applied_at));
     },
     async list(account) {
-      const prefix = `credits:entry:${_accountKey(account)}:`;
+      const prefix = `credits:entry:${accountPart(account)}:`;
       const keys = await backend.records.getKeys(prefix);
       const entries = await Promise.all(keys.map((k) => backend.records.getItem<CreditEntry>(k)));
       return entries
@@ -125,14 +126,6 @@ export function createCreditsStore(backend: StateBackend): CreditsStore {
 }
 
 // --- Internal helpers ---
-
-function _accountKey(account: string): string {
-  return _hex(account.toLowerCase());
-}
-
-function _hex(value: string): string {
-  return Buffer.from(value, "utf8").toString("hex");
-}
 
 /** Both counters of an account share a hash tag, so one read stays in one Redis Cluster slot. */
 function _counter(accountKey: string, side: "granted" | "applied") {

@@ -13,6 +13,7 @@
  */
 import type { CounterWindow, StateBackend } from "./backend.ts";
 import type { KeyRecord } from "../schema/keys.ts";
+import { accountPart } from "./key-part.ts";
 
 export interface KeysStore {
   get(hash: string): Promise<KeyRecord | null>;
@@ -90,7 +91,7 @@ export function createKeysStore(backend: StateBackend, options: { cacheMs?: numb
     async put(record) {
       await backend.records.setItem(`keys:${record.hash}`, record);
       // One record per (account, key) instead of a list: concurrent issuance never loses an entry.
-      if (record.account) await backend.records.setItem(`accounts:${_accountKey(record.account)}:${record.hash}`, 1);
+      if (record.account) await backend.records.setItem(`accounts:${accountPart(record.account)}:${record.hash}`, 1);
       await bump();
     },
     async remove(hash) {
@@ -98,7 +99,7 @@ export function createKeysStore(backend: StateBackend, options: { cacheMs?: numb
       await bump();
     },
     async listByAccount(account) {
-      const prefix = `accounts:${_accountKey(account)}:`;
+      const prefix = `accounts:${accountPart(account)}:`;
       const hashes = (await backend.records.getKeys(prefix)).map((k) => k.slice(k.lastIndexOf(":") + 1));
       const records = await Promise.all(hashes.map((h) => backend.records.getItem<KeyRecord>(`keys:${h}`)));
       return records.filter((r): r is KeyRecord => r !== null && r.replaced_by === undefined);
@@ -116,8 +117,3 @@ export function createKeysStore(backend: StateBackend, options: { cacheMs?: numb
 }
 
 // --- Internal helpers ---
-
-/** Account names are user input: hex-encode them so no separator or path trick reaches the store. */
-function _accountKey(account: string): string {
-  return Buffer.from(account.toLowerCase(), "utf8").toString("hex");
-}

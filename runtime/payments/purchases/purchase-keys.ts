@@ -15,7 +15,7 @@ import { claimCohortSeat } from "../../cohorts/progression.ts";
 import { generateKey, hashKey, keyIdOf } from "../../keys/key-secret.ts";
 import { describeKey } from "../../keys/key-view.ts";
 import type { KeyRecord } from "../../schema/keys.ts";
-import { SEATS_LIST } from "../../storage/list-names.ts";
+import { joinSeatsRoster } from "../../storage/list-names.ts";
 import { qualifyReferral } from "../../growth/referral.ts";
 import { failpoint } from "../../failpoint.ts";
 import type { PurchaseRecord } from "./purchase-store.ts";
@@ -81,7 +81,7 @@ export async function issuePurchaseKeys(deps: PurchaseDeps, record: PurchaseReco
   if (!record.account) return issued;
   const account = record.account.toLowerCase();
   // One roster entry per member account, however many keys it holds; written only once a key exists.
-  const seat = await deps.backend.claimPosition(SEATS_LIST, account);
+  const seat = await joinSeatsRoster(deps.backend, account);
   if (seat.created) await claimCohortSeat(deps, { account, cohort: record.cohort }, now);
   // The 5-key volume plan: once an account holds the maximum, all its keys get the scale limits.
   const held = (await deps.keys.listByAccount(account)).filter((k) => k.type === "membership");

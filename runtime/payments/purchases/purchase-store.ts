@@ -25,6 +25,7 @@ import type { StateBackend } from "../../storage/backend.ts";
 import type { SealedAnswer } from "./sealed-answer.ts";
 import type { PaymentMethodId } from "../methods/method-ids.ts";
 import { auditPurchase } from "../../audit/audit-purchase.ts";
+import { keyPart } from "../../storage/key-part.ts";
 
 export type PurchaseMethod = PaymentMethodId | "admin";
 export type PurchaseState = "reserved" | "awaiting_payment" | "charging" | "unconfirmed" | "charged" | "issued" | "released" | "refund_due";
@@ -109,6 +110,8 @@ export interface PurchaseStore {
   /** The purchase a card session belongs to. */
   bySession(sessionId: string): Promise<PurchaseRecord | null>;
   indexSession(sessionId: string, id: string): Promise<void>;
+  /** True only the first time: a card purchase's keys are shown on one success page, once. */
+  showOnce(id: string, now: number): Promise<boolean>;
 }
 
 export function createPurchaseStore(backend: StateBackend): PurchaseStore {
@@ -165,11 +168,14 @@ export function createPurchaseStore(backend: StateBackend): PurchaseStore {
       await backend.removeOnce(`pstep:${id}:${step}`, mark);
     },
     async bySession(sessionId) {
-      const id = await records.getItem<string>(`card-session:${Buffer.from(sessionId).toString("hex")}`);
+      const id = await records.getItem<string>(`card-session:${keyPart(sessionId)}`);
       return id ? store.get(id) : null;
     },
     async indexSession(sessionId, id) {
-      await records.setItem(`card-session:${Buffer.from(sessionId).toString("hex")}`, id);
+      await records.setItem(`card-session:${keyPart(sessionId)}`, id);
+    },
+    async showOnce(id, now) {
+      return (await backend.insertOnce(`card-shown:${id}`, String(now), null, now)).created;
     },
   };
   return store;

@@ -56,8 +56,7 @@ export async function viewCardSuccess(deps: AppDeps, sessionId: string, now: num
   if (record.state !== "issued") return { status: "not_completed", purchase_id: record.id, state: record.state };
   // Issued by a worker that died before its mail: mailed now, while the sealed copy still exists.
   await mailKeysOnce(deps, record, now);
-  const first = await deps.backend.insertOnce(`card-shown:${record.id}`, String(now), null, now);
-  const keys = first.created ? openKeys(record, card.sealSecret) : null;
+  const keys = (await store.showOnce(record.id, now)) ? openKeys(record, card.sealSecret) : null;
   if (!keys) return { status: "already_shown", purchase_id: record.id, mailed_to: mailedTo };
   await _dropSealedKeys(deps, record, now);
   return { status: "keys", purchase_id: record.id, keys: await describePurchasedKeys(deps, keys, now), mailed_to: mailedTo };
