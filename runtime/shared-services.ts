@@ -6,10 +6,14 @@
  */
 import type { RuntimeConfig } from "./config.ts";
 import { createLayerSelector, type LayerSelector } from "./layers/select-layers.ts";
-import { createAnonymousLimiter, type AnonymousLimiter, type SharedLimitOptions } from "./metering/anonymous-limit.ts";
+import { createAnonymousLimiter, type AnonymousLimiter } from "./metering/anonymous-limit.ts";
 import { createAnswerSigner, type AnswerSigner } from "./signing/answer-signer.ts";
+import type { StateBackend } from "./storage/backend.ts";
+import { type ClientLimiter, createClientLimiter } from "./storage/client-limiter.ts";
 
 export interface SharedServices {
+  /** Every per-client limit (storage/client-limiter.ts); one per app, as free reads count in its memory on SQLite. */
+  readonly limits: ClientLimiter;
   readonly freeReads: {
     readonly demo: AnonymousLimiter;
     readonly search: AnonymousLimiter;
@@ -27,13 +31,15 @@ const LAYER_CACHE_ENTRIES = 512;
 
 export function createSharedServices(
   config: Pick<RuntimeConfig, "anonymousPerMinute" | "signing">,
-  backend: SharedLimitOptions["backend"],
+  backend: Pick<StateBackend, "kind" | "consume" | "readCounters">,
 ): SharedServices {
-  // On Redis each surface's count is shared by every instance, named by the surface.
-  const limiter = (name: string) => createAnonymousLimiter(config.anonymousPerMinute, { backend, name });
+  const limits = createClientLimiter(backend);
+  const freeReads = (surface: "demo" | "search" | "mcp" | "pages") =>
+    createAnonymousLimiter(limits, `free-reads:${surface}`, config.anonymousPerMinute);
   const signer = createAnswerSigner(config.signing);
   return Object.freeze({
-    freeReads: Object.freeze({ demo: limiter("demo"), search: limiter("search"), mcp: limiter("mcp"), pages: limiter("pages") }),
+    limits,
+    freeReads: Object.freeze({ demo: freeReads("demo"), search: freeReads("search"), mcp: freeReads("mcp"), pages: freeReads("pages") }),
     layers: createLayerSelector({ maxEntries: LAYER_CACHE_ENTRIES, sign: (bytes, identity) => signer.sign(bytes, identity) }),
     signer,
   });

@@ -32,6 +32,7 @@ export const REDIS = [
   "test/payments/x402-crash-recovery.e2e.test.ts",
   "test/payments/x402-per-read-burst.e2e.test.ts",
   "test/people/key-usage.e2e.test.ts",
+  "test/store/client-limiter-redis.test.ts",
   "test/store/redis-backup-drill.test.ts",
   "test/store/redis-topologies.test.ts",
   "test/store/redis.test.ts",

@@ -30,24 +30,22 @@ export function assertAdmin(headers: Headers, adminKey: string | undefined): voi
  * than `limit` guesses were wrong waits for a slot to come back (right bearers in flight hold
  * them for a moment), so an operator issuing keys in parallel is never refused for it.
  */
-export async function guardAdmin(deps: Pick<AppDeps, "backend" | "clock" | "config">, event: H3Event): Promise<void> {
+export async function guardAdmin(deps: Pick<AppDeps, "clock" | "config" | "shared">, event: H3Event): Promise<void> {
   const auth = event.req.headers.get("authorization");
   if (!auth || !/^bearer\s+\S/i.test(auth)) throw apiError("admin_auth_missing");
   const now = deps.clock.now();
-  const windowStart = Math.floor(now / ADMIN_WINDOW_MS) * ADMIN_WINDOW_MS;
   const client = clientAddress(event, deps.config);
   const limit = deps.config.adminFailuresPerWindow;
-  const expiresAt = windowStart + ADMIN_WINDOW_MS;
-  const slot = { key: `adminfail:${client}:${windowStart}`, limit, expiresAt };
-  const wrongKey = `adminwrong:${client}:${windowStart}`;
+  const limits = deps.shared.limits;
   const waitUntil = performance.now() + SLOT_WAIT_MS;
-  for (let tries = 0; !(await deps.backend.consume([slot], 1, now)).admitted; tries++) {
-    const [wrong = 0] = await deps.backend.readCounters([wrongKey], now);
+  for (let tries = 0; ; tries++) {
+    const wait = await limits.consume("admin-guesses", client, limit, now);
+    if (wait === 0) break;
+    const wrong = await limits.count("admin-wrong", client, now);
     if (wrong >= limit || performance.now() >= waitUntil) {
-      const retryAfter = wrong >= limit ? String(Math.max(1, Math.ceil((expiresAt - now) / 1000))) : "1";
       throw apiError("rate_limited", {
         detail: "Too many wrong admin keys from this client; wait for the window to end.",
-        headers: { "retry-after": retryAfter },
+        headers: { "retry-after": wrong >= limit ? String(wait) : "1" },
       });
     }
     // Backs off (2 ms doubling to 50 ms, jittered) so waiting requests cost the store little.
@@ -56,12 +54,13 @@ export async function guardAdmin(deps: Pick<AppDeps, "backend" | "clock" | "conf
   try {
     assertAdmin(event.req.headers, deps.config.adminKey);
   } catch (error) {
+    // A wrong bearer keeps its slot for the window; a right one (or another failure) gives it back.
     if (isApiError(error) && error.code === "admin_auth_invalid")
-      await deps.backend.consume([{ key: wrongKey, limit: Number.POSITIVE_INFINITY, expiresAt }], 1, now);
-    else await _giveBack(deps, slot, now);
+      await limits.consume("admin-wrong", client, Number.POSITIVE_INFINITY, now);
+    else await limits.giveBack("admin-guesses", client, now);
     throw error;
   }
-  await _giveBack(deps, slot, now);
+  await limits.giveBack("admin-guesses", client, now);
 }
 
 /** The audit context of an admin request: its bearer (already checked) named by a digest prefix. */
@@ -79,11 +78,5 @@ export function adminAudit(deps: Pick<AppDeps, "backend">, event: H3Event): Audi
 
 // --- Internal helpers ---
 
-const ADMIN_WINDOW_MS = 15 * 60_000;
 /** How long a request waits for a slot held by guesses in flight before it is refused anyway. */
 const SLOT_WAIT_MS = 5_000;
-
-/** Returns a consumed attempt (a right bearer is not a guess); same `now`, so the same live window. */
-async function _giveBack(deps: Pick<AppDeps, "backend">, counter: { key: string; expiresAt: number }, now: number): Promise<void> {
-  await deps.backend.consume([{ ...counter, limit: Number.POSITIVE_INFINITY }], -1, now);
-}

@@ -7,6 +7,7 @@
  * anonymous access; only a read of free content (`resolveReader` + `decideRead`) serves the free
  * view anyway, and says so.
  */
+import { boundedCache } from "../cache.ts";
 import { apiError, isApiError, type ApiError } from "../errors.ts";
 import { hashKey } from "../keys/key-secret.ts";
 import { refuseEndedGrace } from "../keys/manage-key.ts";
@@ -129,11 +130,10 @@ async function _followReroll(alias: KeyRecord, now: number, keys: KeysStore): Pr
  * random keys cannot churn it, and it is bounded. Revocation and expiry are still checked on the
  * record each time: this caches the hash, not the answer.
  */
-const knownDigests = new Map<string, string>();
 const KNOWN_DIGESTS_MAX = 20_000;
+const knownDigests = boundedCache<string, string>(KNOWN_DIGESTS_MAX);
 
 function _rememberDigest(key: string, hash: string): void {
   if (knownDigests.has(key)) return;
-  if (knownDigests.size >= KNOWN_DIGESTS_MAX) knownDigests.clear();
   knownDigests.set(key, hash);
 }

@@ -23,7 +23,6 @@ import { apiError } from "../errors.ts";
 import type { InterestRequest } from "../schema/growth-requests.ts";
 import type { InterestRegisteredSchema, InterestSummarySchema } from "../schema/growth-responses.ts";
 import { interestList } from "../storage/list-names.ts";
-import { consumeDaily } from "./daily-limit.ts";
 import { keyPart } from "../storage/key-part.ts";
 
 /** Distinct proposed (uncatalogued) slugs kept; each costs one count per summary request. */
@@ -50,7 +49,7 @@ export async function registerInterest(
   else if (contact !== null) member = `contact:${contact}`;
   else {
     const limit = deps.config.interestAnonPerClientDay;
-    await consumeDaily(deps, `interest-anon:${client}`, limit, now, {
+    await deps.shared.limits.assert("interest-anon", client, limit, now, {
       code: "rate_limited",
       detail: `At most ${limit} anonymous signals per client per day; send an agent_id to be counted once per vertical.`,
     });
@@ -59,7 +58,7 @@ export async function registerInterest(
   const recordKey = `interest:signal:${vertical.slug}:${keyPart(member)}`;
   if (!member.startsWith("anon:") && !(await deps.backend.records.hasItem(recordKey))) {
     const limit = deps.config.newIdentitiesPerClientDay;
-    await consumeDaily(deps, `interest-new:${client}`, limit, now, {
+    await deps.shared.limits.assert("interest-new", client, limit, now, {
       code: "rate_limited",
       detail: `At most ${limit} new agents or contacts per client per day may signal demand.`,
     });

@@ -13,7 +13,6 @@ import { randomUUID } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
 import type { PresentedKey } from "../access/require-key.ts";
 import type { AppDeps } from "../deps.ts";
-import { consumeDaily } from "./daily-limit.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
 import { meanConfidence, toScoreMicros } from "../cohorts/cohort-machine.ts";
 import { evaluateProgression } from "../cohorts/progression.ts";
@@ -35,7 +34,7 @@ export async function submitProofOfOutcome(
   now: number,
 ): Promise<Static<typeof OutcomeRecordedSchema>> {
   const limit = deps.config.outcomesPerKeyDay;
-  await consumeDaily(deps, `poo:day:${caller.record.id}`, limit, now, {
+  await deps.shared.limits.assert("outcomes", caller.record.id, limit, now, {
     code: "outcome_limit_reached",
     detail: `This key has made its ${limit} Proof-of-Outcome submissions for today (UTC); this one was not recorded and the aggregate did not change.`,
   });

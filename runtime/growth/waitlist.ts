@@ -17,7 +17,6 @@ import { readSeatsHeld } from "../cohorts/seat-ledger.ts";
 import type { WaitlistRequest } from "../schema/growth-requests.ts";
 import type { WaitlistJoinedSchema, WaitlistOverviewSchema } from "../schema/growth-responses.ts";
 import { waitlistList } from "../storage/list-names.ts";
-import { consumeDaily } from "./daily-limit.ts";
 import { keyPart } from "../storage/key-part.ts";
 
 export interface WaitlistEntry {
@@ -55,7 +54,7 @@ export async function joinWaitlist(
   // A client may bring only so many new parties a day: positions are public, and invented agents would push real ones back.
   if (!(await deps.backend.records.hasItem(entryKey))) {
     const limit = deps.config.newIdentitiesPerClientDay;
-    await consumeDaily(deps, `waitlist-new:${client}`, limit, now, {
+    await deps.shared.limits.assert("waitlist-new", client, limit, now, {
       code: "rate_limited",
       detail: `At most ${limit} new agents or contacts per client per day may join a waitlist.`,
     });

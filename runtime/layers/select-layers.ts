@@ -4,6 +4,7 @@
  * bytes once and keeps the result in a small LRU owned by the app (never a module-level cache),
  * keyed by the artifact's digest: a hot selection is served as bytes like any other artifact.
  */
+import { boundedCache } from "../cache.ts";
 import { apiError } from "../errors.ts";
 import { LAYER_NAMES, type LayerName } from "../schema/catalog.ts";
 import type { Artifact } from "../storage/artifacts.ts";
@@ -46,20 +47,14 @@ export function createLayerSelector(options: {
   maxEntries: number;
   sign: (bytes: Uint8Array, identity: KnowledgeIdentity) => SignatureHeaders;
 }): LayerSelector {
-  // Map iteration order is insertion order: re-inserting on a hit makes the first key the coldest.
-  const cache = new Map<string, Artifact>();
+  const cache = boundedCache<string, Artifact>(options.maxEntries);
   return {
     select(artifact, layers) {
       const key = `${artifact.etag}|${layers.join("+")}`;
       const hit = cache.get(key);
-      if (hit) {
-        cache.delete(key);
-        cache.set(key, hit);
-        return hit;
-      }
+      if (hit) return hit;
       const selected = _select(artifact, layers, options.sign);
       cache.set(key, selected);
-      if (cache.size > options.maxEntries) cache.delete(cache.keys().next().value!);
       return selected;
     },
   };

@@ -20,6 +20,7 @@
 import { clientAddress } from "../http/client-address.ts";
 import { definePlugin, type H3Event } from "h3";
 import { FastResponse } from "srvx";
+import { boundedCache } from "../cache.ts";
 import type { AppDeps } from "../deps.ts";
 import { isApiError } from "../errors.ts";
 import type { Caller } from "../access/credentials.ts";
@@ -33,7 +34,7 @@ import { baseHeaders, CREDENTIAL_VARY } from "../http/headers.ts";
 import { sendBytes, sendJson } from "../http/respond.ts";
 import type { McpContext, McpShared } from "./context.ts";
 import { createHostGuard } from "./host-guard.ts";
-import { readMessage, RPC, rpcErrorBody, RpcError, toResponseBody, type EncodedJson } from "./jsonrpc.ts";
+import { readMessage, RPC, rpcErrorBody, RpcError, toResponseBody } from "./jsonrpc.ts";
 import { ACCEPTED_VERSIONS, METHODS } from "./methods.ts";
 
 export const MCP_PATH = "/mcp";
@@ -47,7 +48,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     deps,
     selector: deps.shared.layers,
     anonymous: deps.shared.freeReads.mcp,
-    results: _createResultCache(RESULT_CACHE_ENTRIES),
+    results: boundedCache(RESULT_CACHE_ENTRIES),
   };
 
   const notAllowed = (event: H3Event) =>
@@ -143,22 +144,6 @@ export default definePlugin<AppDeps>((app, deps) => {
 });
 
 // --- Internal helpers ---
-
-/** A small LRU (Map order is insertion order: re-inserting on a hit keeps the coldest first). */
-function _createResultCache(maxEntries: number): McpShared["results"] {
-  const map = new Map<string, EncodedJson>();
-  return {
-    get(etag) {
-      const hit = map.get(etag);
-      if (hit) map.delete(etag), map.set(etag, hit);
-      return hit;
-    },
-    set(etag, value) {
-      map.set(etag, value);
-      if (map.size > maxEntries) map.delete(map.keys().next().value!);
-    },
-  };
-}
 
 function _context(event: H3Event, shared: McpShared): McpContext {
   const ctx = requestContext(event);

@@ -7,6 +7,7 @@
  * record or the limits change, so it is kept per key and reused for that span
  * (docs/performance.md has what planning on every request cost).
  */
+import { boundedCache } from "../cache.ts";
 import { apiError } from "../errors.ts";
 import type { Limits } from "../schema/catalog.ts";
 import type { KeyRecord } from "../schema/keys.ts";
@@ -73,7 +74,7 @@ interface CachedPlan {
 }
 
 const PLANS_MAX = 50_000;
-const plans = new Map<string, CachedPlan>();
+const plans = boundedCache<string, CachedPlan>(PLANS_MAX);
 
 function _plan(record: KeyRecord, limits: Limits, now: number, table: readonly QuotaWindowSpec[]): CachedPlan {
   const hit = plans.get(record.id);
@@ -85,7 +86,6 @@ function _plan(record: KeyRecord, limits: Limits, now: number, table: readonly Q
   const plan = { record, limits, table, ...planSpan(windows), windows, policy: rateLimitPolicy(windows, limits) };
   // A trial key without an end date ends a day after first use, a time that moves with `now`.
   if (record.type === "trial" && !record.expires_at) return plan;
-  if (plans.size >= PLANS_MAX) plans.clear();
   plans.set(record.id, plan);
   return plan;
 }

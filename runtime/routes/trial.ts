@@ -36,17 +36,10 @@ export default definePlugin<AppDeps>((app, deps) => {
     const expiresAt = now + limits.trial_hours * 3_600_000;
     // The per-client limit is consumed first, atomically: a burst from one address cannot pass it.
     const ip = clientAddress(event, deps.config);
-    const perClient = await deps.backend.consume(
-      [{ key: `trialrate:${ip}:${Math.floor(now / 3_600_000)}`, limit: deps.config.trialsPerClientHour, expiresAt: now + 3_600_000 }],
-      1,
-      now,
-    );
-    if (!perClient.admitted) {
-      throw apiError("rate_limited", {
-        detail: "Too many trial keys from this client in the last hour.",
-        headers: { "retry-after": String(3600 - Math.floor((now / 1000) % 3600)) },
-      });
-    }
+    await deps.shared.limits.assert("trial", ip, deps.config.trialsPerClientHour, now, {
+      code: "rate_limited",
+      detail: "Too many trial keys from this client in the last hour.",
+    });
     const issued = await issueTrialKey(
       deps,
       { vertical: vertical.slug, agentId, cohort: await readActiveCohort(deps.backend), expiresAt },

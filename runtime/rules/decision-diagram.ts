@@ -6,6 +6,7 @@
  * so "restrict to the given facts, then read the variables left" is the exact set of questions
  * worth asking, and a diagram that restricts to a constant is an outcome already decided.
  */
+import { type BoundedCache, boundedCache } from "../cache.ts";
 import type { CompiledGate, CompiledRuleSet } from "../schema/rules.ts";
 
 /** A diagram node: 0 is false, 1 is true, any other number indexes the manager's table. */
@@ -40,7 +41,8 @@ export class DecisionDiagrams {
   ];
   private readonly unique = new Map<string, Ref>();
   private readonly applyMemo = new Map<string, Ref>();
-  private readonly rankings = new Map<string, readonly RankedFact[]>();
+  /** Made on the first ranking: most rule sets are never asked for one. */
+  private rankings: BoundedCache<string, readonly RankedFact[]> | undefined;
 
   constructor(ruleSet: CompiledRuleSet) {
     this.variables = ruleSet.facts.map((f) => f.id);
@@ -75,7 +77,7 @@ export class DecisionDiagrams {
    */
   rankOpenFacts(restricted: ReadonlyMap<string, Ref>): readonly RankedFact[] {
     const state = [...restricted.values()].join(",");
-    const hit = this.rankings.get(state);
+    const hit = this.rankings?.get(state);
     if (hit) return hit;
     const decides = new Map<number, string[]>();
     for (const [outcome, ref] of restricted) {
@@ -96,8 +98,7 @@ export class DecisionDiagrams {
       return { v, outcomes, settles };
     });
     ranked.sort((a, b) => b.settles - a.settles || b.outcomes.length - a.outcomes.length || a.v - b.v);
-    if (this.rankings.size >= RANKINGS_MAX) this.rankings.clear();
-    this.rankings.set(state, ranked);
+    (this.rankings ??= boundedCache(RANKINGS_MAX)).set(state, ranked);
     return ranked;
   }
 

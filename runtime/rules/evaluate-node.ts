@@ -7,6 +7,7 @@
  */
 import { canonicalJson, evaluationIdentity } from "../signing/answer-identity.ts";
 import type { KnowledgeIdentity } from "../signing/answer-signature.ts";
+import { type BoundedCache, boundedCache } from "../cache.ts";
 import type { AppDeps } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import type { Caller } from "../access/credentials.ts";
@@ -52,11 +53,10 @@ export async function evaluateNode(deps: AppDeps, caller: Caller, request: Evalu
   const canonical = asOf === undefined ? canonicalJson(request.facts) : canonicalJson({ as_of: asOf, facts: request.facts });
   const key = `${vertical.slug}\u0000${meta.id}\u0000${canonical}`;
   let answers = evaluations.get(build);
-  if (answers === undefined) evaluations.set(build, (answers = new Map()));
+  if (answers === undefined) evaluations.set(build, (answers = boundedCache(EVALUATIONS_MAX)));
   let answer = answers.get(key);
   if (answer === undefined) {
     answer = await _evaluate(build, vertical.slug, meta, request.facts, asOf, canonical);
-    if (answers.size >= EVALUATIONS_MAX) answers.clear();
     answers.set(key, answer);
   }
 
@@ -74,7 +74,7 @@ export async function evaluateNode(deps: AppDeps, caller: Caller, request: Evalu
  * step by step pass through the same few fact sets, and a bounded map keeps request-chosen facts
  * from growing it without end.
  */
-const evaluations = new WeakMap<Artifacts, Map<string, { body: NodeEvaluation; identity: KnowledgeIdentity }>>();
+const evaluations = new WeakMap<Artifacts, BoundedCache<string, { body: NodeEvaluation; identity: KnowledgeIdentity }>>();
 // An answer and its serialised bytes are tens of KiB on a large node, so this bounds the memory a
 // key holder asking many fact sets can take to a few tens of MB.
 const EVALUATIONS_MAX = 512;

@@ -8,6 +8,7 @@
  */
 import { readFile, realpath } from "node:fs/promises";
 import { join } from "node:path";
+import { boundedCache } from "../cache.ts";
 import type { Catalog, ResolvedVertical } from "../schema/catalog.ts";
 import type { ChangelogEntry, LogicLayer, Manifest } from "../schema/artifacts.ts";
 import type { StatusStatic } from "../schema/status.ts";
@@ -114,7 +115,7 @@ export async function readArtifacts(readBytes: (rel: string) => Promise<Uint8Arr
       metas.set(`${vertical}/${id}`, { id, vertical, order: n.order, trial: n.trial, version: n.version });
   }
   const bytes = _createArtifactCache(options.cacheBytes ?? DEFAULT_ARTIFACT_CACHE_BYTES);
-  const logic = new Map<string, Promise<LogicLayer | null>>();
+  const logic = boundedCache<string, Promise<LogicLayer | null>>(LOGIC_CACHE_ENTRIES);
   const search = new Map<string, Promise<LoadedSearchIndex | null>>();
 
   const load = (rel: string): Promise<Artifact> =>
@@ -150,7 +151,6 @@ export async function readArtifacts(readBytes: (rel: string) => Promise<Uint8Arr
       const key = `${vertical}/${id}`;
       let hit = logic.get(key);
       if (!hit) {
-        if (logic.size >= LOGIC_CACHE_ENTRIES) logic.clear();
         hit = load(`verticals/${vertical}/nodes/${id}.json`).then(
           (a) =>
             (JSON.parse(Buffer.from(a.bytes).toString("utf8")) as { node: { layers: { logic?: LogicLayer } } }).node.layers.logic ?? null,

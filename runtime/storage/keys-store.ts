@@ -11,6 +11,7 @@
  * `cacheMs`: with 10,000 keys in turn a time-limited cache missed on almost every request (a
  * store read, a JSON parse and a new record object that also invalidated the key's quota plan).
  */
+import { boundedCache } from "../cache.ts";
 import type { CounterWindow, StateBackend } from "./backend.ts";
 import type { KeyRecord } from "../schema/keys.ts";
 import { accountPart } from "./key-part.ts";
@@ -35,7 +36,7 @@ const CACHE_MAX = 100_000;
 export function createKeysStore(backend: StateBackend, options: { cacheMs?: number; now?: () => number } = {}): KeysStore {
   const cacheMs = options.cacheMs ?? 1000;
   const now = options.now ?? Date.now;
-  const cache = new Map<string, KeyRecord>();
+  const cache = boundedCache<string, KeyRecord>(CACHE_MAX);
   let revision = Number.NaN;
   let checkedAt = Number.NEGATIVE_INFINITY;
   let checking: Promise<void> | null = null;
@@ -83,7 +84,6 @@ export function createKeysStore(backend: StateBackend, options: { cacheMs?: numb
       const record = (await backend.records.getItem<KeyRecord>(`keys:${hash}`)) ?? null;
       // Unknown keys are not cached: a key created on another instance must work at once.
       if (record && cacheMs > 0 && readAt === generation) {
-        if (cache.size >= CACHE_MAX) cache.clear();
         cache.set(hash, record);
       }
       return record;

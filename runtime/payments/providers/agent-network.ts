@@ -10,6 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import { boundedCache } from "../../cache.ts";
 import { apiError } from "../../errors.ts";
 import type { AgentNetworkConfig } from "../methods/agent-network/agent-network-env.ts";
 import { parseUsdDecimal, toUsdDecimal } from "../purchases/usd-decimal.ts";
@@ -59,7 +60,7 @@ export function createAgentNetworkProvider(config: NetworkConfig, options: { tim
   const keySet: JWTVerifyGetKey = config.jwks
     ? createLocalJWKSet(config.jwks as Parameters<typeof createLocalJWKSet>[0])
     : createRemoteJWKSet(new URL(config.jwksUrl!), { timeoutDuration: options.timeoutMs, cooldownDuration: 30_000 });
-  const cache = new Map<string, VerifiedPayToken>();
+  const cache = boundedCache<string, VerifiedPayToken>(CACHE_ENTRIES);
 
   return {
     name: "agent_network",
@@ -68,7 +69,6 @@ export function createAgentNetworkProvider(config: NetworkConfig, options: { tim
       let verified = cache.get(digest);
       if (!verified) {
         verified = await _verify(token, keySet, config, now);
-        if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
         cache.set(digest, verified);
       }
       // The cache skips the signature, never the clock.
