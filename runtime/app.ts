@@ -40,6 +40,7 @@ import trial from "./routes/trial.ts";
 import verify from "./routes/verify.ts";
 import waitlist from "./routes/waitlist.ts";
 import jwks from "./routes/jwks.ts";
+import { assertEveryRouteBound, bindRoute } from "./routes/route-table.ts";
 
 export type { AppDeps } from "./deps.ts";
 
@@ -59,7 +60,7 @@ export function createApp(deps: AppDeps): H3 {
   if (deps.tracing) endSpan = useRequestSpans(app, deps.tracing);
   useCoalescedWrites(app);
   usePageLimit(app, deps);
-  app.options("/**", (event) =>
+  bindRoute(app, "preflight", (event) =>
     sendBytes(event, 204, null, { ...preflightHeaders(requestContext(event).requestId), "content-type": "text/plain" }),
   );
   for (const plugin of [
@@ -88,6 +89,7 @@ export function createApp(deps: AppDeps): H3 {
     jwks,
   ])
     app.register(plugin(deps));
+  assertEveryRouteBound(app);
   return app;
 }
 

@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { serve } from "h3";
 import { createApp } from "./app.ts";
+import { retrievalRoutes } from "./routes/route-table.ts";
 import { createPaymentProviders, type PaymentProviders } from "./payments/providers/create-providers.ts";
 import { createChargeBatcher } from "./payments/per-use/charge-batcher.ts";
 import type { Clock } from "./clock.ts";
@@ -90,7 +91,7 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
     build,
     keys: createKeysStore(backend, { now: () => clock.now() }),
     payments,
-    metrics: createMetrics({ build, backend }),
+    metrics: createMetrics({ build, backend, retrievalRoutes: retrievalRoutes() }),
     perUseCharges,
     address: createListenAddress(config),
     shared: createSharedServices(config, backend),

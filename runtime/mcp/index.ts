@@ -18,7 +18,7 @@
  * POST, exactly as on REST. GET and DELETE → 405 (no server-initiated stream, no session to end).
  */
 import { clientAddress } from "../http/client-address.ts";
-import { definePlugin, type H3Event } from "h3";
+import type { H3Event } from "h3";
 import { FastResponse } from "srvx";
 import { boundedCache } from "../cache.ts";
 import type { AppDeps } from "../deps.ts";
@@ -36,13 +36,13 @@ import type { McpContext, McpShared } from "./context.ts";
 import { createHostGuard } from "./host-guard.ts";
 import { readMessage, RPC, rpcErrorBody, RpcError, toResponseBody } from "./jsonrpc.ts";
 import { ACCEPTED_VERSIONS, METHODS } from "./methods.ts";
+import { defineRoutes } from "../routes/route-table.ts";
 
-export const MCP_PATH = "/mcp";
 /** Encoded get_node / get_index results kept: the hot set of artifacts (each about twice its artifact's size). */
 const RESULT_CACHE_ENTRIES = 256;
 const JSON_MEDIA_RE = /^application\/json\s*(;|$)/i;
 
-export default definePlugin<AppDeps>((app, deps) => {
+export default defineRoutes((route, deps) => {
   const guard = createHostGuard(deps.config);
   const shared: McpShared = {
     deps,
@@ -60,10 +60,10 @@ export default definePlugin<AppDeps>((app, deps) => {
         allow: "POST",
       },
     );
-  app.get(MCP_PATH, notAllowed);
-  app.delete(MCP_PATH, notAllowed);
+  route("mcpGetNotAllowed", notAllowed);
+  route("mcpDeleteNotAllowed", notAllowed);
 
-  app.post(MCP_PATH, async (event) => {
+  route("mcp", async (event) => {
     const ctx = requestContext(event);
     const headers = event.req.headers;
     const refuse = (status: number, code: number, message: string) => sendJson(event, status, rpcErrorBody(undefined, code, message));

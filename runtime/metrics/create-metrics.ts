@@ -29,14 +29,16 @@ const PAYMENT_OUTCOMES: Record<number, string> = {
   503: "unavailable",
 };
 
-/** Routes whose 2xx answers are retrievals of knowledge (what a key is metered for). */
-export const RETRIEVAL_ROUTES: ReadonlySet<string> = new Set(["/api/demo", "/api/evaluate", "/v1/delta", "/mcp"]);
-
 /** Routes reached by no registered route are reported under this label, so paths cannot explode the label set. */
 export const UNMATCHED_ROUTE = "unmatched";
 
-/** @example const metrics = createMetrics({ build: deps.build, backend: deps.backend }) */
-export function createMetrics(source: { build: BuildRef; backend: StateBackend }): Metrics {
+/**
+ * `retrievalRoutes`: the route patterns whose 2xx answers are retrievals of knowledge (what a key
+ * is metered for), read from the route declarations (`runtime/routes/route-table.ts`).
+ * @example const metrics = createMetrics({ build: deps.build, backend: deps.backend, retrievalRoutes: retrievalRoutes() })
+ */
+export function createMetrics(source: { build: BuildRef; backend: StateBackend; retrievalRoutes: ReadonlySet<string> }): Metrics {
+  const { retrievalRoutes } = source;
   const registry = new Registry();
   // Counted per request as plain numbers (request-series.ts) and read into prom-client at scrape time.
   const answered = createRequestSeries("vkr_http_request_duration_seconds", "Time to answer a request, by route pattern and method.");
@@ -59,7 +61,7 @@ export function createMetrics(source: { build: BuildRef; backend: StateBackend }
     collect() {
       this.reset();
       answered.forEachCount((route, _method, status, n) => {
-        if (status >= 200 && status < 300 && RETRIEVAL_ROUTES.has(route)) this.inc({ route }, n);
+        if (status >= 200 && status < 300 && retrievalRoutes.has(route)) this.inc({ route }, n);
       });
     },
   });

@@ -37,6 +37,7 @@ export const GROWTH_OPERATIONS: Operation[] = [
     method: "get",
     path: "/api/waitlist",
     operationId: "getWaitlist",
+    metrics: "request",
     security: ["none"],
     summary: "Waitlist overview: seats per cohort, cohort status, waitlists per paid vertical",
     description: [
@@ -49,6 +50,7 @@ export const GROWTH_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/waitlist",
     operationId: "joinWaitlist",
+    metrics: "request",
     security: ["none"],
     summary: "Join a paid vertical's waitlist",
     description: [
@@ -67,6 +69,7 @@ export const GROWTH_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/interest",
     operationId: "registerInterest",
+    metrics: "request",
     security: ["none"],
     summary: "Register demand for a vertical that is not built yet",
     description: [
@@ -85,6 +88,7 @@ export const GROWTH_OPERATIONS: Operation[] = [
     method: "get",
     path: "/api/interest/summary",
     operationId: "getInterestSummary",
+    metrics: "request",
     security: ["none"],
     summary: "Ranked demand leaderboard",
     description:
@@ -95,6 +99,7 @@ export const GROWTH_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/telemetry/pov",
     operationId: "submitProofOfValue",
+    metrics: "request",
     summary: "Submit a Proof-of-Value evaluation of a trial",
     description: [
       "Key header required (none 401 `key_missing`, bad 401 `key_*`). The body's `trial_key` must be a trial key issued here and not revoked (else 400 `trial_key_invalid`); it may have expired. The caller's key must be that trial key itself, or a membership key of the same agent (its agent_id or account equals the trial's agent_id), else 403 `key_mismatch`.",
@@ -115,6 +120,7 @@ export const GROWTH_OPERATIONS: Operation[] = [
     method: "get",
     path: "/api/telemetry/pov",
     operationId: "getProofOfValue",
+    metrics: "request",
     security: ["none"],
     summary: "Aggregate of trial evaluations",
     description: [
@@ -128,6 +134,7 @@ export const GROWTH_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/telemetry",
     operationId: "submitMemberTelemetry",
+    metrics: "request",
     summary: "Member feedback: Proof-of-Outcome",
     description: [
       "Membership key required in X-Service-Key: none 401 `key_missing`, a bad key 401 `key_*`, a trial key, a valid key of the wrong kind, 403 `key_kind_not_allowed` (Proof-of-Outcome needs a paid key; trials report at POST /api/telemetry/pov).",
@@ -154,6 +161,7 @@ export const GROWTH_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/referral",
     operationId: "logReferral",
+    metrics: "request",
     summary: "Log a referral and earn credit",
     description: [
       "A membership or trial key in X-Service-Key (as the spec's authentication table lists; none 401 `key_missing`, a bad key 401 `key_*`). `referring_key` must be that same key (else 403 `key_mismatch`); `method` is one of agent-to-agent, volume-broadcast, principal-redirect (else 400).",

@@ -28,6 +28,8 @@ export const MCP_OPERATIONS: Operation[] = [
     method: "get",
     path: "/api/search",
     operationId: "search",
+    metrics: "request",
+    mcp: ["search"],
     summary: "Ranked full-text search over the nodes you may read",
     description: [
       "Served from per-vertical indexes the build precomputes (`search/<vertical>.json`: postings per field, with term statistics over the whole build), so a query reads only its terms' posting lists, never every node.",
@@ -76,6 +78,7 @@ export const MCP_OPERATIONS: Operation[] = [
     method: "post",
     path: "/mcp",
     operationId: "mcp",
+    metrics: "retrieval",
     summary: "MCP endpoint (Streamable HTTP, JSON-RPC 2.0, stateless)",
     description: [
       "Protocol versions 2025-11-25 and 2025-06-18: initialize echoes a requested one of these, else answers 2025-11-25. A `MCP-Protocol-Version` header must be one of those two (what initialize negotiates), else 400; a request without it is served.",

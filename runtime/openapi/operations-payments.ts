@@ -40,6 +40,7 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     method: "get",
     path: "/api/checkout",
     operationId: "getCheckout",
+    metrics: "request",
     security: ["none"],
     summary: "Checkout info: payment methods, per-cohort pricing, subscription options",
     description: [
@@ -52,6 +53,7 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/checkout",
     operationId: "checkout",
+    metrics: "request",
     summary: "Subscribe: buy 1–5 membership keys (or get a quote)",
     description: [
       "**Accounts are owned.** The first purchase creates an account, named by `agent_id`, else `contact`, else a generated `acct_…` id (returned as `receipt.account`). A later purchase for an existing account, which takes its graduated price tier, one of its 5 key slots and at 5 keys moves all its keys to the pooled volume plan, must send a live membership key of that account in `X-Service-Key` (or `Authorization: Bearer svc_live_…`); the key alone names the account, so `agent_id` may then be left out. Without that proof, a purchase naming an existing account (in any letter case) is refused **403 `account_proof_required` before any payment**; so is one whose key is a trial key or another account's key (a malformed, unknown, revoked or expired key is 401 as everywhere). Two first purchases racing for one new name: one creates the account, the other is refused uncharged.",
@@ -114,6 +116,7 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/checkout/webhook",
     operationId: "stripeWebhook",
+    metrics: "request",
     security: ["none"],
     summary: "Stripe webhook (card fulfilment, renewal credits)",
     description: [
@@ -134,6 +137,7 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     method: "get",
     path: "/checkout/success",
     operationId: "cardSuccess",
+    metrics: "request",
     security: ["none"],
     summary: "Card checkout: the page Stripe returns the buyer to; shows the keys once",
     description: [
@@ -162,6 +166,7 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     method: "get",
     path: "/api/admin/payments",
     operationId: "listPayments",
+    metrics: "request",
     summary: "Open purchases and those needing an operator (admin)",
     description:
       'Admin bearer. Changes nothing. `open`: purchases not in a final state (being worked on, awaiting a card payment, or left by a crash). `attention`: purchases an operator must act on and has not acknowledged: `unconfirmed` (a charge whose outcome was lost; no key until the operator checks with the provider and acknowledges it with `outcome`), `refund_due`, and keys issued on a charge noted as unconfirmed (x402 "nonce used"). The same as `vkr payments list`.',
@@ -172,6 +177,7 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/admin/payments/reconcile",
     operationId: "reconcilePayments",
+    metrics: "request",
     summary: "Finish or undo purchases a crash left open (admin)",
     description:
       "Admin bearer. For each open purchase nobody works on (its lease ran out): `reserved` → released; `awaiting_payment` past its session's expiry → Stripe is asked (paid → keys, else released); `charging` cut off before its charge step → released (nothing was charged); an x402 `charging` → settle asked again with the recorded payment (paid → keys; refused, e.g. expired → released; no answer → left for the next pass); an agent_network `charging` whose charge was attempted → `unconfirmed` (no key; listed in `attention` until the operator acknowledges it with an outcome); `unconfirmed` → left alone; `charged` → keys issued when the buyer can come back for them, else `refund_due`. Every instance also runs this at start and every RECONCILE_INTERVAL_MS. The same as `vkr payments reconcile`.",
@@ -185,6 +191,7 @@ export const PAYMENT_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/admin/payments/acknowledge",
     operationId: "acknowledgePayment",
+    metrics: "request",
     summary: "Mark a refund due or an unconfirmed charge as handled; settle an unconfirmed purchase (admin)",
     description:
       "Admin bearer. Records the operator's note on a final purchase and drops it from `attention`. A purchase waiting `unconfirmed` needs `outcome` too, what the operator found at the provider: `paid` → its keys are issued (`issued`; the buyer's retry with the same Idempotency-Key gets them, nothing charged again; `refund_due` when no client can come back for them), `not_paid` → `released`, the token's held value given back. The same as `vkr payments ack <id> --note … [--outcome paid|not_paid]`.",

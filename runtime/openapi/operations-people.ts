@@ -44,6 +44,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/api/admin/keys",
     operationId: "listKeys",
+    metrics: "request",
     summary: "List keys (admin)",
     description: [
       "Admin bearer, as POST /api/keys (missing 401, wrong or ADMIN_KEY unset 403). `label` keeps only keys with exactly that label; without it every key is listed, oldest first, at most 1000.",
@@ -59,6 +60,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/api/admin/keys/usage",
     operationId: "getKeyUsage",
+    metrics: "request",
     summary: "A key's daily usage history (admin)",
     description:
       "Admin bearer. The key's metered calls per UTC day over the last `days` (90) days, today included, oldest first, days without a call left out, and their `total`: the `usage_history` its holder sees in GET /api/keys. Today's count is live; earlier days are the day counters the meter kept, folded into the history once a day. `vkr keys usage` prints the same.",
@@ -83,6 +85,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/admin/keys/revoke",
     operationId: "revokeKey",
+    metrics: "request",
     summary: "Revoke a key (admin)",
     description: [
       "Body: exactly one of `id` (the public key id) or `key` (the full key). The key's status becomes `revoked` with `revoked_at`; revoking a revoked key answers 200 with the first revocation unchanged. Revocation is final (issue a new key instead of un-revoking).",
@@ -101,6 +104,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/admin/keys/reroll",
     operationId: "rerollKey",
+    metrics: "request",
     summary: "Re-roll a key's secret (admin)",
     description: [
       "Body: `id` or `key` (exactly one), and `grace_seconds` (default 86400, 0 to 2592000). The key keeps its record (id, usage, quota, account, label, expiry) and gets a new secret, answered once as `key`; the new secret works at once.",
@@ -120,6 +124,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/admin/keys/update",
     operationId: "updateKey",
+    metrics: "request",
     summary: "Edit a key's label or expiry (admin)",
     description:
       "Body: `id` or `key` (exactly one) and at least one of `label` (a string, or null to remove it) and `expires_at` (an ISO 8601 date or date-time, or null for no expiry). An expiry in the past makes the key expired at once (401 `key_expired`). `vkr keys label` and `vkr keys expire` do the same.",
@@ -136,6 +141,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/api/admin/audit",
     operationId: "readAudit",
+    metrics: "request",
     summary: "The audit trail (admin)",
     description: [
       "Every administrative and money event, newest first: keys issued, revoked, re-rolled, relabelled and given an expiry; every state a purchase enters (reserved, awaiting_payment, charging, unconfirmed, charged, issued, released, refund_due) and an operator's acknowledgement (`purchase.refunded` for a refund due); each payment method's configuration at start; releases published and rolled back. Each entry has its time, actor (an admin bearer as `admin:` and a digest prefix, `cli:<user>`, `payment:<method>`, `system`), action, subject, outcome, account and key ids.",
@@ -171,6 +177,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/metrics",
     operationId: "getMetrics",
+    metrics: "request",
     security: ["metricsBearer", "none"],
     summary: "Prometheus metrics",
     description: [
@@ -188,6 +195,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/",
     operationId: "getRoot",
+    metrics: "request",
     security: ["none"],
     summary: "The service, for people and for agents",
     description:
@@ -200,6 +208,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/browse",
     operationId: "browseVerticals",
+    metrics: "request",
     security: ["none"],
     summary: "Browse site: the verticals",
     description:
@@ -211,6 +220,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/browse/{vertical}",
     operationId: "browseVertical",
+    metrics: "request",
     security: ["none"],
     summary: "Browse site: a vertical's index as a graph picture",
     description: [
@@ -232,6 +242,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/browse/{vertical}/{node}",
     operationId: "browseNode",
+    metrics: "request",
     security: ["none"],
     summary: "Browse site: one node",
     description: [
@@ -265,6 +276,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/browse/key",
     operationId: "browseKeyForm",
+    metrics: "request",
     security: ["none"],
     summary: "Browse site: the form to read with a key",
     description:
@@ -277,6 +289,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "post",
     path: "/browse/key",
     operationId: "browseSetKey",
+    metrics: "request",
     security: ["none"],
     summary: "Browse site: keep a key for this browser",
     description: [
@@ -296,6 +309,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "post",
     path: "/browse/logout",
     operationId: "browseLogout",
+    metrics: "request",
     security: ["none"],
     summary: "Browse site: forget the key",
     description: "Clears the key cookie (Set-Cookie with Max-Age=0) and answers 303 to /browse/key. Same Origin check as POST /browse/key.",
@@ -305,6 +319,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/browse/search",
     operationId: "browseSearch",
+    metrics: "request",
     security: ["none"],
     summary: "Browse site: search",
     description: [
@@ -330,6 +345,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/docs/{page}",
     operationId: "getGuide",
+    metrics: "request",
     security: ["none"],
     summary: "The project's guides: README and docs/ as pages",
     description: [
@@ -344,6 +360,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/llms.txt",
     operationId: "getLlmsTxt",
+    metrics: "request",
     security: ["none"],
     summary: "llms.txt: the service and its verticals in markdown",
     description:
@@ -354,6 +371,7 @@ export const PEOPLE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/llms-full.txt",
     operationId: "getLlmsFullTxt",
+    metrics: "request",
     security: ["none"],
     summary: "llms-full.txt: every vertical's index, and the full text of the fully open verticals",
     description:

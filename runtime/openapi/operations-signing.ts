@@ -26,6 +26,7 @@ export const SIGNING_OPERATIONS: Operation[] = [
     method: "get",
     path: "/.well-known/jwks.json",
     operationId: "getSigningKeys",
+    metrics: "request",
     security: ["none"],
     summary: "Public keys of signed answers (JWK Set)",
     description:

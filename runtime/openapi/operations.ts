@@ -16,6 +16,7 @@ import {
   VerticalPlaceholderSchema,
 } from "../schema/responses.ts";
 import { StatusObjectSchema } from "../schema/status.ts";
+import type { RouteDeclaration } from "../routes/route-declaration.ts";
 import { PEOPLE_OPERATIONS } from "./operations-people.ts";
 import { GROWTH_OPERATIONS } from "./operations-growth.ts";
 import { PAYMENT_OPERATIONS } from "./operations-payments.ts";
@@ -31,10 +32,9 @@ export interface OperationParam {
   description?: string;
 }
 
-export interface Operation {
+/** A documented route: its declaration (method, path, metrics, MCP twins) and its OpenAPI text. */
+export interface Operation extends RouteDeclaration {
   method: "get" | "post";
-  path: string;
-  operationId: string;
   summary: string;
   description?: string;
   /** Required: "none" alone is anonymous (`security: []`); with others, anonymous is one of the options. */
@@ -59,6 +59,7 @@ const CORE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/api/status",
     operationId: "getStatus",
+    metrics: "request",
     security: ["none"],
     summary: "System status",
     description:
@@ -69,6 +70,8 @@ const CORE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/api/demo",
     operationId: "getDemo",
+    metrics: "retrieval",
+    mcp: ["get_index", "get_node"],
     summary: "Retrieve a node or a vertical's root index",
     description: [
       "Access (one decision for REST and MCP): the index layer is always free, and fully open verticals show all layers to everyone. A node whose layers the caller cannot read answers 200 with the free view: the index layer only (all four layers in `locked_layers`), prose hints in `cta` and a machine-readable `unlock` (a trial where one unlocks the node, a membership of that vertical with the checkout path, the per-use token header and price). Without credentials and with a valid key that does not unlock the node alike: a trial key unlocks the trial modules of its vertical (every node or the first N by order, per the catalogue), a membership key its vertical plus the verticals included with every membership, an `all` key everything. The paragraph that names the verticals of this build is derived from the catalogue. Only a vertical whose index is not free has no free view: 402 without credentials, 403 `vertical_forbidden` for a key that does not unlock it.",
@@ -144,6 +147,8 @@ const CORE_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/evaluate",
     operationId: "evaluateRules",
+    metrics: "retrieval",
+    mcp: ["evaluate_rules"],
     summary: "Evaluate a node's compiled rules over boolean facts",
     description: [
       "Deterministic evaluation of one node's rules: every outcome that holds, the full gate trace of every rule (which gates were true, false or undetermined, and why), the citations, `confidence_required: 1`. An outcome holds (or does not) when it does for every value the facts you left out could take; otherwise it is `undetermined`. Never a guess, a probability or partial credit.",
@@ -186,6 +191,8 @@ const CORE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/v1/delta",
     operationId: "getDelta",
+    metrics: "retrieval",
+    mcp: ["get_changes"],
     summary: "The change feed: nodes added, updated and deprecated",
     description: [
       "Membership key required in X-Service-Key (or `Authorization: Bearer svc_…`): no key 401 `key_missing`, a trial key 401 `membership_required`, a bad key 401 `key_*`. `?key=` is not accepted here.",
@@ -223,6 +230,7 @@ const CORE_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/trial",
     operationId: "createTrial",
+    metrics: "request",
     security: ["none"],
     summary: "Request a trial key",
     description:
@@ -239,6 +247,7 @@ const CORE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/api/keys",
     operationId: "getKey",
+    metrics: "request",
     summary: "Key details",
     description:
       "The presented key's own record, usage by window and quota, and `credits`: the referral and loyalty credit owed to its account (`balance`, each grant, and every renewal invoice it was applied to; credit is taken off the next card renewal), and `usage_history`: the key's metered calls per UTC day (`{ date, requests }`, oldest first, days without a call left out) over the last 90 days, today included (today's count is live; earlier days are the day counters the meter kept, folded once a day). Revoked and expired keys are still described (status says so). A re-rolled secret describes its key until its grace period ends, then is 401 `key_rerolled`. Prefer the header: a key in the URL can leak through logs (ours redact it).",
@@ -254,6 +263,7 @@ const CORE_OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/keys",
     operationId: "issueKeys",
+    metrics: "request",
     summary: "Issue membership keys (admin)",
     description:
       "Admin bearer required: missing → 401, wrong → 403 (also when the server has no ADMIN_KEY). The admin is trusted, so no proof of the account is asked. Issuance runs through the same durable purchase record as a checkout (without a payment): slots, keys and the cohort seat are all-or-nothing across a crash. An account (agent_id or contact) holds at most 5 keys (409 `conflict` beyond); keys for a new account take a seat of the active cohort (409 `cohort_full` while it is full and the next tier closed), keys for a member's account are of its own cohort; an account holding 5 keys is on the volume plan (daily 3000 per key, 50,000 pooled per month). `permanent` keys have no monthly reset: their allowance counts over the key's lifetime.",
@@ -271,6 +281,8 @@ const CORE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/api/verify",
     operationId: "verifyKey",
+    metrics: "request",
+    mcp: ["verify_key"],
     summary: "Validate a key",
     description:
       "200 for any presented key: `valid: false` with a `reason` (unknown, malformed, revoked, expired, rerolled: a re-rolled secret past its grace period) when it cannot be used. 401 only when no key is sent.",
@@ -282,6 +294,7 @@ const CORE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/healthz",
     operationId: "health",
+    metrics: "request",
     security: ["none"],
     summary: "Liveness",
     responses: { 200: { description: "The process answers", schema: Type.Object({ status: Type.Literal("ok") }) } },
@@ -290,6 +303,7 @@ const CORE_OPERATIONS: Operation[] = [
     method: "get",
     path: "/readyz",
     operationId: "ready",
+    metrics: "request",
     security: ["none"],
     summary: "Readiness: a verified build is loaded and the state store answers",
     responses: {

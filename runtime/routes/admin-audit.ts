@@ -2,8 +2,7 @@
  * GET /api/admin/audit: the audit trail (audit/audit-log.ts), newest first, filtered by key,
  * account, action and time, a page at a time. Admin bearer, like every admin route.
  */
-import { definePlugin } from "h3";
-import type { AppDeps } from "../deps.ts";
+import { defineRoutes } from "./route-table.ts";
 import { guardAdmin } from "../access/admin.ts";
 import { AUDIT_PAGE_MAX, readAudit } from "../audit/audit-log.ts";
 import { apiError } from "../errors.ts";
@@ -11,8 +10,8 @@ import { requestContext } from "../http/context.ts";
 import { readSingleParam } from "../http/query.ts";
 import { sendJson } from "../http/respond.ts";
 
-export default definePlugin<AppDeps>((app, deps) => {
-  app.get("/api/admin/audit", async (event) => {
+export default defineRoutes((route, deps) => {
+  route("readAudit", async (event) => {
     await guardAdmin(deps, event);
     const params = requestContext(event).url.searchParams;
     const text = (name: string) => readSingleParam(params, name) ?? undefined;

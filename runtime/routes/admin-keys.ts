@@ -4,8 +4,7 @@
  * `POST /api/admin/keys/revoke` revokes one by id or full key. The operator
  * CLI calls the same `revokeKey` on the same store.
  */
-import { definePlugin } from "h3";
-import type { AppDeps } from "../deps.ts";
+import { defineRoutes } from "./route-table.ts";
 import { limitsInForce } from "../deps.ts";
 import { adminAudit, guardAdmin } from "../access/admin.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
@@ -26,8 +25,8 @@ const updateValidator = compileValidator(UpdateKeyRequestSchema);
 /** Largest listing answered at once; an operator narrows by label beyond that. */
 const MAX_LISTED = 1000;
 
-export default definePlugin<AppDeps>((app, deps) => {
-  app.get("/api/admin/keys", async (event) => {
+export default defineRoutes((route, deps) => {
+  route("listKeys", async (event) => {
     await guardAdmin(deps, event);
     const label = readSingleParam(requestContext(event).url.searchParams, "label");
     const records = (await deps.keys.list(label === null ? {} : { label })).slice(0, MAX_LISTED);
@@ -37,7 +36,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     return sendJson(event, 200, { keys });
   });
 
-  app.get("/api/admin/keys/usage", async (event) => {
+  route("getKeyUsage", async (event) => {
     await guardAdmin(deps, event);
     const id = readSingleParam(requestContext(event).url.searchParams, "id");
     if (id === null || !/^[0-9a-f]{12}$/.test(id))
@@ -47,7 +46,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     return sendJson(event, 200, await describeKeyUsage(deps.backend, limitsInForce(deps), record, deps.clock.now()));
   });
 
-  app.post("/api/admin/keys/revoke", async (event) => {
+  route("revokeKey", async (event) => {
     await guardAdmin(deps, event);
     const body = await readJsonBody(event, revokeValidator, deps.config.maxBodyBytes);
     const now = deps.clock.now();
@@ -56,7 +55,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     return sendJson(event, 200, await describeKeyForAdmin(deps.backend, limitsInForce(deps), record, now));
   });
 
-  app.post("/api/admin/keys/reroll", async (event) => {
+  route("rerollKey", async (event) => {
     await guardAdmin(deps, event);
     const body = await readJsonBody(event, rerollValidator, deps.config.maxBodyBytes);
     const now = deps.clock.now();
@@ -67,7 +66,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     return sendJson(event, 200, { key: rerolled.key, previous_valid_until: rerolled.previousValidUntil, ...view });
   });
 
-  app.post("/api/admin/keys/update", async (event) => {
+  route("updateKey", async (event) => {
     await guardAdmin(deps, event);
     const body = await readJsonBody(event, updateValidator, deps.config.maxBodyBytes);
     const now = deps.clock.now();

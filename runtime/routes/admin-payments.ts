@@ -5,8 +5,7 @@
  * `POST /api/admin/payments/acknowledge` marks a refund or an unconfirmed charge as handled, and
  * with `outcome` settles a purchase waiting `unconfirmed` (paid → keys, not_paid → released).
  */
-import { definePlugin } from "h3";
-import type { AppDeps } from "../deps.ts";
+import { defineRoutes } from "./route-table.ts";
 import { guardAdmin } from "../access/admin.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { sendJson } from "../http/respond.ts";
@@ -15,18 +14,18 @@ import { AcknowledgePurchaseSchema } from "../schema/payments.ts";
 
 const acknowledgeValidator = compileValidator(AcknowledgePurchaseSchema);
 
-export default definePlugin<AppDeps>((app, deps) => {
-  app.get("/api/admin/payments", async (event) => {
+export default defineRoutes((route, deps) => {
+  route("listPayments", async (event) => {
     await guardAdmin(deps, event);
     return sendJson(event, 200, await listPurchasesForOperator(deps.backend, deps.clock.now()));
   });
 
-  app.post("/api/admin/payments/reconcile", async (event) => {
+  route("reconcilePayments", async (event) => {
     await guardAdmin(deps, event);
     return sendJson(event, 200, await reconcilePurchases(deps, deps.clock.now()));
   });
 
-  app.post("/api/admin/payments/acknowledge", async (event) => {
+  route("acknowledgePayment", async (event) => {
     await guardAdmin(deps, event);
     const body = await readJsonBody(event, acknowledgeValidator, deps.config.maxBodyBytes);
     const done = await acknowledgePurchase(deps, body, deps.clock.now());

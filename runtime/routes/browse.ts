@@ -8,8 +8,9 @@
  * picks a file or fills a template; it never renders content. Browsers (`Accept: text/html`)
  * get errors as HTML pages; everyone else gets problem+json.
  */
-import { definePlugin, getRouterParam, type H3Event } from "h3";
+import { getRouterParam, type H3Event } from "h3";
 import type { AppDeps } from "../deps.ts";
+import { defineRoutes } from "./route-table.ts";
 import { apiError, isApiError } from "../errors.ts";
 import { resolveKey } from "../access/credentials.ts";
 import { decideRead, describeKeyScope, orRefuse, toCredentialProblem } from "../access/decide-read.ts";
@@ -53,7 +54,7 @@ const SEARCH_LIMIT = 20;
 const NOTICE_RAW = new Set(["notice"]);
 const ACTIVE_RAW = new Set(["active", "saved"]);
 
-export default definePlugin<AppDeps>((app, deps) => {
+export default defineRoutes((route, deps) => {
   const site = createBrowseSite(deps.config.distDir, deps.logger);
   /** A prebuilt page; `fill` adds what only this request knows (a refused key's notice, the active key). */
   const page = async (event: H3Event, rel: string, headers: Record<string, string> = {}, fill?: (text: string) => string) => {
@@ -89,24 +90,24 @@ export default definePlugin<AppDeps>((app, deps) => {
   };
   const html = (handler: (event: H3Event) => Promise<Response> | Response) => _htmlErrors(deps, site, handler);
 
-  app.get("/", (event) => {
+  route("getRoot", (event) => {
     const vary = { vary: "Accept" };
     if (prefersJson(event.req.headers.get("accept"))) return sendJson(event, 200, describeService(deps.build.current), vary);
     return page(event, "home.html", vary);
   });
-  app.get(
-    "/browse",
+  route(
+    "browseVerticals",
     html(async (event) => {
       const reader = await readPageReader(deps, event);
       return warnedPage(event, "index.html", reader, _problem(reader), KEYED);
     }),
   );
-  app.get("/llms.txt", (event) => page(event, "llms.txt"));
-  app.get("/llms-full.txt", (event) => page(event, "llms-full.txt"));
+  route("getLlmsTxt", (event) => page(event, "llms.txt"));
+  route("getLlmsFullTxt", (event) => page(event, "llms-full.txt"));
 
   // The project's guides (README.md, docs/), rendered by the build; /docs itself is the API reference (docs.ts).
-  app.get(
-    "/docs/:page",
+  route(
+    "getGuide",
     html((event) => {
       const name = getRouterParam(event, "page") ?? "";
       if (!DOC_PAGE_RE.test(name))
@@ -116,8 +117,8 @@ export default definePlugin<AppDeps>((app, deps) => {
   );
 
   // The key form says which key this browser reads with, and that a key just posted was saved.
-  app.get(
-    "/browse/key",
+  route(
+    "browseKeyForm",
     html(async (event) => {
       const reader = await readPageReader(deps, event);
       const saved = requestContext(event).url.searchParams.get("saved") === "1" && reader.caller.kind === "key";
@@ -137,8 +138,8 @@ export default definePlugin<AppDeps>((app, deps) => {
       return warnedPage(event, "key.html", reader, _problem(reader), { ...KEYED, "cache-control": "no-store" }, fill);
     }),
   );
-  app.post(
-    "/browse/key",
+  route(
+    "browseSetKey",
     html(async (event) => {
       assertSameOrigin(event, deps.config);
       if (!(event.req.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded"))
@@ -157,8 +158,8 @@ export default definePlugin<AppDeps>((app, deps) => {
       });
     }),
   );
-  app.post(
-    "/browse/logout",
+  route(
+    "browseLogout",
     html((event) => {
       assertSameOrigin(event, deps.config);
       return sendBytes(event, 303, null, {
@@ -169,8 +170,8 @@ export default definePlugin<AppDeps>((app, deps) => {
     }),
   );
 
-  app.get(
-    "/browse/search",
+  route(
+    "browseSearch",
     html(async (event) => {
       const ctx = requestContext(event);
       const template = await site.read(deps.build.current, "search.html");
@@ -200,16 +201,16 @@ export default definePlugin<AppDeps>((app, deps) => {
     }),
   );
 
-  app.get(
-    "/browse/:vertical",
+  route(
+    "browseVertical",
     html(async (event) => {
       const { vertical, reader } = await _resolve(deps, event);
       return warnedPage(event, `${vertical.slug}/index.html`, reader, _problem(reader), KEYED);
     }),
   );
 
-  app.get(
-    "/browse/:vertical/:node",
+  route(
+    "browseNode",
     html(async (event) => {
       const { vertical, reader, now } = await _resolve(deps, event);
       const build = deps.build.current;

@@ -2,8 +2,7 @@
  * GET /checkout/success?session_id=…: the page Stripe returns a card buyer to. HTML for browsers,
  * JSON with `Accept: application/json`; the keys appear once (see payments/methods/card/card-success.ts).
  */
-import { definePlugin } from "h3";
-import type { AppDeps } from "../deps.ts";
+import { defineRoutes } from "./route-table.ts";
 import { apiError } from "../errors.ts";
 import { prefersJson } from "../browse/describe-service.ts";
 import { requestContext } from "../http/context.ts";
@@ -15,8 +14,8 @@ import { renderCardSuccess } from "../payments/methods/card/render-card-success.
 /** The page carries inline styles only; nothing may frame it or load anything. */
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
 
-export default definePlugin<AppDeps>((app, deps) => {
-  app.get("/checkout/success", async (event) => {
+export default defineRoutes((route, deps) => {
+  route("cardSuccess", async (event) => {
     const sessionId = readSingleParam(requestContext(event).url.searchParams, "session_id");
     if (sessionId === null || !SESSION_ID_RE.test(sessionId)) {
       throw apiError("validation_failed", {

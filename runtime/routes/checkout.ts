@@ -4,8 +4,7 @@
  * payment attached to an agent_network request, a quote (200). POST /api/checkout/webhook:
  * Stripe's signed events, read as raw bytes. Logic lives in runtime/payments/.
  */
-import { definePlugin } from "h3";
-import type { AppDeps } from "../deps.ts";
+import { defineRoutes } from "./route-table.ts";
 import { readCredentials } from "../access/credentials.ts";
 import { resolvePurchaseAccount } from "../accounts/purchase-account.ts";
 import { clientAddress } from "../http/client-address.ts";
@@ -23,10 +22,10 @@ import { CheckoutRequestSchema } from "../schema/payments.ts";
 const validator = compileValidator(CheckoutRequestSchema);
 const WEBHOOK_MAX_BYTES = 512 * 1024;
 
-export default definePlugin<AppDeps>((app, deps) => {
-  app.get("/api/checkout", async (event) => sendJson(event, 200, await describeCheckout(deps)));
+export default defineRoutes((route, deps) => {
+  route("getCheckout", async (event) => sendJson(event, 200, await describeCheckout(deps)));
 
-  app.post("/api/checkout", async (event) => {
+  route("checkout", async (event) => {
     const ctx = requestContext(event);
     const headers = event.req.headers;
     const request = await readJsonBody(event, validator, deps.config.maxBodyBytes);
@@ -57,7 +56,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     return sendJson(event, response.status, response.body, response.headers);
   });
 
-  app.post("/api/checkout/webhook", async (event) => {
+  route("stripeWebhook", async (event) => {
     // Stripe's events can outgrow an API body; the signature, not the size, is the gate here.
     const raw = await readRawText(event, Math.max(deps.config.maxBodyBytes, WEBHOOK_MAX_BYTES));
     const outcome = await handleCardWebhook(deps, raw, event.req.headers.get("stripe-signature"), deps.clock.now());

@@ -2,8 +2,8 @@
  * GET /v1/delta: the change feed. Parses the query and the key, calls `readDelta`, and adds a
  * `Link: <…>; rel="next"` header while more entries remain.
  */
-import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
+import { defineRoutes } from "./route-table.ts";
 import { requestCaller } from "../access/request-caller.ts";
 import { readDelta, requireMembershipKey } from "../delta/read-delta.ts";
 import { requestContext } from "../http/context.ts";
@@ -13,8 +13,8 @@ import { readIntegerParam, readSingleParam } from "../http/query.ts";
 import { sendSignedJson } from "../signing/send-signed.ts";
 import { deltaIdentity } from "../signing/answer-identity.ts";
 
-export default definePlugin<AppDeps>((app, deps) => {
-  app.get("/v1/delta", async (event) => {
+export default defineRoutes((route, deps) => {
+  route("getDelta", async (event) => {
     const ctx = requestContext(event);
     const params = ctx.url.searchParams;
     const now = deps.clock.now();

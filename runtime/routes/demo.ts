@@ -6,8 +6,7 @@
  * per artifact and selection, then served from a small LRU).
  */
 import { clientAddress } from "../http/client-address.ts";
-import { definePlugin } from "h3";
-import type { AppDeps } from "../deps.ts";
+import { defineRoutes } from "./route-table.ts";
 import { apiError } from "../errors.ts";
 import { requestCaller } from "../access/request-caller.ts";
 import { findNode, planArtifact, planRead } from "../access/read-session.ts";
@@ -23,11 +22,11 @@ import { parseLayerSelection } from "../layers/select-layers.ts";
 import { describePlaceholder } from "./vertical-placeholder.ts";
 import { unknownVertical } from "../access/unknown-names.ts";
 
-export default definePlugin<AppDeps>((app, deps) => {
+export default defineRoutes((route, deps) => {
   const selector = deps.shared.layers;
   const anonymous = deps.shared.freeReads.demo;
   const prepared = new WeakMap<Artifact, PreparedHeaders[]>();
-  app.get("/api/demo", async (event) => {
+  route("getDemo", async (event) => {
     const ctx = requestContext(event);
     const params = ctx.url.searchParams;
     const build = deps.build.current;

@@ -2,14 +2,14 @@
  * GET /openapi.json, GET /docs and its assets: the published description and its human rendering
  * (Swagger UI served from this service), built once per build.
  */
-import { definePlugin, getRouterParam } from "h3";
-import type { AppDeps } from "../deps.ts";
+import { getRouterParam } from "h3";
+import { defineRoutes } from "./route-table.ts";
 import { apiError } from "../errors.ts";
 import { sendBytes } from "../http/respond.ts";
 import { createOpenApiDocument } from "../openapi/document.ts";
 import { DOCS_ASSETS, DOCS_CSP, readDocsAsset, renderDocsHtml, type DocsAsset } from "../openapi/render-docs.ts";
 
-export default definePlugin<AppDeps>((app, deps) => {
+export default defineRoutes((route, deps) => {
   const cache = new WeakMap<object, { json: string; html: string }>();
   const assets = new Map<DocsAsset, Uint8Array>();
   const rendered = () => {
@@ -26,15 +26,15 @@ export default definePlugin<AppDeps>((app, deps) => {
     }
     return hit;
   };
-  app.get("/openapi.json", (event) => sendBytes(event, 200, rendered().json, { "cache-control": "public, max-age=300" }));
-  app.get("/docs", (event) =>
+  route("getOpenApi", (event) => sendBytes(event, 200, rendered().json, { "cache-control": "public, max-age=300" }));
+  route("getApiReference", (event) =>
     sendBytes(event, 200, rendered().html, {
       "content-type": "text/html; charset=utf-8",
       "cache-control": "public, max-age=300",
       "content-security-policy": DOCS_CSP,
     }),
   );
-  app.get("/docs/assets/:file", (event) => {
+  route("getApiReferenceAsset", (event) => {
     const file = getRouterParam(event, "file") ?? "";
     if (!Object.hasOwn(DOCS_ASSETS, file)) throw apiError("not_found", { detail: "No such documentation asset." });
     const name = file as DocsAsset;

@@ -1,6 +1,5 @@
 /** POST /api/evaluate: validates the body, resolves the caller and hands over to `evaluateNode`. */
-import { definePlugin } from "h3";
-import type { AppDeps } from "../deps.ts";
+import { defineRoutes } from "./route-table.ts";
 import { requestCaller } from "../access/request-caller.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { CREDENTIAL_VARY } from "../http/headers.ts";
@@ -10,8 +9,8 @@ import { EvaluateRequestSchema } from "../schema/requests.ts";
 
 const validator = compileValidator(EvaluateRequestSchema);
 
-export default definePlugin<AppDeps>((app, deps) => {
-  app.post("/api/evaluate", async (event) => {
+export default defineRoutes((route, deps) => {
+  route("evaluateRules", async (event) => {
     const request = await readJsonBody(event, validator, deps.config.maxBodyBytes);
     const now = deps.clock.now();
     const caller = await requestCaller(event, deps).caller();

@@ -1,7 +1,6 @@
 /** POST /api/interest: a demand signal for an unbuilt vertical. GET /api/interest/summary: the ranking. */
 import { clientAddress } from "../http/client-address.ts";
-import { definePlugin } from "h3";
-import type { AppDeps } from "../deps.ts";
+import { defineRoutes } from "./route-table.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { sendJson } from "../http/respond.ts";
 import { registerInterest, summarizeInterest } from "../growth/interest.ts";
@@ -9,11 +8,11 @@ import { InterestRequestSchema } from "../schema/growth-requests.ts";
 
 const validator = compileValidator(InterestRequestSchema);
 
-export default definePlugin<AppDeps>((app, deps) => {
-  app.post("/api/interest", async (event) => {
+export default defineRoutes((route, deps) => {
+  route("registerInterest", async (event) => {
     const body = await readJsonBody(event, validator, deps.config.maxBodyBytes);
     return sendJson(event, 200, await registerInterest(deps, body, clientAddress(event, deps.config), deps.clock.now()));
   });
 
-  app.get("/api/interest/summary", async (event) => sendJson(event, 200, await summarizeInterest(deps), { "cache-control": "no-cache" }));
+  route("getInterestSummary", async (event) => sendJson(event, 200, await summarizeInterest(deps), { "cache-control": "no-cache" }));
 });

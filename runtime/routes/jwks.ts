@@ -3,12 +3,11 @@
  * 7638 thumbprint), including earlier keys kept after a rotation, so an answer saved today still
  * verifies after the key changes. Public and cacheable: it holds no secret and changes rarely.
  */
-import { definePlugin } from "h3";
-import type { AppDeps } from "../deps.ts";
+import { defineRoutes } from "./route-table.ts";
 import { sendJson } from "../http/respond.ts";
 
-export default definePlugin<AppDeps>((app, deps) => {
-  app.get("/.well-known/jwks.json", (event) =>
+export default defineRoutes((route, deps) => {
+  route("getSigningKeys", (event) =>
     sendJson(
       event,
       200,

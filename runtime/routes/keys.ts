@@ -3,8 +3,7 @@
  * POST /api/keys: admin issuance of membership keys (1–5, optionally permanent and labelled).
  */
 import { readIdentifier } from "../accounts/identifier.ts";
-import { definePlugin } from "h3";
-import type { AppDeps } from "../deps.ts";
+import { defineRoutes } from "./route-table.ts";
 import { limitsInForce } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import { guardAdmin } from "../access/admin.ts";
@@ -24,8 +23,8 @@ import { readUsageHistory } from "../metering/usage-history.ts";
 
 const validator = compileValidator(IssueKeysRequestSchema);
 
-export default definePlugin<AppDeps>((app, deps) => {
-  app.get("/api/keys", async (event) => {
+export default defineRoutes((route, deps) => {
+  route("getKey", async (event) => {
     const ctx = requestContext(event);
     const { key } = readCredentials(event.req.headers, ctx.url, { allowQueryKey: true });
     if (key === null || key === "") throw apiError("key_missing");
@@ -45,7 +44,7 @@ export default definePlugin<AppDeps>((app, deps) => {
     return sendJson(event, 200, { ...details, credits, usage_history: history });
   });
 
-  app.post("/api/keys", async (event) => {
+  route("issueKeys", async (event) => {
     await guardAdmin(deps, event);
     const body = await readJsonBody(event, validator, deps.config.maxBodyBytes);
     const build = deps.build.current;

@@ -3,14 +3,13 @@
  * scrape needs `Authorization: Bearer <token>` (missing 401, wrong 403, as for admin routes);
  * without it the endpoint is open, for scrapers on a private network.
  */
-import { definePlugin } from "h3";
-import type { AppDeps } from "../deps.ts";
+import { defineRoutes } from "./route-table.ts";
 import { apiError } from "../errors.ts";
 import { secretsEqual } from "../keys/key-secret.ts";
 import { sendBytes } from "../http/respond.ts";
 
-export default definePlugin<AppDeps>((app, deps) => {
-  app.get("/metrics", async (event) => {
+export default defineRoutes((route, deps) => {
+  route("getMetrics", async (event) => {
     const metrics = deps.metrics;
     if (!metrics) throw apiError("not_found", { detail: "Metrics are not enabled on this app." });
     _assertMetricsToken(event.req.headers, deps.config.metricsToken);

@@ -1,6 +1,5 @@
 /** POST /api/referral: a member or trial agent logs a referral; $1.50 credit once the referred agent pays, 4 per billing cycle. */
-import { definePlugin } from "h3";
-import type { AppDeps } from "../deps.ts";
+import { defineRoutes } from "./route-table.ts";
 import { requireKey } from "../access/require-key.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { sendJson } from "../http/respond.ts";
@@ -9,8 +8,8 @@ import { ReferralRequestSchema } from "../schema/growth-requests.ts";
 
 const validator = compileValidator(ReferralRequestSchema);
 
-export default definePlugin<AppDeps>((app, deps) => {
-  app.post("/api/referral", async (event) => {
+export default defineRoutes((route, deps) => {
+  route("logReferral", async (event) => {
     const now = deps.clock.now();
     const caller = await requireKey(event, deps, { now, membership: false });
     const body = await readJsonBody(event, validator, deps.config.maxBodyBytes);

@@ -3,8 +3,7 @@
  * GET /api/demo, then hands over to `searchNodes`.
  */
 import { clientAddress } from "../http/client-address.ts";
-import { definePlugin } from "h3";
-import type { AppDeps } from "../deps.ts";
+import { defineRoutes } from "./route-table.ts";
 import { requestCaller } from "../access/request-caller.ts";
 import { requestContext } from "../http/context.ts";
 import { isHeadRequest } from "../http/head.ts";
@@ -14,9 +13,9 @@ import { sendSignedJson } from "../signing/send-signed.ts";
 import { searchIdentity } from "../signing/answer-identity.ts";
 import { searchNodes } from "../search/search-nodes.ts";
 
-export default definePlugin<AppDeps>((app, deps) => {
+export default defineRoutes((route, deps) => {
   const anonymous = deps.shared.freeReads.search;
-  app.get("/api/search", async (event) => {
+  route("search", async (event) => {
     const ctx = requestContext(event);
     const params = ctx.url.searchParams;
     const now = deps.clock.now();

@@ -2,8 +2,7 @@
  * GET /api/status: the build's static status part plus live state (cohort, seats, waitlists,
  * limits in force). Every count comes from content or state, none is typed in.
  */
-import { definePlugin } from "h3";
-import type { AppDeps } from "../deps.ts";
+import { defineRoutes } from "./route-table.ts";
 import { limitsInForce } from "../deps.ts";
 import { sendJson } from "../http/respond.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
@@ -13,8 +12,8 @@ import type { StatusObject } from "../schema/status.ts";
 import { formatUsd } from "../money.ts";
 import { perUseMethods } from "../payments/methods/per-use-read.ts";
 
-export default definePlugin<AppDeps>((app, deps) => {
-  app.get("/api/status", async (event) => {
+export default defineRoutes((route, deps) => {
+  route("getStatus", async (event) => {
     const build = deps.build.current;
     const { catalog } = build;
     const limits = limitsInForce(deps);

@@ -2,8 +2,7 @@
  * POST /api/telemetry/pov and GET /api/telemetry/pov: Proof-of-Value from trial keys and its
  * public aggregate. POST /api/telemetry: a member's Proof-of-Outcome (membership key only).
  */
-import { definePlugin } from "h3";
-import type { AppDeps } from "../deps.ts";
+import { defineRoutes } from "./route-table.ts";
 import { requireKey } from "../access/require-key.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { sendJson } from "../http/respond.ts";
@@ -17,10 +16,10 @@ const telemetryValidator = compileValidator(TelemetryRequestSchema);
 /** How long one computed Proof-of-Value aggregate is served before it is recomputed. */
 const POV_AGGREGATE_TTL_MS = 2000;
 
-export default definePlugin<AppDeps>((app, deps) => {
+export default defineRoutes((route, deps) => {
   const aggregator = createPovAggregator(deps, { ttlMs: POV_AGGREGATE_TTL_MS });
 
-  app.post("/api/telemetry/pov", async (event) => {
+  route("submitProofOfValue", async (event) => {
     const now = deps.clock.now();
     const caller = await requireKey(event, deps, { now, membership: false });
     const body = await readJsonBody(event, povValidator, deps.config.maxBodyBytes);
@@ -29,11 +28,9 @@ export default definePlugin<AppDeps>((app, deps) => {
     return sendJson(event, 200, recorded);
   });
 
-  app.get("/api/telemetry/pov", async (event) =>
-    sendJson(event, 200, await aggregator.read(deps.clock.now()), { "cache-control": "no-cache" }),
-  );
+  route("getProofOfValue", async (event) => sendJson(event, 200, await aggregator.read(deps.clock.now()), { "cache-control": "no-cache" }));
 
-  app.post("/api/telemetry", async (event) => {
+  route("submitMemberTelemetry", async (event) => {
     const now = deps.clock.now();
     const caller = await requireKey(event, deps, {
       now,

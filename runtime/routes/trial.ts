@@ -4,8 +4,7 @@
  */
 import { readIdentifier } from "../accounts/identifier.ts";
 import { clientAddress } from "../http/client-address.ts";
-import { definePlugin } from "h3";
-import type { AppDeps } from "../deps.ts";
+import { defineRoutes } from "./route-table.ts";
 import { limitsInForce } from "../deps.ts";
 import { apiError } from "../errors.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
@@ -17,8 +16,8 @@ import { describeTrialRule, trialVerticals } from "../access/vertical-groups.ts"
 
 const validator = compileValidator(TrialRequestSchema);
 
-export default definePlugin<AppDeps>((app, deps) => {
-  app.post("/api/trial", async (event) => {
+export default defineRoutes((route, deps) => {
+  route("createTrial", async (event) => {
     const body = await readJsonBody(event, validator, deps.config.maxBodyBytes);
     const build = deps.build.current;
     const vertical = build.resolveVertical(body.vertical ?? "ai-compliance");

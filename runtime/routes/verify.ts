@@ -3,8 +3,7 @@
  * revoked or expired key is still a 200 with `valid: false` and a reason (like Unkey's verify);
  * only a request without any key is a 401.
  */
-import { definePlugin } from "h3";
-import type { AppDeps } from "../deps.ts";
+import { defineRoutes } from "./route-table.ts";
 import { apiError } from "../errors.ts";
 import { readCredentials } from "../access/credentials.ts";
 import { noteKey } from "../access/request-caller.ts";
@@ -12,8 +11,8 @@ import { requestContext } from "../http/context.ts";
 import { sendJson } from "../http/respond.ts";
 import { verifyKey } from "../keys/verify-key.ts";
 
-export default definePlugin<AppDeps>((app, deps) => {
-  app.get("/api/verify", async (event) => {
+export default defineRoutes((route, deps) => {
+  route("verifyKey", async (event) => {
     const ctx = requestContext(event);
     const { key } = readCredentials(event.req.headers, ctx.url, { allowQueryKey: false });
     if (key === null || key === "") throw apiError("key_missing");
