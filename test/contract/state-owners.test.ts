@@ -20,7 +20,9 @@ const STATE_OWNERS: StateOwner[] = [
   // The state room: the backends themselves and the typed stores beside them.
   {
     path: "runtime/storage/",
-    namespaces: ["keys", "accounts", "credits", "waitlist", "interest", "seats", "cohort-members", "pov", "trial"],
+    namespaces: ["keys", "accounts", "credits", "waitlist", "interest", "seats", "cohort-members", "pov", "trial"]
+      // The one per-client limiter (client-limiter.ts) builds every per-client window key.
+      .concat(["rate", "trialrate", "adminfail", "adminwrong", "waitlist-new", "interest-anon", "interest-new"]),
   },
   { path: "runtime/tracing/traced-backend.ts", namespaces: [] },
   // Typed stores beside their domain.
@@ -34,8 +36,8 @@ const STATE_OWNERS: StateOwner[] = [
   { path: "runtime/cohorts/seat-ledger.ts", namespaces: ["cohort-seats"] },
   { path: "runtime/cohorts/cohort-store.ts", namespaces: ["cohort-member", "poo"] },
   { path: "runtime/growth/referral.ts", namespaces: ["referral", "referral-counted", "referral-cap"] },
-  { path: "runtime/growth/waitlist.ts", namespaces: ["waitlist", "waitlist-new"] },
-  { path: "runtime/growth/interest.ts", namespaces: ["interest", "interest-anon", "interest-new"] },
+  { path: "runtime/growth/waitlist.ts", namespaces: ["waitlist"] },
+  { path: "runtime/growth/interest.ts", namespaces: ["interest"] },
   { path: "runtime/growth/proof-of-value.ts", namespaces: ["pov"] },
   {
     path: "runtime/payments/purchases/purchase-store.ts",
@@ -45,19 +47,7 @@ const STATE_OWNERS: StateOwner[] = [
   { path: "runtime/payments/per-use/token-ledger.ts", namespaces: ["payledger", "payhold"] },
   { path: "runtime/payments/per-use/charge-batcher.ts", namespaces: ["peruse", "payreserved", "paysettled"] },
   { path: "runtime/payments/methods/x402/x402-per-read.ts", namespaces: ["x402read"] },
-  // The per-client limiters build their own window keys until the one per-client limiter replaces
-  // them; then these lines shrink to that limiter.
-  // per-client limiter: owned by the limiter
-  { path: "runtime/metering/anonymous-limit.ts", namespaces: ["rate"] },
-  // per-client limiter: owned by the limiter
-  { path: "runtime/access/admin.ts", namespaces: ["adminfail", "adminwrong"] },
-  // per-client limiter: owned by the limiter
-  { path: "runtime/growth/daily-limit.ts", namespaces: [] },
-  // per-client limiter: owned by the limiter (its daily window key, `poo:day:`)
-  { path: "runtime/growth/proof-of-outcome.ts", namespaces: [] },
-  // per-client limiter: owned by the limiter
-  { path: "runtime/routes/trial.ts", namespaces: ["trialrate"] },
-  // per-client limiter: owned by the limiter
+  // Unpaid card checkouts per client: numbered insert-once places, not a window, so not the limiter's.
   { path: "runtime/payments/methods/card/card-pending.ts", namespaces: ["cardpending"] },
 ];
 
