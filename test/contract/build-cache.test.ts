@@ -3,13 +3,24 @@
  * own: a file that changes its copy (test/cluster/load-release.test.ts empties `data/status.json`)
  * must leave the cached build and every later copy as built.
  */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { copyBuild } from "../helpers/build-cache.ts";
+import { BUILD_CACHE_ENV, copyBuild, serverBundleSlot } from "../helpers/build-cache.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
+import { bundleServer } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
+
+describe("the run's cache", () => {
+  it("reaches every test worker, and the server bundle is made in it once", () => {
+    const cache = process.env[BUILD_CACHE_ENV];
+    expect(cache).toBeTruthy();
+    expect(existsSync(cache!)).toBe(true);
+    expect(bundleServer()).toBe(join(serverBundleSlot(cache!), "index.mjs"));
+    expect(existsSync(bundleServer())).toBe(true);
+  });
+});
 
 describe("copies of a cached build", () => {
   it("keep the build's relative data link inside the copy", () => {

@@ -9,10 +9,12 @@
 import { execFile, execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { digestBuildInputs } from "../../build/input-stamp.ts";
 
+/** Names the run's cache folder for the test workers (set by test/global-setup.ts; unset outside a vitest run). */
+export const BUILD_CACHE_ENV = "VKR_TEST_BUILD_CACHE";
 export const BUILD_ARGS = ["--import", "tsx", "build/cli.ts"];
 /**
  * A build child that hangs (one sat in a futex wait for half an hour on a loaded machine) would
@@ -24,22 +26,25 @@ const STALE_LOCK_MS = BUILD_TIMEOUT_MS + 60_000;
 
 /** The cached build of `contentDir` (built now if it is not there yet); callers copy it, never change it. */
 export function cachedBuildSync(contentDir: string, cache: string): string {
-  const slot = join(cache, digestBuildInputs(contentDir));
-  while (!existsSync(slot)) {
-    if (!_lock(slot)) {
-      _sleep(100);
-      continue;
-    }
-    try {
-      if (existsSync(slot)) break;
-      const temp = mkdtempSync(`${slot}.building-`);
-      execFileSync(process.execPath, [...BUILD_ARGS, "--content", contentDir, "--out", temp], { stdio: "pipe", timeout: BUILD_TIMEOUT_MS });
-      renameSync(temp, slot);
-    } finally {
-      rmSync(`${slot}.lock`, { recursive: true, force: true });
-    }
-  }
-  return slot;
+  return _cachedSync(join(cache, digestBuildInputs(contentDir)), (temp) =>
+    execFileSync(process.execPath, [...BUILD_ARGS, "--content", contentDir, "--out", temp], { stdio: "pipe", timeout: BUILD_TIMEOUT_MS }),
+  );
+}
+
+/**
+ * The run's server bundle (build/bundle-server.ts), made by the first file that starts a child
+ * server. It lives inside the repository (`.tmp/`), so its external native packages resolve from
+ * node_modules; the global setup's teardown removes it with the cache.
+ */
+export function cachedServerBundleSync(cache: string): string {
+  mkdirSync(".tmp", { recursive: true });
+  return _cachedSync(serverBundleSlot(cache), (temp) =>
+    execFileSync(process.execPath, ["--import", "tsx", "build/bundle-server.ts", temp], { stdio: "pipe", timeout: BUILD_TIMEOUT_MS }),
+  );
+}
+
+export function serverBundleSlot(cache: string): string {
+  return join(process.cwd(), ".tmp", `server-${basename(cache)}`);
 }
 
 /** The same, without blocking: the global setup builds the default fixture beside the real content, before any file runs. */
@@ -64,6 +69,25 @@ export function copyBuild(slot: string): string {
 }
 
 // --- Internal helpers ---
+
+/** `make` fills a temp folder beside `slot`, renamed into place; a lock folder keeps a second maker waiting instead of repeating the work. */
+function _cachedSync(slot: string, make: (temp: string) => void): string {
+  while (!existsSync(slot)) {
+    if (!_lock(slot)) {
+      _sleep(100);
+      continue;
+    }
+    try {
+      if (existsSync(slot)) break;
+      const temp = mkdtempSync(`${slot}.building-`);
+      make(temp);
+      renameSync(temp, slot);
+    } finally {
+      rmSync(`${slot}.lock`, { recursive: true, force: true });
+    }
+  }
+  return slot;
+}
 
 /** Takes the slot's build lock (mkdir is atomic), breaking one left by a dead builder. */
 function _lock(slot: string): boolean {

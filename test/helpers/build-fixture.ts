@@ -8,12 +8,11 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { inject } from "vitest";
-import { BUILD_ARGS, BUILD_TIMEOUT_MS, cachedBuildSync, copyBuild } from "./build-cache.ts";
+import { BUILD_ARGS, BUILD_CACHE_ENV, BUILD_TIMEOUT_MS, cachedBuildSync, copyBuild } from "./build-cache.ts";
 
 /** With `outDir`, builds into that folder, over any build already there (as `npm run build:content` does). */
 export function buildContentTo(contentDir: string, outDir?: string): string {
-  const cache = inject("buildCache");
+  const cache = process.env[BUILD_CACHE_ENV];
   if (outDir !== undefined || !cache) {
     const out = outDir ?? mkdtempSync(join(tmpdir(), "vkr-dist-"));
     execFileSync(process.execPath, [...BUILD_ARGS, "--content", contentDir, "--out", out], { stdio: "pipe", timeout: BUILD_TIMEOUT_MS });
