@@ -13,7 +13,8 @@ import { bundleServer } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 
 describe("the run's cache", () => {
-  it("reaches every test worker, and the server bundle is made in it once", () => {
+  // Bundling takes as long as the hook that does it elsewhere (hookTimeout), when this file is first.
+  it("reaches every test worker, and the server bundle is made in it once", { timeout: 120_000 }, () => {
     const cache = process.env[BUILD_CACHE_ENV];
     expect(cache).toBeTruthy();
     expect(existsSync(cache!)).toBe(true);
