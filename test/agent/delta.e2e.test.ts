@@ -132,7 +132,10 @@ describe("since", () => {
 });
 
 describe("cursors", () => {
-  it("stay valid across a rebuild that adds a node: exactly the new entry follows, nothing seen reappears", async () => {
+  // The body builds the second content (build/cli.ts in a child), so it gets a hook's time, not a request's.
+  it("stay valid across a rebuild that adds a node: exactly the new entry follows, nothing seen reappears", {
+    timeout: 120_000,
+  }, async () => {
     const v1 = await readAll(svc, allKey, "limit=4");
     expect(v1.cursor).not.toBeNull();
     const end = await delta(svc, `cursor=${encodeURIComponent(v1.cursor!)}`, allKey);

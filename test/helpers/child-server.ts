@@ -6,15 +6,21 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { BUILD_CACHE_ENV, cachedServerBundleSync } from "./build-cache.ts";
 
 let bundleDir: string | undefined;
 
+/** The server bundle, made once per test run (test/helpers/build-cache.ts) and only read; once per process outside vitest (the bench). */
 export function bundleServer(): string {
   if (!bundleDir) {
-    // Inside the repo, so the bundle's external native packages resolve from node_modules.
-    mkdirSync(".tmp", { recursive: true });
-    bundleDir = mkdtempSync(join(process.cwd(), ".tmp", "bundle-"));
-    execFileSync(process.execPath, ["--import", "tsx", "build/bundle-server.ts", bundleDir], { stdio: "pipe" });
+    const cache = process.env[BUILD_CACHE_ENV];
+    if (cache) bundleDir = cachedServerBundleSync(cache);
+    else {
+      // Inside the repo, so the bundle's external native packages resolve from node_modules.
+      mkdirSync(".tmp", { recursive: true });
+      bundleDir = mkdtempSync(join(process.cwd(), ".tmp", "bundle-"));
+      execFileSync(process.execPath, ["--import", "tsx", "build/bundle-server.ts", bundleDir], { stdio: "pipe" });
+    }
   }
   return join(bundleDir, "index.mjs");
 }

@@ -1,0 +1,47 @@
+/**
+ * The run's fixture build cache (test/helpers/build-cache.ts) hands every file a copy that is its
+ * own: a file that changes its copy (test/cluster/load-release.test.ts empties `data/status.json`)
+ * must leave the cached build and every later copy as built.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { BUILD_CACHE_ENV, copyBuild, serverBundleSlot } from "../helpers/build-cache.ts";
+import { buildContentTo } from "../helpers/build-fixture.ts";
+import { bundleServer } from "../helpers/child-server.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
+
+describe("the run's cache", () => {
+  // Bundling takes as long as the hook that does it elsewhere (hookTimeout), when this file is first.
+  it("reaches every test worker, and the server bundle is made in it once", { timeout: 120_000 }, () => {
+    const cache = process.env[BUILD_CACHE_ENV];
+    expect(cache).toBeTruthy();
+    expect(existsSync(cache!)).toBe(true);
+    expect(bundleServer()).toBe(join(serverBundleSlot(cache!), "index.mjs"));
+    expect(existsSync(bundleServer())).toBe(true);
+  });
+});
+
+describe("copies of a cached build", () => {
+  it("keep the build's relative data link inside the copy", () => {
+    const slot = mkdtempSync(join(tmpdir(), "vkr-slot-"));
+    mkdirSync(join(slot, ".builds", "b1"), { recursive: true });
+    writeFileSync(join(slot, ".builds", "b1", "status.json"), '{"ok":true}\n');
+    symlinkSync(join(".builds", "b1"), join(slot, "data"), "dir");
+    const copy = copyBuild(slot);
+    expect(realpathSync(join(copy, "data"))).toBe(realpathSync(join(copy, ".builds", "b1")));
+    writeFileSync(join(copy, "data", "status.json"), "{}\n");
+    expect(readFileSync(join(slot, "data", "status.json"), "utf8")).toBe('{"ok":true}\n');
+  });
+
+  it("of the default fixture: one file's change reaches no other copy", () => {
+    const content = writeFixtureContent();
+    const first = buildContentTo(content);
+    const built = readFileSync(join(first, "data", "status.json"), "utf8");
+    expect(JSON.parse(built)).toBeTypeOf("object");
+    expect(realpathSync(join(first, "data")).startsWith(realpathSync(first))).toBe(true);
+    writeFileSync(join(first, "data", "status.json"), "{}\n");
+    expect(readFileSync(join(buildContentTo(content), "data", "status.json"), "utf8")).toBe(built);
+  });
+});
