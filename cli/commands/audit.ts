@@ -9,7 +9,7 @@ import { STORE_ARGS, withOperatorContext } from "../operator-context.ts";
 import { printResult } from "../output.ts";
 
 export default defineCommand({
-  meta: { name: "audit", description: "Show the audit trail (keys, purchases, payment configuration, releases), newest first" },
+  meta: { name: "audit" },
   args: {
     key: { type: "string", description: "Only entries about this key id" },
     account: { type: "string", description: "Only entries about this account" },

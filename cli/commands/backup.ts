@@ -19,7 +19,7 @@ const ARGS = {
 } as const;
 
 export const backup = defineCommand({
-  meta: { name: "backup", description: "Copy the embedded store into <file> while the server serves (checksum and layout recorded)" },
+  meta: { name: "backup" },
   args: ARGS,
   run: ({ args }) =>
     runOperation(args.json, async () => {
@@ -35,7 +35,7 @@ export const backup = defineCommand({
 });
 
 export const restore = defineCommand({
-  meta: { name: "restore", description: "Restore <file> into a folder no server is using (an older layout is upgraded)" },
+  meta: { name: "restore" },
   args: {
     ...ARGS,
     replace: { type: "boolean", description: "Move a state already in the folder aside (into replaced-<time>/) first", default: false },

@@ -12,10 +12,7 @@ import { printResult, runOperation } from "../output.ts";
 import { runScript } from "../run-script.ts";
 
 export default defineCommand({
-  meta: {
-    name: "build",
-    description: "Build content/ into dist/ (data, browse site, llms.txt); prints problems as file:line › pointer: message",
-  },
+  meta: { name: "build" },
   args: {
     content: { type: "string", description: "Content folder (default content)" },
     out: { type: "string", description: "Output folder (default dist)" },

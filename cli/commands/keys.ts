@@ -198,7 +198,7 @@ const usage = defineCommand({
 });
 
 export default defineCommand({
-  meta: { name: "keys", description: "Manage service keys on the service's state store" },
+  meta: { name: "keys" },
   subCommands: { create, list, show, revoke, reroll, label, expire, usage },
 });
 

@@ -79,7 +79,7 @@ const ack = defineCommand({
 });
 
 export default defineCommand({
-  meta: { name: "payments", description: "Purchases: list, reconcile after a crash, acknowledge refunds" },
+  meta: { name: "payments" },
   subCommands: { list, reconcile, ack },
 });
 

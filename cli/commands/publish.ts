@@ -18,11 +18,7 @@ import {
 import { printResult, runOperation } from "../output.ts";
 
 export default defineCommand({
-  meta: {
-    name: "publish",
-    description:
-      "Publish the build in dist/ as the current release (release store from RELEASE_REDIS_URL, RELEASE_DIR or REDIS_URL; default ./releases)",
-  },
+  meta: { name: "publish" },
   args: {
     dist: { type: "string", description: "Build folder to publish (default dist)", default: "dist" },
     rollback: { type: "boolean", description: "Make the previous release current again", default: false },

@@ -6,7 +6,7 @@ import { runOperation } from "../output.ts";
 import { resolveRuntimeConfig } from "../../runtime/config.ts";
 
 export default defineCommand({
-  meta: { name: "serve", description: "Run the service (PORT, HOST, DATA_DIR, DIST_DIR, ADMIN_KEY, … from the environment)" },
+  meta: { name: "serve" },
   args: {
     port: { type: "string", description: "Port (default PORT or 8787)" },
     host: { type: "string", description: "Interface (default HOST or 127.0.0.1)" },

@@ -9,7 +9,7 @@ import { describeStateStore, openOperatorContext, resolveOperatorConfig, STORE_A
 import { printResult, runOperation } from "../output.ts";
 
 export default defineCommand({
-  meta: { name: "status", description: "Report the build and store (local), or a running service's readiness (--url)" },
+  meta: { name: "status" },
   args: { url: { type: "string", description: "Base URL of a running service, e.g. http://127.0.0.1:8787" }, ...STORE_ARGS },
   run: ({ args }) =>
     runOperation(args.json, async () => {
