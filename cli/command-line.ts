@@ -1,5 +1,5 @@
 /**
- * The one argument parser of `vkr`. Commands are declared with citty's `defineCommand` (meta, args,
+ * The one argument parser of `vkr`. Commands are declared in citty's shape (meta, args,
  * subcommands) and citty renders their usage, but the command line is parsed once, here, with
  * node:util `parseArgs({ strict: true })`, and the values it returns are the ones the command runs
  * with. citty's own parser ignores unknown flags (`--lable x` silently listed every key), and a
@@ -8,12 +8,21 @@
  * (exit 1) naming the command and, when one is close, the flag or command meant.
  *
  * The top-level commands are listed with their descriptions and loaded only when they run, so
- * `vkr --help` and `vkr status --url …` load neither the content build nor the server.
+ * `vkr --help` and `vkr status --url …` load neither the content build nor the server, and citty
+ * itself is loaded for `--help` only.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { defineCommand, renderUsage, type ArgsDef, type CommandDef } from "citty";
+import type { ArgsDef, CommandDef } from "citty";
 import { suggestClosest } from "../runtime/did-you-mean.ts";
 import { EXIT } from "./exit-codes.ts";
+
+/**
+ * citty's `defineCommand` (it returns its argument, typed), declared here so that running a command
+ * never loads citty and consola: only `--help` does, for the usage text.
+ */
+export function defineCommand<T extends ArgsDef = ArgsDef>(def: CommandDef<T>): CommandDef<T> {
+  return def;
+}
 
 /** A top-level command: its description (for `vkr --help`) and how to load it. */
 export interface LazyCommand {
@@ -164,6 +173,7 @@ async function _parse({ command, name, rest }: ResolvedCommand): Promise<Record<
 /** citty's usage text, headed by the whole command name ("vkr keys create", not "keys create"). */
 async function _usage({ command, name }: ResolvedCommand): Promise<string> {
   const parent = name.split(" ").slice(0, -1).join(" ");
+  const { renderUsage } = await import("citty");
   const usage = await renderUsage(command, parent ? defineCommand({ meta: { name: parent } }) : undefined);
   // citty marks code with backticks for its own colouring; plain text reads better in a terminal and a pipe.
   return usage.replace(/`/g, "");

@@ -4,7 +4,6 @@
  * `npm run publish` (scripts/publish.ts).
  */
 import { resolve } from "node:path";
-import { defineCommand } from "citty";
 import { resolveReleaseStore } from "../../runtime/config.ts";
 import { createReleaseStore } from "../../runtime/releases/release-store.ts";
 import {
@@ -16,6 +15,7 @@ import {
   uploadRelease,
 } from "../../scripts/publish-release.ts";
 import { printResult, runOperation } from "../output.ts";
+import { defineCommand } from "../command-line.ts";
 
 export default defineCommand({
   meta: { name: "publish" },

@@ -3,10 +3,10 @@
  * answers (with key counts). With `--url`: asks a running service's /readyz and /api/status.
  * Exit 0 when ready, 5 when not.
  */
-import { defineCommand } from "citty";
 import { EXIT, OperatorError } from "../exit-codes.ts";
-import { describeStateStore, openOperatorContext, resolveOperatorConfig, STORE_ARGS } from "../operator-context.ts";
+import { STORE_ARGS } from "../store-args.ts";
 import { printResult, runOperation } from "../output.ts";
+import { defineCommand } from "../command-line.ts";
 
 export default defineCommand({
   meta: { name: "status" },
@@ -14,6 +14,8 @@ export default defineCommand({
   run: ({ args }) =>
     runOperation(args.json, async () => {
       if (args.url !== undefined) return _remote(_parseBaseUrl(args.url), args.json);
+      // Loaded here, not above: asking a running service (--url) needs neither the build nor the stores.
+      const { describeStateStore, openOperatorContext, resolveOperatorConfig } = await import("../operator-context.ts");
       const config = resolveOperatorConfig(args);
       const ctx = await openOperatorContext(config).catch((error: unknown) => {
         throw new OperatorError(
