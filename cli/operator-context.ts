@@ -29,13 +29,6 @@ export interface OperatorContext {
   close(): Promise<void>;
 }
 
-/** Flags every store-touching command accepts. */
-export const STORE_ARGS = {
-  "data-dir": { type: "string", description: "State folder (default: DATA_DIR or ./data)" },
-  "dist-dir": { type: "string", description: "Build folder (default: DIST_DIR or ./dist)" },
-  json: { type: "boolean", description: "Print JSON instead of text", default: false },
-} as const;
-
 export function resolveOperatorConfig(args: { "data-dir"?: string | undefined; "dist-dir"?: string | undefined }): RuntimeConfig {
   return resolveRuntimeConfig({
     ...process.env,

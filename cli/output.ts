@@ -1,5 +1,4 @@
 /** Printing results: `--json` gives one JSON document on stdout; otherwise a short human text. */
-import { ConfigError } from "../runtime/config.ts";
 import { isApiError } from "../runtime/errors.ts";
 import { EXIT, OperatorError } from "./exit-codes.ts";
 
@@ -16,7 +15,7 @@ export async function runOperation(json: boolean, body: () => Promise<number | v
   try {
     code = (await body()) ?? EXIT.ok;
   } catch (error) {
-    const failure = _toOperatorError(error);
+    const failure = await _toOperatorError(error);
     if (json) process.stdout.write(`${JSON.stringify({ error: { code: failure.code, message: failure.message } })}\n`);
     process.stderr.write(`vkr: ${failure.message}\n`);
     code = failure.exitCode;
@@ -26,8 +25,11 @@ export async function runOperation(json: boolean, body: () => Promise<number | v
 
 // --- Internal helpers ---
 
-function _toOperatorError(error: unknown): OperatorError {
+async function _toOperatorError(error: unknown): Promise<OperatorError> {
   if (error instanceof OperatorError) return error;
+  // Loaded on failure only: the runtime config module brings in half the runtime, which a command
+  // that never reads the config (`status --url`, `verify-answer`) should not pay for on success.
+  const { ConfigError } = await import("../runtime/config.ts");
   if (error instanceof ConfigError) return new OperatorError("config_error", `config error: ${error.message}`, EXIT.config);
   if (isApiError(error)) {
     const exit = error.status === 404 ? EXIT.notFound : error.status >= 500 ? EXIT.failure : EXIT.refused;

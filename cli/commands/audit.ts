@@ -2,14 +2,15 @@
  * `vkr audit`: the audit trail on the service's own store (runtime/audit/audit-log.ts), newest
  * first, with the filters of GET /api/admin/audit.
  */
-import { defineCommand } from "citty";
 import { AUDIT_PAGE_MAX, readAudit } from "../../runtime/audit/audit-log.ts";
 import { EXIT, OperatorError } from "../exit-codes.ts";
-import { STORE_ARGS, withOperatorContext } from "../operator-context.ts";
+import { withOperatorContext } from "../operator-context.ts";
+import { STORE_ARGS } from "../store-args.ts";
 import { printResult } from "../output.ts";
+import { defineCommand } from "../command-line.ts";
 
 export default defineCommand({
-  meta: { name: "audit", description: "Show the audit trail (keys, purchases, payment configuration, releases), newest first" },
+  meta: { name: "audit" },
   args: {
     key: { type: "string", description: "Only entries about this key id" },
     account: { type: "string", description: "Only entries about this account" },

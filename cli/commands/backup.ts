@@ -5,12 +5,12 @@
  * docs/operations.md), so both commands refuse and say so.
  */
 import { resolve } from "node:path";
-import { defineCommand } from "citty";
 import { EXIT, OperatorError } from "../exit-codes.ts";
 import { describeStateStore, resolveOperatorConfig } from "../operator-context.ts";
 import { printResult, runOperation } from "../output.ts";
 import { BackupRefusal, backupState, restoreState } from "../../runtime/storage/sqlite-backup.ts";
 import type { RuntimeConfig } from "../../runtime/config.ts";
+import { defineCommand } from "../command-line.ts";
 
 const ARGS = {
   file: { type: "positional", required: true, description: "The backup file" },
@@ -19,7 +19,7 @@ const ARGS = {
 } as const;
 
 export const backup = defineCommand({
-  meta: { name: "backup", description: "Copy the embedded store into <file> while the server serves (checksum and layout recorded)" },
+  meta: { name: "backup" },
   args: ARGS,
   run: ({ args }) =>
     runOperation(args.json, async () => {
@@ -35,7 +35,7 @@ export const backup = defineCommand({
 });
 
 export const restore = defineCommand({
-  meta: { name: "restore", description: "Restore <file> into a folder no server is using (an older layout is upgraded)" },
+  meta: { name: "restore" },
   args: {
     ...ARGS,
     replace: { type: "boolean", description: "Move a state already in the folder aside (into replaced-<time>/) first", default: false },

@@ -3,19 +3,16 @@
  * `--watch`); `--json` builds in-process with the same `buildOnce` (content, browse site, stamp) and prints
  * the result with every issue (file, line, pointer). Exit 1 on any fatal content issue.
  */
-import { defineCommand } from "citty";
 import { buildOnce } from "../../build/build-once.ts";
 import { resolveBuildConfig } from "../../build/config.ts";
 import { signingKeyFromEnv } from "../../build/signing-key.ts";
 import { EXIT } from "../exit-codes.ts";
 import { printResult, runOperation } from "../output.ts";
 import { runScript } from "../run-script.ts";
+import { defineCommand } from "../command-line.ts";
 
 export default defineCommand({
-  meta: {
-    name: "build",
-    description: "Build content/ into dist/ (data, browse site, llms.txt); prints problems as file:line › pointer: message",
-  },
+  meta: { name: "build" },
   args: {
     content: { type: "string", description: "Content folder (default content)" },
     out: { type: "string", description: "Output folder (default dist)" },

@@ -2,7 +2,6 @@
  * `vkr keys create | list | show | revoke | reroll | label | expire | usage`: key administration on the service's own store, through
  * the same functions as POST /api/keys and the admin routes (issueAdminKeys, revokeKey, the admin view).
  */
-import { defineCommand } from "citty";
 import { apiError } from "../../runtime/errors.ts";
 import { compileValidator } from "../../runtime/http/body.ts";
 import { describeKeyForAdmin } from "../../runtime/keys/admin-key-view.ts";
@@ -13,13 +12,15 @@ import { parseKeyString, type KeyRecord } from "../../runtime/schema/keys.ts";
 import type { KeysStore } from "../../runtime/storage/keys-store.ts";
 import { didYouMean } from "../../runtime/did-you-mean.ts";
 import { IssueKeysRequestSchema } from "../../runtime/schema/requests.ts";
-import { STORE_ARGS, withOperatorContext } from "../operator-context.ts";
+import { withOperatorContext } from "../operator-context.ts";
+import { STORE_ARGS } from "../store-args.ts";
 import { printResult } from "../output.ts";
 import { unknownVertical } from "../../runtime/access/unknown-names.ts";
 import { parseExpiry, REROLL_GRACE_MAX_SECONDS, rerollKey, updateKey } from "../../runtime/keys/manage-key.ts";
 import { UpdateKeyRequestSchema } from "../../runtime/schema/admin-keys.ts";
 import { EXIT, OperatorError } from "../exit-codes.ts";
 import { describeKeyUsage, USAGE_HISTORY_DAYS } from "../../runtime/metering/usage-history.ts";
+import { defineCommand } from "../command-line.ts";
 
 const issueValidator = compileValidator(IssueKeysRequestSchema);
 const updateValidator = compileValidator(UpdateKeyRequestSchema);
@@ -198,7 +199,7 @@ const usage = defineCommand({
 });
 
 export default defineCommand({
-  meta: { name: "keys", description: "Manage service keys on the service's state store" },
+  meta: { name: "keys" },
   subCommands: { create, list, show, revoke, reroll, label, expire, usage },
 });
 

@@ -2,7 +2,6 @@
  * `vkr payments list | reconcile | ack`: the purchases on the service's own store, through the same
  * functions as the admin routes and the server's own reconciliation pass (runtime/payments/purchases/reconcile.ts).
  */
-import { defineCommand } from "citty";
 import {
   acknowledgePurchase,
   acknowledgeRefused,
@@ -13,8 +12,10 @@ import {
 import { createPaymentProviders } from "../../runtime/payments/providers/create-providers.ts";
 import { formatUsd } from "../../runtime/money.ts";
 import { EXIT, OperatorError } from "../exit-codes.ts";
-import { STORE_ARGS, withOperatorContext } from "../operator-context.ts";
+import { withOperatorContext } from "../operator-context.ts";
+import { STORE_ARGS } from "../store-args.ts";
 import { printResult } from "../output.ts";
+import { defineCommand } from "../command-line.ts";
 
 const list = defineCommand({
   meta: { name: "list", description: "List open purchases and those an operator must act on (changes nothing)" },
@@ -79,7 +80,7 @@ const ack = defineCommand({
 });
 
 export default defineCommand({
-  meta: { name: "payments", description: "Purchases: list, reconcile after a crash, acknowledge refunds" },
+  meta: { name: "payments" },
   subCommands: { list, reconcile, ack },
 });
 

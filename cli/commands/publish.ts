@@ -4,7 +4,6 @@
  * `npm run publish` (scripts/publish.ts).
  */
 import { resolve } from "node:path";
-import { defineCommand } from "citty";
 import { resolveReleaseStore } from "../../runtime/config.ts";
 import { createReleaseStore } from "../../runtime/releases/release-store.ts";
 import {
@@ -16,13 +15,10 @@ import {
   uploadRelease,
 } from "../../scripts/publish-release.ts";
 import { printResult, runOperation } from "../output.ts";
+import { defineCommand } from "../command-line.ts";
 
 export default defineCommand({
-  meta: {
-    name: "publish",
-    description:
-      "Publish the build in dist/ as the current release (release store from RELEASE_REDIS_URL, RELEASE_DIR or REDIS_URL; default ./releases)",
-  },
+  meta: { name: "publish" },
   args: {
     dist: { type: "string", description: "Build folder to publish (default dist)", default: "dist" },
     rollback: { type: "boolean", description: "Make the previous release current again", default: false },

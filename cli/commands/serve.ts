@@ -1,12 +1,12 @@
 /** `vkr serve`: the service in this process (runtime/start.ts), configured from the environment and flags; drains on SIGTERM/SIGINT. */
-import { defineCommand } from "citty";
 import { startService } from "../../runtime/start.ts";
 import { describeStateStore, resolveOperatorConfig } from "../operator-context.ts";
 import { runOperation } from "../output.ts";
 import { resolveRuntimeConfig } from "../../runtime/config.ts";
+import { defineCommand } from "../command-line.ts";
 
 export default defineCommand({
-  meta: { name: "serve", description: "Run the service (PORT, HOST, DATA_DIR, DIST_DIR, ADMIN_KEY, … from the environment)" },
+  meta: { name: "serve" },
   args: {
     port: { type: "string", description: "Port (default PORT or 8787)" },
     host: { type: "string", description: "Interface (default HOST or 127.0.0.1)" },

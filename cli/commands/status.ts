@@ -3,17 +3,19 @@
  * answers (with key counts). With `--url`: asks a running service's /readyz and /api/status.
  * Exit 0 when ready, 5 when not.
  */
-import { defineCommand } from "citty";
 import { EXIT, OperatorError } from "../exit-codes.ts";
-import { describeStateStore, openOperatorContext, resolveOperatorConfig, STORE_ARGS } from "../operator-context.ts";
+import { STORE_ARGS } from "../store-args.ts";
 import { printResult, runOperation } from "../output.ts";
+import { defineCommand } from "../command-line.ts";
 
 export default defineCommand({
-  meta: { name: "status", description: "Report the build and store (local), or a running service's readiness (--url)" },
+  meta: { name: "status" },
   args: { url: { type: "string", description: "Base URL of a running service, e.g. http://127.0.0.1:8787" }, ...STORE_ARGS },
   run: ({ args }) =>
     runOperation(args.json, async () => {
       if (args.url !== undefined) return _remote(_parseBaseUrl(args.url), args.json);
+      // Loaded here, not above: asking a running service (--url) needs neither the build nor the stores.
+      const { describeStateStore, openOperatorContext, resolveOperatorConfig } = await import("../operator-context.ts");
       const config = resolveOperatorConfig(args);
       const ctx = await openOperatorContext(config).catch((error: unknown) => {
         throw new OperatorError(

@@ -5,16 +5,13 @@
  * vertical, node, version and build the answer is. Exit 0 when it verifies, 4 when it does not.
  */
 import { readFile } from "node:fs/promises";
-import { defineCommand } from "citty";
 import { fetchSigningKeys, verifyAnswer, type AnswerKeySet } from "../../client/verify-answer.ts";
 import { EXIT, OperatorError } from "../exit-codes.ts";
 import { printResult, runOperation } from "../output.ts";
+import { defineCommand } from "../command-line.ts";
 
 export default defineCommand({
-  meta: {
-    name: "verify-answer",
-    description: "Check a saved answer's digest and signature against the published keys; names its node, version and build",
-  },
+  meta: { name: "verify-answer" },
   args: {
     file: { type: "positional", description: "The saved response (curl -si output, or an MCP tool result as JSON)", required: true },
     jwks: { type: "string", description: "A saved JWK Set (/.well-known/jwks.json) to verify against offline" },
