@@ -5,7 +5,7 @@
 import { readIdentifier } from "../accounts/identifier.ts";
 import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
-import { limitsInForce } from "../deps.ts";
+import { limitsInForce } from "../releases/build-ref.ts";
 import { apiError } from "../errors.ts";
 import { guardAdmin } from "../access/admin.ts";
 import { readCredentials } from "../access/credentials.ts";

@@ -4,7 +4,7 @@
  */
 import { definePlugin } from "h3";
 import type { AppDeps } from "../deps.ts";
-import { limitsInForce } from "../deps.ts";
+import { limitsInForce } from "../releases/build-ref.ts";
 import { sendJson } from "../http/respond.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
 import { waitlistList } from "../storage/list-names.ts";
