@@ -28,11 +28,13 @@ export function readLayers(root: string): LayerDeclaration {
   return JSON.parse(readFileSync(join(root, LAYERS_FILE), "utf8")) as LayerDeclaration;
 }
 
-/** The layer of a repository path, by its longest declared prefix; undefined when undeclared. */
+/** The layer of a repository path, by its longest declared prefix or its layer folder; undefined when undeclared. */
 export function layerOf(path: string, declaration: LayerDeclaration): { layer: Layer; rank: number } | undefined {
   let best: { layer: Layer; rank: number; length: number } | undefined;
   declaration.layers.forEach((layer, rank) => {
-    for (const p of layer.paths) {
+    // A layer's own folder holds it too, so a folder added there later needs no declaration.
+    const home = layer.folder === "." ? [] : [`runtime/${layer.folder}`];
+    for (const p of [...home, ...layer.paths]) {
       if ((path === p || path.startsWith(`${p}/`)) && (!best || p.length > best.length)) best = { layer, rank, length: p.length };
     }
   });

@@ -158,6 +158,9 @@ function main(): void {
   for (const m of staged) gitMv(m.via, m.to);
   rmSync(join(ROOT, staging), { recursive: true, force: true });
   for (const [file, text] of rewritten) writeFileSync(join(ROOT, map(file)), text);
+  // A longer specifier may push an import over the line width: the formatter wraps it as it would.
+  const code = [...rewritten.keys()].map(map).filter((f) => /\.(ts|mts|mjs|js)$/.test(f));
+  if (code.length > 0) execFileSync("npx", ["biome", "format", "--write", ...code], { cwd: ROOT, stdio: "ignore" });
   console.log(`move-layers: moved ${moves.length} paths, rewrote paths in ${rewritten.size} files.`);
 }
 
