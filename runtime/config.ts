@@ -4,6 +4,7 @@
  */
 import { AUDIT_RETENTION_DAYS_DEFAULT } from "./audit/audit-log.ts";
 import { resolve } from "node:path";
+import { ConfigError } from "./errors.ts";
 import { OVERRIDABLE_LIMITS } from "./metering/windows.ts";
 import type { EnvReader } from "./payments/methods/method-env.ts";
 import { PAYMENT_METHOD_IDS, PAYMENT_METHOD_TRAITS, type MethodConfigs } from "./payments/methods/method-ids.ts";
@@ -154,7 +155,8 @@ export interface PaymentsConfig {
 
 export type ReleaseStoreConfig = { kind: "dir"; dir: string } | { kind: "redis"; url: string; prefix: string };
 
-export class ConfigError extends Error {}
+// Declared with the other error types (a lower layer throws it too); re-exported for config's callers.
+export { ConfigError } from "./errors.ts";
 
 /**
  * @example resolveRuntimeConfig(process.env)

@@ -8,7 +8,6 @@ import type { KeysStore } from "./storage/keys-store.ts";
 import type { Clock } from "./clock.ts";
 import type { RuntimeConfig } from "./config.ts";
 import type { Logger } from "./logger.ts";
-import type { Limits } from "./schema/catalog.ts";
 import type { PaymentProviders } from "./payments/providers/create-providers.ts";
 import type { Metrics } from "./metrics/create-metrics.ts";
 import type { ChargeBatcher } from "./payments/per-use/charge-batcher.ts";
@@ -39,9 +38,4 @@ export interface AppDeps {
   readonly shared: SharedServices;
   /** OpenTelemetry spans (OTEL_EXPORTER_OTLP_ENDPOINT); absent, nothing is traced and nothing is wrapped. */
   readonly tracing?: Tracing;
-}
-
-/** The limits in force (`BuildRef.limits`): kept as a function for the call sites that take a part of the deps. */
-export function limitsInForce(deps: Pick<AppDeps, "build">): Limits {
-  return deps.build.limits;
 }

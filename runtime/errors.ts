@@ -234,3 +234,6 @@ export function apiError(code: ErrorCode, options?: ApiErrorOptions): ApiError {
 export function isApiError(value: unknown): value is ApiError {
   return value instanceof ApiError;
 }
+
+/** A deployment's configuration is refused (at start, before listening): the message names what to fix. */
+export class ConfigError extends Error {}

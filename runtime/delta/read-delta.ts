@@ -4,7 +4,7 @@
  * retrieval for the key.
  */
 import type { AppDeps } from "../deps.ts";
-import { limitsInForce } from "../deps.ts";
+import { limitsInForce } from "../releases/build-ref.ts";
 import { apiError } from "../errors.ts";
 import type { Caller } from "../access/credentials.ts";
 import { keyCoversVertical } from "../access/decide-read.ts";

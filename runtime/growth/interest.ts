@@ -17,7 +17,7 @@
 import { randomUUID } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
 import type { AppDeps } from "../deps.ts";
-import { limitsInForce } from "../deps.ts";
+import { limitsInForce } from "../releases/build-ref.ts";
 import { readIdentifier } from "../accounts/identifier.ts";
 import { apiError } from "../errors.ts";
 import type { InterestRequest } from "../schema/growth-requests.ts";

@@ -18,7 +18,7 @@ import { randomUUID } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
 import type { PresentedKey } from "../access/require-key.ts";
 import type { AppDeps } from "../deps.ts";
-import { limitsInForce } from "../deps.ts";
+import { limitsInForce } from "../releases/build-ref.ts";
 import { apiError } from "../errors.ts";
 import { formatUsd } from "../money.ts";
 import type { KeyRecord } from "../schema/keys.ts";

@@ -7,10 +7,15 @@
  * an IPv6 client's /CLIENT_IPV6_PREFIX, so a client cannot escape by spelling or by subnet.
  */
 import type { H3Event } from "h3";
-import type { RuntimeConfig } from "../config.ts";
 import { clientNetwork } from "./client-network.ts";
 
-export function clientAddress(event: H3Event, config: Pick<RuntimeConfig, "trustProxy" | "clientIpv6Prefix">): string {
+/** The part of the runtime config (TRUST_PROXY, CLIENT_IPV6_PREFIX) that says who the client is. */
+export interface ClientAddressConfig {
+  readonly trustProxy: boolean;
+  readonly clientIpv6Prefix: number;
+}
+
+export function clientAddress(event: H3Event, config: ClientAddressConfig): string {
   return clientNetwork(_peerOrForwarded(event, config.trustProxy), config.clientIpv6Prefix);
 }
 

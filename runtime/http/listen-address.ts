@@ -3,7 +3,6 @@
  * port until the server is listening, then the bound address (PORT=0 picks the port at start, so
  * it is known only then). Bound once, by `start.ts`, before the first request is served.
  */
-import type { RuntimeConfig } from "../config.ts";
 
 export interface ListenAddress {
   /** `http://host:port`, with the bound port once listening. */
@@ -12,7 +11,7 @@ export interface ListenAddress {
   bind(url: string): void;
 }
 
-export function createListenAddress(config: Pick<RuntimeConfig, "host" | "port">): ListenAddress {
+export function createListenAddress(config: { readonly host: string; readonly port: number }): ListenAddress {
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   let url = `http://${host}:${config.port}`;
   let bound = false;

@@ -4,7 +4,7 @@
  * with a reason), never an error; reading it consumes no quota.
  */
 import type { AppDeps } from "../deps.ts";
-import { limitsInForce } from "../deps.ts";
+import { limitsInForce } from "../releases/build-ref.ts";
 import { isApiError } from "../errors.ts";
 import { resolveKey } from "../access/credentials.ts";
 import { keyCoversVertical } from "../access/decide-read.ts";

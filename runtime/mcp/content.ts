@@ -4,7 +4,7 @@
  * prebuilt variants, the same layer selection and the same metering (`meterRead`). Used by the
  * `get_node` / `get_index` tools and by resources/read.
  */
-import { limitsInForce } from "../deps.ts";
+import { limitsInForce } from "../releases/build-ref.ts";
 import { apiError } from "../errors.ts";
 import { toReader, type Caller } from "../access/credentials.ts";
 import { credentialProblemHeaders, withCredentialProblem } from "../access/credential-problem.ts";

@@ -48,3 +48,8 @@ export function createBuildRef(initial: Artifacts, overrides: RetrievalLimitOver
 function _apply(build: Artifacts, overrides: RetrievalLimitOverrides): Limits {
   return Object.freeze({ ...build.catalog.limits, ...overrides });
 }
+
+/** The limits in force (`BuildRef.limits`): kept as a function for the call sites that take a part of the deps. */
+export function limitsInForce(deps: { readonly build: BuildRef }): Limits {
+  return deps.build.limits;
+}

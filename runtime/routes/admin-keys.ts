@@ -5,7 +5,7 @@
  * CLI calls the same `revokeKey` on the same store.
  */
 import { defineRoutes } from "./route-table.ts";
-import { limitsInForce } from "../deps.ts";
+import { limitsInForce } from "../releases/build-ref.ts";
 import { adminAudit, guardAdmin } from "../access/admin.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { requestContext } from "../http/context.ts";

@@ -12,7 +12,7 @@ import { compileValidator, readJsonBody, readRawText } from "../http/body.ts";
 import { requestContext } from "../http/context.ts";
 import { publicBaseUrl } from "../http/public-base.ts";
 import { sendJson } from "../http/respond.ts";
-import { describeCheckout } from "../payments/purchases/checkout-info.ts";
+import { describeCheckout, describeCheckoutMethods } from "../payments/purchases/checkout-info.ts";
 import { digestOf, resolveCheckoutOrder } from "../payments/purchases/checkout-order.ts";
 import { handleCardWebhook } from "../payments/methods/card/card-fulfilment.ts";
 import { readIdempotencyKey, scopeIdempotencyKey } from "../payments/purchases/idempotency.ts";
@@ -51,6 +51,7 @@ export default defineRoutes((route, deps) => {
       fingerprint,
       baseUrl: publicBaseUrl(deps),
       client: clientAddress(event, deps.config),
+      paymentOptions: () => describeCheckoutMethods(deps),
     };
     const response = await paymentMethod(request.payment_method).checkout(deps, order, account, input, now);
     return sendJson(event, response.status, response.body, response.headers);

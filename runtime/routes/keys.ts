@@ -4,7 +4,7 @@
  */
 import { readIdentifier } from "../accounts/identifier.ts";
 import { defineRoutes } from "./route-table.ts";
-import { limitsInForce } from "../deps.ts";
+import { limitsInForce } from "../releases/build-ref.ts";
 import { apiError } from "../errors.ts";
 import { guardAdmin } from "../access/admin.ts";
 import { readCredentials } from "../access/credentials.ts";

@@ -3,7 +3,7 @@
  * limits in force). Every count comes from content or state, none is typed in.
  */
 import { defineRoutes } from "./route-table.ts";
-import { limitsInForce } from "../deps.ts";
+import { limitsInForce } from "../releases/build-ref.ts";
 import { sendJson } from "../http/respond.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
 import { countTrialEvaluations, countWaitlist } from "../storage/list-names.ts";

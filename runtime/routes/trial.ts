@@ -5,7 +5,7 @@
 import { readIdentifier } from "../accounts/identifier.ts";
 import { clientAddress } from "../http/client-address.ts";
 import { defineRoutes } from "./route-table.ts";
-import { limitsInForce } from "../deps.ts";
+import { limitsInForce } from "../releases/build-ref.ts";
 import { apiError } from "../errors.ts";
 import { compileValidator, readJsonBody } from "../http/body.ts";
 import { sendJson } from "../http/respond.ts";

@@ -13,7 +13,7 @@ import { peopleFixtureDist } from "./_fixture.ts";
 import { runVkr } from "../helpers/run-vkr.ts";
 import { deletePrefix, SHARED_REDIS_URL, uniquePrefix } from "../cluster/_cluster.ts";
 import { foldUsageHistory } from "../../runtime/metering/usage-history.ts";
-import { limitsInForce } from "../../runtime/deps.ts";
+import { limitsInForce } from "../../runtime/releases/build-ref.ts";
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;

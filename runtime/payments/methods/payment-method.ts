@@ -32,6 +32,11 @@ export interface CheckoutInput {
   baseUrl: string;
   /** The client's address (TRUST_PROXY decides which), for per-client limits such as CARD_PENDING_PER_CLIENT. */
   client: string;
+  /**
+   * Every method's description (`GET /api/checkout`'s `methods`), for an answer that offers the
+   * others: handed in by the route, since a method importing the registry would be an import circle.
+   */
+  paymentOptions: () => MethodDescription[];
 }
 
 export interface MethodDescription {

@@ -13,7 +13,7 @@
  * never charged.
  */
 import type { AppDeps } from "../../deps.ts";
-import { limitsInForce } from "../../deps.ts";
+import { limitsInForce } from "../../releases/build-ref.ts";
 import { apiError, isApiError } from "../../errors.ts";
 import { howToPay, type VerifiedPayToken } from "../providers/agent-network.ts";
 import { reserveFromLedger, returnToLedger } from "./token-ledger.ts";

@@ -13,9 +13,8 @@ import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/ty
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { findDefaultAsset } from "@x402/evm";
 import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
-import { ConfigError } from "../../config.ts";
 import type { X402Config } from "../methods/x402/x402-env.ts";
-import { apiError } from "../../errors.ts";
+import { apiError, ConfigError } from "../../errors.ts";
 import { requirementsFor, type DecodedPayment, type Requirements, type ResourceDescription } from "../methods/x402/x402-requirements.ts";
 
 export interface VerifyReply {

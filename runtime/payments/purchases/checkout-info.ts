@@ -5,7 +5,7 @@
  * active cohort.
  */
 import type { AppDeps } from "../../deps.ts";
-import { limitsInForce } from "../../deps.ts";
+import { limitsInForce } from "../../releases/build-ref.ts";
 import { readActiveCohort } from "../../cohorts/active-cohort.ts";
 import { formatUsd } from "../../money.ts";
 import { formatUsdExact } from "./usd-decimal.ts";

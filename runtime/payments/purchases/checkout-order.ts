@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { readIdentifier } from "../../accounts/identifier.ts";
 import type { AppDeps } from "../../deps.ts";
-import { limitsInForce } from "../../deps.ts";
+import { limitsInForce } from "../../releases/build-ref.ts";
 import { apiError } from "../../errors.ts";
 import { readActiveCohort } from "../../cohorts/active-cohort.ts";
 import { cohortForNewMember, cohortOfKeys } from "../../cohorts/cohort-seats.ts";

@@ -30,7 +30,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { AppDeps } from "../../deps.ts";
-import { limitsInForce } from "../../deps.ts";
+import { limitsInForce } from "../../releases/build-ref.ts";
 import { apiError, isApiError, type ApiError } from "../../errors.ts";
 import { reserveSlots, releaseSlots } from "../../accounts/account-slots.ts";
 import { readActiveCohort } from "../../cohorts/active-cohort.ts";

@@ -10,7 +10,7 @@
  * plan and the referral that this payment qualifies, each safe to repeat.
  */
 import type { AppDeps } from "../../deps.ts";
-import { limitsInForce } from "../../deps.ts";
+import { limitsInForce } from "../../releases/build-ref.ts";
 import { claimCohortSeat } from "../../cohorts/progression.ts";
 import { generateKey, hashKey, keyIdOf } from "../../keys/key-secret.ts";
 import { describeKey } from "../../keys/key-view.ts";

@@ -31,7 +31,12 @@ export const agentNetworkMethod: PaymentMethod = {
       deps,
       order,
       account,
-      { payToken: readPayToken(input.headers), idempotencyKey: input.idempotencyKey, fingerprint: input.fingerprint },
+      {
+        payToken: readPayToken(input.headers),
+        idempotencyKey: input.idempotencyKey,
+        fingerprint: input.fingerprint,
+        paymentOptions: input.paymentOptions,
+      },
       now,
     ),
 };

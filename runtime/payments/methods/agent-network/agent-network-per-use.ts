@@ -3,7 +3,7 @@
  * instead of a key. The work is in `payments/per-use/` (the token ledger it shares with checkout,
  * the batched charges); this is how the read path reaches it through the registry.
  */
-import { limitsInForce } from "../../../deps.ts";
+import { limitsInForce } from "../../../releases/build-ref.ts";
 import { authorizePerUse, chargePerUse } from "../../per-use/per-use.ts";
 import { formatUsdExact } from "../../purchases/usd-decimal.ts";
 import type { PerUse } from "../payment-method.ts";

@@ -25,7 +25,7 @@ import { howToPay } from "../../providers/agent-network.ts";
 import { describePurchasedKeys, openKeys } from "../../purchases/purchase-keys.ts";
 import type { PurchaseRecord } from "../../purchases/purchase-store.ts";
 import { claimByIdempotencyKey, runCheckout } from "../run-checkout.ts";
-import { describeCheckoutMethods } from "../../purchases/checkout-info.ts";
+import type { MethodDescription } from "../payment-method.ts";
 import { holdForPurchase, ledgerHoldOf } from "../../per-use/token-ledger.ts";
 
 export interface AgentNetworkCheckout {
@@ -33,6 +33,8 @@ export interface AgentNetworkCheckout {
   idempotencyKey: string | null;
   /** Digest of the request body and credentials: what makes a retry "the same request". */
   fingerprint: string;
+  /** Every method's description, for the quote's `payment_options`. */
+  paymentOptions: () => MethodDescription[];
 }
 
 /** The token a checkout pays with; `skyfire-pay-id` is the network's own name for the header, an alias easy to drop. */
@@ -49,7 +51,7 @@ export async function checkoutWithAgentNetwork(
 ): Promise<SavedResponse> {
   const network = deps.payments.agentNetwork;
   if (!network) throw apiError("payment_provider_unavailable", { detail: "Agent-network tokens are not configured on this deployment." });
-  if (!input.payToken) return _quote(deps, order, account);
+  if (!input.payToken) return _quote(deps, order, account, input.paymentOptions);
   const token = await network.verify(input.payToken, now);
   if (token.type === "kya") throw apiError("payment_token_required", { extra: { unlock: howToPay() } });
 
@@ -120,7 +122,12 @@ async function _answer(deps: AppDeps, record: PurchaseRecord, secret: string, no
   };
 }
 
-async function _quote(deps: AppDeps, order: CheckoutOrder, account: PurchaseAccount): Promise<SavedResponse> {
+async function _quote(
+  deps: AppDeps,
+  order: CheckoutOrder,
+  account: PurchaseAccount,
+  paymentOptions: () => MethodDescription[],
+): Promise<SavedResponse> {
   const quote = await quoteOrder(deps, order, account);
   return {
     status: 200,
@@ -130,7 +137,7 @@ async function _quote(deps: AppDeps, order: CheckoutOrder, account: PurchaseAcco
       vertical: order.vertical,
       account: account.create ? null : account.account,
       quote: await describeQuote(deps, quote, account.create ? null : account.account),
-      payment_options: describeCheckoutMethods(deps),
+      payment_options: paymentOptions(),
       detail: `Send a pay or kya-pay token worth at least ${formatUsd(quote.totalMicros)} in pay-network-pay-id to buy; the price is fixed when the purchase is reserved.`,
     },
   };

@@ -18,7 +18,7 @@ import type { WebhookOutcome } from "../../../schema/payments.ts";
 import type { PurchaseDeps } from "../../purchases/purchase-flow.ts";
 import { applyInvoiceCredit } from "./card-credits.ts";
 import type { CardSessionState } from "../../providers/card.ts";
-import { limitsInForce } from "../../../deps.ts";
+import { limitsInForce } from "../../../releases/build-ref.ts";
 import { releaseSlots, reserveSlots } from "../../../accounts/account-slots.ts";
 import { reclaimSeat, releaseSeat } from "../../../cohorts/cohort-seats.ts";
 import { freePendingPlace } from "./card-pending.ts";

@@ -1,7 +1,7 @@
 /**
  * The x402 method's check at start (`x402-method.ts`, run by `start.ts` through the registry).
  */
-import { ConfigError } from "../../../config.ts";
+import { ConfigError } from "../../../errors.ts";
 import type { Logger } from "../../../logger.ts";
 import { FacilitatorUnreachable, type X402Provider } from "../../providers/http402.ts";
 

@@ -26,7 +26,7 @@ import { randomUUID } from "node:crypto";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { Network } from "@x402/core/types";
 import type { AppDeps } from "../../../deps.ts";
-import { limitsInForce } from "../../../deps.ts";
+import { limitsInForce } from "../../../releases/build-ref.ts";
 import { apiError } from "../../../errors.ts";
 import { failpoint } from "../../../failpoint.ts";
 import { publicBaseUrl } from "../../../http/public-base.ts";
