@@ -15,8 +15,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
-import { signAnswer } from "../runtime/signing/answer-signature.ts";
-import { generateSigningKey, publicJwk } from "../runtime/signing/signing-keys.ts";
+import { signAnswer } from "../runtime/shared/answer-signature.ts";
+import { generateSigningKey, publicJwk } from "../runtime/shared/signing-keys.ts";
 import { median } from "./process-cpu.ts";
 
 const RUNS = Number(process.env.CLI_RUNS ?? 5);

@@ -15,9 +15,9 @@ import { cpSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { signArtifacts } from "../build/stages/sign.ts";
-import type { Manifest } from "../runtime/schema/artifacts.ts";
-import { signAnswer } from "../runtime/signing/answer-signature.ts";
-import { generateSigningKey } from "../runtime/signing/signing-keys.ts";
+import type { Manifest } from "../runtime/shared/schema/artifacts.ts";
+import { signAnswer } from "../runtime/shared/answer-signature.ts";
+import { generateSigningKey } from "../runtime/shared/signing-keys.ts";
 import { freePort } from "../test/helpers/child-server.ts";
 import { benchServiceEnv, HAS_TASKSET, HAS_WRK, issueKey, runWrk } from "./load-tools.ts";
 import { CLOCK_TICKS, cpuTicks, median } from "./process-cpu.ts";

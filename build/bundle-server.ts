@@ -25,7 +25,7 @@ export async function bundleServer(outdir = "dist/server"): Promise<number> {
     sourcemap: true,
     metafile: true,
     legalComments: "none",
-    // OpenTelemetry is imported on demand (runtime/tracing/create-tracing.ts): kept out, it is not
+    // OpenTelemetry is imported on demand (runtime/edges/tracing/create-tracing.ts): kept out, it is not
     // even parsed by a server without traces (0.7 MB of bundle, about 7 MB resident).
     external: ["better-sqlite3", "ioredis", "@opentelemetry/*"],
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },

@@ -2,7 +2,7 @@
  * In-process memo shared between builds of one process (watch mode, the benchmark). Entries are
  * keyed by content digests, so a stale entry can never be served: a changed file misses.
  */
-import type { NodeData } from "../runtime/schema/artifacts.ts";
+import type { NodeData } from "../runtime/shared/schema/artifacts.ts";
 import type { ParsedNode } from "./stages/parse.ts";
 
 export interface BuildCache {

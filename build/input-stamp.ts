@@ -30,13 +30,13 @@ export const INPUT_STAMP_FILE = "input-stamp.json";
 // (test/contract/layers.test.ts).
 const BUILD_CODE_DIRS = [
   "build",
-  "runtime/schema",
-  "runtime/rules/decision-diagram.ts",
-  "runtime/search/tokenize.ts",
-  "runtime/signing/signing-keys.ts",
-  "runtime/signing/answer-signature.ts",
-  "runtime/signing/file-identity.ts",
-  "runtime/did-you-mean.ts",
+  "runtime/shared/schema",
+  "runtime/shared/decision-diagram.ts",
+  "runtime/shared/tokenize.ts",
+  "runtime/shared/signing-keys.ts",
+  "runtime/shared/answer-signature.ts",
+  "runtime/shared/file-identity.ts",
+  "runtime/shared/did-you-mean.ts",
 ].map((dir) => join(PACKAGE_ROOT, dir));
 /** The project's documentation, which the build renders into the site (build/browse/render-docs.ts). */
 const DOCS_INPUTS = [join(PACKAGE_ROOT, "docs"), join(PACKAGE_ROOT, "README.md")];

@@ -7,8 +7,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { SigningKey } from "../runtime/signing/answer-signature.ts";
-import { exportPrivateJwk, generateSigningKey, parseSigningKey } from "../runtime/signing/signing-keys.ts";
+import type { SigningKey } from "../runtime/shared/answer-signature.ts";
+import { exportPrivateJwk, generateSigningKey, parseSigningKey } from "../runtime/shared/signing-keys.ts";
 import type { ResolvedBuildConfig } from "./config.ts";
 
 export interface BuildSigningKey {

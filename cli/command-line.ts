@@ -13,7 +13,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { ArgsDef, CommandDef } from "citty";
-import { suggestClosest } from "../runtime/did-you-mean.ts";
+import { suggestClosest } from "../runtime/shared/did-you-mean.ts";
 import { EXIT } from "./exit-codes.ts";
 
 /**

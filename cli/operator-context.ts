@@ -3,16 +3,16 @@
  * / `--dist-dir`), the build in `dist/`, and the same state store and key store the server opens.
  */
 import { resolveRuntimeConfig, type RuntimeConfig } from "../runtime/config.ts";
-import { createBuildRef } from "../runtime/releases/build-ref.ts";
-import type { Limits } from "../runtime/schema/catalog.ts";
-import { loadArtifacts, type Artifacts } from "../runtime/storage/artifacts.ts";
-import type { StateBackend } from "../runtime/storage/backend.ts";
-import { createKeysStore, type KeysStore } from "../runtime/storage/keys-store.ts";
-import { openBackend } from "../runtime/storage/open-backend.ts";
-import { createLogger } from "../runtime/logger.ts";
-import type { PurchaseDeps } from "../runtime/payments/purchases/purchase-flow.ts";
+import { createBuildRef } from "../runtime/state/releases/build-ref.ts";
+import type { Limits } from "../runtime/shared/schema/catalog.ts";
+import { loadArtifacts, type Artifacts } from "../runtime/state/releases/artifacts.ts";
+import type { StateBackend } from "../runtime/state/storage/backend.ts";
+import { createKeysStore, type KeysStore } from "../runtime/state/storage/keys-store.ts";
+import { openBackend } from "../runtime/state/storage/open-backend.ts";
+import { createLogger } from "../runtime/shared/logger.ts";
+import type { PurchaseDeps } from "../runtime/domain/payments/purchases/purchase-flow.ts";
 import { runOperation } from "./output.ts";
-import { cliActor, type AuditContext } from "../runtime/audit/audit-log.ts";
+import { cliActor, type AuditContext } from "../runtime/domain/audit/audit-log.ts";
 
 export interface OperatorContext {
   config: RuntimeConfig;

@@ -1,5 +1,5 @@
 /** Printing results: `--json` gives one JSON document on stdout; otherwise a short human text. */
-import { isApiError } from "../runtime/errors.ts";
+import { isApiError } from "../runtime/shared/errors.ts";
 import { EXIT, OperatorError } from "./exit-codes.ts";
 
 export function printResult(json: boolean, value: unknown, text: () => string): void {

@@ -1,6 +1,6 @@
 /**
  * The one RFC 9421 (HTTP Message Signatures) implementation of the project's signed answers,
- * shared by the signer (`runtime/signing/answer-signature.ts`) and the verifier
+ * shared by the signer (`runtime/shared/answer-signature.ts`) and the verifier
  * (`client/verify-answer.ts`): the `Knowledge-Identity` dictionary (RFC 8941), the covered
  * components and their parameters (`Signature-Input`), the signature base (RFC 9421 §2.5) and the
  * `Content-Digest` field (RFC 9530). Pure string work with no imports, so it ships in the client

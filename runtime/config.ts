@@ -2,14 +2,14 @@
  * The one reader of the environment. Every setting is parsed and checked here, once, and the rest
  * of the runtime receives a typed, frozen `RuntimeConfig`.
  */
-import { AUDIT_RETENTION_DAYS_DEFAULT } from "./audit/audit-log.ts";
+import { AUDIT_RETENTION_DAYS_DEFAULT } from "./domain/audit/audit-log.ts";
 import { resolve } from "node:path";
-import { ConfigError } from "./errors.ts";
-import { OVERRIDABLE_LIMITS } from "./metering/windows.ts";
-import type { EnvReader } from "./payments/methods/method-env.ts";
-import { PAYMENT_METHOD_IDS, PAYMENT_METHOD_TRAITS, type MethodConfigs } from "./payments/methods/method-ids.ts";
-import type { SigningKey } from "./signing/answer-signature.ts";
-import { parsePublicKeys, parseSigningKey, type PublicSigningJwk } from "./signing/signing-keys.ts";
+import { ConfigError } from "./shared/errors.ts";
+import { OVERRIDABLE_LIMITS } from "./domain/metering/windows.ts";
+import type { EnvReader } from "./domain/payments/methods/method-env.ts";
+import { PAYMENT_METHOD_IDS, PAYMENT_METHOD_TRAITS, type MethodConfigs } from "./domain/payments/methods/method-ids.ts";
+import type { SigningKey } from "./shared/answer-signature.ts";
+import { parsePublicKeys, parseSigningKey, type PublicSigningJwk } from "./shared/signing-keys.ts";
 
 /** Sizes of the quota windows RETRIEVAL_LIMITS may override (the table in metering/windows.ts says which). */
 export type RetrievalLimitOverrides = Partial<Record<(typeof OVERRIDABLE_LIMITS)[number], number>>;
@@ -83,9 +83,9 @@ export interface RuntimeConfig {
   /** REDIS_PREFIX: namespace of every Redis key of this deployment (default `vkr:`). */
   redisPrefix: string;
   /**
-   * Where published releases live (see runtime/releases/): RELEASE_REDIS_URL, else RELEASE_DIR,
+   * Where published releases live (see runtime/state/releases/): RELEASE_REDIS_URL, else RELEASE_DIR,
    * else REDIS_URL; null = serve DIST_DIR only. The publisher (`npm run publish`) resolves it the
-   * same way, defaulting to the folder `./releases`.
+   * same way, defaulting to the folder `./state/releases`.
    */
   releaseStore: ReleaseStoreConfig | null;
   /** RELEASE_POLL_MS: how often the `current` release pointer (or, without a release store, `DIST_DIR/data`) is checked; bounds a release's delay. */
@@ -102,7 +102,7 @@ export interface RuntimeConfig {
   mcpAllowedHosts: readonly string[];
   /** MCP_ALLOWED_ORIGINS: extra `Origin` values POST /mcp accepts (comma-separated, e.g. `https://app.example`). */
   mcpAllowedOrigins: readonly string[];
-  /** VKR_FAILPOINT: test-only; the process kills itself (SIGKILL) at this named point (runtime/failpoint.ts). */
+  /** VKR_FAILPOINT: test-only; the process kills itself (SIGKILL) at this named point (runtime/shared/failpoint.ts). */
   failpoint: string | undefined;
   /**
    * SIGNING_KEY: the Ed25519 private key (JWK or PKCS#8 PEM) that signs dynamic answers and whose
@@ -113,7 +113,7 @@ export interface RuntimeConfig {
   signing: { key: SigningKey | null; previous: readonly PublicSigningJwk[] };
   /**
    * OTEL_EXPORTER_OTLP_ENDPOINT: traces are exported over OTLP/HTTP to `<endpoint>/v1/traces`
-   * (runtime/tracing/); null (unset) installs nothing. OTEL_SERVICE_NAME names the service in
+   * (runtime/edges/tracing/); null (unset) installs nothing. OTEL_SERVICE_NAME names the service in
    * them, OTEL_EXPORTER_OTLP_HEADERS adds headers to each export (a collector's auth).
    */
   tracing: TracingConfig | null;
@@ -156,7 +156,7 @@ export interface PaymentsConfig {
 export type ReleaseStoreConfig = { kind: "dir"; dir: string } | { kind: "redis"; url: string; prefix: string };
 
 // Declared with the other error types (a lower layer throws it too); re-exported for config's callers.
-export { ConfigError } from "./errors.ts";
+export { ConfigError } from "./shared/errors.ts";
 
 /**
  * @example resolveRuntimeConfig(process.env)

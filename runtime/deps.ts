@@ -3,20 +3,20 @@
  * throwaway store and fake payment providers; the server hands in the real ones. Built in one
  * expression and frozen (`start.ts`): nothing is added to it after the app exists.
  */
-import type { StateBackend } from "./storage/backend.ts";
-import type { KeysStore } from "./storage/keys-store.ts";
-import type { Clock } from "./clock.ts";
+import type { StateBackend } from "./state/storage/backend.ts";
+import type { KeysStore } from "./state/storage/keys-store.ts";
+import type { Clock } from "./shared/clock.ts";
 import type { RuntimeConfig } from "./config.ts";
-import type { Logger } from "./logger.ts";
-import type { PaymentProviders } from "./payments/providers/create-providers.ts";
-import type { Metrics } from "./metrics/create-metrics.ts";
-import type { ChargeBatcher } from "./payments/per-use/charge-batcher.ts";
-import type { BuildRef } from "./releases/build-ref.ts";
-import type { ListenAddress } from "./http/listen-address.ts";
+import type { Logger } from "./shared/logger.ts";
+import type { PaymentProviders } from "./domain/payments/providers/create-providers.ts";
+import type { Metrics } from "./edges/metrics/create-metrics.ts";
+import type { ChargeBatcher } from "./domain/payments/per-use/charge-batcher.ts";
+import type { BuildRef } from "./state/releases/build-ref.ts";
+import type { ListenAddress } from "./shared/http/listen-address.ts";
 import type { SharedServices } from "./shared-services.ts";
-import type { Tracing } from "./tracing/tracing.ts";
+import type { Tracing } from "./edges/tracing/tracing.ts";
 
-export type { BuildRef } from "./releases/build-ref.ts";
+export type { BuildRef } from "./state/releases/build-ref.ts";
 
 export interface AppDeps {
   readonly config: RuntimeConfig;

@@ -3,7 +3,7 @@
  * start, and drain on SIGTERM/SIGINT.
  */
 import { ConfigError, resolveRuntimeConfig } from "./config.ts";
-import { createLogger } from "./logger.ts";
+import { createLogger } from "./shared/logger.ts";
 import { startService } from "./start.ts";
 
 async function main(): Promise<void> {

@@ -5,11 +5,11 @@
  * /mcp, the pages), as each has its own `ANON_RATE_PER_MINUTE` allowance per client.
  */
 import type { RuntimeConfig } from "./config.ts";
-import { createLayerSelector, type LayerSelector } from "./layers/select-layers.ts";
-import { createAnonymousLimiter, type AnonymousLimiter } from "./metering/anonymous-limit.ts";
-import { createAnswerSigner, type AnswerSigner } from "./signing/answer-signer.ts";
-import type { StateBackend } from "./storage/backend.ts";
-import { type ClientLimiter, createClientLimiter } from "./storage/client-limiter.ts";
+import { createLayerSelector, type LayerSelector } from "./domain/layers/select-layers.ts";
+import { createAnonymousLimiter, type AnonymousLimiter } from "./domain/metering/anonymous-limit.ts";
+import { createAnswerSigner, type AnswerSigner } from "./domain/signing/answer-signer.ts";
+import type { StateBackend } from "./state/storage/backend.ts";
+import { type ClientLimiter, createClientLimiter } from "./state/storage/client-limiter.ts";
 
 export interface SharedServices {
   /** Every per-client limit (storage/client-limiter.ts); one per app, as free reads count in its memory on SQLite. */

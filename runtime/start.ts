@@ -5,33 +5,33 @@
 import { randomUUID } from "node:crypto";
 import { serve } from "h3";
 import { createApp } from "./app.ts";
-import { retrievalRoutes } from "./routes/route-table.ts";
-import { createPaymentProviders, type PaymentProviders } from "./payments/providers/create-providers.ts";
-import { createChargeBatcher } from "./payments/per-use/charge-batcher.ts";
-import type { Clock } from "./clock.ts";
-import { systemClock } from "./clock.ts";
+import { retrievalRoutes } from "./edges/routes/route-table.ts";
+import { createPaymentProviders, type PaymentProviders } from "./domain/payments/providers/create-providers.ts";
+import { createChargeBatcher } from "./domain/payments/per-use/charge-batcher.ts";
+import type { Clock } from "./shared/clock.ts";
+import { systemClock } from "./shared/clock.ts";
 import type { RuntimeConfig } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
-import { limitsInForce } from "./releases/build-ref.ts";
-import { createLogger, type Logger } from "./logger.ts";
-import { createMetrics } from "./metrics/create-metrics.ts";
-import { loadArtifacts } from "./storage/artifacts.ts";
-import type { StateBackend } from "./storage/backend.ts";
-import { createKeysStore } from "./storage/keys-store.ts";
-import { openBackend } from "./storage/open-backend.ts";
-import { createReleaseStore } from "./releases/release-store.ts";
-import { startReleaseWatcher } from "./releases/watch-releases.ts";
-import { watchDist } from "./releases/watch-dist.ts";
-import { startReconciler } from "./payments/purchases/reconcile.ts";
-import { createBuildRef } from "./releases/build-ref.ts";
-import { createListenAddress } from "./http/listen-address.ts";
+import { limitsInForce } from "./state/releases/build-ref.ts";
+import { createLogger, type Logger } from "./shared/logger.ts";
+import { createMetrics } from "./edges/metrics/create-metrics.ts";
+import { loadArtifacts } from "./state/releases/artifacts.ts";
+import type { StateBackend } from "./state/storage/backend.ts";
+import { createKeysStore } from "./state/storage/keys-store.ts";
+import { openBackend } from "./state/storage/open-backend.ts";
+import { createReleaseStore } from "./state/releases/release-store.ts";
+import { startReleaseWatcher } from "./state/releases/watch-releases.ts";
+import { watchDist } from "./state/releases/watch-dist.ts";
+import { startReconciler } from "./domain/payments/purchases/reconcile.ts";
+import { createBuildRef } from "./state/releases/build-ref.ts";
+import { createListenAddress } from "./shared/http/listen-address.ts";
 import { createSharedServices } from "./shared-services.ts";
-import { PAYMENT_METHOD_REGISTRY } from "./payments/methods/registry.ts";
-import { holdDataDir } from "./storage/sqlite-backup.ts";
-import { appendAudit, pruneAudit } from "./audit/audit-log.ts";
-import { foldUsageHistory, USAGE_FOLD_INTERVAL_MS } from "./metering/usage-history.ts";
-import { traceBackend } from "./tracing/traced-backend.ts";
-import { traceProviders } from "./tracing/traced-providers.ts";
+import { PAYMENT_METHOD_REGISTRY } from "./domain/payments/methods/registry.ts";
+import { holdDataDir } from "./state/storage/sqlite-backup.ts";
+import { appendAudit, pruneAudit } from "./domain/audit/audit-log.ts";
+import { foldUsageHistory, USAGE_FOLD_INTERVAL_MS } from "./domain/metering/usage-history.ts";
+import { traceBackend } from "./edges/tracing/traced-backend.ts";
+import { traceProviders } from "./edges/tracing/traced-providers.ts";
 
 const AUDIT_PRUNE_INTERVAL_MS = 6 * 3_600_000;
 
@@ -57,7 +57,7 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
   const artifacts = await loadArtifacts(config.distDir, { cacheBytes: config.artifactCacheBytes });
   // The SDK is loaded only when traces are on: without an endpoint no OpenTelemetry code runs at all.
   const tracing = config.tracing
-    ? await (await import("./tracing/create-tracing.ts")).createTracing(config.tracing, { logger })
+    ? await (await import("./edges/tracing/create-tracing.ts")).createTracing(config.tracing, { logger })
     : undefined;
   const openedBackend =
     options.backend ??

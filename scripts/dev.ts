@@ -1,7 +1,7 @@
 /**
  * `npm run dev`: the content watcher and the server together. The watcher (build/cli.ts --watch)
  * rebuilds on every save and prints problems as file:line › pointer; the server runs in this
- * process and swaps in each new build as it lands (runtime/releases/watch-dist.ts), so keys,
+ * process and swaps in each new build as it lands (runtime/state/releases/watch-dist.ts), so keys,
  * state and connections survive every rebuild. It prints a local key that opens every vertical
  * (scripts/dev-key.ts), so a node being written can be read and evaluated whatever its vertical. `--content` and `--out` go to the build; the
  * server reads `--out` (default DIST_DIR or dist). Ctrl-C stops both.
@@ -10,12 +10,12 @@ import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError, resolveRuntimeConfig } from "../runtime/config.ts";
-import { createLogger } from "../runtime/logger.ts";
+import { createLogger } from "../runtime/shared/logger.ts";
 import { startService } from "../runtime/start.ts";
 import { ensureDevKey } from "./dev-key.ts";
 
 const { values } = parseArgs({ options: { content: { type: "string" }, out: { type: "string" } } });
-// The server follows each build the watcher publishes (runtime/releases/watch-dist.ts); in dev it looks often.
+// The server follows each build the watcher publishes (runtime/state/releases/watch-dist.ts); in dev it looks often.
 const env = { RELEASE_POLL_MS: "250", ...process.env, ...(values.out ? { DIST_DIR: values.out } : {}) };
 let config;
 try {

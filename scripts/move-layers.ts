@@ -2,7 +2,7 @@
  * Moves runtime/ into its layer folders as runtime/import-layers.json declares them
  * (docs/architecture.md#layers), and rewrites every path that names a moved file: relative
  * specifiers and links (`../runtime/…`, `./x.ts`) resolved from the file they are written in, and
- * repository paths (`runtime/routes/x.ts`) in code, docs and configs. It moves whole folders with
+ * repository paths (`runtime/edges/routes/x.ts`) in code, docs and configs. It moves whole folders with
  * `git mv`, so files added since the declaration was written move along. Run it again on a tree
  * already in layer folders and it moves nothing; a runtime path the declaration does not name makes
  * it refuse before touching anything.
@@ -88,7 +88,7 @@ function isMoving(path: string, moves: readonly Move[]): boolean {
 
 // `./x`, `../x/y.ts`, `../..`: a relative path in code, a config or a Markdown link.
 const RELATIVE_RE = /(?<![\w./@-])(\.\.?(?:\/[\w.@-]*)*\/?)(?=[\s"'`)\]#?,;:]|$)/g;
-// `runtime/routes/x.ts`: a path from the repository root, not the tail of a relative one.
+// `runtime/edges/routes/x.ts`: a path from the repository root, not the tail of a relative one.
 const ROOTED_RE = /(?<![\w./@-])runtime\/[\w.@/-]*[\w@-]\/?/g;
 
 /** The text of a file with every path to a moved file rewritten for where both end up. */

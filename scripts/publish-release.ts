@@ -1,5 +1,5 @@
 /**
- * Publishing a finished build as a release (see runtime/releases/release-store.ts for the layout):
+ * Publishing a finished build as a release (see runtime/state/releases/release-store.ts for the layout):
  * `uploadRelease` checks the build in `<dist>/data` against its own manifest and uploads it under
  * its build id (files first, manifest last, never overwriting an existing release);
  * `activateRelease` flips the `current` pointer; `rollbackRelease` points back to the previous one.
@@ -12,17 +12,17 @@ import type { Storage } from "unstorage";
 import { readInputStamp } from "../build/input-stamp.ts";
 import type { ReleaseStoreConfig } from "../runtime/config.ts";
 import { resolveRuntimeConfig, resolveSigning } from "../runtime/config.ts";
-import { appendAudit, cliActor } from "../runtime/audit/audit-log.ts";
-import { openBackend } from "../runtime/storage/open-backend.ts";
-import { computeBuildId } from "../runtime/releases/load-release.ts";
+import { appendAudit, cliActor } from "../runtime/domain/audit/audit-log.ts";
+import { openBackend } from "../runtime/state/storage/open-backend.ts";
+import { computeBuildId } from "../runtime/state/releases/load-release.ts";
 import {
   RELEASE_POINTER_KEY,
   readReleasePointer,
   releaseFileKey,
   releaseManifestKey,
   type ReleasePointer,
-} from "../runtime/releases/release-store.ts";
-import type { Manifest } from "../runtime/schema/artifacts.ts";
+} from "../runtime/state/releases/release-store.ts";
+import type { Manifest } from "../runtime/shared/schema/artifacts.ts";
 
 /** How many earlier releases the pointer remembers for rollback. */
 const HISTORY_LENGTH = 20;

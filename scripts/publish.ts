@@ -10,7 +10,7 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { resolveReleaseStore } from "../runtime/config.ts";
-import { createReleaseStore } from "../runtime/releases/release-store.ts";
+import { createReleaseStore } from "../runtime/state/releases/release-store.ts";
 import {
   activateRelease,
   assertReleaseBuild,

@@ -10,8 +10,8 @@
  */
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { IndexGraph, Manifest, NodeResponse } from "../../runtime/schema/artifacts.ts";
-import type { Catalog } from "../../runtime/schema/catalog.ts";
+import type { IndexGraph, Manifest, NodeResponse } from "../../runtime/shared/schema/artifacts.ts";
+import type { Catalog } from "../../runtime/shared/schema/catalog.ts";
 import { renderErrorTemplate, renderKeyPage, renderSearchTemplate } from "./render-forms.ts";
 import { renderDocPages } from "./render-docs.ts";
 import { renderHome } from "./render-home.ts";

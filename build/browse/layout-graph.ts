@@ -20,7 +20,7 @@
  * `<path class="edge">` per forward `next_nodes` edge, trial modules dashed with a "trial module"
  * tag, the root with a thick outline.
  */
-import type { IndexGraph } from "../../runtime/schema/artifacts.ts";
+import type { IndexGraph } from "../../runtime/shared/schema/artifacts.ts";
 import { escapeHtml } from "./html-text.ts";
 
 const NODE_WIDTH = 164;

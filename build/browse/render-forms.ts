@@ -6,7 +6,7 @@
  * `<!--vkr:name-->` markers; the runtime replaces each with escaped text (or with the list of
  * results it builds), so it never renders content or styling itself.
  */
-import type { ResolvedVertical } from "../../runtime/schema/catalog.ts";
+import type { ResolvedVertical } from "../../runtime/shared/schema/catalog.ts";
 import { escapeHtml } from "./html-text.ts";
 import { renderPage, type PageContext } from "./render-pages.ts";
 

@@ -3,8 +3,8 @@
  * tree a nested list of ALL / ANY / NOT gates whose leaves are facts (with their question) or
  * earlier outcomes. Pure HTML lists, so it reads without script and prints well.
  */
-import type { LogicLayer } from "../../runtime/schema/artifacts.ts";
-import type { CompiledGate } from "../../runtime/schema/rules.ts";
+import type { LogicLayer } from "../../runtime/shared/schema/artifacts.ts";
+import type { CompiledGate } from "../../runtime/shared/schema/rules.ts";
 import { escapeHtml } from "./html-text.ts";
 
 const GATE_WORDS = { all: "ALL of", any: "ANY of" } as const;

@@ -1,5 +1,5 @@
 /** The human page of `GET /` (agents asking for JSON get the runtime's description instead). */
-import type { ResolvedVertical } from "../../runtime/schema/catalog.ts";
+import type { ResolvedVertical } from "../../runtime/shared/schema/catalog.ts";
 import { escapeHtml } from "./html-text.ts";
 import { renderPage, type PageContext } from "./render-pages.ts";
 

@@ -4,9 +4,9 @@
  * layer and the ways in (HTTP, MCP); `llms-full.txt` adds every node's index layer and, for the
  * fully open verticals only, the full text of the four content layers with their rules.
  */
-import type { IndexGraph, LogicLayer, NodeResponse } from "../../runtime/schema/artifacts.ts";
-import { LAYER_NAMES, type ResolvedVertical } from "../../runtime/schema/catalog.ts";
-import type { CompiledGate } from "../../runtime/schema/rules.ts";
+import type { IndexGraph, LogicLayer, NodeResponse } from "../../runtime/shared/schema/artifacts.ts";
+import { LAYER_NAMES, type ResolvedVertical } from "../../runtime/shared/schema/catalog.ts";
+import type { CompiledGate } from "../../runtime/shared/schema/rules.ts";
 
 export interface LlmsVertical {
   vertical: ResolvedVertical;

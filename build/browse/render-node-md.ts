@@ -3,9 +3,9 @@
  * node artifact as the HTML page (full or locked), as markdown for people who paste it into a
  * tool and for agents that read markdown. Layer text is the authored markdown, unchanged.
  */
-import type { LogicLayer, NodeResponse } from "../../runtime/schema/artifacts.ts";
-import { LAYER_NAMES, type ResolvedVertical } from "../../runtime/schema/catalog.ts";
-import type { CompiledGate } from "../../runtime/schema/rules.ts";
+import type { LogicLayer, NodeResponse } from "../../runtime/shared/schema/artifacts.ts";
+import { LAYER_NAMES, type ResolvedVertical } from "../../runtime/shared/schema/catalog.ts";
+import type { CompiledGate } from "../../runtime/shared/schema/rules.ts";
 
 export function renderNodeMarkdown(vertical: ResolvedVertical, response: NodeResponse): string {
   const node = response.node;

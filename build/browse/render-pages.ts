@@ -2,8 +2,8 @@
  * The browse site's pages as HTML strings: the page shell, the verticals list, a vertical's graph
  * page and a node page. No client framework and no script; styles are inline in the shell.
  */
-import type { IndexGraph, NodeResponse } from "../../runtime/schema/artifacts.ts";
-import { LAYER_NAMES, type ResolvedVertical } from "../../runtime/schema/catalog.ts";
+import type { IndexGraph, NodeResponse } from "../../runtime/shared/schema/artifacts.ts";
+import { LAYER_NAMES, type ResolvedVertical } from "../../runtime/shared/schema/catalog.ts";
 import { escapeHtml } from "./html-text.ts";
 import { renderMarkdown } from "./render-markdown.ts";
 import { renderGraphSvg } from "./layout-graph.ts";

@@ -3,8 +3,8 @@
  * build computes (counts), and closed against unknown keys so a typo is an error, not a no-op.
  */
 import { Type, type Static, type TObject, type TSchema } from "@sinclair/typebox";
-import { CohortSchema, LimitsSchema, VerticalEntrySchema } from "../../runtime/schema/catalog.ts";
-import { StatusStaticSchema } from "../../runtime/schema/status.ts";
+import { CohortSchema, LimitsSchema, VerticalEntrySchema } from "../../runtime/shared/schema/catalog.ts";
+import { StatusStaticSchema } from "../../runtime/shared/schema/status.ts";
 
 /** `verticals.yaml`: the API version and the spec's Verticals table. */
 export const VerticalsFileSchema = Type.Object(

@@ -4,9 +4,9 @@
  * declaration the runtime's compiled form derives from.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { AuthoredRuleSchema, FACT_NAME_RE, OutcomeValueSchema } from "../../runtime/schema/rules.ts";
-import { SLUG_RE } from "../../runtime/schema/catalog.ts";
-import { NodeStatusSchema } from "../../runtime/schema/artifacts.ts";
+import { AuthoredRuleSchema, FACT_NAME_RE, OutcomeValueSchema } from "../../runtime/shared/schema/rules.ts";
+import { SLUG_RE } from "../../runtime/shared/schema/catalog.ts";
+import { NodeStatusSchema } from "../../runtime/shared/schema/artifacts.ts";
 
 /** `YYYY-MM-DD`, or a date-time with seconds optional and an explicit zone (never local time). */
 export const AUTHORED_DATE_RE = "^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2}))?$";
@@ -49,7 +49,7 @@ export const NodeFrontmatterSchema = Type.Object(
     id: NodeId,
     title: Type.String({ minLength: 1, maxLength: 200 }),
     summary: Type.String({ minLength: 20, maxLength: 600 }),
-    /** Questions the node answers, as people ask them: a strong field of search (runtime/search/). */
+    /** Questions the node answers, as people ask them: a strong field of search (runtime/domain/search/). */
     questions: Type.Optional(Type.Array(AuthoredQuestion, { minItems: 1, maxItems: 12, uniqueItems: true })),
     order: Type.Integer({ minimum: 1 }),
     next_nodes: Type.Array(NodeId, { uniqueItems: true }),
@@ -79,13 +79,13 @@ export const NodeFrontmatterSchema = Type.Object(
     exclusions: Type.Optional(Type.Array(ExclusionSchema)),
     /**
      * Outcomes that only feed other rules: reported, but their facts are asked only while they can
-     * still change an outcome that is not intermediate (runtime/rules/decision-diagram.ts).
+     * still change an outcome that is not intermediate (runtime/shared/decision-diagram.ts).
      */
     intermediate: Type.Optional(Type.Array(Type.String({ pattern: FACT_NAME_RE }), { uniqueItems: true })),
     /**
      * Facts that are dates: each fact is true exactly when the assessed date is on or after its
      * date (YYYY-MM-DD). A caller gives one date (`as_of`) and every one is derived from it, and
-     * answering one settles the earlier or later ones (runtime/rules/date-facts.ts).
+     * answering one settles the earlier or later ones (runtime/domain/rules/date-facts.ts).
      */
     date_facts: Type.Optional(Type.Record(Type.String({ pattern: FACT_NAME_RE }), AuthoredDate)),
     /**

@@ -4,7 +4,7 @@
  * the build checks the two agree (build/stages/review-records.ts).
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { SLUG_RE } from "../../runtime/schema/catalog.ts";
+import { SLUG_RE } from "../../runtime/shared/schema/catalog.ts";
 
 const Day = Type.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "a date: write YYYY-MM-DD" });
 

@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import type { TSchema } from "@sinclair/typebox";
-import type { Cohort, Limits, VerticalEntry } from "../../runtime/schema/catalog.ts";
+import type { Cohort, Limits, VerticalEntry } from "../../runtime/shared/schema/catalog.ts";
 import {
   CohortsFileSchema,
   LimitsFileSchema,

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ChangelogEntry, Manifest } from "../../runtime/schema/artifacts.ts";
+import type { ChangelogEntry, Manifest } from "../../runtime/shared/schema/artifacts.ts";
 import { toDisplayPath, type Diagnostics } from "../diagnostics.ts";
 import type { GraphNode, VerticalGraph } from "./link.ts";
 

@@ -1,9 +1,9 @@
 /**
  * Stage 7, emit: every artifact the runtime may serve, precomputed (docs/architecture.md: "build
- * emits, runtime reads"). Each artifact is checked against its `runtime/schema` shape before
+ * emits, runtime reads"). Each artifact is checked against its `runtime/shared/schema` shape before
  * it reaches the sink; a failure is a build bug, reported as `artifact_invalid`.
  */
-import { LAYER_NAMES } from "../../runtime/schema/catalog.ts";
+import { LAYER_NAMES } from "../../runtime/shared/schema/catalog.ts";
 import {
   IndexGraphSchema,
   LeanIndexGraphSchema,
@@ -14,7 +14,7 @@ import {
   type NodeData,
   type NodeResponse,
   type Wrapper,
-} from "../../runtime/schema/artifacts.ts";
+} from "../../runtime/shared/schema/artifacts.ts";
 import { compileSchema, type CheckValue } from "../schema/validator.ts";
 import { sha256, toCanonicalJson } from "../digest.ts";
 import { countTokens } from "../tokens.ts";
@@ -23,7 +23,7 @@ import type { BuildCache } from "../cache.ts";
 import type { CatalogData } from "./catalog.ts";
 import type { GraphNode, VerticalGraph } from "./link.ts";
 import { toUnlockText } from "./unlock.ts";
-import { toUnlockHint } from "../../runtime/schema/unlock.ts";
+import { toUnlockHint } from "../../runtime/shared/schema/unlock.ts";
 
 /** Receives artifacts; paths are relative to `dist/data`. */
 export interface ArtifactSink {

@@ -6,10 +6,10 @@
  * finds the rest. The same diagrams show outcomes that can never hold and facts that never change
  * any outcome, reported as warnings.
  */
-import { DecisionDiagrams, FALSE } from "../../runtime/rules/decision-diagram.ts";
+import { DecisionDiagrams, FALSE } from "../../runtime/shared/decision-diagram.ts";
 import { toDisplayPath, type Diagnostics, type IssueCode } from "../diagnostics.ts";
 import type { FieldPath } from "../locate.ts";
-import { suggestClosest } from "../../runtime/did-you-mean.ts";
+import { suggestClosest } from "../../runtime/shared/did-you-mean.ts";
 import type { CompiledNode } from "./rules.ts";
 
 export interface ExclusionStats {

@@ -9,7 +9,7 @@
  */
 import { parse as parseYaml } from "yaml";
 import { Type, type Static } from "@sinclair/typebox";
-import { DURATION_UNITS, FACT_NAME_RE } from "../../runtime/schema/rules.ts";
+import { DURATION_UNITS, FACT_NAME_RE } from "../../runtime/shared/schema/rules.ts";
 import type { Diagnostics } from "../diagnostics.ts";
 import { AUTHORED_DATE_RE } from "../schema/frontmatter.ts";
 import { compileSchema } from "../schema/validator.ts";

@@ -4,7 +4,7 @@
  * the catalogue's trial rule. Deprecated nodes may be unlinked (nodes are never deleted).
  */
 import { join } from "node:path";
-import type { VerticalEntry } from "../../runtime/schema/catalog.ts";
+import type { VerticalEntry } from "../../runtime/shared/schema/catalog.ts";
 import { VerticalIndexSchema, type VerticalIndex } from "../schema/frontmatter.ts";
 import { compileSchema } from "../schema/validator.ts";
 import { toDisplayPath, type Diagnostics, type IssueCode } from "../diagnostics.ts";
@@ -14,7 +14,7 @@ import type { CatalogData } from "./catalog.ts";
 import type { SourceFile } from "./load.ts";
 import type { ParsedFile } from "./parse.ts";
 import type { CompiledNode } from "./rules.ts";
-import { suggestClosest } from "../../runtime/did-you-mean.ts";
+import { suggestClosest } from "../../runtime/shared/did-you-mean.ts";
 
 export interface GraphNode extends CompiledNode {
   /** Unlocked by a trial key of this vertical. */

@@ -2,7 +2,7 @@
  * Stage 8, manifest: the last file written, describing all the others. `build_id` is the hash of
  * every file digest, so the same content always has the same id (no wall clock anywhere).
  */
-import { ManifestSchema, type Manifest } from "../../runtime/schema/artifacts.ts";
+import { ManifestSchema, type Manifest } from "../../runtime/shared/schema/artifacts.ts";
 import { compileSchema } from "../schema/validator.ts";
 import { shortDigest } from "../digest.ts";
 import type { VerticalGraph } from "./link.ts";

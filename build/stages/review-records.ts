@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { createDiagnostics, type Diagnostics, type IssueCode } from "../diagnostics.ts";
 import { createLocator, type FieldPath } from "../locate.ts";
-import { suggestClosest } from "../../runtime/did-you-mean.ts";
+import { suggestClosest } from "../../runtime/shared/did-you-mean.ts";
 import { REVIEW_STATUSES, ReviewFileSchema, type ReviewFile, type ReviewRecord } from "../schema/review-records.ts";
 import { compileSchema } from "../schema/validator.ts";
 import type { LoadedContent, SourceFile } from "./load.ts";

@@ -1,12 +1,12 @@
 /**
  * Stage 8a, signatures: once the build id is known, every served file (node variants, indexes) is
- * signed over its Content-Digest and Knowledge-Identity (runtime/signing/). The runtime then
+ * signed over its Content-Digest and Knowledge-Identity (runtime/domain/signing/). The runtime then
  * serves these signatures as they are: a static read never signs anything.
  */
-import type { Manifest, ManifestSigning } from "../../runtime/schema/artifacts.ts";
-import { contentDigestFromHex, formatIdentity, signHeaders } from "../../runtime/signing/answer-signature.ts";
-import { identityOfFile } from "../../runtime/signing/file-identity.ts";
-import { publicJwk } from "../../runtime/signing/signing-keys.ts";
+import type { Manifest, ManifestSigning } from "../../runtime/shared/schema/artifacts.ts";
+import { contentDigestFromHex, formatIdentity, signHeaders } from "../../runtime/shared/answer-signature.ts";
+import { identityOfFile } from "../../runtime/shared/file-identity.ts";
+import { publicJwk } from "../../runtime/shared/signing-keys.ts";
 import type { BuildSigningKey } from "../signing-key.ts";
 
 export function signArtifacts(manifest: Pick<Manifest, "build_id" | "verticals" | "files">, signing: BuildSigningKey): ManifestSigning {

@@ -2,7 +2,7 @@
  * The paragraph appended to the wrapper `cta` of a locked (index-only) node: how this caller can
  * unlock the layers, composed from catalogue data so prices and trial terms are never retyped.
  */
-import type { Limits, VerticalEntry } from "../../runtime/schema/catalog.ts";
+import type { Limits, VerticalEntry } from "../../runtime/shared/schema/catalog.ts";
 
 /**
  * @example toUnlockText(travel, { trial: true }, limits) // "To unlock the four layers: …"

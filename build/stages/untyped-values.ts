@@ -5,7 +5,7 @@
  * outcome of the node. Deliberate prose (a figure quoted to warn against it, a citation's date) is
  * listed once in the node's `prose_values:`. A warning in a dev build, an error in a release build.
  */
-import type { OutcomeValue } from "../../runtime/schema/rules.ts";
+import type { OutcomeValue } from "../../runtime/shared/schema/rules.ts";
 import type { ResolvedBuildConfig } from "../config.ts";
 import { toDisplayPath, type Diagnostics } from "../diagnostics.ts";
 import type { ValidatedNode } from "./validate.ts";

@@ -3,7 +3,7 @@
  * lines), the id, dates and deprecation fields, and the four layers. What passes is a
  * `ValidatedNode`, which later stages trust.
  */
-import { LAYER_NAMES, type LayerName } from "../../runtime/schema/catalog.ts";
+import { LAYER_NAMES, type LayerName } from "../../runtime/shared/schema/catalog.ts";
 import { AUTHORED_DATE_RE, NodeFrontmatterSchema, type NodeFrontmatter } from "../schema/frontmatter.ts";
 import { compileSchema } from "../schema/validator.ts";
 import { toDisplayPath, type Diagnostics } from "../diagnostics.ts";

@@ -4,7 +4,7 @@
  * fails the build: a response without its wrapper would break the contract.
  */
 import { join } from "node:path";
-import { WRAPPER_FIELDS, type Wrapper } from "../../runtime/schema/artifacts.ts";
+import { WRAPPER_FIELDS, type Wrapper } from "../../runtime/shared/schema/artifacts.ts";
 import { toDisplayFile, type ResolvedBuildConfig } from "../config.ts";
 import type { Diagnostics } from "../diagnostics.ts";
 import { readFrontmatter } from "./parse.ts";

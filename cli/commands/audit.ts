@@ -1,8 +1,8 @@
 /**
- * `vkr audit`: the audit trail on the service's own store (runtime/audit/audit-log.ts), newest
+ * `vkr audit`: the audit trail on the service's own store (runtime/domain/audit/audit-log.ts), newest
  * first, with the filters of GET /api/admin/audit.
  */
-import { AUDIT_PAGE_MAX, readAudit } from "../../runtime/audit/audit-log.ts";
+import { AUDIT_PAGE_MAX, readAudit } from "../../runtime/domain/audit/audit-log.ts";
 import { EXIT, OperatorError } from "../exit-codes.ts";
 import { withOperatorContext } from "../operator-context.ts";
 import { STORE_ARGS } from "../store-args.ts";

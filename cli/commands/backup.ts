@@ -1,14 +1,14 @@
 /**
  * `vkr backup <file>` and `vkr restore <file>`: a consistent copy of the embedded store taken
  * while the server serves, and its restore into a folder no server is using
- * (runtime/storage/sqlite-backup.ts). On Redis the state is Redis's own to back up (RDB/AOF,
+ * (runtime/state/storage/sqlite-backup.ts). On Redis the state is Redis's own to back up (RDB/AOF,
  * docs/operations.md), so both commands refuse and say so.
  */
 import { resolve } from "node:path";
 import { EXIT, OperatorError } from "../exit-codes.ts";
 import { describeStateStore, resolveOperatorConfig } from "../operator-context.ts";
 import { printResult, runOperation } from "../output.ts";
-import { BackupRefusal, backupState, restoreState } from "../../runtime/storage/sqlite-backup.ts";
+import { BackupRefusal, backupState, restoreState } from "../../runtime/state/storage/sqlite-backup.ts";
 import type { RuntimeConfig } from "../../runtime/config.ts";
 import { defineCommand } from "../command-line.ts";
 

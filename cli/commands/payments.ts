@@ -1,6 +1,6 @@
 /**
  * `vkr payments list | reconcile | ack`: the purchases on the service's own store, through the same
- * functions as the admin routes and the server's own reconciliation pass (runtime/payments/purchases/reconcile.ts).
+ * functions as the admin routes and the server's own reconciliation pass (runtime/domain/payments/purchases/reconcile.ts).
  */
 import {
   acknowledgePurchase,
@@ -8,9 +8,9 @@ import {
   listPurchasesForOperator,
   reconcilePurchases,
   type ReconcileEntry,
-} from "../../runtime/payments/purchases/reconcile.ts";
-import { createPaymentProviders } from "../../runtime/payments/providers/create-providers.ts";
-import { formatUsd } from "../../runtime/money.ts";
+} from "../../runtime/domain/payments/purchases/reconcile.ts";
+import { createPaymentProviders } from "../../runtime/domain/payments/providers/create-providers.ts";
+import { formatUsd } from "../../runtime/shared/money.ts";
 import { EXIT, OperatorError } from "../exit-codes.ts";
 import { withOperatorContext } from "../operator-context.ts";
 import { STORE_ARGS } from "../store-args.ts";

@@ -1,8 +1,8 @@
 /** The pure parts of the change feed: paging by position, `since` parsing and signed cursors. */
 import { describe, expect, it } from "vitest";
-import { decodeCursor, encodeCursor } from "../../runtime/delta/cursor.ts";
-import { pageChangelog, parseSince } from "../../runtime/delta/page-changelog.ts";
-import type { ChangelogEntry } from "../../runtime/schema/artifacts.ts";
+import { decodeCursor, encodeCursor } from "../../runtime/domain/delta/cursor.ts";
+import { pageChangelog, parseSince } from "../../runtime/domain/delta/page-changelog.ts";
+import type { ChangelogEntry } from "../../runtime/shared/schema/artifacts.ts";
 
 const entry = (at: string, vertical: string, node: string): ChangelogEntry => ({
   id: `${vertical}/${node}/added`,

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { buildContent } from "../../build/index.ts";
 import { buildChangelog, compareEntries, lintDelta } from "../../build/stages/delta.ts";
 import { createDiagnostics } from "../../build/diagnostics.ts";
-import type { ChangelogEntry } from "../../runtime/schema/artifacts.ts";
+import type { ChangelogEntry } from "../../runtime/shared/schema/artifacts.ts";
 import { createTempDir, materializeFixture } from "./_fixtures.ts";
 
 async function changelogOf(...overlays: string[]): Promise<ChangelogEntry[]> {

@@ -6,7 +6,7 @@ import { emitArtifact } from "../../build/stages/emit.ts";
 import { compileSchema } from "../../build/schema/validator.ts";
 import { createDiagnostics } from "../../build/diagnostics.ts";
 import { toUsd } from "../../build/stages/unlock.ts";
-import { NodeResponseSchema } from "../../runtime/schema/artifacts.ts";
+import { NodeResponseSchema } from "../../runtime/shared/schema/artifacts.ts";
 import { createTempDir, materializeFixture } from "./_fixtures.ts";
 
 async function files() {

@@ -8,7 +8,7 @@ import { checkExclusions } from "../../build/stages/exclusions.ts";
 import { compileRuleSet, type CompiledNode } from "../../build/stages/rules.ts";
 import type { ValidatedNode } from "../../build/stages/validate.ts";
 import type { NodeFrontmatter } from "../../build/schema/frontmatter.ts";
-import { evaluateRules } from "../../runtime/rules/evaluate.ts";
+import { evaluateRules } from "../../runtime/domain/rules/evaluate.ts";
 
 function node(fm: Partial<NodeFrontmatter>): CompiledNode {
   const validated = {

@@ -8,7 +8,7 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildContent, createBuildCache } from "../../build/index.ts";
 import { createTempDir, materializeFixture, REPO_ROOT } from "./_fixtures.ts";
-import { exportPrivateJwk, generateSigningKey } from "../../runtime/signing/signing-keys.ts";
+import { exportPrivateJwk, generateSigningKey } from "../../runtime/shared/signing-keys.ts";
 
 describe("pipeline", () => {
   it("emits the documented dist/data layout", async () => {

@@ -14,7 +14,7 @@
  */
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scanCluster } from "../../runtime/storage/redis-connection.ts";
+import { scanCluster } from "../../runtime/state/storage/redis-connection.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import type { ChildServer } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";

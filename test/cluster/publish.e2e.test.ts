@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveReleaseStore } from "../../runtime/config.ts";
-import { createReleaseStore, releaseFileKey } from "../../runtime/releases/release-store.ts";
+import { createReleaseStore, releaseFileKey } from "../../runtime/state/releases/release-store.ts";
 import { activateRelease, uploadRelease } from "../../scripts/publish-release.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import type { ChildServer } from "../helpers/child-server.ts";

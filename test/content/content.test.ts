@@ -6,10 +6,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { IndexGraph, NodeResponse } from "../../runtime/schema/artifacts.ts";
-import type { Catalog } from "../../runtime/schema/catalog.ts";
-import { LAYER_NAMES } from "../../runtime/schema/catalog.ts";
-import type { SearchIndex } from "../../runtime/schema/search.ts";
+import type { IndexGraph, NodeResponse } from "../../runtime/shared/schema/artifacts.ts";
+import type { Catalog } from "../../runtime/shared/schema/catalog.ts";
+import { LAYER_NAMES } from "../../runtime/shared/schema/catalog.ts";
+import type { SearchIndex } from "../../runtime/shared/schema/search.ts";
 import { REPO_ROOT } from "../build/_fixtures.ts";
 
 const DATA_DIR = join(REPO_ROOT, "dist/data");

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildContent } from "../../build/index.ts";
-import type { NodeResponse } from "../../runtime/schema/artifacts.ts";
+import type { NodeResponse } from "../../runtime/shared/schema/artifacts.ts";
 import { REPO_ROOT } from "../build/_fixtures.ts";
 
 const DIST = join(REPO_ROOT, "dist");

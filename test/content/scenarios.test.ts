@@ -7,9 +7,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { evaluateWithDates } from "../../runtime/rules/date-facts.ts";
-import type { NodeResponse } from "../../runtime/schema/artifacts.ts";
-import type { CompiledRuleSet } from "../../runtime/schema/rules.ts";
+import { evaluateWithDates } from "../../runtime/domain/rules/date-facts.ts";
+import type { NodeResponse } from "../../runtime/shared/schema/artifacts.ts";
+import type { CompiledRuleSet } from "../../runtime/shared/schema/rules.ts";
 import { REPO_ROOT } from "../build/_fixtures.ts";
 import { readScenarioFiles } from "../helpers/scenarios.ts";
 

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { NodeResponse } from "../../runtime/schema/artifacts.ts";
+import type { NodeResponse } from "../../runtime/shared/schema/artifacts.ts";
 import { buildContent } from "../../build/index.ts";
 import { formatIssue } from "../../build/diagnostics.ts";
 import { REPO_ROOT } from "../build/_fixtures.ts";

@@ -1,4 +1,4 @@
-/** Every file of a built fixture dist validates against the runtime/schema shape for its path. */
+/** Every file of a built fixture dist validates against the runtime/shared/schema shape for its path. */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -12,10 +12,10 @@ import {
   LeanNodeResponseSchema,
   ManifestSchema,
   NodeResponseSchema,
-} from "../../runtime/schema/artifacts.ts";
-import { CatalogSchema } from "../../runtime/schema/catalog.ts";
-import { StatusStaticSchema } from "../../runtime/schema/status.ts";
-import { SearchIndexSchema } from "../../runtime/schema/search.ts";
+} from "../../runtime/shared/schema/artifacts.ts";
+import { CatalogSchema } from "../../runtime/shared/schema/catalog.ts";
+import { StatusStaticSchema } from "../../runtime/shared/schema/status.ts";
+import { SearchIndexSchema } from "../../runtime/shared/schema/search.ts";
 import { createTempDir, materializeFixture } from "../build/_fixtures.ts";
 
 /** Path pattern → schema; every emitted file must match exactly one. */
@@ -40,7 +40,7 @@ beforeAll(async () => {
 });
 
 describe("contract: built artifacts", () => {
-  it("every file validates against its runtime/schema shape", () => {
+  it("every file validates against its runtime/shared/schema shape", () => {
     const checks = SCHEMAS.map(([re, schema]) => [re, compileSchema(schema)] as const);
     const files = _listFiles(dataDir);
     expect(files.length).toBeGreaterThan(10);

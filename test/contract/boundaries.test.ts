@@ -1,5 +1,5 @@
 /**
- * Imports point one way: build/ → runtime/schema/ ← runtime/*. The runtime never imports build/
+ * Imports point one way: build/ → runtime/shared/schema/ ← runtime/*. The runtime never imports build/
  * and never pulls in the build's heavy libraries (they must not reach the server bundle).
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -47,7 +47,7 @@ describe("contract: boundaries", () => {
   });
 
   it("the schemas know the payment methods only through method-ids.ts, which imports only the methods' environment blocks", () => {
-    const schemas = files.filter((f) => relative(REPO_ROOT, f).startsWith(join("runtime/schema", "/")));
+    const schemas = files.filter((f) => relative(REPO_ROOT, f).startsWith(join("runtime/shared/schema", "/")));
     expect(schemas.length).toBeGreaterThan(0);
     const offenders = schemas.flatMap((f) =>
       importsOf(f)
@@ -55,14 +55,14 @@ describe("contract: boundaries", () => {
         .map((spec) => `${relative(REPO_ROOT, f)} → ${spec}`),
     );
     expect(offenders).toEqual([]);
-    const methods = join(REPO_ROOT, "runtime/payments/methods");
+    const methods = join(REPO_ROOT, "runtime/domain/payments/methods");
     const ids = importsOf(join(methods, "method-ids.ts"));
     expect(ids.length).toBeGreaterThan(0);
     expect(ids.filter((spec) => !/^\.\/[a-z0-9-]+\/[a-z0-9-]+-env\.ts$/.test(spec) && spec !== "./method-env.ts")).toEqual([]);
   });
 
   it("a method's environment block and its contract import only types, so config reads them without loading any method", () => {
-    const methods = join(REPO_ROOT, "runtime/payments/methods");
+    const methods = join(REPO_ROOT, "runtime/domain/payments/methods");
     const blocks = files.filter((f) => f.startsWith(methods) && /-env\.ts$/.test(f));
     expect(blocks.length).toBeGreaterThan(1);
     const offenders = blocks.flatMap((f) =>

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { createOpenApiDocument } from "../../runtime/openapi/document.ts";
+import { createOpenApiDocument } from "../../runtime/edges/openapi/document.ts";
 
 const run = promisify(execFile);
 const REDOCLY = join(process.cwd(), "node_modules", ".bin", "redocly");

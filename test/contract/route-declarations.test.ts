@@ -1,5 +1,5 @@
 /**
- * A route is declared once (runtime/routes/route-table.ts): the app serves exactly the declared
+ * A route is declared once (runtime/edges/routes/route-table.ts): the app serves exactly the declared
  * routes, each with an OpenAPI operation or a stated reason for none and a metrics decision; a
  * route file cannot register an undeclared path, and a declared route without a handler stops the
  * app from starting. The MCP tools named by the declarations are the server's tools.
@@ -8,11 +8,11 @@ import { join } from "node:path";
 import { H3 } from "h3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../runtime/app.ts";
-import { TOOLS } from "../../runtime/mcp/tools.ts";
-import { createOpenApiDocument } from "../../runtime/openapi/document.ts";
-import { routerPath } from "../../runtime/routes/route-declaration.ts";
-import { assertEveryRouteBound, bindRoute, defineRoutes, retrievalRoutes, ROUTES } from "../../runtime/routes/route-table.ts";
-import { UNDOCUMENTED_ROUTES } from "../../runtime/routes/undocumented-routes.ts";
+import { TOOLS } from "../../runtime/edges/mcp/tools.ts";
+import { createOpenApiDocument } from "../../runtime/edges/openapi/document.ts";
+import { routerPath } from "../../runtime/edges/routes/route-declaration.ts";
+import { assertEveryRouteBound, bindRoute, defineRoutes, retrievalRoutes, ROUTES } from "../../runtime/edges/routes/route-table.ts";
+import { UNDOCUMENTED_ROUTES } from "../../runtime/edges/routes/undocumented-routes.ts";
 import { REPO_ROOT } from "../build/_fixtures.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";
 

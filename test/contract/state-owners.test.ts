@@ -19,46 +19,46 @@ interface StateOwner {
 const STATE_OWNERS: StateOwner[] = [
   // The state room: the backends themselves and the typed stores beside them.
   {
-    path: "runtime/storage/",
+    path: "runtime/state/storage/",
     namespaces: ["keys", "accounts", "credits", "waitlist", "interest", "seats", "cohort-members", "pov", "trial"]
       // The one per-client limiter (client-limiter.ts) builds every per-client window key.
       .concat(["rate", "trialrate", "adminfail", "adminwrong", "waitlist-new", "interest-anon", "interest-new"]),
   },
-  { path: "runtime/tracing/traced-backend.ts", namespaces: [] },
+  { path: "runtime/edges/tracing/traced-backend.ts", namespaces: [] },
   // Typed stores beside their domain.
-  { path: "runtime/releases/release-store.ts", namespaces: ["releases"] },
-  { path: "runtime/accounts/account-slots.ts", namespaces: ["acctslot", "acctcap"] },
-  { path: "runtime/metering/quota.ts", namespaces: ["q"] },
-  { path: "runtime/metering/usage-history.ts", namespaces: ["usage", "usage-fold"] },
-  { path: "runtime/audit/audit-log.ts", namespaces: ["audit"] },
-  { path: "runtime/delta/cursor-secret.ts", namespaces: ["delta"] },
-  { path: "runtime/cohorts/active-cohort.ts", namespaces: ["cohort"] },
-  { path: "runtime/cohorts/seat-ledger.ts", namespaces: ["cohort-seats"] },
-  { path: "runtime/cohorts/cohort-store.ts", namespaces: ["cohort-member", "poo"] },
-  { path: "runtime/growth/referral.ts", namespaces: ["referral", "referral-counted", "referral-cap"] },
-  { path: "runtime/growth/waitlist.ts", namespaces: ["waitlist"] },
-  { path: "runtime/growth/interest.ts", namespaces: ["interest"] },
-  { path: "runtime/growth/proof-of-value.ts", namespaces: ["pov"] },
+  { path: "runtime/state/releases/release-store.ts", namespaces: ["releases"] },
+  { path: "runtime/domain/accounts/account-slots.ts", namespaces: ["acctslot", "acctcap"] },
+  { path: "runtime/domain/metering/quota.ts", namespaces: ["q"] },
+  { path: "runtime/domain/metering/usage-history.ts", namespaces: ["usage", "usage-fold"] },
+  { path: "runtime/domain/audit/audit-log.ts", namespaces: ["audit"] },
+  { path: "runtime/domain/delta/cursor-secret.ts", namespaces: ["delta"] },
+  { path: "runtime/domain/cohorts/active-cohort.ts", namespaces: ["cohort"] },
+  { path: "runtime/domain/cohorts/seat-ledger.ts", namespaces: ["cohort-seats"] },
+  { path: "runtime/domain/cohorts/cohort-store.ts", namespaces: ["cohort-member", "poo"] },
+  { path: "runtime/domain/growth/referral.ts", namespaces: ["referral", "referral-counted", "referral-cap"] },
+  { path: "runtime/domain/growth/waitlist.ts", namespaces: ["waitlist"] },
+  { path: "runtime/domain/growth/interest.ts", namespaces: ["interest"] },
+  { path: "runtime/domain/growth/proof-of-value.ts", namespaces: ["pov"] },
   {
-    path: "runtime/payments/purchases/purchase-store.ts",
+    path: "runtime/domain/payments/purchases/purchase-store.ts",
     namespaces: ["purchase", "purchase-open", "plock", "pstep", "card-session", "card-shown"],
   },
-  { path: "runtime/payments/purchases/idempotency.ts", namespaces: [] },
-  { path: "runtime/payments/per-use/token-ledger.ts", namespaces: ["payledger", "payhold"] },
-  { path: "runtime/payments/per-use/charge-batcher.ts", namespaces: ["peruse", "payreserved", "paysettled"] },
-  { path: "runtime/payments/methods/x402/x402-per-read.ts", namespaces: ["x402read"] },
+  { path: "runtime/domain/payments/purchases/idempotency.ts", namespaces: [] },
+  { path: "runtime/domain/payments/per-use/token-ledger.ts", namespaces: ["payledger", "payhold"] },
+  { path: "runtime/domain/payments/per-use/charge-batcher.ts", namespaces: ["peruse", "payreserved", "paysettled"] },
+  { path: "runtime/domain/payments/methods/x402/x402-per-read.ts", namespaces: ["x402read"] },
   // Unpaid card checkouts per client: numbered insert-once places, not a window, so not the limiter's.
-  { path: "runtime/payments/methods/card/card-pending.ts", namespaces: ["cardpending"] },
+  { path: "runtime/domain/payments/methods/card/card-pending.ts", namespaces: ["cardpending"] },
 ];
 
 /** Literals that start like a key but name something else; each says what it is. */
 const NOT_STORE_KEYS: Array<{ path: string; literal: string; why: string }> = [
-  { path: "runtime/payments/purchases/purchase-flow.ts", literal: '"purchase:', why: "failpoint names" },
-  { path: "runtime/payments/purchases/purchase-keys.ts", literal: '"purchase:', why: "a failpoint name" },
-  { path: "runtime/payments/purchases/purchase-keys.ts", literal: "`purchase:", why: "the sealed keys' associated data" },
-  { path: "runtime/payments/methods/card/card-fulfilment.ts", literal: '"purchase:', why: "a failpoint name" },
-  { path: "runtime/keys/issue-keys.ts", literal: '"trial:', why: "a failpoint name" },
-  { path: "runtime/audit/audit-purchase.ts", literal: "`purchase:", why: "an audit entry's subject" },
+  { path: "runtime/domain/payments/purchases/purchase-flow.ts", literal: '"purchase:', why: "failpoint names" },
+  { path: "runtime/domain/payments/purchases/purchase-keys.ts", literal: '"purchase:', why: "a failpoint name" },
+  { path: "runtime/domain/payments/purchases/purchase-keys.ts", literal: "`purchase:", why: "the sealed keys' associated data" },
+  { path: "runtime/domain/payments/methods/card/card-fulfilment.ts", literal: '"purchase:', why: "a failpoint name" },
+  { path: "runtime/domain/payments/purchases/issue-keys.ts", literal: '"trial:', why: "a failpoint name" },
+  { path: "runtime/domain/audit/audit-purchase.ts", literal: "`purchase:", why: "an audit entry's subject" },
 ];
 
 /** The backend's data operations, on the backend or on its unstorage records. */
@@ -114,12 +114,12 @@ describe("contract: stored state has owners", () => {
 
   it("catches a route that calls the backend or spells a key", () => {
     const route = 'const n = await deps.backend.countList("pov:trial-keys");\nawait deps.backend.records.getItem(`keys:${hash}`);';
-    expect(stateViolations("runtime/routes/example.ts", route)).toEqual([
-      "runtime/routes/example.ts:1 calls the backend (backend.countList)",
-      'runtime/routes/example.ts:1 builds a store key ("pov:…)',
-      "runtime/routes/example.ts:2 calls the backend (backend.records)",
-      "runtime/routes/example.ts:2 builds a store key (`keys:…)",
+    expect(stateViolations("runtime/edges/routes/example.ts", route)).toEqual([
+      "runtime/edges/routes/example.ts:1 calls the backend (backend.countList)",
+      'runtime/edges/routes/example.ts:1 builds a store key ("pov:…)',
+      "runtime/edges/routes/example.ts:2 calls the backend (backend.records)",
+      "runtime/edges/routes/example.ts:2 builds a store key (`keys:…)",
     ]);
-    expect(stateViolations("runtime/routes/example.ts", "// a comment on `keys:<hash>`\nconst x = 1;")).toEqual([]);
+    expect(stateViolations("runtime/edges/routes/example.ts", "// a comment on `keys:<hash>`\nconst x = 1;")).toEqual([]);
   });
 });

@@ -9,8 +9,8 @@ import {
   meanConfidence,
   toScoreMicros,
   type ProgressionSnapshot,
-} from "../../runtime/cohorts/cohort-machine.ts";
-import type { Cohort } from "../../runtime/schema/catalog.ts";
+} from "../../runtime/domain/cohorts/cohort-machine.ts";
+import type { Cohort } from "../../runtime/shared/schema/catalog.ts";
 
 const COHORTS = (parseYaml(readFileSync("content/_catalog/cohorts.yaml", "utf8")) as { cohorts: Cohort[] }).cohorts;
 const snap = (over: Partial<ProgressionSnapshot>): ProgressionSnapshot => ({

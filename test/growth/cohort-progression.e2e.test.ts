@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
-import { createCreditsStore } from "../../runtime/storage/credits-store.ts";
+import { createCreditsStore } from "../../runtime/state/storage/credits-store.ts";
 
 let svc: TestService;
 beforeAll(async () => {

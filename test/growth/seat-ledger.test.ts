@@ -8,12 +8,12 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { claimSeat, readSeatsHeld, returnSeat } from "../../runtime/cohorts/seat-ledger.ts";
-import type { Cohort } from "../../runtime/schema/catalog.ts";
-import type { StateBackend } from "../../runtime/storage/backend.ts";
-import { cohortMembersList } from "../../runtime/storage/list-names.ts";
-import { createRedisBackend } from "../../runtime/storage/redis-backend.ts";
-import { createSqliteBackend } from "../../runtime/storage/sqlite-backend.ts";
+import { claimSeat, readSeatsHeld, returnSeat } from "../../runtime/domain/cohorts/seat-ledger.ts";
+import type { Cohort } from "../../runtime/shared/schema/catalog.ts";
+import type { StateBackend } from "../../runtime/state/storage/backend.ts";
+import { cohortMembersList } from "../../runtime/state/storage/list-names.ts";
+import { createRedisBackend } from "../../runtime/state/storage/redis-backend.ts";
+import { createSqliteBackend } from "../../runtime/state/storage/sqlite-backend.ts";
 import { deletePrefix, SHARED_REDIS_URL, uniquePrefix } from "../cluster/_cluster.ts";
 
 const NOW = Date.UTC(2026, 10, 22, 10, 30);

@@ -72,7 +72,7 @@ describe("prototype-named input over MCP", () => {
 
 describe("prototype-named configuration values", () => {
   it("an x402 network named like an Object.prototype member is refused as unknown, not looked up on the prototype", async () => {
-    const { resolveNetwork } = await import("../../runtime/payments/providers/http402.ts");
+    const { resolveNetwork } = await import("../../runtime/domain/payments/providers/http402.ts");
     for (const word of PROTOTYPE_WORDS) expect(() => resolveNetwork(word), word).toThrow(/not an EVM network x402 knows/);
     expect(resolveNetwork("base")).toEqual({ v1: "base", v2: "eip155:8453", testnet: false });
     expect(resolveNetwork("eip155:84532")).toEqual({ v1: "base-sepolia", v2: "eip155:84532", testnet: true });

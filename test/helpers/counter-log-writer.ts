@@ -5,7 +5,7 @@
  *
  *   node --import tsx test/helpers/counter-log-writer.ts <dataDir> <keys> <batches> <now>
  */
-import { createSqliteBackend } from "../../runtime/storage/sqlite-backend.ts";
+import { createSqliteBackend } from "../../runtime/state/storage/sqlite-backend.ts";
 import { numberedKeyWindows } from "./numbered-key-windows.ts";
 
 const [dataDir, keys, batches, now] = [process.argv[2]!, Number(process.argv[3]), Number(process.argv[4]), Number(process.argv[5])];

@@ -8,7 +8,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { CohortName } from "../../runtime/schema/catalog.ts";
+import type { CohortName } from "../../runtime/shared/schema/catalog.ts";
 
 export interface FixtureNode {
   id: string;

@@ -1,5 +1,5 @@
 /** An active membership key record of the travel vertical, for store and metering tests that need one without issuing it. */
-import type { KeyRecord } from "../../runtime/schema/keys.ts";
+import type { KeyRecord } from "../../runtime/shared/schema/keys.ts";
 
 export function membershipRecord(id: string, hash = id.repeat(4)): KeyRecord {
   return {

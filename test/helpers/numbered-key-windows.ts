@@ -4,8 +4,8 @@
  * its child process agree. Limits are out of reach except the hour's, `hourly` (default: none).
  */
 import { createHash } from "node:crypto";
-import { planWindows, type PlannedWindow } from "../../runtime/metering/quota.ts";
-import type { Limits } from "../../runtime/schema/catalog.ts";
+import { planWindows, type PlannedWindow } from "../../runtime/domain/metering/quota.ts";
+import type { Limits } from "../../runtime/shared/schema/catalog.ts";
 import { membershipRecord } from "./key-record.ts";
 
 const HUGE = 1e9;

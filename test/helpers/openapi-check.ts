@@ -6,7 +6,7 @@
  */
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { createOpenApiDocument } from "../../runtime/openapi/document.ts";
+import { createOpenApiDocument } from "../../runtime/edges/openapi/document.ts";
 
 type Doc = ReturnType<typeof createOpenApiDocument>;
 

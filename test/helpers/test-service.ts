@@ -6,9 +6,9 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createManualClock } from "../../runtime/clock.ts";
+import { createManualClock } from "../../runtime/shared/clock.ts";
 import { resolveRuntimeConfig } from "../../runtime/config.ts";
-import { createLogger } from "../../runtime/logger.ts";
+import { createLogger } from "../../runtime/shared/logger.ts";
 import { startService, type RunningService } from "../../runtime/start.ts";
 import { createOpenApiChecker } from "./openapi-check.ts";
 

@@ -1,9 +1,9 @@
 /**
- * The network a client address stands for (runtime/http/client-network.ts): one key per IPv4 host
+ * The network a client address stands for (runtime/shared/http/client-network.ts): one key per IPv4 host
  * however written, one per IPv6 network of the configured prefix, distinct networks distinct.
  */
 import { describe, expect, it } from "vitest";
-import { clientNetwork } from "../../runtime/http/client-network.ts";
+import { clientNetwork } from "../../runtime/shared/http/client-network.ts";
 
 describe("clientNetwork", () => {
   it("gives one IPv4 host one key however it is written", () => {

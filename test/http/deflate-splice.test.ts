@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { deflateSync, inflateSync } from "node:zlib";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { acceptsDeflate, adler32, deflatePart, spliceDeflate } from "../../runtime/http/deflate-splice.ts";
+import { acceptsDeflate, adler32, deflatePart, spliceDeflate } from "../../runtime/shared/http/deflate-splice.ts";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 const join = (parts: Uint8Array[]) => Buffer.concat(parts);

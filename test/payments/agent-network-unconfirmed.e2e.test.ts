@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, type TestService } from "../helpers/test-service.ts";
-import type { PurchaseRecord } from "../../runtime/payments/purchases/purchase-store.ts";
+import type { PurchaseRecord } from "../../runtime/domain/payments/purchases/purchase-store.ts";
 import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "./stand-ins/agent-network.ts";
 import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";
 import { failWrite } from "./fail-store-write.ts";

@@ -6,7 +6,7 @@
  * account's invoices, and GET /api/keys shows where it went.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCreditsStore } from "../../runtime/storage/credits-store.ts";
+import { createCreditsStore } from "../../runtime/state/storage/credits-store.ts";
 import type { TestService } from "../helpers/test-service.ts";
 import { startStripe, stripeEnv, type StripeStandIn } from "./stand-ins/stripe.ts";
 import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";

@@ -4,7 +4,7 @@
  * fetched from the stand-in's URL here (the per-use suite pins it inline).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCreditsStore } from "../../runtime/storage/credits-store.ts";
+import { createCreditsStore } from "../../runtime/state/storage/credits-store.ts";
 import type { TestService } from "../helpers/test-service.ts";
 import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "./stand-ins/agent-network.ts";
 import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";

@@ -6,9 +6,9 @@
 import { Value } from "@sinclair/typebox/value";
 import { describe, expect, it } from "vitest";
 import type { AppDeps } from "../../runtime/deps.ts";
-import { PAYMENT_METHOD_IDS } from "../../runtime/payments/methods/method-ids.ts";
-import { PAYMENT_METHOD_REGISTRY } from "../../runtime/payments/methods/registry.ts";
-import { CheckoutKeysSchema, CheckoutRequestSchema, CheckoutSessionSchema } from "../../runtime/schema/payments.ts";
+import { PAYMENT_METHOD_IDS } from "../../runtime/domain/payments/methods/method-ids.ts";
+import { PAYMENT_METHOD_REGISTRY } from "../../runtime/domain/payments/methods/registry.ts";
+import { CheckoutKeysSchema, CheckoutRequestSchema, CheckoutSessionSchema } from "../../runtime/domain/payments/payment-schemas.ts";
 
 // describe() reads only whether each provider is configured.
 const UNCONFIGURED = { payments: { card: null, agentNetwork: null, x402: null }, config: { publicBaseUrl: null } } as unknown as AppDeps;

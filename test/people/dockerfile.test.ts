@@ -92,7 +92,7 @@ describe("the Dockerfile", () => {
     const health = runtime!.lines.find((l) => l.startsWith("HEALTHCHECK"))!;
     const route = /\/(healthz|readyz)/.exec(health)?.[0];
     expect(route).toBe("/healthz");
-    expect(readFileSync("runtime/routes/health.ts", "utf8")).toContain(`app.get("${route}"`);
+    expect(readFileSync("runtime/edges/routes/health.ts", "utf8")).toContain(`app.get("${route}"`);
   });
 
   it("keeps host builds out of the context but not what the build reads", () => {

@@ -94,9 +94,9 @@ describe("README and docs/", () => {
 
   it("lists every environment variable the server reads in docs/configuration.md", () => {
     // config.ts, and the payment methods' environment blocks it reads through (`<id>/<id>-env.ts`).
-    const blocks = readdirSync("runtime/payments/methods", { recursive: true, encoding: "utf8" }).filter((f) => /-env\.ts$/.test(f));
+    const blocks = readdirSync("runtime/domain/payments/methods", { recursive: true, encoding: "utf8" }).filter((f) => /-env\.ts$/.test(f));
     expect(blocks.length).toBeGreaterThan(2);
-    const config = ["runtime/config.ts", ...blocks.map((f) => join("runtime/payments/methods", f))]
+    const config = ["runtime/config.ts", ...blocks.map((f) => join("runtime/domain/payments/methods", f))]
       .map((f) => readFileSync(f, "utf8"))
       .join("\n");
     // `env.NAME` and every quoted NAME_LIKE_THIS handed to the readers (`_int(env, "PORT", …)`, `read.text("…")`).

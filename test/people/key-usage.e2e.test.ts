@@ -12,8 +12,8 @@ import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-s
 import { peopleFixtureDist } from "./_fixture.ts";
 import { runVkr } from "../helpers/run-vkr.ts";
 import { deletePrefix, SHARED_REDIS_URL, uniquePrefix } from "../cluster/_cluster.ts";
-import { foldUsageHistory } from "../../runtime/metering/usage-history.ts";
-import { limitsInForce } from "../../runtime/releases/build-ref.ts";
+import { foldUsageHistory } from "../../runtime/domain/metering/usage-history.ts";
+import { limitsInForce } from "../../runtime/state/releases/build-ref.ts";
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;

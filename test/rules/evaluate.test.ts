@@ -1,7 +1,7 @@
-/** runtime/rules/evaluate.ts: three-valued gates, chaining, missing facts, short-circuit semantics. */
+/** runtime/domain/rules/evaluate.ts: three-valued gates, chaining, missing facts, short-circuit semantics. */
 import { describe, expect, it } from "vitest";
-import { evaluateRules } from "../../runtime/rules/evaluate.ts";
-import type { CompiledGate, CompiledRuleSet } from "../../runtime/schema/rules.ts";
+import { evaluateRules } from "../../runtime/domain/rules/evaluate.ts";
+import type { CompiledGate, CompiledRuleSet } from "../../runtime/shared/schema/rules.ts";
 
 const fact = (name: string): CompiledGate => ({ op: "fact", name });
 const outcome = (name: string): CompiledGate => ({ op: "outcome", name });

@@ -13,9 +13,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { evaluateRules } from "../../runtime/rules/evaluate.ts";
-import type { NodeResponse } from "../../runtime/schema/artifacts.ts";
-import type { CompiledRuleSet } from "../../runtime/schema/rules.ts";
+import { evaluateRules } from "../../runtime/domain/rules/evaluate.ts";
+import type { NodeResponse } from "../../runtime/shared/schema/artifacts.ts";
+import type { CompiledRuleSet } from "../../runtime/shared/schema/rules.ts";
 import { REPO_ROOT } from "../build/_fixtures.ts";
 
 const VERTICALS = join(REPO_ROOT, "dist/data/verticals");

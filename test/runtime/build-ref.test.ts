@@ -4,10 +4,10 @@
  * falls back to (explicit, bound once).
  */
 import { describe, expect, it } from "vitest";
-import { createBuildRef } from "../../runtime/releases/build-ref.ts";
-import { createListenAddress } from "../../runtime/http/listen-address.ts";
-import { publicBaseUrl } from "../../runtime/http/public-base.ts";
-import type { Artifacts } from "../../runtime/storage/artifacts.ts";
+import { createBuildRef } from "../../runtime/state/releases/build-ref.ts";
+import { createListenAddress } from "../../runtime/shared/http/listen-address.ts";
+import { publicBaseUrl } from "../../runtime/shared/http/public-base.ts";
+import type { Artifacts } from "../../runtime/state/releases/artifacts.ts";
 import type { RuntimeConfig } from "../../runtime/config.ts";
 
 const buildWith = (hourly: number) =>

@@ -4,7 +4,7 @@
  */
 import { H3 } from "h3";
 import { expect, it } from "vitest";
-import { useCoalescedWrites } from "../../runtime/http/coalesce-writes.ts";
+import { useCoalescedWrites } from "../../runtime/shared/http/coalesce-writes.ts";
 
 let laterCheckPhase = false;
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ConfigError, resolveRuntimeConfig } from "../../runtime/config.ts";
-import { PAYMENT_METHOD_IDS, PAYMENT_METHOD_TRAITS } from "../../runtime/payments/methods/method-ids.ts";
+import { PAYMENT_METHOD_IDS, PAYMENT_METHOD_TRAITS } from "../../runtime/domain/payments/methods/method-ids.ts";
 
 const NETWORK = {
   PAY_NETWORK_JWKS_URL: "https://network.example/.well-known/jwks.json",

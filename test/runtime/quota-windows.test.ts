@@ -1,17 +1,17 @@
 /**
- * Quota windows declared once (runtime/metering/windows.ts): a window shorter than an hour counts
+ * Quota windows declared once (runtime/domain/metering/windows.ts): a window shorter than an hour counts
  * for its own length. The meter reuses a key's plan of windows while it holds; a plan kept for the
  * whole hour would go on counting a one-minute window's calls in the minute it was made in, and
  * deny a key that the next minute has freed. Real SQLite store, injected time.
  */
 import { describe, expect, it } from "vitest";
-import { meterKey } from "../../runtime/metering/meter.ts";
-import { planWindows } from "../../runtime/metering/quota.ts";
-import { OVERRIDABLE_LIMITS, QUOTA_WINDOWS, type QuotaWindowSpec } from "../../runtime/metering/windows.ts";
-import type { Limits } from "../../runtime/schema/catalog.ts";
+import { meterKey } from "../../runtime/domain/metering/meter.ts";
+import { planWindows } from "../../runtime/domain/metering/quota.ts";
+import { OVERRIDABLE_LIMITS, QUOTA_WINDOWS, type QuotaWindowSpec } from "../../runtime/domain/metering/windows.ts";
+import type { Limits } from "../../runtime/shared/schema/catalog.ts";
 import { membershipRecord } from "../helpers/key-record.ts";
-import { createSqliteBackend } from "../../runtime/storage/sqlite-backend.ts";
-import { isApiError } from "../../runtime/errors.ts";
+import { createSqliteBackend } from "../../runtime/state/storage/sqlite-backend.ts";
+import { isApiError } from "../../runtime/shared/errors.ts";
 
 /** 10:30 UTC: the minutes below stay inside one hour. */
 const T0 = Date.UTC(2026, 10, 22, 10, 30, 0);

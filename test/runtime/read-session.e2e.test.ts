@@ -1,5 +1,5 @@
 /**
- * The shared read session (runtime/access/read-session.ts), over real HTTP: the same read through
+ * The shared read session (runtime/domain/access/read-session.ts), over real HTTP: the same read through
  * every path that reads content (GET /api/demo, MCP get_node and resources/read, POST
  * /api/evaluate and the MCP evaluate_rules tool, search over REST, MCP and the pages, the node
  * pages of /browse) is decided and metered identically: a gated read with the key that unlocks it

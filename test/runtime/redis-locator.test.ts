@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ConfigError, redisLocator, resolveRuntimeConfig } from "../../runtime/config.ts";
-import { parseRedisLocator, redactRedisUrl } from "../../runtime/storage/redis-connection.ts";
+import { parseRedisLocator, redactRedisUrl } from "../../runtime/state/storage/redis-connection.ts";
 
 describe("Redis locator", () => {
   it("builds a cluster or sentinel locator from the list variables, with the password encoded", () => {

@@ -2,7 +2,7 @@
 // Histogram rendered for the same requests: same lines (text and JSON), so dashboards see no change.
 import { Counter, Histogram, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { createRequestSeries, LATENCY_BUCKETS } from "../../runtime/metrics/request-series.ts";
+import { createRequestSeries, LATENCY_BUCKETS } from "../../runtime/edges/metrics/request-series.ts";
 
 const REQUESTS: Array<[route: string, method: string, status: number, seconds: number]> = [
   ["/api/demo", "GET", 200, 0.0004],

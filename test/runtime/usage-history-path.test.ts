@@ -4,11 +4,11 @@
  * is read from the day counters that call already wrote.
  */
 import { describe, expect, it } from "vitest";
-import { meterKey } from "../../runtime/metering/meter.ts";
-import { readUsageHistory } from "../../runtime/metering/usage-history.ts";
-import type { Limits } from "../../runtime/schema/catalog.ts";
-import type { StateBackend } from "../../runtime/storage/backend.ts";
-import { createSqliteBackend } from "../../runtime/storage/sqlite-backend.ts";
+import { meterKey } from "../../runtime/domain/metering/meter.ts";
+import { readUsageHistory } from "../../runtime/domain/metering/usage-history.ts";
+import type { Limits } from "../../runtime/shared/schema/catalog.ts";
+import type { StateBackend } from "../../runtime/state/storage/backend.ts";
+import { createSqliteBackend } from "../../runtime/state/storage/sqlite-backend.ts";
 import { membershipRecord } from "../helpers/key-record.ts";
 
 const LIMITS = {

@@ -1,10 +1,10 @@
 /**
- * The client limiter (runtime/storage/client-limiter.ts) on a real backend, shared by the SQLite
+ * The client limiter (runtime/state/storage/client-limiter.ts) on a real backend, shared by the SQLite
  * and Redis test files: two limiters over one store stand for two instances behind a balancer.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { StateBackend } from "../../runtime/storage/backend.ts";
-import { createClientLimiter } from "../../runtime/storage/client-limiter.ts";
+import type { StateBackend } from "../../runtime/state/storage/backend.ts";
+import { createClientLimiter } from "../../runtime/state/storage/client-limiter.ts";
 
 export interface LimiterTarget {
   /** A new backend on the same store as every other one this target opened. */

@@ -1,7 +1,7 @@
 /** The client limiter on Redis (the local server on 127.0.0.1:6379), each test under its own prefix. */
 import { randomBytes } from "node:crypto";
 import { afterAll } from "vitest";
-import { createRedisBackend } from "../../runtime/storage/redis-backend.ts";
+import { createRedisBackend } from "../../runtime/state/storage/redis-backend.ts";
 import { deletePrefix } from "../cluster/_cluster.ts";
 import { testClientLimiter } from "./client-limiter-contract.ts";
 

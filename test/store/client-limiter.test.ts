@@ -2,7 +2,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createSqliteBackend } from "../../runtime/storage/sqlite-backend.ts";
+import { createSqliteBackend } from "../../runtime/state/storage/sqlite-backend.ts";
 import { testClientLimiter } from "./client-limiter-contract.ts";
 
 testClientLimiter("sqlite", false, () => {

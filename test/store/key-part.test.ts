@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { accountPart, keyPart } from "../../runtime/storage/key-part.ts";
+import { accountPart, keyPart } from "../../runtime/state/storage/key-part.ts";
 
 // Stored data outlives this code: these are the exact bytes every store wrote before the one
 // encoder existed, so a change here would orphan every key already stored.

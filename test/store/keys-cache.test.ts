@@ -8,9 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { membershipRecord } from "../helpers/key-record.ts";
 import { describe, expect, it } from "vitest";
-import type { KeyRecord } from "../../runtime/schema/keys.ts";
-import { createSqliteBackend } from "../../runtime/storage/sqlite-backend.ts";
-import { createKeysStore } from "../../runtime/storage/keys-store.ts";
+import type { KeyRecord } from "../../runtime/shared/schema/keys.ts";
+import { createSqliteBackend } from "../../runtime/state/storage/sqlite-backend.ts";
+import { createKeysStore } from "../../runtime/state/storage/keys-store.ts";
 
 const CACHE_MS = 40;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import type { StateBackend } from "../../runtime/storage/backend.ts";
-import { createKeysStore } from "../../runtime/storage/keys-store.ts";
-import { createRedisBackend } from "../../runtime/storage/redis-backend.ts";
+import type { StateBackend } from "../../runtime/state/storage/backend.ts";
+import { createKeysStore } from "../../runtime/state/storage/keys-store.ts";
+import { createRedisBackend } from "../../runtime/state/storage/redis-backend.ts";
 import { membershipRecord } from "../helpers/key-record.ts";
 import { startRedisNode, waitFor } from "../helpers/redis-topology.ts";
 

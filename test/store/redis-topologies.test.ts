@@ -6,9 +6,9 @@
  */
 import calculateSlot from "cluster-key-slot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isApiError } from "../../runtime/errors.ts";
-import { createRedisBackend } from "../../runtime/storage/redis-backend.ts";
-import { ReplicaAckError } from "../../runtime/storage/redis-durable.ts";
+import { isApiError } from "../../runtime/shared/errors.ts";
+import { createRedisBackend } from "../../runtime/state/storage/redis-backend.ts";
+import { ReplicaAckError } from "../../runtime/state/storage/redis-durable.ts";
 import { testBackend } from "./backend-contract.ts";
 import { primaryPortFor, startRedisCluster, startRedisSentinel, type RedisTopology } from "../helpers/redis-topology.ts";
 

@@ -6,8 +6,8 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { isApiError } from "../../runtime/errors.ts";
-import { createRedisBackend } from "../../runtime/storage/redis-backend.ts";
+import { isApiError } from "../../runtime/shared/errors.ts";
+import { createRedisBackend } from "../../runtime/state/storage/redis-backend.ts";
 import { testBackend } from "./backend-contract.ts";
 import { freePort } from "../helpers/child-server.ts";
 import { deletePrefix } from "../cluster/_cluster.ts";

@@ -1,5 +1,5 @@
 /**
- * The counter log of the embedded store (runtime/storage/counter-log.ts): a batch's counts are
+ * The counter log of the embedded store (runtime/state/storage/counter-log.ts): a batch's counts are
  * durable in one log entry and folded into counter_rows later. What must hold: nothing counted
  * is lost when the process dies with the log unfolded, in the middle of a fold included; a
  * batch that fails counts nothing, in the log or in the copy the process keeps; and two
@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import type { CounterWindow } from "../../runtime/storage/backend.ts";
-import { createSqliteBackend } from "../../runtime/storage/sqlite-backend.ts";
+import type { CounterWindow } from "../../runtime/state/storage/backend.ts";
+import { createSqliteBackend } from "../../runtime/state/storage/sqlite-backend.ts";
 import { numberedKeyWindows } from "../helpers/numbered-key-windows.ts";
 import { seededRandom, seedFrom } from "../helpers/seeded-random.ts";
 

@@ -1,5 +1,5 @@
 /**
- * The embedded store packs the windows of one key into one row (runtime/storage/counter-rows.ts).
+ * The embedded store packs the windows of one key into one row (runtime/state/storage/counter-rows.ts).
  * What must hold: counts carried over from the earlier one-row-per-counter layout, one row written
  * per key and batch, old windows forgotten, and keys made of request data kept apart.
  */
@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { decodeCells, encodeCells, legacyRowOf, type Cell } from "../../runtime/storage/counter-rows.ts";
-import { createSqliteBackend, STATE_LAYOUT } from "../../runtime/storage/sqlite-backend.ts";
+import { decodeCells, encodeCells, legacyRowOf, type Cell } from "../../runtime/state/storage/counter-rows.ts";
+import { createSqliteBackend, STATE_LAYOUT } from "../../runtime/state/storage/sqlite-backend.ts";
 
 const NOW = Date.UTC(2026, 10, 26, 12);
 const HOUR = 3_600_000;

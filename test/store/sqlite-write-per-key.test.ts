@@ -3,7 +3,7 @@
  * batch. Each key's counters are a row of their own, on a page of their own, so a batch of
  * requests with a key each once rewrote one page per request, and a profile of 10,000 keys in
  * turn put most of the difference between one key and many in those page writes. A batch now
- * appends one entry to the counter log and folds a few rows (runtime/storage/counter-log.ts), so
+ * appends one entry to the counter log and folds a few rows (runtime/state/storage/counter-log.ts), so
  * this holds the pages each request adds to the WAL, not a time.
  */
 import { mkdtempSync } from "node:fs";
@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { createSqliteBackend } from "../../runtime/storage/sqlite-backend.ts";
+import { createSqliteBackend } from "../../runtime/state/storage/sqlite-backend.ts";
 import { numberedKeyWindows } from "../helpers/numbered-key-windows.ts";
 
 const NOW = Date.UTC(2026, 10, 26, 12, 30);

@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { createSqliteBackend } from "../../runtime/storage/sqlite-backend.ts";
+import { createSqliteBackend } from "../../runtime/state/storage/sqlite-backend.ts";
 import { testBackend } from "./backend-contract.ts";
 
 testBackend("sqlite", () => {

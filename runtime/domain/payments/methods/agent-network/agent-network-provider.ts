@@ -1,0 +1,17 @@
+/** agent_network's provider: the agent payment network's client (token checks and charges). */
+import type { PaymentsConfig } from "../../../../config.ts";
+import { createAgentNetworkProvider, type AgentNetworkProvider } from "../../providers/agent-network.ts";
+import type { MethodProvider } from "../../providers/create-providers.ts";
+
+declare module "../../providers/create-providers.ts" {
+  interface PaymentProviders {
+    /** Also what per-use retrieval pays through (`payments/per-use/`). */
+    agentNetwork: AgentNetworkProvider | null;
+  }
+}
+
+export const agentNetworkProvider: MethodProvider = {
+  field: "agentNetwork",
+  create: (config: PaymentsConfig) =>
+    config.methods.agent_network ? createAgentNetworkProvider(config.methods.agent_network, { timeoutMs: config.timeoutMs }) : null,
+};

@@ -1,0 +1,16 @@
+/** x402's provider: the facilitator's client (verify and settle). */
+import type { PaymentsConfig } from "../../../../config.ts";
+import type { MethodProvider } from "../../providers/create-providers.ts";
+import { createX402Provider, type X402Provider } from "../../providers/http402.ts";
+
+declare module "../../providers/create-providers.ts" {
+  interface PaymentProviders {
+    x402: X402Provider | null;
+  }
+}
+
+export const x402Provider: MethodProvider = {
+  field: "x402",
+  create: (config: PaymentsConfig) =>
+    config.methods.http402 ? createX402Provider(config.methods.http402, { timeoutMs: config.timeoutMs }) : null,
+};

@@ -1,0 +1,289 @@
+/**
+ * The browse site and its agent-facing siblings, all served from files the build wrote:
+ * `/browse`, `/browse/:vertical` (graph picture), `/browse/:vertical/:node` (locked or full
+ * variant after the access check, `.md` twin with the same layers), `/browse/key` (the key form;
+ * POST sets the key cookie, POST /browse/logout clears it), `/browse/search`, `/llms.txt`,
+ * `/llms-full.txt`, `/docs/<page>` (the project's guides), and `GET /` (HTML page or JSON
+ * description by `Accept`). The runtime only
+ * picks a file or fills a template; it never renders content. Browsers (`Accept: text/html`)
+ * get errors as HTML pages; everyone else gets problem+json.
+ */
+import { getRouterParam, type H3Event } from "h3";
+import type { AppDeps } from "../../deps.ts";
+import { defineRoutes } from "./route-table.ts";
+import { apiError, isApiError } from "../../shared/errors.ts";
+import { resolveKey } from "../../domain/access/credentials.ts";
+import { decideRead, describeKeyScope, orRefuse, toCredentialProblem } from "../../domain/access/decide-read.ts";
+import { planRead } from "../../domain/access/read-session.ts";
+import { createBrowseSite, type BrowseSite } from "../browse/read-site.ts";
+import { describeService, prefersJson } from "../browse/describe-service.ts";
+import { fillErrorPage, fillSearchPage, fillTemplate } from "../browse/fill-template.ts";
+import { assertSameOrigin, isSecureSite, keyCookieHeader } from "../browse/key-cookie.ts";
+import {
+  credentialNoticeHtml,
+  credentialNoticeMarkdown,
+  pageWarningHeaders,
+  readPageReader,
+  withCookieRefusal,
+  type PageReader,
+} from "../browse/page-reader.ts";
+import { escapeHtml } from "../../shared/http/escape-html.ts";
+import type { CredentialProblem } from "../../shared/schema/unlock.ts";
+import { readRawText } from "../../shared/http/body.ts";
+import { requestContext } from "../../shared/http/context.ts";
+import { CREDENTIAL_VARY } from "../../shared/http/headers.ts";
+import { readSingleParam } from "../../shared/http/query.ts";
+import { sendBytes, sendJson } from "../../shared/http/respond.ts";
+import { meterRead } from "../../domain/metering/meter-read.ts";
+import { isHeadRequest } from "../../shared/http/head.ts";
+import { searchNodes } from "../../domain/search/search-nodes.ts";
+import { unknownNode } from "../../domain/access/unknown-names.ts";
+
+const HTML_TYPE = "text/html; charset=utf-8";
+const TEXT_TYPE = "text/plain; charset=utf-8";
+const MARKDOWN_TYPE = "text/markdown; charset=utf-8";
+/** Pages carry inline styles, inline SVG and same-site forms, nothing else. */
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'";
+/** Pages that depend on the caller's key, sent as a header or kept in the cookie. */
+const KEYED = { "cache-control": "private, no-cache", vary: `${CREDENTIAL_VARY}, Cookie` };
+const NODE_RE = /^(.+?)(\.md)?$/;
+const DOC_PAGE_RE = /^[a-z0-9][a-z0-9-]{0,63}$/;
+const FORM_MAX_BYTES = 2048;
+const SEARCH_LIMIT = 20;
+/** Markers filled with markup the runtime writes itself (escaped values inside). */
+const NOTICE_RAW = new Set(["notice"]);
+const ACTIVE_RAW = new Set(["active", "saved"]);
+
+export default defineRoutes((route, deps) => {
+  const site = createBrowseSite(deps.config.distDir, deps.logger);
+  /** A prebuilt page; `fill` adds what only this request knows (a refused key's notice, the active key). */
+  const page = async (event: H3Event, rel: string, headers: Record<string, string> = {}, fill?: (text: string) => string) => {
+    const text = await site.read(deps.build.current, rel);
+    if (text === null) throw apiError("not_found", { detail: "This page is not part of the build (was the browse site built?)." });
+    const type = rel.endsWith(".txt") ? TEXT_TYPE : rel.endsWith(".md") ? MARKDOWN_TYPE : HTML_TYPE;
+    return sendBytes(event, 200, fill ? fill(text) : text, {
+      "content-type": type,
+      "cache-control": "public, max-age=60",
+      "content-security-policy": PAGE_CSP,
+      ...headers,
+    });
+  };
+  /** A page read by `reader`: with a refused key, the notice, Credential-Problem and a cleared cookie; never cached then. */
+  const warnedPage = (
+    event: H3Event,
+    rel: string,
+    reader: PageReader,
+    problem: CredentialProblem | null,
+    headers: Record<string, string> = {},
+    fill?: (text: string) => string,
+  ) => {
+    if (!problem) return page(event, rel, headers, fill);
+    const notice = rel.endsWith(".md")
+      ? (text: string) => credentialNoticeMarkdown(problem, reader.fromCookie) + text
+      : (text: string) => fillTemplate(text, { notice: credentialNoticeHtml(problem, reader.fromCookie) }, NOTICE_RAW, true);
+    return page(
+      event,
+      rel,
+      { ...headers, "cache-control": "private, no-store", ...pageWarningHeaders(deps, event, reader, problem) },
+      (text) => notice(fill ? fill(text) : text),
+    );
+  };
+  const html = (handler: (event: H3Event) => Promise<Response> | Response) => _htmlErrors(deps, site, handler);
+
+  route("getRoot", (event) => {
+    const vary = { vary: "Accept" };
+    if (prefersJson(event.req.headers.get("accept"))) return sendJson(event, 200, describeService(deps.build.current), vary);
+    return page(event, "home.html", vary);
+  });
+  route(
+    "browseVerticals",
+    html(async (event) => {
+      const reader = await readPageReader(deps, event);
+      return warnedPage(event, "index.html", reader, _problem(reader), KEYED);
+    }),
+  );
+  route("getLlmsTxt", (event) => page(event, "llms.txt"));
+  route("getLlmsFullTxt", (event) => page(event, "llms-full.txt"));
+
+  // The project's guides (README.md, docs/), rendered by the build; /docs itself is the API reference (docs.ts).
+  route(
+    "getGuide",
+    html((event) => {
+      const name = getRouterParam(event, "page") ?? "";
+      if (!DOC_PAGE_RE.test(name))
+        throw apiError("not_found", { detail: `No documentation page "${name.slice(0, 64)}"; the index is /docs/guides.` });
+      return page(event, `docs/${name}.html`);
+    }),
+  );
+
+  // The key form says which key this browser reads with, and that a key just posted was saved.
+  route(
+    "browseKeyForm",
+    html(async (event) => {
+      const reader = await readPageReader(deps, event);
+      const saved = requestContext(event).url.searchParams.get("saved") === "1" && reader.caller.kind === "key";
+      const active = reader.caller.kind === "key" ? _activeKey(reader.caller.record) : "";
+      const fill = (text: string) =>
+        fillTemplate(
+          text,
+          {
+            active,
+            saved: saved
+              ? '<p class="saved" role="status">Key saved. Pages, search and node pages now show what it unlocks: <a href="/browse">browse the verticals</a>.</p>'
+              : "",
+          },
+          ACTIVE_RAW,
+          true,
+        );
+      return warnedPage(event, "key.html", reader, _problem(reader), { ...KEYED, "cache-control": "no-store" }, fill);
+    }),
+  );
+  route(
+    "browseSetKey",
+    html(async (event) => {
+      assertSameOrigin(event, deps.config);
+      if (!(event.req.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded"))
+        throw apiError("bad_request", { detail: "Send the form as application/x-www-form-urlencoded." });
+      const key = new URLSearchParams(await readRawText(event, FORM_MAX_BYTES)).get("key")?.trim() ?? "";
+      if (key === "")
+        throw apiError("validation_failed", {
+          detail: "Paste a key into the form.",
+          errors: [{ pointer: "/key", message: "is required" }],
+        });
+      await resolveKey(key, deps.keys, deps.clock.now());
+      return sendBytes(event, 303, null, {
+        location: "/browse/key?saved=1",
+        "set-cookie": keyCookieHeader(key, isSecureSite(event, deps.config)),
+        "cache-control": "no-store",
+      });
+    }),
+  );
+  route(
+    "browseLogout",
+    html((event) => {
+      assertSameOrigin(event, deps.config);
+      return sendBytes(event, 303, null, {
+        location: "/browse/key",
+        "set-cookie": keyCookieHeader(null, isSecureSite(event, deps.config)),
+        "cache-control": "no-store",
+      });
+    }),
+  );
+
+  route(
+    "browseSearch",
+    html(async (event) => {
+      const ctx = requestContext(event);
+      const template = await site.read(deps.build.current, "search.html");
+      if (template === null) throw apiError("not_found", { detail: "The search page is not part of the build." });
+      const q = (readSingleParam(ctx.url.searchParams, "q") ?? "").trim();
+      const vertical = readSingleParam(ctx.url.searchParams, "vertical") || null;
+      const now = deps.clock.now();
+      // Limited per client by the page limit in front of every /browse page (metering/page-limit.ts).
+      const reader = await readPageReader(deps, event);
+      const problem = _problem(reader);
+      const notice = problem ? credentialNoticeHtml(problem, reader.fromCookie) : "";
+      let filled = fillSearchPage(template, { q, vertical, notice }, null);
+      let headers: Record<string, string> = pageWarningHeaders(deps, event, reader, problem);
+      if (q !== "") {
+        // The same search as GET /api/search and the MCP tool, metered by the same rule.
+        const outcome = await searchNodes(deps, reader, { q, vertical, limit: SEARCH_LIMIT }, now, { count: !isHeadRequest(event) });
+        filled = fillSearchPage(template, { q, vertical, notice }, outcome.body);
+        headers = { ...outcome.headers, ...headers };
+      }
+      return sendBytes(event, 200, filled, {
+        "content-type": HTML_TYPE,
+        "content-security-policy": PAGE_CSP,
+        ...KEYED,
+        "cache-control": "private, no-store",
+        ...headers,
+      });
+    }),
+  );
+
+  route(
+    "browseVertical",
+    html(async (event) => {
+      const { vertical, reader } = await _resolve(deps, event);
+      return warnedPage(event, `${vertical.slug}/index.html`, reader, _problem(reader), KEYED);
+    }),
+  );
+
+  route(
+    "browseNode",
+    html(async (event) => {
+      const { vertical, reader, now } = await _resolve(deps, event);
+      const build = deps.build.current;
+      const [, nodeId = "", markdown] = NODE_RE.exec(getRouterParam(event, "node") ?? "") ?? [];
+      const meta = build.nodeMeta(vertical.slug, nodeId);
+      if (!meta) throw unknownNode(build, vertical.slug, nodeId);
+      // Free pages are bounded by the page limit in front of every /browse page, and a pay token is refused, not charged.
+      const plan = await withCookieRefusal(deps, event, reader, () =>
+        planRead(deps, { build, vertical, meta, reader, perUseAccepted: false, unlockHint: false }, now),
+      );
+      const { decision } = plan;
+      const headers: Record<string, string> = { ...KEYED };
+      // A page of gated layers read with a key is a retrieval like GET /api/demo, so the site is no
+      // way around a quota; free pages (open verticals, locked views) cost nothing.
+      if (!isHeadRequest(event)) Object.assign(headers, await meterRead(deps, plan, now));
+      return warnedPage(
+        event,
+        `${vertical.slug}/nodes/${meta.id}${decision.view === "full" ? "" : ".locked"}${markdown ? ".md" : ".html"}`,
+        reader,
+        decision.credentialProblem,
+        headers,
+      );
+    }),
+  );
+});
+
+// --- Internal helpers ---
+
+/** The vertical of the path (aliases resolved), the reader and its right to see the vertical at all. */
+async function _resolve(deps: AppDeps, event: H3Event) {
+  const build = deps.build.current;
+  const slug = getRouterParam(event, "vertical") ?? "";
+  const vertical = build.resolveVertical(slug);
+  if (!vertical || !build.manifest.verticals[vertical.slug])
+    throw apiError("not_found", { detail: `No vertical with content named "${slug.slice(0, 64)}".` });
+  const now = deps.clock.now();
+  const reader = await readPageReader(deps, event);
+  await withCookieRefusal(deps, event, reader, () =>
+    orRefuse(decideRead({ caller: reader.caller, credentialProblem: reader.credentialProblem, vertical, node: null })),
+  );
+  return { vertical, reader, now };
+}
+
+/** The warning for a page every reader may see (the site's own pages, a free index). */
+function _problem(reader: PageReader): CredentialProblem | null {
+  return reader.credentialProblem ? toCredentialProblem(reader.credentialProblem) : null;
+}
+
+/** The key form's line about the key this browser reads with: its public id and what it opens, never the key. */
+function _activeKey(record: { id: string; type: string; expires_at: string | null } & Parameters<typeof describeKeyScope>[0]): string {
+  const until = record.expires_at ? `, until ${escapeHtml(record.expires_at.slice(0, 16).replace("T", " "))} UTC` : "";
+  const what = record.type === "trial" ? `a trial key for ${record.vertical}` : `a membership key for ${describeKeyScope(record)}`;
+  return `<p class="active">This browser reads with key <code>${escapeHtml(record.id)}</code>: ${escapeHtml(what)}${until}.</p>`;
+}
+
+/** Catalogue errors as an HTML page for browsers (the build's error.html filled in), problem+json for the rest. */
+function _htmlErrors(deps: AppDeps, site: BrowseSite, handler: (event: H3Event) => Promise<Response> | Response) {
+  return async (event: H3Event): Promise<Response> => {
+    try {
+      return await handler(event);
+    } catch (error) {
+      const accept = event.req.headers.get("accept");
+      if (!isApiError(error) || !accept?.includes("text/html") || prefersJson(accept)) throw error;
+      const template = await site.read(deps.build.current, "error.html");
+      if (template === null) throw error;
+      deps.metrics?.observeProblem(error);
+      const ctx = requestContext(event);
+      return sendBytes(event, error.status, fillErrorPage(template, error, ctx.requestId), {
+        "content-type": HTML_TYPE,
+        "content-security-policy": PAGE_CSP,
+        "cache-control": "no-store",
+        ...error.options.headers,
+      });
+    }
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * GET /openapi.json, GET /docs and its assets: the published description and its human rendering
+ * (Swagger UI served from this service), built once per build.
+ */
+import { getRouterParam } from "h3";
+import { defineRoutes } from "./route-table.ts";
+import { apiError } from "../../shared/errors.ts";
+import { sendBytes } from "../../shared/http/respond.ts";
+import { createOpenApiDocument } from "../openapi/document.ts";
+import { DOCS_ASSETS, DOCS_CSP, readDocsAsset, renderDocsHtml, type DocsAsset } from "../openapi/render-docs.ts";
+
+export default defineRoutes((route, deps) => {
+  const cache = new WeakMap<object, { json: string; html: string }>();
+  const assets = new Map<DocsAsset, Uint8Array>();
+  const rendered = () => {
+    const build = deps.build.current;
+    let hit = cache.get(build);
+    if (!hit) {
+      const doc = createOpenApiDocument({
+        apiVersion: build.catalog.api_version,
+        baseUrl: deps.config.publicBaseUrl,
+        verticals: build.catalog.verticals,
+      });
+      hit = { json: JSON.stringify(doc), html: renderDocsHtml(doc) };
+      cache.set(build, hit);
+    }
+    return hit;
+  };
+  route("getOpenApi", (event) => sendBytes(event, 200, rendered().json, { "cache-control": "public, max-age=300" }));
+  route("getApiReference", (event) =>
+    sendBytes(event, 200, rendered().html, {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "public, max-age=300",
+      "content-security-policy": DOCS_CSP,
+    }),
+  );
+  route("getApiReferenceAsset", (event) => {
+    const file = getRouterParam(event, "file") ?? "";
+    if (!Object.hasOwn(DOCS_ASSETS, file)) throw apiError("not_found", { detail: "No such documentation asset." });
+    const name = file as DocsAsset;
+    // Kept as bytes: the bundle is 1.7 MB, not worth encoding again per request.
+    let bytes = assets.get(name);
+    if (bytes === undefined) assets.set(name, (bytes = Buffer.from(readDocsAsset(name))));
+    return sendBytes(event, 200, bytes, { "content-type": DOCS_ASSETS[name], "cache-control": "public, max-age=86400" });
+  });
+});
