@@ -14,9 +14,10 @@
  * that side (OTEL_EXPORTER_OTLP_ENDPOINT at a local sink, `otlp-sink.ts`): the same bundle twice
  * then measures what traces cost.
  */
+
+import { type OtlpSink, startOtlpSink } from "./otlp-sink.ts";
 import { median } from "./process-cpu.ts";
-import { startOtlpSink, type OtlpSink } from "./otlp-sink.ts";
-import { loadRow, loadRows, selectRows, startService, type LoadRow, type ServiceUnderLoad } from "./service-rows.ts";
+import { type LoadRow, loadRow, loadRows, type ServiceUnderLoad, selectRows, startService } from "./service-rows.ts";
 
 const PAIRS = Number(process.env.AB_PAIRS ?? 6);
 const SECONDS = Number(process.env.AB_SECONDS ?? 4);

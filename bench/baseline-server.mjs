@@ -2,8 +2,9 @@
 // With a third argument it also answers a POST as the MCP endpoint does at the least: it reads the
 // body and parses it as JSON, then sends that file's bytes (a real get_node answer), so the cost
 // of MCP's shape (a POST, a bigger answer) is measured apart from the service's own.
-import { createServer } from "node:http";
+
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
 
 const body = readFileSync(process.argv[2]);
 const headers = { "content-type": "application/json; charset=utf-8", "content-length": String(body.length) };

@@ -3,8 +3,9 @@
 // service's own embedded store (bench/floor-store.ts), awaited before the answer goes out. No h3, no key lookup, no
 // headers beyond the baseline's. Its ratio to the baseline is the most a metered request on the
 // embedded store can reach on this machine, whatever the framework and the handler cost.
-import { createServer } from "node:http";
+
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { createFloorStore } from "./floor-store.ts";
 
 const body = readFileSync(process.argv[2]!);

@@ -5,9 +5,9 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { planWindows, type PlannedWindow } from "../runtime/domain/metering/quota.ts";
-import type { Limits } from "../runtime/shared/schema/catalog.ts";
 import { hashKey, keyIdOf } from "../runtime/domain/keys/key-secret.ts";
+import { type PlannedWindow, planWindows } from "../runtime/domain/metering/quota.ts";
+import type { Limits } from "../runtime/shared/schema/catalog.ts";
 import type { ConsumeResult } from "../runtime/state/storage/backend.ts";
 import { createSqliteBackend } from "../runtime/state/storage/sqlite-backend.ts";
 import { membershipRecord } from "../test/helpers/key-record.ts";

@@ -11,20 +11,19 @@
  * Besides req/s, the CPU time each server process spent per request (from /proc) is reported:
  * it measures the server's own cost whatever the generator can push.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { freePort } from "../test/helpers/child-server.ts";
+import { Redis } from "ioredis";
 import { deletePrefix, uniquePrefix } from "../test/cluster/_cluster.ts";
+import { freePort } from "../test/helpers/child-server.ts";
 import { startRedisCluster } from "../test/helpers/redis-topology.ts";
 import { agentNetworkEnv, startAgentNetwork } from "../test/payments/stand-ins/agent-network.ts";
-import { Redis } from "ioredis";
-import { getNodeCall, MCP_HEADERS, mixedCycle } from "./mixed-cycle.ts";
-import { CLOCK_TICKS, cpuTicks, median } from "./process-cpu.ts";
 import {
   benchServiceEnv,
+  type CycleRequest,
   HAS_TASKSET,
   HAS_WRK,
   issueKey,
@@ -32,8 +31,9 @@ import {
   requestCycleScript,
   rotationScript,
   runWrk,
-  type CycleRequest,
 } from "./load-tools.ts";
+import { getNodeCall, MCP_HEADERS, mixedCycle } from "./mixed-cycle.ts";
+import { CLOCK_TICKS, cpuTicks, median } from "./process-cpu.ts";
 
 // BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_ONLY (a pattern of scenario names), BENCH_REDIS_URL,
 // BENCH_PAIRS and BENCH_PAIR_SECONDS (the paired estimates of the judged ratios; 0 pairs skips them).

@@ -3,19 +3,19 @@
  * the state both need (one key, many keys in turn, the mixed cycle over 1,000 of them), and the
  * rows they load it with, so a profile is of the very requests a pair measured.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { freePort } from "../test/helpers/child-server.ts";
-import { mixedCycle } from "./mixed-cycle.ts";
 import {
   benchServiceEnv,
+  type CycleRequest,
   HAS_TASKSET,
   issueKey,
   issueKeys,
   requestCycleScript,
   rotationScript,
   runWrk,
-  type CycleRequest,
 } from "./load-tools.ts";
+import { mixedCycle } from "./mixed-cycle.ts";
 import { CLOCK_TICKS, cpuTicks } from "./process-cpu.ts";
 
 const ADMIN = "bench-admin-secret-0123456789";

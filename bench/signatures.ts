@@ -10,13 +10,13 @@
  *    serialising the same answer (JSON.stringify), in-process.
  * 3. Build signing: the signature stage over the built manifest, per signed file.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { signArtifacts } from "../build/stages/sign.ts";
-import type { Manifest } from "../runtime/shared/schema/artifacts.ts";
 import { signAnswer } from "../runtime/shared/answer-signature.ts";
+import type { Manifest } from "../runtime/shared/schema/artifacts.ts";
 import { generateSigningKey } from "../runtime/shared/signing-keys.ts";
 import { freePort } from "../test/helpers/child-server.ts";
 import { benchServiceEnv, HAS_TASKSET, HAS_WRK, issueKey, runWrk } from "./load-tools.ts";

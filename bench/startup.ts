@@ -8,7 +8,7 @@
  * Env: BENCH_VERTICALS, BENCH_NODES_PER_VERTICAL (10 × 1000), BENCH_MEMORY_SECONDS (60),
  * BENCH_CONNECTIONS (64). Load comes from wrk when installed, else autocannon.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -13,7 +13,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hashKey, keyIdOf } from "../runtime/domain/keys/key-secret.ts";
-import { planWindows, type PlannedWindow } from "../runtime/domain/metering/quota.ts";
+import { type PlannedWindow, planWindows } from "../runtime/domain/metering/quota.ts";
 import type { Limits } from "../runtime/shared/schema/catalog.ts";
 import { createSqliteBackend } from "../runtime/state/storage/sqlite-backend.ts";
 import { membershipRecord } from "../test/helpers/key-record.ts";

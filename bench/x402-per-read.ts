@@ -13,7 +13,7 @@
  * through tsx (slower start, same request path). BENCH_X402_READS (default 300) and
  * BENCH_X402_CONCURRENCY (default 8).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";

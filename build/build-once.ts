@@ -6,7 +6,7 @@
  */
 import { writeBrowseSite } from "./browse/index.ts";
 import { resolveBuildConfig } from "./config.ts";
-import { buildContent, type BuildConfig, type BuildResult } from "./index.ts";
+import { type BuildConfig, type BuildResult, buildContent } from "./index.ts";
 import { digestBuildInputs, writeInputStamp } from "./input-stamp.ts";
 
 /** `onContentBuilt` sees the content result before the browse site is written (to report it first). */

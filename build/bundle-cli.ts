@@ -7,10 +7,11 @@
  * Files are written to a folder of their own and then moved in, the entry last: a `vkr` started
  * meanwhile runs the old entry or the new one, never half of either.
  */
-import { build, type Metafile } from "esbuild";
+
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { build, type Metafile } from "esbuild";
 import { PACKAGE_ROOT } from "./package-root.ts";
 
 export const CLI_DIR = join(PACKAGE_ROOT, "dist", "cli");

@@ -3,10 +3,11 @@
  * optional drivers stay external; the metafile is kept so a test can check that no build-time
  * package (unified, remark, gray-matter, ajv) reached the bundle.
  */
-import { build } from "esbuild";
+
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 import { PACKAGE_ROOT } from "./package-root.ts";
 
 /** @example await bundleServer("dist/server") // bytes of the bundle and its source map */

@@ -3,13 +3,14 @@
  * any fatal issue; `--release` also refuses authoring placeholders) or watches `content/` and
  * rebuilds on change, reporting problems without exiting.
  */
-import { signingKeyFromEnv } from "./signing-key.ts";
+
 import { parseArgs } from "node:util";
-import { buildOnce } from "./build-once.ts";
-import { createBuildCache, formatReport, type BuildConfig, type BuildResult } from "./index.ts";
-import { watchContent } from "./watch.ts";
 import { writeBrowseSite } from "./browse/index.ts";
+import { buildOnce } from "./build-once.ts";
 import { resolveBuildConfig } from "./config.ts";
+import { type BuildConfig, type BuildResult, createBuildCache, formatReport } from "./index.ts";
+import { signingKeyFromEnv } from "./signing-key.ts";
+import { watchContent } from "./watch.ts";
 
 const { values } = parseArgs({
   options: {

@@ -2,21 +2,20 @@
  * Public API of the content build: `buildContent` plus its types. Everything else in `build/` is
  * internal and may change without notice.
  */
-import { resolveBuildConfig, type BuildConfig } from "./config.ts";
-import { runPipeline, type BuildResult } from "./pipeline.ts";
+import { type BuildConfig, resolveBuildConfig } from "./config.ts";
+import { type BuildResult, runPipeline } from "./pipeline.ts";
 
-// --- Build ---
-export { defineBuildConfig, resolveBuildConfig } from "./config.ts";
-export type { BuildConfig, ResolvedBuildConfig } from "./config.ts";
-export type { BuildResult, BuildStats } from "./pipeline.ts";
-
+export type { BuildCache } from "./cache.ts";
 // --- Cache (watch mode, benchmarks) ---
 export { createBuildCache } from "./cache.ts";
-export type { BuildCache } from "./cache.ts";
+export type { BuildConfig, ResolvedBuildConfig } from "./config.ts";
+// --- Build ---
+export { defineBuildConfig, resolveBuildConfig } from "./config.ts";
+export type { ContentIssue, IssueCode } from "./diagnostics.ts";
 
 // --- Diagnostics ---
 export { formatIssue, formatReport, ISSUE_CODES } from "./diagnostics.ts";
-export type { ContentIssue, IssueCode } from "./diagnostics.ts";
+export type { BuildResult, BuildStats } from "./pipeline.ts";
 
 /**
  * Builds `content/` into `<outDir>/data`: validates everything, emits every artifact, and

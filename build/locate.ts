@@ -2,7 +2,7 @@
  * Finds the line of a field inside YAML source. Only called when there is an issue to report,
  * so the (heavier) YAML Document with positions is built lazily, never for clean files.
  */
-import { isMap, isNode, isScalar, LineCounter, parseDocument, type Document } from "yaml";
+import { type Document, isMap, isNode, isScalar, LineCounter, parseDocument } from "yaml";
 
 export type FieldPath = ReadonlyArray<string | number>;
 

@@ -2,34 +2,35 @@
  * The ordered stages of a build. No logic of its own: it reads like a table of contents, each
  * stage adding to one `Diagnostics`, and nothing is written unless every check passed.
  */
-import { performance } from "node:perf_hooks";
-import type { ResolvedBuildConfig } from "./config.ts";
-import { createDiagnostics, sortIssues, type ContentIssue } from "./diagnostics.ts";
-import { pruneBuildCache } from "./cache.ts";
+
 import { realpathSync } from "node:fs";
-import { createStagedOutput, type PreviousOutput } from "./write.ts";
+import { performance } from "node:perf_hooks";
+import { pruneBuildCache } from "./cache.ts";
+import type { ResolvedBuildConfig } from "./config.ts";
+import { type ContentIssue, createDiagnostics, sortIssues } from "./diagnostics.ts";
 import { sha256 } from "./digest.ts";
+import { resolveBuildSigningKey } from "./signing-key.ts";
+import { validateCatalog } from "./stages/catalog.ts";
+import { buildChangelog, lintDelta, type PreviousBuild, readPreviousBuild } from "./stages/delta.ts";
+import { withoutDrafts } from "./stages/drafts.ts";
+import { type ArtifactSink, emitVertical } from "./stages/emit.ts";
+import { emitCatalog } from "./stages/emit-catalog.ts";
+import { checkExclusions } from "./stages/exclusions.ts";
+import { checkFigureValues, readFigures, substituteFigures } from "./stages/figures.ts";
+import { linkVerticals } from "./stages/link.ts";
 import { loadContent } from "./stages/load.ts";
+import { emitManifest, MANIFEST_FILE } from "./stages/manifest.ts";
 import { parseSource } from "./stages/parse.ts";
 import { parseNodeSources } from "./stages/parse-pool.ts";
-import { validateCatalog } from "./stages/catalog.ts";
-import { validateWrappers } from "./stages/wrappers.ts";
-import { validateNodes } from "./stages/validate.ts";
+import { lintPlaceholders } from "./stages/placeholders.ts";
 import { checkReviewDates } from "./stages/review-dates.ts";
 import { checkReviewRecords } from "./stages/review-records.ts";
-import { checkFigureValues, readFigures, substituteFigures } from "./stages/figures.ts";
 import { checkRejectedRules, compileRules } from "./stages/rules.ts";
-import { checkExclusions } from "./stages/exclusions.ts";
-import { linkVerticals } from "./stages/link.ts";
-import { buildChangelog, lintDelta, readPreviousBuild, type PreviousBuild } from "./stages/delta.ts";
-import { lintPlaceholders } from "./stages/placeholders.ts";
-import { lintUntypedValues } from "./stages/untyped-values.ts";
-import { withoutDrafts } from "./stages/drafts.ts";
-import { emitVertical, type ArtifactSink } from "./stages/emit.ts";
-import { emitCatalog } from "./stages/emit-catalog.ts";
 import { emitSearchIndexes } from "./stages/search-index.ts";
-import { emitManifest, MANIFEST_FILE } from "./stages/manifest.ts";
-import { resolveBuildSigningKey } from "./signing-key.ts";
+import { lintUntypedValues } from "./stages/untyped-values.ts";
+import { validateNodes } from "./stages/validate.ts";
+import { validateWrappers } from "./stages/wrappers.ts";
+import { createStagedOutput, type PreviousOutput } from "./write.ts";
 
 export interface BuildStats {
   nodes: number;

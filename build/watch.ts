@@ -8,7 +8,7 @@
  */
 import { basename } from "node:path";
 import { watch } from "chokidar";
-import { buildContent, resolveBuildConfig, type BuildConfig, type BuildResult } from "./index.ts";
+import { type BuildConfig, type BuildResult, buildContent, resolveBuildConfig } from "./index.ts";
 
 /** Quiet time after the last change before rebuilding: editors write several events per save. */
 const DEBOUNCE_MS = 150;

@@ -11,7 +11,7 @@
  * `vkr --help` and `vkr status --url …` load neither the content build nor the server, and citty
  * itself is loaded for `--help` only.
  */
-import { parseArgs, type ParseArgsConfig } from "node:util";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import type { ArgsDef, CommandDef } from "citty";
 import { suggestClosest } from "../runtime/shared/did-you-mean.ts";
 import { EXIT } from "./exit-codes.ts";

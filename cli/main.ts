@@ -2,7 +2,7 @@
  * `vkr`: the operator CLI. Every command works on the same config, stores and functions as the
  * server (runtime/), never on copies. Exit codes: see exit-codes.ts (also printed by `vkr --help`).
  */
-import { lazyCommand, runCommandLine, type LazyCommand } from "./command-line.ts";
+import { type LazyCommand, lazyCommand, runCommandLine } from "./command-line.ts";
 
 // Each command is loaded only when it runs: `vkr --help` loads none, and `vkr status` never loads
 // the content build or the server (bin/vkr.mjs runs the bundled form).

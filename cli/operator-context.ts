@@ -2,17 +2,17 @@
  * What an operator command works on: the runtime config from the environment (plus `--data-dir`
  * / `--dist-dir`), the build in `dist/`, and the same state store and key store the server opens.
  */
-import { resolveRuntimeConfig, type RuntimeConfig } from "../runtime/config.ts";
-import { createBuildRef } from "../runtime/state/releases/build-ref.ts";
+import { type RuntimeConfig, resolveRuntimeConfig } from "../runtime/config.ts";
+import { type AuditContext, cliActor } from "../runtime/domain/audit/audit-log.ts";
+import type { PurchaseDeps } from "../runtime/domain/payments/purchases/purchase-flow.ts";
+import { createLogger } from "../runtime/shared/logger.ts";
 import type { Limits } from "../runtime/shared/schema/catalog.ts";
-import { loadArtifacts, type Artifacts } from "../runtime/state/releases/artifacts.ts";
+import { type Artifacts, loadArtifacts } from "../runtime/state/releases/artifacts.ts";
+import { createBuildRef } from "../runtime/state/releases/build-ref.ts";
 import type { StateBackend } from "../runtime/state/storage/backend.ts";
 import { createKeysStore, type KeysStore } from "../runtime/state/storage/keys-store.ts";
 import { openBackend } from "../runtime/state/storage/open-backend.ts";
-import { createLogger } from "../runtime/shared/logger.ts";
-import type { PurchaseDeps } from "../runtime/domain/payments/purchases/purchase-flow.ts";
 import { runOperation } from "./output.ts";
-import { cliActor, type AuditContext } from "../runtime/domain/audit/audit-log.ts";
 
 export interface OperatorContext {
   config: RuntimeConfig;

@@ -12,8 +12,8 @@ import createFetchClient, { type Client } from "openapi-fetch";
 import type { paths } from "./schema.gen.js";
 
 export type { components, operations, paths } from "./schema.gen.js";
-export { fetchSigningKeys, parseIdentity, parseSavedAnswer, verifyAnswer } from "./verify-answer.js";
 export type { AnswerExpectation, AnswerIdentity, AnswerKeySet, AnswerVerification, SavedAnswer } from "./verify-answer.js";
+export { fetchSigningKeys, parseIdentity, parseSavedAnswer, verifyAnswer } from "./verify-answer.js";
 
 export interface ClientOptions {
   /** The service's base URL, without a trailing slash. */

@@ -15,11 +15,11 @@
 import {
   coveredComponentsText,
   formatContentDigest,
+  type KnowledgeIdentity,
   parseIdentity,
   parseSignatureInput,
   signatureBase,
   signatureOf,
-  type KnowledgeIdentity,
 } from "./http-signature.ts";
 
 export { parseIdentity } from "./http-signature.ts";

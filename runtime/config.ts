@@ -2,14 +2,15 @@
  * The one reader of the environment. Every setting is parsed and checked here, once, and the rest
  * of the runtime receives a typed, frozen `RuntimeConfig`.
  */
-import { AUDIT_RETENTION_DAYS_DEFAULT } from "./domain/audit/audit-log.ts";
+
 import { resolve } from "node:path";
-import { ConfigError } from "./shared/errors.ts";
+import { AUDIT_RETENTION_DAYS_DEFAULT } from "./domain/audit/audit-log.ts";
 import { OVERRIDABLE_LIMITS } from "./domain/metering/windows.ts";
 import type { EnvReader } from "./domain/payments/methods/method-env.ts";
-import { PAYMENT_METHOD_IDS, PAYMENT_METHOD_TRAITS, type MethodConfigs } from "./domain/payments/methods/method-ids.ts";
+import { type MethodConfigs, PAYMENT_METHOD_IDS, PAYMENT_METHOD_TRAITS } from "./domain/payments/methods/method-ids.ts";
 import type { SigningKey } from "./shared/answer-signature.ts";
-import { parsePublicKeys, parseSigningKey, type PublicSigningJwk } from "./shared/signing-keys.ts";
+import { ConfigError } from "./shared/errors.ts";
+import { type PublicSigningJwk, parsePublicKeys, parseSigningKey } from "./shared/signing-keys.ts";
 
 /** Sizes of the quota windows RETRIEVAL_LIMITS may override (the table in metering/windows.ts says which). */
 export type RetrievalLimitOverrides = Partial<Record<(typeof OVERRIDABLE_LIMITS)[number], number>>;

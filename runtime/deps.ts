@@ -3,18 +3,19 @@
  * throwaway store and fake payment providers; the server hands in the real ones. Built in one
  * expression and frozen (`start.ts`): nothing is added to it after the app exists.
  */
-import type { StateBackend } from "./state/storage/backend.ts";
-import type { KeysStore } from "./state/storage/keys-store.ts";
-import type { Clock } from "./shared/clock.ts";
+
 import type { RuntimeConfig } from "./config.ts";
-import type { Logger } from "./shared/logger.ts";
+import type { ChargeBatcher } from "./domain/payments/per-use/charge-batcher.ts";
 import type { PaymentProviders } from "./domain/payments/providers/create-providers.ts";
 import type { Metrics } from "./edges/metrics/create-metrics.ts";
-import type { ChargeBatcher } from "./domain/payments/per-use/charge-batcher.ts";
-import type { BuildRef } from "./state/releases/build-ref.ts";
-import type { ListenAddress } from "./shared/http/listen-address.ts";
-import type { SharedServices } from "./shared-services.ts";
 import type { Tracing } from "./edges/tracing/tracing.ts";
+import type { Clock } from "./shared/clock.ts";
+import type { ListenAddress } from "./shared/http/listen-address.ts";
+import type { Logger } from "./shared/logger.ts";
+import type { SharedServices } from "./shared-services.ts";
+import type { BuildRef } from "./state/releases/build-ref.ts";
+import type { StateBackend } from "./state/storage/backend.ts";
+import type { KeysStore } from "./state/storage/keys-store.ts";
 
 export type { BuildRef } from "./state/releases/build-ref.ts";
 

@@ -6,8 +6,8 @@
  */
 import type { RuntimeConfig } from "./config.ts";
 import { createLayerSelector, type LayerSelector } from "./domain/layers/select-layers.ts";
-import { createAnonymousLimiter, type AnonymousLimiter } from "./domain/metering/anonymous-limit.ts";
-import { createAnswerSigner, type AnswerSigner } from "./domain/signing/answer-signer.ts";
+import { type AnonymousLimiter, createAnonymousLimiter } from "./domain/metering/anonymous-limit.ts";
+import { type AnswerSigner, createAnswerSigner } from "./domain/signing/answer-signer.ts";
 import type { StateBackend } from "./state/storage/backend.ts";
 import { type ClientLimiter, createClientLimiter } from "./state/storage/client-limiter.ts";
 

@@ -10,8 +10,8 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isCredentialRefusal, resolveKey } from "../runtime/domain/access/credentials.ts";
 import type { AppDeps } from "../runtime/deps.ts";
+import { isCredentialRefusal, resolveKey } from "../runtime/domain/access/credentials.ts";
 import { issueAdminKeys } from "../runtime/domain/payments/purchases/issue-keys.ts";
 
 export const DEV_KEY_FILE = "dev-key";

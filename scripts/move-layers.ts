@@ -12,8 +12,8 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { basename, join, posix } from "node:path";
+import { fileURLToPath } from "node:url";
 import { LAYERS_FILE, readLayers } from "./import-graph.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));

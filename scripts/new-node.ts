@@ -4,7 +4,7 @@
  * cannot be linked, 2 on bad arguments.
  */
 import { parseArgs } from "node:util";
-import { scaffoldNode, ScaffoldError } from "../build/scaffold/new-node.ts";
+import { ScaffoldError, scaffoldNode } from "../build/scaffold/new-node.ts";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

@@ -13,16 +13,16 @@ import { readInputStamp } from "../build/input-stamp.ts";
 import type { ReleaseStoreConfig } from "../runtime/config.ts";
 import { resolveRuntimeConfig, resolveSigning } from "../runtime/config.ts";
 import { appendAudit, cliActor } from "../runtime/domain/audit/audit-log.ts";
-import { openBackend } from "../runtime/state/storage/open-backend.ts";
+import type { Manifest } from "../runtime/shared/schema/artifacts.ts";
 import { computeBuildId } from "../runtime/state/releases/load-release.ts";
 import {
   RELEASE_POINTER_KEY,
+  type ReleasePointer,
   readReleasePointer,
   releaseFileKey,
   releaseManifestKey,
-  type ReleasePointer,
 } from "../runtime/state/releases/release-store.ts";
-import type { Manifest } from "../runtime/shared/schema/artifacts.ts";
+import { openBackend } from "../runtime/state/storage/open-backend.ts";
 
 /** How many earlier releases the pointer remembers for rollback. */
 const HISTORY_LENGTH = 20;

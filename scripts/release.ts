@@ -28,8 +28,8 @@ import {
   symlinkSync,
 } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { pipeline } from "node:stream/promises";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createGzip } from "node:zlib";
 import { bundleCli } from "../build/bundle-cli.ts";

@@ -12,12 +12,12 @@ import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { IndexGraph, Manifest, NodeResponse } from "../../runtime/shared/schema/artifacts.ts";
 import type { Catalog } from "../../runtime/shared/schema/catalog.ts";
-import { renderErrorTemplate, renderKeyPage, renderSearchTemplate } from "./render-forms.ts";
 import { renderDocPages } from "./render-docs.ts";
+import { renderErrorTemplate, renderKeyPage, renderSearchTemplate } from "./render-forms.ts";
 import { renderHome } from "./render-home.ts";
-import { renderLlmsFullTxt, renderLlmsTxt, type LlmsVertical } from "./render-llms.ts";
+import { type LlmsVertical, renderLlmsFullTxt, renderLlmsTxt } from "./render-llms.ts";
 import { renderNodeMarkdown } from "./render-node-md.ts";
-import { renderNodePage, renderVerticalList, renderVerticalPage, type PageContext } from "./render-pages.ts";
+import { type PageContext, renderNodePage, renderVerticalList, renderVerticalPage } from "./render-pages.ts";
 
 export interface BrowseSiteResult {
   pages: number;

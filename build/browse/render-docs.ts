@@ -10,17 +10,17 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, posix } from "node:path";
+import type { Element, RootContent as HastContent, Root as HastRoot } from "hast";
+import type { RootContent as MdContent, Root as MdRoot } from "mdast";
 import rehypeSanitize from "rehype-sanitize";
 import rehypeStringify from "rehype-stringify";
 import remarkGfm from "remark-gfm";
 import remarkParse from "remark-parse";
 import remarkRehype from "remark-rehype";
 import { unified } from "unified";
-import type { Element, Root as HastRoot, RootContent as HastContent } from "hast";
-import type { Root as MdRoot, RootContent as MdContent } from "mdast";
 import { createSlugger } from "../docs/slug.ts";
 import { PACKAGE_ROOT } from "../package-root.ts";
-import { renderPage, type PageContext } from "./render-pages.ts";
+import { type PageContext, renderPage } from "./render-pages.ts";
 
 /** One served page: where its markdown lives (relative to the repository) and its name under /docs/. */
 export interface DocPage {

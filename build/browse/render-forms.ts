@@ -8,7 +8,7 @@
  */
 import type { ResolvedVertical } from "../../runtime/shared/schema/catalog.ts";
 import { escapeHtml } from "./html-text.ts";
-import { renderPage, type PageContext } from "./render-pages.ts";
+import { type PageContext, renderPage } from "./render-pages.ts";
 
 export function renderKeyPage(ctx: PageContext): string {
   const body = `<h1>Read with your key</h1>

@@ -1,7 +1,7 @@
 /** The human page of `GET /` (agents asking for JSON get the runtime's description instead). */
 import type { ResolvedVertical } from "../../runtime/shared/schema/catalog.ts";
 import { escapeHtml } from "./html-text.ts";
-import { renderPage, type PageContext } from "./render-pages.ts";
+import { type PageContext, renderPage } from "./render-pages.ts";
 
 export function renderHome(ctx: PageContext, verticals: ResolvedVertical[]): string {
   const live = verticals.filter((v) => v.status === "live");

@@ -5,9 +5,9 @@
 import type { IndexGraph, NodeResponse } from "../../runtime/shared/schema/artifacts.ts";
 import { LAYER_NAMES, type ResolvedVertical } from "../../runtime/shared/schema/catalog.ts";
 import { escapeHtml } from "./html-text.ts";
-import { renderMarkdown } from "./render-markdown.ts";
 import { renderGraphSvg } from "./layout-graph.ts";
 import { renderRules } from "./render-gates.ts";
+import { renderMarkdown } from "./render-markdown.ts";
 
 export interface PageContext {
   apiVersion: string;

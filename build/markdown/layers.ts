@@ -3,9 +3,10 @@
  * syntax tree (so `## x` inside a code fence is not a heading), but each section keeps its exact
  * markdown source: the layer text an agent receives is what the author wrote.
  */
-import { unified } from "unified";
-import remarkParse from "remark-parse";
+
 import type { Heading, Root } from "mdast";
+import remarkParse from "remark-parse";
+import { unified } from "unified";
 
 export interface BodySection {
   /** Heading text as written, e.g. `Logic`. */

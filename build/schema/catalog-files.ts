@@ -2,7 +2,7 @@
  * The authored files of `content/_catalog/`. Each is the shared contract's shape minus what the
  * build computes (counts), and closed against unknown keys so a typo is an error, not a no-op.
  */
-import { Type, type Static, type TObject, type TSchema } from "@sinclair/typebox";
+import { type Static, type TObject, type TSchema, Type } from "@sinclair/typebox";
 import { CohortSchema, LimitsSchema, VerticalEntrySchema } from "../../runtime/shared/schema/catalog.ts";
 import { StatusStaticSchema } from "../../runtime/shared/schema/status.ts";
 

@@ -3,10 +3,10 @@
  * Reuses the rule schemas of the shared contract, so an authored gate is checked by the same
  * declaration the runtime's compiled form derives from.
  */
-import { Type, type Static } from "@sinclair/typebox";
-import { AuthoredRuleSchema, FACT_NAME_RE, OutcomeValueSchema } from "../../runtime/shared/schema/rules.ts";
-import { SLUG_RE } from "../../runtime/shared/schema/catalog.ts";
+import { type Static, Type } from "@sinclair/typebox";
 import { NodeStatusSchema } from "../../runtime/shared/schema/artifacts.ts";
+import { SLUG_RE } from "../../runtime/shared/schema/catalog.ts";
+import { AuthoredRuleSchema, FACT_NAME_RE, OutcomeValueSchema } from "../../runtime/shared/schema/rules.ts";
 
 /** `YYYY-MM-DD`, or a date-time with seconds optional and an explicit zone (never local time). */
 export const AUTHORED_DATE_RE = "^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2}))?$";

@@ -3,7 +3,7 @@
  * lives. The summary of the vertical's `REVIEW.md` is generated from it (`npm run review:md`) and
  * the build checks the two agree (build/stages/review-records.ts).
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { SLUG_RE } from "../../runtime/shared/schema/catalog.ts";
 
 const Day = Type.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "a date: write YYYY-MM-DD" });

@@ -2,9 +2,10 @@
  * ajv over TypeBox schemas: collects every error and turns ajv's output into field paths and
  * readable messages. Build-only: the runtime never ships ajv (docs/architecture.md, test/contract/boundaries.test.ts).
  */
+
+import type { TSchema } from "@sinclair/typebox";
 import { Ajv, type ErrorObject } from "ajv";
 import addFormatsModule from "ajv-formats";
-import type { TSchema } from "@sinclair/typebox";
 import type { FieldPath } from "../locate.ts";
 
 export interface SchemaError {

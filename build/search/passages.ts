@@ -8,10 +8,11 @@
  * citation nor starts inside one. A sentence longer than a snippet is cut at a clause boundary (or a
  * space) outside any citation ("C-146/20", "42 U.S.C. 3603(b)", "Art. 7(1)(a)").
  */
+
+import type { Root, RootContent } from "mdast";
 import remarkGfm from "remark-gfm";
 import remarkParse from "remark-parse";
 import { unified } from "unified";
-import type { Root, RootContent } from "mdast";
 
 /** Longest passage kept for a snippet, in characters. */
 export const MAX_PASSAGE = 280;

@@ -3,23 +3,23 @@
  * slug/alias table, and the vertical folders against it. Resolves aliases in exactly one place.
  */
 import { join } from "node:path";
-import { parse as parseYaml, YAMLParseError } from "yaml";
 import type { TSchema } from "@sinclair/typebox";
+import { parse as parseYaml, YAMLParseError } from "yaml";
 import type { Cohort, Limits, VerticalEntry } from "../../runtime/shared/schema/catalog.ts";
+import { type ResolvedBuildConfig, toDisplayFile } from "../config.ts";
+import { type Diagnostics, toDisplayPath } from "../diagnostics.ts";
+import { createLocator, type FieldPath } from "../locate.ts";
 import {
+  type CohortsFile,
   CohortsFileSchema,
   LimitsFileSchema,
+  type StatusFile,
   StatusFileSchema,
   toClosedSchema,
-  VerticalsFileSchema,
-  type CohortsFile,
-  type StatusFile,
   type VerticalsFile,
+  VerticalsFileSchema,
 } from "../schema/catalog-files.ts";
-import { compileSchema, type CheckValue } from "../schema/validator.ts";
-import { createLocator, type FieldPath } from "../locate.ts";
-import { toDisplayPath, type Diagnostics } from "../diagnostics.ts";
-import { toDisplayFile, type ResolvedBuildConfig } from "../config.ts";
+import { type CheckValue, compileSchema } from "../schema/validator.ts";
 import type { LoadedContent, SourceFile } from "./load.ts";
 
 /** The validated catalogue data, before counts are added from content. */

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ChangelogEntry, Manifest } from "../../runtime/shared/schema/artifacts.ts";
-import { toDisplayPath, type Diagnostics } from "../diagnostics.ts";
+import { type Diagnostics, toDisplayPath } from "../diagnostics.ts";
 import type { GraphNode, VerticalGraph } from "./link.ts";
 
 /** What the lint needs from the previous build: its manifest and its changelog. */

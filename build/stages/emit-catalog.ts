@@ -2,13 +2,13 @@
  * Stage 7b, emit the vertical-independent artifacts: `catalog.json` (resolved verticals and the
  * one alias map), `status.json` (static status parts with counts from content) and `changelog.json`.
  */
-import { ChangelogSchema, type ChangelogEntry } from "../../runtime/shared/schema/artifacts.ts";
-import { CatalogSchema, type Catalog, type ResolvedVertical } from "../../runtime/shared/schema/catalog.ts";
-import { StatusStaticSchema, type StatusStatic } from "../../runtime/shared/schema/status.ts";
+import { type ChangelogEntry, ChangelogSchema } from "../../runtime/shared/schema/artifacts.ts";
+import { type Catalog, CatalogSchema, type ResolvedVertical } from "../../runtime/shared/schema/catalog.ts";
+import { type StatusStatic, StatusStaticSchema } from "../../runtime/shared/schema/status.ts";
 import { compileSchema } from "../schema/validator.ts";
 import type { CatalogData } from "./catalog.ts";
+import { type EmitContext, emitArtifact } from "./emit.ts";
 import type { VerticalGraph } from "./link.ts";
-import { emitArtifact, type EmitContext } from "./emit.ts";
 import { toUsd } from "./unlock.ts";
 
 const CHECKS = {

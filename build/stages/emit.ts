@@ -3,27 +3,28 @@
  * emits, runtime reads"). Each artifact is checked against its `runtime/shared/schema` shape before
  * it reaches the sink; a failure is a build bug, reported as `artifact_invalid`.
  */
-import { LAYER_NAMES } from "../../runtime/shared/schema/catalog.ts";
+
 import {
+  type IndexGraph,
   IndexGraphSchema,
   LeanIndexGraphSchema,
-  LeanNodeResponseSchema,
-  NodeResponseSchema,
-  type IndexGraph,
   type LeanNodeResponse,
+  LeanNodeResponseSchema,
   type NodeData,
   type NodeResponse,
+  NodeResponseSchema,
   type Wrapper,
 } from "../../runtime/shared/schema/artifacts.ts";
-import { compileSchema, type CheckValue } from "../schema/validator.ts";
-import { sha256, toCanonicalJson } from "../digest.ts";
-import { countTokens } from "../tokens.ts";
-import { toDisplayPath, type Diagnostics } from "../diagnostics.ts";
+import { LAYER_NAMES } from "../../runtime/shared/schema/catalog.ts";
+import { toUnlockHint } from "../../runtime/shared/schema/unlock.ts";
 import type { BuildCache } from "../cache.ts";
+import { type Diagnostics, toDisplayPath } from "../diagnostics.ts";
+import { sha256, toCanonicalJson } from "../digest.ts";
+import { type CheckValue, compileSchema } from "../schema/validator.ts";
+import { countTokens } from "../tokens.ts";
 import type { CatalogData } from "./catalog.ts";
 import type { GraphNode, VerticalGraph } from "./link.ts";
 import { toUnlockText } from "./unlock.ts";
-import { toUnlockHint } from "../../runtime/shared/schema/unlock.ts";
 
 /** Receives artifacts; paths are relative to `dist/data`. */
 export interface ArtifactSink {

@@ -7,9 +7,9 @@
  * any outcome, reported as warnings.
  */
 import { DecisionDiagrams, FALSE } from "../../runtime/shared/decision-diagram.ts";
-import { toDisplayPath, type Diagnostics, type IssueCode } from "../diagnostics.ts";
-import type { FieldPath } from "../locate.ts";
 import { suggestClosest } from "../../runtime/shared/did-you-mean.ts";
+import { type Diagnostics, type IssueCode, toDisplayPath } from "../diagnostics.ts";
+import type { FieldPath } from "../locate.ts";
 import type { CompiledNode } from "./rules.ts";
 
 export interface ExclusionStats {

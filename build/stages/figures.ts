@@ -7,8 +7,9 @@
  * - a typed value may name `figure: <id>`; the build fails when its number, date or unit differs
  *   from the declaration, so two nodes can never state one figure differently.
  */
+
+import { type Static, Type } from "@sinclair/typebox";
 import { parse as parseYaml } from "yaml";
-import { Type, type Static } from "@sinclair/typebox";
 import { DURATION_UNITS, FACT_NAME_RE } from "../../runtime/shared/schema/rules.ts";
 import type { Diagnostics } from "../diagnostics.ts";
 import { AUTHORED_DATE_RE } from "../schema/frontmatter.ts";

@@ -4,17 +4,17 @@
  * the catalogue's trial rule. Deprecated nodes may be unlinked (nodes are never deleted).
  */
 import { join } from "node:path";
+import { suggestClosest } from "../../runtime/shared/did-you-mean.ts";
 import type { VerticalEntry } from "../../runtime/shared/schema/catalog.ts";
-import { VerticalIndexSchema, type VerticalIndex } from "../schema/frontmatter.ts";
-import { compileSchema } from "../schema/validator.ts";
-import { toDisplayPath, type Diagnostics, type IssueCode } from "../diagnostics.ts";
-import { toDisplayFile, type ResolvedBuildConfig } from "../config.ts";
+import { type ResolvedBuildConfig, toDisplayFile } from "../config.ts";
+import { type Diagnostics, type IssueCode, toDisplayPath } from "../diagnostics.ts";
 import type { FieldPath } from "../locate.ts";
+import { type VerticalIndex, VerticalIndexSchema } from "../schema/frontmatter.ts";
+import { compileSchema } from "../schema/validator.ts";
 import type { CatalogData } from "./catalog.ts";
 import type { SourceFile } from "./load.ts";
 import type { ParsedFile } from "./parse.ts";
 import type { CompiledNode } from "./rules.ts";
-import { suggestClosest } from "../../runtime/shared/did-you-mean.ts";
 
 export interface GraphNode extends CompiledNode {
   /** Unlocked by a trial key of this vertical. */

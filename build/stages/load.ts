@@ -4,7 +4,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { toDisplayFile, type ResolvedBuildConfig } from "../config.ts";
+import { type ResolvedBuildConfig, toDisplayFile } from "../config.ts";
 
 export type SourceKind = "node" | "index" | "catalog" | "wrapper" | "figures" | "review" | "review-doc";
 

@@ -2,13 +2,13 @@
  * Stage 8, manifest: the last file written, describing all the others. `build_id` is the hash of
  * every file digest, so the same content always has the same id (no wall clock anywhere).
  */
-import { ManifestSchema, type Manifest } from "../../runtime/shared/schema/artifacts.ts";
-import { compileSchema } from "../schema/validator.ts";
+import { type Manifest, ManifestSchema } from "../../runtime/shared/schema/artifacts.ts";
 import { shortDigest } from "../digest.ts";
-import type { VerticalGraph } from "./link.ts";
-import { emitArtifact, type EmitContext } from "./emit.ts";
-import { signArtifacts } from "./sign.ts";
+import { compileSchema } from "../schema/validator.ts";
 import type { BuildSigningKey } from "../signing-key.ts";
+import { type EmitContext, emitArtifact } from "./emit.ts";
+import type { VerticalGraph } from "./link.ts";
+import { signArtifacts } from "./sign.ts";
 
 export const MANIFEST_FILE = "manifest.json";
 const checkManifest = compileSchema(ManifestSchema);

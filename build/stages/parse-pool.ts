@@ -6,10 +6,10 @@
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { sha256 } from "../digest.ts";
 import type { BuildCache } from "../cache.ts";
+import { sha256 } from "../digest.ts";
 import type { SourceFile } from "./load.ts";
-import { parseRaw, toParsedNode, type ParsedFile, type ParsedNode, type ParsedNodeData } from "./parse.ts";
+import { type ParsedFile, type ParsedNode, type ParsedNodeData, parseRaw, toParsedNode } from "./parse.ts";
 
 /** Below this many files to parse, starting workers costs more than it saves. */
 const PARALLEL_MIN_FILES = 800;

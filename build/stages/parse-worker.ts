@@ -4,7 +4,7 @@
  * Nothing here but the pure `parseRaw`, so results equal main-thread parsing byte for byte.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { parseRaw, type ParsedNodeData } from "./parse.ts";
+import { type ParsedNodeData, parseRaw } from "./parse.ts";
 
 const CHUNK = 200;
 const { raws, digests, tokens } = workerData as { raws: string[]; digests: string[]; tokens: boolean };

@@ -8,11 +8,11 @@
  */
 import matter from "gray-matter";
 import { parse as parseYaml, YAMLParseError } from "yaml";
+import type { BuildCache } from "../cache.ts";
 import { sha256 } from "../digest.ts";
 import { createLocator, type LocateField } from "../locate.ts";
-import { splitBody, type SplitBody } from "../markdown/layers.ts";
+import { type SplitBody, splitBody } from "../markdown/layers.ts";
 import { countTokens } from "../tokens.ts";
-import type { BuildCache } from "../cache.ts";
 import type { SourceFile } from "./load.ts";
 
 /** What parsing yields as plain data (structured-cloneable, so a worker thread can produce it). */

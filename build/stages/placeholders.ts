@@ -4,8 +4,9 @@
  * error in a release build (`--release`): placeholder knowledge must never reach agents, and
  * every rule must cite a real primary source.
  */
-import type { Diagnostics } from "../diagnostics.ts";
+
 import type { ResolvedBuildConfig } from "../config.ts";
+import type { Diagnostics } from "../diagnostics.ts";
 import type { ValidatedNode } from "./validate.ts";
 
 const TODO_RE = /\bTODO\b/;

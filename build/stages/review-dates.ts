@@ -8,7 +8,7 @@
  * go stale; and a release build refuses a node whose content changed after its last review
  * (`updated` later than `reviewed`) unless the author marked that change editorial.
  */
-import { toDisplayPath, type Diagnostics } from "../diagnostics.ts";
+import { type Diagnostics, toDisplayPath } from "../diagnostics.ts";
 import type { ValidatedNode } from "./validate.ts";
 
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];

@@ -8,15 +8,15 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parse as parseYaml } from "yaml";
+import { suggestClosest } from "../../runtime/shared/did-you-mean.ts";
 import { createDiagnostics, type Diagnostics, type IssueCode } from "../diagnostics.ts";
 import { createLocator, type FieldPath } from "../locate.ts";
-import { suggestClosest } from "../../runtime/shared/did-you-mean.ts";
-import { REVIEW_STATUSES, ReviewFileSchema, type ReviewFile, type ReviewRecord } from "../schema/review-records.ts";
+import { REVIEW_STATUSES, type ReviewFile, ReviewFileSchema, type ReviewRecord } from "../schema/review-records.ts";
 import { compileSchema } from "../schema/validator.ts";
+import { readFigures, substituteFigures } from "./figures.ts";
 import type { LoadedContent, SourceFile } from "./load.ts";
 import { parseSource } from "./parse.ts";
-import { readFigures, substituteFigures } from "./figures.ts";
-import { validateNodes, type ValidatedNode } from "./validate.ts";
+import { type ValidatedNode, validateNodes } from "./validate.ts";
 
 export const BLOCK_START = "<!-- review-records: generated from _review.yaml by `npm run review:md`; edit the YAML, not this block -->";
 export const BLOCK_END = "<!-- /review-records -->";

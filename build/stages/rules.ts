@@ -3,15 +3,16 @@
  * `fact`/`outcome` operators, rules are put in dependency order (an outcome's rules before the
  * rules that read it), and each rule's `source` becomes the `{ id, title, url }` it names.
  */
-import type { AuthoredGate, CompiledGate, CompiledRule, CompiledRuleSet } from "../../runtime/shared/schema/rules.ts";
-import { toDisplayPath, type Diagnostics, type IssueCode } from "../diagnostics.ts";
-import type { FieldPath } from "../locate.ts";
-import type { ValidatedNode } from "./validate.ts";
-import type { ParsedFile } from "./parse.ts";
-import { NodeFrontmatterSchema, type NodeFrontmatter } from "../schema/frontmatter.ts";
-import { compileSchema } from "../schema/validator.ts";
+
 import { Type } from "@sinclair/typebox";
 import { suggestClosest } from "../../runtime/shared/did-you-mean.ts";
+import type { AuthoredGate, CompiledGate, CompiledRule, CompiledRuleSet } from "../../runtime/shared/schema/rules.ts";
+import { type Diagnostics, type IssueCode, toDisplayPath } from "../diagnostics.ts";
+import type { FieldPath } from "../locate.ts";
+import { type NodeFrontmatter, NodeFrontmatterSchema } from "../schema/frontmatter.ts";
+import { compileSchema } from "../schema/validator.ts";
+import type { ParsedFile } from "./parse.ts";
+import type { ValidatedNode } from "./validate.ts";
 
 /** The rule fields of the frontmatter on their own, other fields allowed (they were judged by validate). */
 const { sources, facts, outcomes, rules, values } = NodeFrontmatterSchema.properties;

@@ -5,12 +5,12 @@
  * lets the runtime weigh fields and quote only the layers a caller has unlocked. Tokenized with the
  * runtime's own tokenizer; snippet passages are cut by build/search/passages.ts.
  */
-import { SEARCH_FIELDS, SearchIndexSchema, type SearchDoc, type SearchIndex } from "../../runtime/shared/schema/search.ts";
+import { SEARCH_FIELDS, type SearchDoc, type SearchIndex, SearchIndexSchema } from "../../runtime/shared/schema/search.ts";
 import { searchTokens } from "../../runtime/shared/tokenize.ts";
 import { compileSchema } from "../schema/validator.ts";
-import type { GraphNode, VerticalGraph } from "./link.ts";
-import { emitArtifact, type EmitContext } from "./emit.ts";
 import { toPassages } from "../search/passages.ts";
+import { type EmitContext, emitArtifact } from "./emit.ts";
+import type { GraphNode, VerticalGraph } from "./link.ts";
 
 const checkSearchIndex = compileSchema(SearchIndexSchema);
 

@@ -3,9 +3,10 @@
  * signed over its Content-Digest and Knowledge-Identity (runtime/domain/signing/). The runtime then
  * serves these signatures as they are: a static read never signs anything.
  */
-import type { Manifest, ManifestSigning } from "../../runtime/shared/schema/artifacts.ts";
+
 import { contentDigestFromHex, formatIdentity, signHeaders } from "../../runtime/shared/answer-signature.ts";
 import { identityOfFile } from "../../runtime/shared/file-identity.ts";
+import type { Manifest, ManifestSigning } from "../../runtime/shared/schema/artifacts.ts";
 import { publicJwk } from "../../runtime/shared/signing-keys.ts";
 import type { BuildSigningKey } from "../signing-key.ts";
 

@@ -7,7 +7,7 @@
  */
 import type { OutcomeValue } from "../../runtime/shared/schema/rules.ts";
 import type { ResolvedBuildConfig } from "../config.ts";
-import { toDisplayPath, type Diagnostics } from "../diagnostics.ts";
+import { type Diagnostics, toDisplayPath } from "../diagnostics.ts";
 import type { ValidatedNode } from "./validate.ts";
 
 /** One figure stated in prose: its kind and value, comparable with a typed value's. */

@@ -4,11 +4,11 @@
  * `ValidatedNode`, which later stages trust.
  */
 import { LAYER_NAMES, type LayerName } from "../../runtime/shared/schema/catalog.ts";
-import { AUTHORED_DATE_RE, NodeFrontmatterSchema, type NodeFrontmatter } from "../schema/frontmatter.ts";
-import { compileSchema } from "../schema/validator.ts";
-import { toDisplayPath, type Diagnostics } from "../diagnostics.ts";
-import { shortDigest, toCanonicalJson } from "../digest.ts";
 import { toIsoDateTime } from "../dates.ts";
+import { type Diagnostics, toDisplayPath } from "../diagnostics.ts";
+import { shortDigest, toCanonicalJson } from "../digest.ts";
+import { AUTHORED_DATE_RE, type NodeFrontmatter, NodeFrontmatterSchema } from "../schema/frontmatter.ts";
+import { compileSchema } from "../schema/validator.ts";
 import type { ParsedFile } from "./parse.ts";
 
 export interface ValidatedLayer {

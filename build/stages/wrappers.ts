@@ -5,10 +5,10 @@
  */
 import { join } from "node:path";
 import { WRAPPER_FIELDS, type Wrapper } from "../../runtime/shared/schema/artifacts.ts";
-import { toDisplayFile, type ResolvedBuildConfig } from "../config.ts";
+import { type ResolvedBuildConfig, toDisplayFile } from "../config.ts";
 import type { Diagnostics } from "../diagnostics.ts";
-import { readFrontmatter } from "./parse.ts";
 import type { SourceFile } from "./load.ts";
+import { readFrontmatter } from "./parse.ts";
 
 /** Wrapper field → file name, e.g. `node_types_explained` → `node-types-explained`. */
 export const WRAPPER_FILES: Record<keyof Wrapper, string> = Object.fromEntries(

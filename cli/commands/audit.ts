@@ -3,11 +3,11 @@
  * first, with the filters of GET /api/admin/audit.
  */
 import { AUDIT_PAGE_MAX, readAudit } from "../../runtime/domain/audit/audit-log.ts";
+import { defineCommand } from "../command-line.ts";
 import { EXIT, OperatorError } from "../exit-codes.ts";
 import { withOperatorContext } from "../operator-context.ts";
-import { STORE_ARGS } from "../store-args.ts";
 import { printResult } from "../output.ts";
-import { defineCommand } from "../command-line.ts";
+import { STORE_ARGS } from "../store-args.ts";
 
 export default defineCommand({
   meta: { name: "audit" },

@@ -5,12 +5,12 @@
  * docs/operations.md), so both commands refuse and say so.
  */
 import { resolve } from "node:path";
+import type { RuntimeConfig } from "../../runtime/config.ts";
+import { BackupRefusal, backupState, restoreState } from "../../runtime/state/storage/sqlite-backup.ts";
+import { defineCommand } from "../command-line.ts";
 import { EXIT, OperatorError } from "../exit-codes.ts";
 import { describeStateStore, resolveOperatorConfig } from "../operator-context.ts";
 import { printResult, runOperation } from "../output.ts";
-import { BackupRefusal, backupState, restoreState } from "../../runtime/state/storage/sqlite-backup.ts";
-import type { RuntimeConfig } from "../../runtime/config.ts";
-import { defineCommand } from "../command-line.ts";
 
 const ARGS = {
   file: { type: "positional", required: true, description: "The backup file" },

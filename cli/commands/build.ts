@@ -6,10 +6,10 @@
 import { buildOnce } from "../../build/build-once.ts";
 import { resolveBuildConfig } from "../../build/config.ts";
 import { signingKeyFromEnv } from "../../build/signing-key.ts";
+import { defineCommand } from "../command-line.ts";
 import { EXIT } from "../exit-codes.ts";
 import { printResult, runOperation } from "../output.ts";
 import { runScript } from "../run-script.ts";
-import { defineCommand } from "../command-line.ts";
 
 export default defineCommand({
   meta: { name: "build" },

@@ -2,25 +2,26 @@
  * `vkr keys create | list | show | revoke | reroll | label | expire | usage`: key administration on the service's own store, through
  * the same functions as POST /api/keys and the admin routes (issueAdminKeys, revokeKey, the admin view).
  */
+
+import { unknownVertical } from "../../runtime/domain/access/unknown-names.ts";
+import { describeKeyForAdmin } from "../../runtime/domain/keys/admin-key-view.ts";
+import { parseExpiry, REROLL_GRACE_MAX_SECONDS, rerollKey, updateKey } from "../../runtime/domain/keys/manage-key.ts";
+import { findKey, revokeKey, toKeyReference } from "../../runtime/domain/keys/revoke-key.ts";
+import { describeKeyUsage, USAGE_HISTORY_DAYS } from "../../runtime/domain/metering/usage-history.ts";
+import { issueAdminKeys } from "../../runtime/domain/payments/purchases/issue-keys.ts";
+import { didYouMean } from "../../runtime/shared/did-you-mean.ts";
 import { apiError } from "../../runtime/shared/errors.ts";
 import { compileValidator } from "../../runtime/shared/http/body.ts";
-import { describeKeyForAdmin } from "../../runtime/domain/keys/admin-key-view.ts";
-import { issueAdminKeys } from "../../runtime/domain/payments/purchases/issue-keys.ts";
-import { findKey, revokeKey, toKeyReference } from "../../runtime/domain/keys/revoke-key.ts";
 import type { AdminKeyView } from "../../runtime/shared/schema/admin-keys.ts";
-import { parseKeyString, type KeyRecord } from "../../runtime/shared/schema/keys.ts";
-import type { KeysStore } from "../../runtime/state/storage/keys-store.ts";
-import { didYouMean } from "../../runtime/shared/did-you-mean.ts";
-import { IssueKeysRequestSchema } from "../../runtime/shared/schema/requests.ts";
-import { withOperatorContext } from "../operator-context.ts";
-import { STORE_ARGS } from "../store-args.ts";
-import { printResult } from "../output.ts";
-import { unknownVertical } from "../../runtime/domain/access/unknown-names.ts";
-import { parseExpiry, REROLL_GRACE_MAX_SECONDS, rerollKey, updateKey } from "../../runtime/domain/keys/manage-key.ts";
 import { UpdateKeyRequestSchema } from "../../runtime/shared/schema/admin-keys.ts";
-import { EXIT, OperatorError } from "../exit-codes.ts";
-import { describeKeyUsage, USAGE_HISTORY_DAYS } from "../../runtime/domain/metering/usage-history.ts";
+import { type KeyRecord, parseKeyString } from "../../runtime/shared/schema/keys.ts";
+import { IssueKeysRequestSchema } from "../../runtime/shared/schema/requests.ts";
+import type { KeysStore } from "../../runtime/state/storage/keys-store.ts";
 import { defineCommand } from "../command-line.ts";
+import { EXIT, OperatorError } from "../exit-codes.ts";
+import { withOperatorContext } from "../operator-context.ts";
+import { printResult } from "../output.ts";
+import { STORE_ARGS } from "../store-args.ts";
 
 const issueValidator = compileValidator(IssueKeysRequestSchema);
 const updateValidator = compileValidator(UpdateKeyRequestSchema);

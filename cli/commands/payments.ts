@@ -2,20 +2,21 @@
  * `vkr payments list | reconcile | ack`: the purchases on the service's own store, through the same
  * functions as the admin routes and the server's own reconciliation pass (runtime/domain/payments/purchases/reconcile.ts).
  */
+
+import { createPaymentProviders } from "../../runtime/domain/payments/providers/create-providers.ts";
 import {
   acknowledgePurchase,
   acknowledgeRefused,
   listPurchasesForOperator,
-  reconcilePurchases,
   type ReconcileEntry,
+  reconcilePurchases,
 } from "../../runtime/domain/payments/purchases/reconcile.ts";
-import { createPaymentProviders } from "../../runtime/domain/payments/providers/create-providers.ts";
 import { formatUsd } from "../../runtime/shared/money.ts";
+import { defineCommand } from "../command-line.ts";
 import { EXIT, OperatorError } from "../exit-codes.ts";
 import { withOperatorContext } from "../operator-context.ts";
-import { STORE_ARGS } from "../store-args.ts";
 import { printResult } from "../output.ts";
-import { defineCommand } from "../command-line.ts";
+import { STORE_ARGS } from "../store-args.ts";
 
 const list = defineCommand({
   meta: { name: "list", description: "List open purchases and those an operator must act on (changes nothing)" },

@@ -14,8 +14,8 @@ import {
   rollbackRelease,
   uploadRelease,
 } from "../../scripts/publish-release.ts";
-import { printResult, runOperation } from "../output.ts";
 import { defineCommand } from "../command-line.ts";
+import { printResult, runOperation } from "../output.ts";
 
 export default defineCommand({
   meta: { name: "publish" },

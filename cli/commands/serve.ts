@@ -1,9 +1,10 @@
 /** `vkr serve`: the service in this process (runtime/start.ts), configured from the environment and flags; drains on SIGTERM/SIGINT. */
+
+import { resolveRuntimeConfig } from "../../runtime/config.ts";
 import { startService } from "../../runtime/start.ts";
+import { defineCommand } from "../command-line.ts";
 import { describeStateStore, resolveOperatorConfig } from "../operator-context.ts";
 import { runOperation } from "../output.ts";
-import { resolveRuntimeConfig } from "../../runtime/config.ts";
-import { defineCommand } from "../command-line.ts";
 
 export default defineCommand({
   meta: { name: "serve" },

@@ -3,10 +3,11 @@
  * answers (with key counts). With `--url`: asks a running service's /readyz and /api/status.
  * Exit 0 when ready, 5 when not.
  */
-import { EXIT, OperatorError } from "../exit-codes.ts";
-import { STORE_ARGS } from "../store-args.ts";
-import { printResult, runOperation } from "../output.ts";
+
 import { defineCommand } from "../command-line.ts";
+import { EXIT, OperatorError } from "../exit-codes.ts";
+import { printResult, runOperation } from "../output.ts";
+import { STORE_ARGS } from "../store-args.ts";
 
 export default defineCommand({
   meta: { name: "status" },

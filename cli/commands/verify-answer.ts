@@ -5,10 +5,10 @@
  * vertical, node, version and build the answer is. Exit 0 when it verifies, 4 when it does not.
  */
 import { readFile } from "node:fs/promises";
-import { fetchSigningKeys, verifyAnswer, type AnswerKeySet } from "../../client/verify-answer.ts";
+import { type AnswerKeySet, fetchSigningKeys, verifyAnswer } from "../../client/verify-answer.ts";
+import { defineCommand } from "../command-line.ts";
 import { EXIT, OperatorError } from "../exit-codes.ts";
 import { printResult, runOperation } from "../output.ts";
-import { defineCommand } from "../command-line.ts";
 
 export default defineCommand({
   meta: { name: "verify-answer" },

@@ -5,18 +5,18 @@
  * components such as `@authority` or `@status`, so the build can sign its artifacts once for every
  * deployment, and a response saved to disk verifies later without the request or the server.
  */
-import { createHash, sign, type KeyObject } from "node:crypto";
+import { createHash, type KeyObject, sign } from "node:crypto";
 import {
   formatContentDigest,
   formatIdentity,
+  type KnowledgeIdentity,
   SIGNATURE_LABEL,
   signatureBase,
   signatureParams,
-  type KnowledgeIdentity,
 } from "../../client/http-signature.ts";
 
 // The RFC 9421 parts the verifier shares (client/http-signature.ts), under the names the runtime and build use.
-export { formatIdentity, signatureBase, signatureParams, type KnowledgeIdentity } from "../../client/http-signature.ts";
+export { formatIdentity, type KnowledgeIdentity, signatureBase, signatureParams } from "../../client/http-signature.ts";
 
 /** A private key with its RFC 7638 thumbprint as `kid`. */
 export interface SigningKey {

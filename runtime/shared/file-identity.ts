@@ -3,8 +3,9 @@
  * (when it signs) and the runtime (when it serves the signature) share, so both state the same
  * `Knowledge-Identity` for the same bytes.
  */
-import type { Manifest } from "./schema/artifacts.ts";
+
 import type { KnowledgeIdentity } from "./answer-signature.ts";
+import type { Manifest } from "./schema/artifacts.ts";
 
 const NODE_FILE_RE = /^verticals\/([^/]+)\/nodes\/([^./]+)\.((?:locked\.)?(?:lean\.)?)json$/;
 const INDEX_FILE_RE = /^verticals\/([^/]+)\/index\.(lean\.)?json$/;

@@ -1,7 +1,7 @@
 /** GET /v1/delta over real HTTP: paging with any limit, `since` boundaries, cursors across a rebuild, and every refusal. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
 import { ADDED_IN_V2_AT, TIMELINE, TIMELINE_V2, UPDATED_AT } from "./_delta-fixture.ts";
 

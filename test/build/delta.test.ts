@@ -4,9 +4,9 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createDiagnostics } from "../../build/diagnostics.ts";
 import { buildContent } from "../../build/index.ts";
 import { buildChangelog, compareEntries, lintDelta } from "../../build/stages/delta.ts";
-import { createDiagnostics } from "../../build/diagnostics.ts";
 import type { ChangelogEntry } from "../../runtime/shared/schema/artifacts.ts";
 import { createTempDir, materializeFixture } from "./_fixtures.ts";
 

@@ -5,8 +5,8 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildContent, formatIssue, ISSUE_CODES, type IssueCode } from "../../build/index.ts";
 import { formatReport, WARNING_CODES } from "../../build/diagnostics.ts";
+import { buildContent, formatIssue, ISSUE_CODES, type IssueCode } from "../../build/index.ts";
 import { createTempDir, FIXTURES_DIR, materializeFixture } from "./_fixtures.ts";
 
 /** Where each problem must be reported: file (relative to the fixture root), line, field. */

@@ -1,10 +1,10 @@
 /** Stage emit: the four node variants, the index graphs, catalogue and status. */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildContent } from "../../build/index.ts";
-import { emitArtifact } from "../../build/stages/emit.ts";
-import { compileSchema } from "../../build/schema/validator.ts";
 import { createDiagnostics } from "../../build/diagnostics.ts";
+import { buildContent } from "../../build/index.ts";
+import { compileSchema } from "../../build/schema/validator.ts";
+import { emitArtifact } from "../../build/stages/emit.ts";
 import { toUsd } from "../../build/stages/unlock.ts";
 import { NodeResponseSchema } from "../../runtime/shared/schema/artifacts.ts";
 import { createTempDir, materializeFixture } from "./_fixtures.ts";

@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { createDiagnostics } from "../../build/diagnostics.ts";
-import { checkExclusions } from "../../build/stages/exclusions.ts";
-import { compileRuleSet, type CompiledNode } from "../../build/stages/rules.ts";
-import type { ValidatedNode } from "../../build/stages/validate.ts";
 import type { NodeFrontmatter } from "../../build/schema/frontmatter.ts";
+import { checkExclusions } from "../../build/stages/exclusions.ts";
+import { type CompiledNode, compileRuleSet } from "../../build/stages/rules.ts";
+import type { ValidatedNode } from "../../build/stages/validate.ts";
 import { evaluateRules } from "../../runtime/domain/rules/evaluate.ts";
 
 function node(fm: Partial<NodeFrontmatter>): CompiledNode {

@@ -1,9 +1,9 @@
 /** Stage parse and markdown/layers: frontmatter (YAML 1.2, dates stay strings), H2 sections, lines. */
 import { describe, expect, it } from "vitest";
-import { parseSource, readFrontmatter } from "../../build/stages/parse.ts";
-import { splitBody } from "../../build/markdown/layers.ts";
 import { createBuildCache } from "../../build/cache.ts";
+import { splitBody } from "../../build/markdown/layers.ts";
 import type { SourceFile } from "../../build/stages/load.ts";
+import { parseSource, readFrontmatter } from "../../build/stages/parse.ts";
 
 const source = (raw: string): SourceFile => ({ kind: "node", path: "/x.md", file: "x.md", vertical: "v", name: "x", raw });
 

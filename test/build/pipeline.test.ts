@@ -7,8 +7,8 @@ import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildContent, createBuildCache } from "../../build/index.ts";
-import { createTempDir, materializeFixture, REPO_ROOT } from "./_fixtures.ts";
 import { exportPrivateJwk, generateSigningKey } from "../../runtime/shared/signing-keys.ts";
+import { createTempDir, materializeFixture, REPO_ROOT } from "./_fixtures.ts";
 
 describe("pipeline", () => {
   it("emits the documented dist/data layout", async () => {

@@ -1,10 +1,11 @@
 /** build/stages/review-dates.ts: which announced dates count as passed, and when the build warns. */
+
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildContent } from "../../build/index.ts";
 import { lastDayMeant } from "../../build/stages/review-dates.ts";
 import { createTempDir, materializeFixture } from "./_fixtures.ts";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 
 describe("review dates", () => {
   it("reads the last day an announcement can mean", () => {

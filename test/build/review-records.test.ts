@@ -6,8 +6,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildContent } from "../../build/index.ts";
 import { resolveBuildConfig } from "../../build/config.ts";
+import { buildContent } from "../../build/index.ts";
 import { loadContent } from "../../build/stages/load.ts";
 import { writeReviewDocs } from "../../build/stages/review-records.ts";
 import { createTempDir, materializeFixture } from "./_fixtures.ts";

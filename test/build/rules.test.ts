@@ -1,9 +1,9 @@
 /** Stage rules: names → explicit ops, dependency order, sources resolved. */
 import { describe, expect, it } from "vitest";
-import { compileRuleSet } from "../../build/stages/rules.ts";
 import { createDiagnostics } from "../../build/diagnostics.ts";
-import type { ValidatedNode } from "../../build/stages/validate.ts";
 import type { NodeFrontmatter } from "../../build/schema/frontmatter.ts";
+import { compileRuleSet } from "../../build/stages/rules.ts";
+import type { ValidatedNode } from "../../build/stages/validate.ts";
 
 function node(fm: Partial<NodeFrontmatter>): ValidatedNode {
   return {

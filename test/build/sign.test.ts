@@ -11,9 +11,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildContent } from "../../build/index.ts";
 import { signingKeyFromEnv } from "../../build/signing-key.ts";
-import type { Manifest } from "../../runtime/shared/schema/artifacts.ts";
 import { contentDigestFromHex, formatIdentity, signatureBase, signatureParams } from "../../runtime/shared/answer-signature.ts";
 import { identityOfFile } from "../../runtime/shared/file-identity.ts";
+import type { Manifest } from "../../runtime/shared/schema/artifacts.ts";
 import { exportPrivateJwk, generateSigningKey } from "../../runtime/shared/signing-keys.ts";
 import { createTempDir, materializeFixture } from "./_fixtures.ts";
 

@@ -1,10 +1,10 @@
 /** Stage validate: all schema errors at once, canonical dates, stable versions. */
 import { describe, expect, it } from "vitest";
-import { validateNodes } from "../../build/stages/validate.ts";
-import { parseSource } from "../../build/stages/parse.ts";
-import { createDiagnostics } from "../../build/diagnostics.ts";
 import { toIsoDateTime } from "../../build/dates.ts";
+import { createDiagnostics } from "../../build/diagnostics.ts";
 import type { SourceFile } from "../../build/stages/load.ts";
+import { parseSource } from "../../build/stages/parse.ts";
+import { validateNodes } from "../../build/stages/validate.ts";
 
 const LAYERS = "\n## Logic\nL\n\n## Directive\nD\n\n## Skill\nS\n\n## Action\nA\n";
 const FM = [

@@ -6,7 +6,7 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createBuildCache, type BuildResult } from "../../build/index.ts";
+import { type BuildResult, createBuildCache } from "../../build/index.ts";
 import { watchContent } from "../../build/watch.ts";
 import { createTempDir, materializeFixture } from "./_fixtures.ts";
 

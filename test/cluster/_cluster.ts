@@ -7,7 +7,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { startChildServer, type ChildServer } from "../helpers/child-server.ts";
+import { type ChildServer, startChildServer } from "../helpers/child-server.ts";
 
 export const SHARED_REDIS_URL = "redis://127.0.0.1:6379";
 export const CLUSTER_ADMIN_KEY = "cluster-admin-secret-0123456789";

@@ -18,8 +18,8 @@ import { scanCluster } from "../../runtime/state/storage/redis-connection.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import type { ChildServer } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
-import { primaryPortFor, startRedisCluster, startRedisSentinel, waitFor, type RedisTopology } from "../helpers/redis-topology.ts";
-import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "../payments/stand-ins/agent-network.ts";
+import { primaryPortFor, type RedisTopology, startRedisCluster, startRedisSentinel, waitFor } from "../helpers/redis-topology.ts";
+import { type AgentNetworkStandIn, agentNetworkEnv, startAgentNetwork } from "../payments/stand-ins/agent-network.ts";
 import { CLUSTER_ADMIN_KEY, getJson, postJson, startInstances, uniquePrefix } from "./_cluster.ts";
 
 const HOURLY = 1500;

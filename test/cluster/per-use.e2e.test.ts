@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import type { ChildServer } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
-import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "../payments/stand-ins/agent-network.ts";
+import { type AgentNetworkStandIn, agentNetworkEnv, startAgentNetwork } from "../payments/stand-ins/agent-network.ts";
 import { deletePrefix, SHARED_REDIS_URL, startInstances, uniquePrefix } from "./_cluster.ts";
 
 const prefix = uniquePrefix();

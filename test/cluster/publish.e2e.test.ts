@@ -14,10 +14,10 @@ import { createReleaseStore, releaseFileKey } from "../../runtime/state/releases
 import { activateRelease, uploadRelease } from "../../scripts/publish-release.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import type { ChildServer } from "../helpers/child-server.ts";
-import { writeFixtureContent, type FixtureOptions } from "../helpers/fixture-content.ts";
+import { type FixtureOptions, writeFixtureContent } from "../helpers/fixture-content.ts";
+import { type RedisTopology, startRedisCluster } from "../helpers/redis-topology.ts";
 import { CLUSTER_ADMIN_KEY, deletePrefix, getJson, postJson, SHARED_REDIS_URL, startInstances, uniquePrefix } from "./_cluster.ts";
 import { runPublish } from "./_publish.ts";
-import { startRedisCluster, type RedisTopology } from "../helpers/redis-topology.ts";
 
 const POLL_MS = 200;
 /** Poll interval plus the time to fetch and verify a small release on a loaded test machine. */

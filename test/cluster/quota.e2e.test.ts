@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import type { ChildServer } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
-import { startRedisCluster, type RedisTopology } from "../helpers/redis-topology.ts";
+import { type RedisTopology, startRedisCluster } from "../helpers/redis-topology.ts";
 import { deletePrefix, getJson, postJson, SHARED_REDIS_URL, startInstances, uniquePrefix } from "./_cluster.ts";
 
 for (const topology of ["one Redis", "a Redis Cluster"] as const) {

@@ -6,13 +6,13 @@
  * Redis is restarted: the instances recover on their own and every acknowledged write is there.
  * A hung Redis (stopped, connection open) is bounded by the client's command timeout.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildContentTo } from "../helpers/build-fixture.ts";
-import { freePort, type ChildServer } from "../helpers/child-server.ts";
+import { type ChildServer, freePort } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { CLUSTER_ADMIN_KEY, getJson, postJson, startInstances } from "./_cluster.ts";
 

@@ -6,9 +6,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { NodeResponse } from "../../runtime/shared/schema/artifacts.ts";
-import { buildContent } from "../../build/index.ts";
 import { formatIssue } from "../../build/diagnostics.ts";
+import { buildContent } from "../../build/index.ts";
+import type { NodeResponse } from "../../runtime/shared/schema/artifacts.ts";
 import { REPO_ROOT } from "../build/_fixtures.ts";
 
 const VERTICALS = join(REPO_ROOT, "dist/data/verticals");

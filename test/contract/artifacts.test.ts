@@ -1,8 +1,8 @@
 /** Every file of a built fixture dist validates against the runtime/shared/schema shape for its path. */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
 import type { TSchema } from "@sinclair/typebox";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildContent } from "../../build/index.ts";
 import { compileSchema } from "../../build/schema/validator.ts";
 import {
@@ -14,8 +14,8 @@ import {
   NodeResponseSchema,
 } from "../../runtime/shared/schema/artifacts.ts";
 import { CatalogSchema } from "../../runtime/shared/schema/catalog.ts";
-import { StatusStaticSchema } from "../../runtime/shared/schema/status.ts";
 import { SearchIndexSchema } from "../../runtime/shared/schema/search.ts";
+import { StatusStaticSchema } from "../../runtime/shared/schema/status.ts";
 import { createTempDir, materializeFixture } from "../build/_fixtures.ts";
 
 /** Path pattern → schema; every emitted file must match exactly one. */

@@ -11,7 +11,7 @@ import { createApp } from "../../runtime/app.ts";
 import { TOOLS } from "../../runtime/edges/mcp/tools.ts";
 import { createOpenApiDocument } from "../../runtime/edges/openapi/document.ts";
 import { routerPath } from "../../runtime/edges/routes/route-declaration.ts";
-import { assertEveryRouteBound, bindRoute, defineRoutes, retrievalRoutes, ROUTES } from "../../runtime/edges/routes/route-table.ts";
+import { assertEveryRouteBound, bindRoute, defineRoutes, ROUTES, retrievalRoutes } from "../../runtime/edges/routes/route-table.ts";
 import { UNDOCUMENTED_ROUTES } from "../../runtime/edges/routes/undocumented-routes.ts";
 import { REPO_ROOT } from "../build/_fixtures.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";

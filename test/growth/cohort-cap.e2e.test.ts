@@ -7,11 +7,11 @@
  * back. /api/waitlist and /api/status agree on the seats claimed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
-import { buildContentTo } from "../helpers/build-fixture.ts";
-import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
 import { deletePrefix, SHARED_REDIS_URL, uniquePrefix } from "../cluster/_cluster.ts";
-import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "../payments/stand-ins/agent-network.ts";
+import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
+import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
+import { type AgentNetworkStandIn, agentNetworkEnv, startAgentNetwork } from "../payments/stand-ins/agent-network.ts";
 
 const CAP = 900;
 const BURST = 50;

@@ -6,11 +6,11 @@
  * while a new buyer joins `core` at $49.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";
-import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "../payments/stand-ins/agent-network.ts";
-import { payWith, startFacilitator, x402Env, type FacilitatorStandIn } from "../payments/stand-ins/x402-facilitator.ts";
+import { type AgentNetworkStandIn, agentNetworkEnv, startAgentNetwork } from "../payments/stand-ins/agent-network.ts";
+import { type FacilitatorStandIn, payWith, startFacilitator, x402Env } from "../payments/stand-ins/x402-facilitator.ts";
 
 let svc: TestService;
 let network: AgentNetworkStandIn;

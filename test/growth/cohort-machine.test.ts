@@ -1,14 +1,14 @@
 /** The pure cohort state machine: every transition and every reason to stay, on the real catalogue data. */
 import { readFileSync } from "node:fs";
-import { parse as parseYaml } from "yaml";
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import {
   cohortStatusOf,
   decideProgression,
   isConfidenceMet,
   meanConfidence,
-  toScoreMicros,
   type ProgressionSnapshot,
+  toScoreMicros,
 } from "../../runtime/domain/cohorts/cohort-machine.ts";
 import type { Cohort } from "../../runtime/shared/schema/catalog.ts";
 

@@ -4,10 +4,10 @@
  * and every member of the left cohort is credited once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
-import { buildContentTo } from "../helpers/build-fixture.ts";
-import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
 import { createCreditsStore } from "../../runtime/state/storage/credits-store.ts";
+import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
+import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
 
 let svc: TestService;
 beforeAll(async () => {

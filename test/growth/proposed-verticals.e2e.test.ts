@@ -5,10 +5,10 @@
  * two instances sharing Redis, proposes exactly PROPOSED_VERTICALS_MAX (200).
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
-import { buildContentTo } from "../helpers/build-fixture.ts";
-import { startTestService, type TestService } from "../helpers/test-service.ts";
 import { deletePrefix, SHARED_REDIS_URL, uniquePrefix } from "../cluster/_cluster.ts";
+import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
+import { startTestService, type TestService } from "../helpers/test-service.ts";
 
 const dist = buildContentTo(writeFixtureContent());
 const prefix = uniquePrefix();

@@ -4,12 +4,12 @@
  * (the multi-instance backend of the runtime, not just SQLite in one process).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
-import { buildContentTo } from "../helpers/build-fixture.ts";
-import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
-import { deletePrefix, SHARED_REDIS_URL, uniquePrefix } from "../cluster/_cluster.ts";
 import { createCreditsStore } from "../../runtime/state/storage/credits-store.ts";
-import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "../payments/stand-ins/agent-network.ts";
+import { deletePrefix, SHARED_REDIS_URL, uniquePrefix } from "../cluster/_cluster.ts";
+import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
+import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
+import { type AgentNetworkStandIn, agentNetworkEnv, startAgentNetwork } from "../payments/stand-ins/agent-network.ts";
 
 let a: TestService;
 let b: TestService;

@@ -1,7 +1,7 @@
 /** Waitlist and demand signals over real HTTP: positions, dedupe, bounds, rate limits, counts in status. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
 
 let svc: TestService;

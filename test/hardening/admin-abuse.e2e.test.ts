@@ -1,7 +1,7 @@
 /** The admin bearer cannot be brute-forced: wrong guesses per client are limited, right ones unaffected until then. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
 
 let svc: TestService;

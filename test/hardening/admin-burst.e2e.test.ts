@@ -6,10 +6,10 @@
  * the burst out and hid the race).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
+import { CLUSTER_ADMIN_KEY, deletePrefix, SHARED_REDIS_URL, startInstances, uniquePrefix } from "../cluster/_cluster.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import type { ChildServer } from "../helpers/child-server.ts";
-import { CLUSTER_ADMIN_KEY, deletePrefix, SHARED_REDIS_URL, startInstances, uniquePrefix } from "../cluster/_cluster.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { socketBurst, tally } from "./socket-burst.ts";
 
 const BURST = 240;

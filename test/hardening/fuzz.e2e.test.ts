@@ -10,8 +10,8 @@ import { runInNewContext } from "node:vm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../runtime/edges/openapi/operations.ts";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";
 import { bodyFor, headerSets, pathParamsFor, prototypeWordExamples, queryFor } from "./fuzz-arbitraries.ts";
 

@@ -5,11 +5,11 @@
  * store; exactly the limit gets through.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
+import { CLUSTER_ADMIN_KEY, deletePrefix, SHARED_REDIS_URL, startInstances, uniquePrefix } from "../cluster/_cluster.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import type { ChildServer } from "../helpers/child-server.ts";
-import { CLUSTER_ADMIN_KEY, deletePrefix, SHARED_REDIS_URL, startInstances, uniquePrefix } from "../cluster/_cluster.ts";
-import { socketBurst, tally, type RawRequest } from "./socket-burst.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
+import { type RawRequest, socketBurst, tally } from "./socket-burst.ts";
 
 const BURST = 240;
 const LIMITS = {

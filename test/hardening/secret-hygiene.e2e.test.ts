@@ -6,15 +6,16 @@
  * the payment signature the saved answers are sealed under; no log line contains a key or the
  * admin secret, and responses carry the JSON-API security headers.
  */
+
+import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
-import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "../payments/stand-ins/agent-network.ts";
-import { payWith, startFacilitator, x402Env, type FacilitatorStandIn } from "../payments/stand-ins/x402-facilitator.ts";
+import { type AgentNetworkStandIn, agentNetworkEnv, startAgentNetwork } from "../payments/stand-ins/agent-network.ts";
+import { type FacilitatorStandIn, payWith, startFacilitator, x402Env } from "../payments/stand-ins/x402-facilitator.ts";
 
 let svc: TestService;
 let network: AgentNetworkStandIn;

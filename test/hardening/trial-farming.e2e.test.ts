@@ -3,8 +3,8 @@
  * by TRIALS_PER_CLIENT_HOUR; a refused request leaves no trial behind for its agent.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { startTestService, T0, type TestService } from "../helpers/test-service.ts";
 
 let svc: TestService;

@@ -2,7 +2,7 @@
  * Runs the bundled server (dist/server/index.mjs, built into a temp folder) as a child process on
  * a free port, for tests that must kill it (SIGKILL) or run several instances.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";

@@ -4,10 +4,10 @@
  * test runs the block by name wherever it moves), the links of a page, and its heading anchors.
  */
 import { readFileSync } from "node:fs";
+import type { Code, Root, RootContent } from "mdast";
 import remarkGfm from "remark-gfm";
 import remarkParse from "remark-parse";
 import { unified } from "unified";
-import type { Code, Root, RootContent } from "mdast";
 import { createSlugger } from "../../build/docs/slug.ts";
 
 export interface NamedBlock {

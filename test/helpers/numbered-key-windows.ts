@@ -4,7 +4,7 @@
  * its child process agree. Limits are out of reach except the hour's, `hourly` (default: none).
  */
 import { createHash } from "node:crypto";
-import { planWindows, type PlannedWindow } from "../../runtime/domain/metering/quota.ts";
+import { type PlannedWindow, planWindows } from "../../runtime/domain/metering/quota.ts";
 import type { Limits } from "../../runtime/shared/schema/catalog.ts";
 import { membershipRecord } from "./key-record.ts";
 

@@ -8,7 +8,7 @@
  *   watching them.
  * Each node runs append-only with an fsync every write, as docs/operations.md advises.
  */
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

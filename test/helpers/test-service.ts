@@ -6,10 +6,10 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createManualClock } from "../../runtime/shared/clock.ts";
 import { resolveRuntimeConfig } from "../../runtime/config.ts";
+import { createManualClock } from "../../runtime/shared/clock.ts";
 import { createLogger } from "../../runtime/shared/logger.ts";
-import { startService, type RunningService } from "../../runtime/start.ts";
+import { type RunningService, startService } from "../../runtime/start.ts";
 import { createOpenApiChecker } from "./openapi-check.ts";
 
 export const ADMIN_KEY = "test-admin-secret-0123456789";

@@ -3,8 +3,8 @@
  * on a real port, raw JSON-RPC POSTs, and key issuance through the admin API.
  */
 import { request as httpRequest } from "node:http";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
 
 export const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };

@@ -8,10 +8,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveRuntimeConfig } from "../../runtime/config.ts";
 import { createLogger } from "../../runtime/shared/logger.ts";
-import { startService, type RunningService } from "../../runtime/start.ts";
+import { type RunningService, startService } from "../../runtime/start.ts";
 import { createSqliteBackend } from "../../runtime/state/storage/sqlite-backend.ts";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { ADMIN_KEY } from "../helpers/test-service.ts";
 import { MCP_HEADERS } from "./_setup.ts";
 

@@ -1,6 +1,6 @@
 /** The envelope reader and the serialiser that embeds prebuilt JSON without re-parsing it. */
 import { describe, expect, it } from "vitest";
-import { RawJson, readMessage, RpcError, toJsonText } from "../../runtime/edges/mcp/jsonrpc.ts";
+import { RawJson, RpcError, readMessage, toJsonText } from "../../runtime/edges/mcp/jsonrpc.ts";
 
 describe("toJsonText", () => {
   it("embeds raw JSON as a value, byte for byte", () => {

@@ -2,8 +2,9 @@
  * POST /mcp at the wire: every transport status (403, 405, 406, 413, 415, 400, 202) and every
  * JSON-RPC error code, with raw HTTP requests against the real service on a real port.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { JSONRPCErrorResponseSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestService } from "../helpers/test-service.ts";
 import { MCP_HEADERS, mcpPost, rawPost, rpc, startMcpService } from "./_setup.ts";
 

@@ -3,8 +3,9 @@
  * and through POST /api/evaluate, over the real built content: both answers are identical, and
  * they satisfy each scenario's expectations.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../build/_fixtures.ts";
 import { readScenarioFiles } from "../helpers/scenarios.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";

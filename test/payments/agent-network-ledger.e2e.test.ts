@@ -10,12 +10,12 @@
  * then on a Redis Cluster this file starts (the ledger and a purchase's hold share a slot).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type RedisTopology, startRedisCluster } from "../helpers/redis-topology.ts";
 import type { TestService } from "../helpers/test-service.ts";
 import { ADMIN_KEY } from "../helpers/test-service.ts";
-import { startRedisCluster, type RedisTopology } from "../helpers/redis-topology.ts";
-import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "./stand-ins/agent-network.ts";
-import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";
 import { failWrite as failStoreWrite } from "./fail-store-write.ts";
+import { type AgentNetworkStandIn, agentNetworkEnv, startAgentNetwork } from "./stand-ins/agent-network.ts";
+import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";
 
 const PRICE = 19_000_000;
 let network: AgentNetworkStandIn;

@@ -13,11 +13,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_KEY, type TestService } from "../helpers/test-service.ts";
 import type { PurchaseRecord } from "../../runtime/domain/payments/purchases/purchase-store.ts";
-import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "./stand-ins/agent-network.ts";
-import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";
+import { ADMIN_KEY, type TestService } from "../helpers/test-service.ts";
 import { failWrite } from "./fail-store-write.ts";
+import { type AgentNetworkStandIn, agentNetworkEnv, startAgentNetwork } from "./stand-ins/agent-network.ts";
+import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";
 
 const PRICE = 19_000_000;
 const ADMIN = { authorization: `Bearer ${ADMIN_KEY}` };

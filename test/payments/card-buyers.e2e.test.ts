@@ -12,8 +12,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestService } from "../helpers/test-service.ts";
-import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "./stand-ins/agent-network.ts";
-import { startStripe, stripeEnv, type StripeStandIn } from "./stand-ins/stripe.ts";
+import { type AgentNetworkStandIn, agentNetworkEnv, startAgentNetwork } from "./stand-ins/agent-network.ts";
+import { type StripeStandIn, startStripe, stripeEnv } from "./stand-ins/stripe.ts";
 import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";
 
 let stripe: StripeStandIn;

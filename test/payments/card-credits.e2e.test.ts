@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCreditsStore } from "../../runtime/state/storage/credits-store.ts";
 import type { TestService } from "../helpers/test-service.ts";
-import { startStripe, stripeEnv, type StripeStandIn } from "./stand-ins/stripe.ts";
+import { type StripeStandIn, startStripe, stripeEnv } from "./stand-ins/stripe.ts";
 import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";
 
 let stripe: StripeStandIn;

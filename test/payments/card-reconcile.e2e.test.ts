@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY } from "../helpers/test-service.ts";
-import { checkoutBody, startCardSuite, type CardSuite } from "./start-payments-service.ts";
+import { type CardSuite, checkoutBody, startCardSuite } from "./start-payments-service.ts";
 
 // Reconciliation runs only when this suite asks for it.
 let suite: CardSuite;

@@ -14,7 +14,7 @@ import { chromium } from "playwright-core";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestService } from "../helpers/test-service.ts";
-import { startStripe, stripeEnv, type StripeStandIn } from "./stand-ins/stripe.ts";
+import { type StripeStandIn, startStripe, stripeEnv } from "./stand-ins/stripe.ts";
 import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";
 
 const CHROMIUM = "/usr/bin/chromium";

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCreditsStore } from "../../runtime/state/storage/credits-store.ts";
 import type { TestService } from "../helpers/test-service.ts";
-import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "./stand-ins/agent-network.ts";
+import { type AgentNetworkStandIn, agentNetworkEnv, startAgentNetwork } from "./stand-ins/agent-network.ts";
 import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";
 
 let network: AgentNetworkStandIn;

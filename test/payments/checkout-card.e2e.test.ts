@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestService } from "../helpers/test-service.ts";
-import { startMailRelay, type RelayStandIn } from "./stand-ins/mail-relay.ts";
-import { startStripe, stripeEnv, type StripeStandIn } from "./stand-ins/stripe.ts";
+import { type RelayStandIn, startMailRelay } from "./stand-ins/mail-relay.ts";
+import { type StripeStandIn, startStripe, stripeEnv } from "./stand-ins/stripe.ts";
 import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";
 
 let stripe: StripeStandIn;

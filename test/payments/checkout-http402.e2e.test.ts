@@ -6,14 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestService } from "../helpers/test-service.ts";
 import {
   ASSET,
+  type FacilitatorStandIn,
   NETWORK_V1,
   NETWORK_V2,
   PAY_TO,
   payWith,
   startFacilitator,
-  x402Env,
-  type FacilitatorStandIn,
   type Wallet,
+  x402Env,
 } from "./stand-ins/x402-facilitator.ts";
 import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";
 

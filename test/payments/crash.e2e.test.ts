@@ -18,13 +18,13 @@ import { simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildContentTo } from "../helpers/build-fixture.ts";
-import { startChildServer, type ChildServer } from "../helpers/child-server.ts";
+import { type ChildServer, startChildServer } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
-import { startRedisCluster, type RedisTopology } from "../helpers/redis-topology.ts";
+import { type RedisTopology, startRedisCluster } from "../helpers/redis-topology.ts";
 import { ADMIN_KEY } from "../helpers/test-service.ts";
-import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "./stand-ins/agent-network.ts";
-import { startStripe, stripeEnv, type StripeStandIn } from "./stand-ins/stripe.ts";
-import { payWith, startFacilitator, x402Env, type FacilitatorStandIn } from "./stand-ins/x402-facilitator.ts";
+import { type AgentNetworkStandIn, agentNetworkEnv, startAgentNetwork } from "./stand-ins/agent-network.ts";
+import { type StripeStandIn, startStripe, stripeEnv } from "./stand-ins/stripe.ts";
+import { type FacilitatorStandIn, payWith, startFacilitator, x402Env } from "./stand-ins/x402-facilitator.ts";
 
 /** Every boundary the purchase record crosses between reservation and answer. */
 const POINTS = [

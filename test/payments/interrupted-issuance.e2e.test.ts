@@ -9,9 +9,9 @@
  * this file starts.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startRedisCluster, type RedisTopology } from "../helpers/redis-topology.ts";
+import { type RedisTopology, startRedisCluster } from "../helpers/redis-topology.ts";
 import { ADMIN_KEY, type TestService } from "../helpers/test-service.ts";
-import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "./stand-ins/agent-network.ts";
+import { type AgentNetworkStandIn, agentNetworkEnv, startAgentNetwork } from "./stand-ins/agent-network.ts";
 import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";
 
 let network: AgentNetworkStandIn;

@@ -1,9 +1,10 @@
 /** GET /api/demo with a per-use KYAPay token: verification, $0.002 per content node, the ledger under concurrency. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { SignJWT } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestService } from "../helpers/test-service.ts";
-import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "./stand-ins/agent-network.ts";
 import { rpc } from "../mcp/_setup.ts";
+import { type AgentNetworkStandIn, agentNetworkEnv, startAgentNetwork } from "./stand-ins/agent-network.ts";
 import { startPaymentsService } from "./start-payments-service.ts";
 
 let network: AgentNetworkStandIn;

@@ -1,8 +1,8 @@
 /** The checkout price table as pure functions: graduated inaugural prices, flat later cohorts, the 5-key cap. */
 import { describe, expect, it } from "vitest";
 import { keyPriceMicros, quoteKeys } from "../../runtime/domain/payments/purchases/pricing.ts";
+import { formatUsdExact, parseUsdDecimal, toUsdDecimal } from "../../runtime/domain/payments/purchases/usd-decimal.ts";
 import type { Cohort } from "../../runtime/shared/schema/catalog.ts";
-import { parseUsdDecimal, toUsdDecimal, formatUsdExact } from "../../runtime/domain/payments/purchases/usd-decimal.ts";
 
 const COHORTS: Cohort[] = [
   {

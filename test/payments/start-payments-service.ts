@@ -1,9 +1,10 @@
 /** The real service on a real port over the fixture build, wired to whichever payment stand-ins a suite starts. */
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
+
 import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";
-import { startMailRelay, type RelayStandIn } from "./stand-ins/mail-relay.ts";
-import { startStripe, stripeEnv, type StripeStandIn } from "./stand-ins/stripe.ts";
+import { type RelayStandIn, startMailRelay } from "./stand-ins/mail-relay.ts";
+import { type StripeStandIn, startStripe, stripeEnv } from "./stand-ins/stripe.ts";
 
 let dist: string | undefined;
 

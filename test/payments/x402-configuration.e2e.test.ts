@@ -17,7 +17,7 @@ import { buildContentTo } from "../helpers/build-fixture.ts";
 import { bundleServer } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { BASE_SEPOLIA_USDC } from "./stand-ins/evm-chain.ts";
-import { payWith, startFacilitator, x402Env, type FacilitatorStandIn } from "./stand-ins/x402-facilitator.ts";
+import { type FacilitatorStandIn, payWith, startFacilitator, x402Env } from "./stand-ins/x402-facilitator.ts";
 import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";
 
 let everywhere: FacilitatorStandIn;

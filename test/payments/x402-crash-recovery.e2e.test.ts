@@ -10,10 +10,10 @@
  * this file starts.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startRedisCluster, type RedisTopology } from "../helpers/redis-topology.ts";
+import { type RedisTopology, startRedisCluster } from "../helpers/redis-topology.ts";
 import type { TestService } from "../helpers/test-service.ts";
 import { ADMIN_KEY } from "../helpers/test-service.ts";
-import { payWith, startFacilitator, x402Env, type FacilitatorStandIn } from "./stand-ins/x402-facilitator.ts";
+import { type FacilitatorStandIn, payWith, startFacilitator, x402Env } from "./stand-ins/x402-facilitator.ts";
 import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";
 
 let facilitator: FacilitatorStandIn;

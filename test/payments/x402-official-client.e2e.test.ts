@@ -10,19 +10,20 @@
  * 402 body's v1 requirements when a response has none, as from a v1 server; the v1 cases drop that
  * header on the way in, so the client takes the v1 path (X-PAYMENT) with its own v1 scheme.
  */
-import { wrapFetchWithPayment, x402Client, decodePaymentResponseHeader } from "@x402/fetch";
-import { registerExactEvmScheme } from "@x402/evm/exact/client";
-import { build } from "esbuild";
+
 import { existsSync, mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext } from "playwright-core";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { build } from "esbuild";
+import { type BrowserContext, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestService } from "../helpers/test-service.ts";
 import { BASE_MAINNET_USDC, BASE_SEPOLIA_USDC, type TokenFacts } from "./stand-ins/evm-chain.ts";
-import { PAY_TO, startFacilitator, x402Env, type FacilitatorStandIn, type Wallet } from "./stand-ins/x402-facilitator.ts";
+import { type FacilitatorStandIn, PAY_TO, startFacilitator, type Wallet, x402Env } from "./stand-ins/x402-facilitator.ts";
 import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";
 
 const CHROMIUM = "/usr/bin/chromium";

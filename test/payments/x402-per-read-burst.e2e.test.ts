@@ -6,12 +6,12 @@
  * split across both.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deletePrefix, SHARED_REDIS_URL, startInstances, uniquePrefix } from "../cluster/_cluster.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import type { ChildServer } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
-import { deletePrefix, SHARED_REDIS_URL, startInstances, uniquePrefix } from "../cluster/_cluster.ts";
-import { payWith, startFacilitator, twinsOf, x402Env, type FacilitatorStandIn } from "./stand-ins/x402-facilitator.ts";
 import { startTestService } from "../helpers/test-service.ts";
+import { type FacilitatorStandIn, payWith, startFacilitator, twinsOf, x402Env } from "./stand-ins/x402-facilitator.ts";
 
 const PAID = "/api/demo?vertical=travel&node=trv-m7&pay=x402";
 const BURST = 240;

@@ -13,9 +13,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildContentTo } from "../helpers/build-fixture.ts";
-import { startChildServer, type ChildServer } from "../helpers/child-server.ts";
+import { type ChildServer, startChildServer } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
-import { payWith, startFacilitator, x402Env, type FacilitatorStandIn, type Wallet } from "./stand-ins/x402-facilitator.ts";
+import { type FacilitatorStandIn, payWith, startFacilitator, type Wallet, x402Env } from "./stand-ins/x402-facilitator.ts";
 
 const PAID = "/api/demo?vertical=travel&node=trv-m7&pay=x402";
 

@@ -8,12 +8,12 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { x402Client } from "@x402/fetch";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { x402Client } from "@x402/fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestService } from "../helpers/test-service.ts";
 import { BASE_MAINNET_USDC, BASE_SEPOLIA_USDC } from "./stand-ins/evm-chain.ts";
-import { PAY_TO, startFacilitator, x402Env, type FacilitatorStandIn, type Wallet } from "./stand-ins/x402-facilitator.ts";
+import { type FacilitatorStandIn, PAY_TO, startFacilitator, type Wallet, x402Env } from "./stand-ins/x402-facilitator.ts";
 import { startPaymentsService } from "./start-payments-service.ts";
 
 const NETWORKS = [

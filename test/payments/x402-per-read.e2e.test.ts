@@ -5,12 +5,13 @@
  * view stays the default; `pay=x402` asks to pay. One authorization is one read, however wrapped
  * and however often sent; a refused or unsettled payment serves nothing.
  */
-import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
+
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestService } from "../helpers/test-service.ts";
 import { BASE_MAINNET_USDC, BASE_SEPOLIA_USDC } from "./stand-ins/evm-chain.ts";
-import { PAY_TO, payWith, startFacilitator, x402Env, type FacilitatorStandIn, type Wallet } from "./stand-ins/x402-facilitator.ts";
+import { type FacilitatorStandIn, PAY_TO, payWith, startFacilitator, type Wallet, x402Env } from "./stand-ins/x402-facilitator.ts";
 import { startPaymentsService } from "./start-payments-service.ts";
 
 const PRICE = 2_000n; // $0.002 in USDC's 6-decimal units

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestService } from "../helpers/test-service.ts";
 import { ADMIN_KEY } from "../helpers/test-service.ts";
-import { payWith, startFacilitator, x402Env, type FacilitatorStandIn } from "./stand-ins/x402-facilitator.ts";
+import { type FacilitatorStandIn, payWith, startFacilitator, x402Env } from "./stand-ins/x402-facilitator.ts";
 import { checkoutBody, startPaymentsService } from "./start-payments-service.ts";
 
 let facilitator: FacilitatorStandIn;

@@ -9,12 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditEntry } from "../../runtime/domain/audit/audit-log.ts";
-import { acknowledgePurchase } from "../../runtime/domain/payments/purchases/reconcile.ts";
 import { createPurchaseStore, type PurchaseRecord } from "../../runtime/domain/payments/purchases/purchase-store.ts";
-import { ADMIN_KEY, type TestService } from "../helpers/test-service.ts";
-import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "../payments/stand-ins/agent-network.ts";
-import { startPaymentsService } from "../payments/start-payments-service.ts";
+import { acknowledgePurchase } from "../../runtime/domain/payments/purchases/reconcile.ts";
 import { runVkr } from "../helpers/run-vkr.ts";
+import { ADMIN_KEY, type TestService } from "../helpers/test-service.ts";
+import { type AgentNetworkStandIn, agentNetworkEnv, startAgentNetwork } from "../payments/stand-ins/agent-network.ts";
+import { startPaymentsService } from "../payments/start-payments-service.ts";
 
 let svc: TestService;
 let network: AgentNetworkStandIn;

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startChildServer, type ChildServer } from "../helpers/child-server.ts";
+import { type ChildServer, freePort, startChildServer } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { peopleFixtureDist } from "./_fixture.ts";
 

@@ -5,10 +5,10 @@
  * `client-ts` block is type-checked and run there as written, with a real key.
  */
 import { execFile, execFileSync } from "node:child_process";
-import { promisify } from "node:util";
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readmeBlock } from "../helpers/markdown-docs.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";

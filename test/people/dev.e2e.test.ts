@@ -3,8 +3,8 @@
  * and browse site without restarting it, and prints content problems with file and line while
  * the previous build keeps serving.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync, type Dirent } from "node:fs";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type Dirent, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

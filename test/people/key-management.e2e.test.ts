@@ -4,9 +4,9 @@
  * then 401 `key_rerolled`), label and expiry edits.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runVkr } from "../helpers/run-vkr.ts";
 import { ADMIN_KEY, startTestService, T0, type TestService } from "../helpers/test-service.ts";
 import { peopleFixtureDist } from "./_fixture.ts";
-import { runVkr } from "../helpers/run-vkr.ts";
 
 let svc: TestService;
 const admin = { authorization: `Bearer ${ADMIN_KEY}` };

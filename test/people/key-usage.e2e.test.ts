@@ -8,12 +8,12 @@
  * The CLI reads at real time, so the test's days are the two before today and today.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
-import { peopleFixtureDist } from "./_fixture.ts";
-import { runVkr } from "../helpers/run-vkr.ts";
-import { deletePrefix, SHARED_REDIS_URL, uniquePrefix } from "../cluster/_cluster.ts";
 import { foldUsageHistory } from "../../runtime/domain/metering/usage-history.ts";
 import { limitsInForce } from "../../runtime/state/releases/build-ref.ts";
+import { deletePrefix, SHARED_REDIS_URL, uniquePrefix } from "../cluster/_cluster.ts";
+import { runVkr } from "../helpers/run-vkr.ts";
+import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
+import { peopleFixtureDist } from "./_fixture.ts";
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;

@@ -4,7 +4,7 @@
  * HTTP and runs `vkr` with no TypeScript, tsx or esbuild anywhere it could load them from. The
  * content is the build the global setup made; the bundles and packages are the release's own.
  */
-import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";

@@ -3,7 +3,7 @@
  * when it changed (a digest, not file times), and a broken node does not stop it: it prints the
  * build's report and one paragraph, without a stack trace, and serves the last good build.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";

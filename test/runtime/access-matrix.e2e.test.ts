@@ -11,11 +11,11 @@
  * first 5 travel modules"; per-use "$0.002 per content node request".
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
-import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "../payments/stand-ins/agent-network.ts";
 import { rpc } from "../mcp/_setup.ts";
+import { type AgentNetworkStandIn, agentNetworkEnv, startAgentNetwork } from "../payments/stand-ins/agent-network.ts";
 
 type Target = { vertical: string; node: string | null };
 type Expected = "full" | "locked" | "index" | 401;

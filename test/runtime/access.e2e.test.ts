@@ -1,7 +1,7 @@
 /** Every row of the access matrix of GET /api/demo, over real HTTP, plus lean, alias, ETag and errors. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
 import { rpc } from "../mcp/_setup.ts";
 

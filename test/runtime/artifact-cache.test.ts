@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { readArtifacts, type Artifacts } from "../../runtime/state/releases/artifacts.ts";
+import { type Artifacts, readArtifacts } from "../../runtime/state/releases/artifacts.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 

@@ -4,11 +4,11 @@
  * falls back to (explicit, bound once).
  */
 import { describe, expect, it } from "vitest";
-import { createBuildRef } from "../../runtime/state/releases/build-ref.ts";
+import type { RuntimeConfig } from "../../runtime/config.ts";
 import { createListenAddress } from "../../runtime/shared/http/listen-address.ts";
 import { publicBaseUrl } from "../../runtime/shared/http/public-base.ts";
 import type { Artifacts } from "../../runtime/state/releases/artifacts.ts";
-import type { RuntimeConfig } from "../../runtime/config.ts";
+import { createBuildRef } from "../../runtime/state/releases/build-ref.ts";
 
 const buildWith = (hourly: number) =>
   ({ catalog: { limits: { hourly_rate_limit: hourly, daily_standard: 5_000 } } }) as unknown as Artifacts;

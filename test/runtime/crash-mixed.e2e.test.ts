@@ -17,11 +17,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildContentTo } from "../helpers/build-fixture.ts";
-import { startChildServer, type ChildServer } from "../helpers/child-server.ts";
+import { type ChildServer, startChildServer } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
-import { seedFrom, seededRandom, type SeededRandom } from "../helpers/seeded-random.ts";
-import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "../payments/stand-ins/agent-network.ts";
-import { payWith, startFacilitator, x402Env, type FacilitatorStandIn, type Wallet } from "../payments/stand-ins/x402-facilitator.ts";
+import { type SeededRandom, seededRandom, seedFrom } from "../helpers/seeded-random.ts";
+import { type AgentNetworkStandIn, agentNetworkEnv, startAgentNetwork } from "../payments/stand-ins/agent-network.ts";
+import { type FacilitatorStandIn, payWith, startFacilitator, type Wallet, x402Env } from "../payments/stand-ins/x402-facilitator.ts";
 
 const SEED = seedFrom(process.env.CRASH_SEED);
 const ADMIN = "crash-mixed-admin-secret-123456";

@@ -7,9 +7,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import { startChildServer } from "../helpers/child-server.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 
 const ADMIN = "crash-admin-secret-123456";
 

@@ -6,8 +6,8 @@
  * vertical without a free index, rules to evaluate) keeps the 401. Over real HTTP, REST and MCP.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
 import { rpc } from "../mcp/_setup.ts";
 

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadArtifacts, type Artifacts } from "../../runtime/state/releases/artifacts.ts";
+import { type Artifacts, loadArtifacts } from "../../runtime/state/releases/artifacts.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";

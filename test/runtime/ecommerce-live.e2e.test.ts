@@ -5,8 +5,8 @@
  * the MCP resources and tools.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";
 import { rpc } from "../mcp/_setup.ts";
 

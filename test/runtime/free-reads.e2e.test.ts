@@ -6,8 +6,8 @@
  * never metered nor refused for quota, only gated layers count (windows and the 500-call trial cap).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
 import { rpc } from "../mcp/_setup.ts";
 

@@ -10,8 +10,8 @@
  */
 import type Database from "better-sqlite3";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
 
 let dist: string;

@@ -1,7 +1,7 @@
 /** Quotas over real HTTP: the hourly limit with its headers, exact admission under concurrency, trial cap and expiry. */
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
 
 let dist: string;

@@ -8,10 +8,10 @@ import { describe, expect, it } from "vitest";
 import { meterKey } from "../../runtime/domain/metering/meter.ts";
 import { planWindows } from "../../runtime/domain/metering/quota.ts";
 import { OVERRIDABLE_LIMITS, QUOTA_WINDOWS, type QuotaWindowSpec } from "../../runtime/domain/metering/windows.ts";
-import type { Limits } from "../../runtime/shared/schema/catalog.ts";
-import { membershipRecord } from "../helpers/key-record.ts";
-import { createSqliteBackend } from "../../runtime/state/storage/sqlite-backend.ts";
 import { isApiError } from "../../runtime/shared/errors.ts";
+import type { Limits } from "../../runtime/shared/schema/catalog.ts";
+import { createSqliteBackend } from "../../runtime/state/storage/sqlite-backend.ts";
+import { membershipRecord } from "../helpers/key-record.ts";
 
 /** 10:30 UTC: the minutes below stay inside one hour. */
 const T0 = Date.UTC(2026, 10, 22, 10, 30, 0);

@@ -7,8 +7,8 @@
  * refused read carries the same problem code everywhere and consumes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
+import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";
 import { issueKey, rpc, trialKey } from "../mcp/_setup.ts";
 

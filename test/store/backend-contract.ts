@@ -3,11 +3,11 @@
  * cannot drift apart. `factory()` returns a fresh, empty backend; `cleanup` runs after each test.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { EXPIRED_COUNTER_KEPT_MS, type CounterWindow, type StateBackend } from "../../runtime/state/storage/backend.ts";
 import { meterKey } from "../../runtime/domain/metering/meter.ts";
 import { foldUsageHistory, readUsageHistory } from "../../runtime/domain/metering/usage-history.ts";
 import { DAY_MS } from "../../runtime/domain/metering/windows.ts";
 import type { Limits } from "../../runtime/shared/schema/catalog.ts";
+import { type CounterWindow, EXPIRED_COUNTER_KEPT_MS, type StateBackend } from "../../runtime/state/storage/backend.ts";
 import { createKeysStore } from "../../runtime/state/storage/keys-store.ts";
 import { membershipRecord } from "../helpers/key-record.ts";
 

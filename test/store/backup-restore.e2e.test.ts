@@ -13,11 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { planWindows } from "../../runtime/domain/metering/quota.ts";
 import { createPurchaseStore } from "../../runtime/domain/payments/purchases/purchase-store.ts";
 import { createSqliteBackend, STATE_LAYOUT } from "../../runtime/state/storage/sqlite-backend.ts";
-import { startChildServer, type ChildServer } from "../helpers/child-server.ts";
+import { type ChildServer, startChildServer } from "../helpers/child-server.ts";
 import { membershipRecord } from "../helpers/key-record.ts";
-import { agentNetworkEnv, startAgentNetwork, type AgentNetworkStandIn } from "../payments/stand-ins/agent-network.ts";
-import { peopleFixtureDist } from "../people/_fixture.ts";
 import { runVkr } from "../helpers/run-vkr.ts";
+import { type AgentNetworkStandIn, agentNetworkEnv, startAgentNetwork } from "../payments/stand-ins/agent-network.ts";
+import { peopleFixtureDist } from "../people/_fixture.ts";
 
 const ADMIN = "backup-test-admin-secret-0000";
 let dist: string;

@@ -6,11 +6,11 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { membershipRecord } from "../helpers/key-record.ts";
 import { describe, expect, it } from "vitest";
 import type { KeyRecord } from "../../runtime/shared/schema/keys.ts";
-import { createSqliteBackend } from "../../runtime/state/storage/sqlite-backend.ts";
 import { createKeysStore } from "../../runtime/state/storage/keys-store.ts";
+import { createSqliteBackend } from "../../runtime/state/storage/sqlite-backend.ts";
+import { membershipRecord } from "../helpers/key-record.ts";
 
 const CACHE_MS = 40;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isApiError } from "../../runtime/shared/errors.ts";
 import { createRedisBackend } from "../../runtime/state/storage/redis-backend.ts";
 import { ReplicaAckError } from "../../runtime/state/storage/redis-durable.ts";
+import { primaryPortFor, type RedisTopology, startRedisCluster, startRedisSentinel } from "../helpers/redis-topology.ts";
 import { testBackend } from "./backend-contract.ts";
-import { primaryPortFor, startRedisCluster, startRedisSentinel, type RedisTopology } from "../helpers/redis-topology.ts";
 
 let cluster: RedisTopology;
 let sentinel: RedisTopology;

@@ -8,9 +8,9 @@ import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { isApiError } from "../../runtime/shared/errors.ts";
 import { createRedisBackend } from "../../runtime/state/storage/redis-backend.ts";
-import { testBackend } from "./backend-contract.ts";
-import { freePort } from "../helpers/child-server.ts";
 import { deletePrefix } from "../cluster/_cluster.ts";
+import { freePort } from "../helpers/child-server.ts";
+import { testBackend } from "./backend-contract.ts";
 
 const REDIS_URL = "redis://127.0.0.1:6379";
 const RUN = `vkr-test:${randomBytes(4).toString("hex")}:`;

@@ -7,8 +7,8 @@ import { mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { createSqliteBackend } from "../../runtime/state/storage/sqlite-backend.ts";
 import type { StateBackend } from "../../runtime/state/storage/backend.ts";
+import { createSqliteBackend } from "../../runtime/state/storage/sqlite-backend.ts";
 
 /** Well past SQLite's automatic checkpoint (1,000 pages): 80,000 distinct counters in 80 commits. */
 async function fill(backend: StateBackend): Promise<void> {

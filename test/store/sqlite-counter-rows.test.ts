@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { decodeCells, encodeCells, legacyRowOf, type Cell } from "../../runtime/state/storage/counter-rows.ts";
+import { type Cell, decodeCells, encodeCells, legacyRowOf } from "../../runtime/state/storage/counter-rows.ts";
 import { createSqliteBackend, STATE_LAYOUT } from "../../runtime/state/storage/sqlite-backend.ts";
 
 const NOW = Date.UTC(2026, 10, 26, 12);

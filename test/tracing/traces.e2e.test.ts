@@ -9,9 +9,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { deletePrefix, SHARED_REDIS_URL, uniquePrefix } from "../cluster/_cluster.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
-import { SPAN_KIND, startOtlpCollector, type CollectedSpan, type OtlpCollector } from "../helpers/otlp-collector.ts";
+import { type CollectedSpan, type OtlpCollector, SPAN_KIND, startOtlpCollector } from "../helpers/otlp-collector.ts";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
-import { payWith, startFacilitator, x402Env, type FacilitatorStandIn } from "../payments/stand-ins/x402-facilitator.ts";
+import { type FacilitatorStandIn, payWith, startFacilitator, x402Env } from "../payments/stand-ins/x402-facilitator.ts";
 
 let dist: string;
 let collector: OtlpCollector;

@@ -2,12 +2,13 @@
  * The admin bearer of POST /api/keys: missing → 401, wrong → 403 (spec), compared in constant
  * time. Without a configured ADMIN_KEY every bearer is wrong, so admin issuance is simply off.
  */
-import { clientAddress } from "../../shared/http/client-address.ts";
+
 import type { H3Event } from "h3";
 import type { AppDeps } from "../../deps.ts";
 import { apiError, isApiError } from "../../shared/errors.ts";
+import { clientAddress } from "../../shared/http/client-address.ts";
+import { type AuditContext, adminActor } from "../audit/audit-log.ts";
 import { secretsEqual } from "../keys/key-secret.ts";
-import { adminActor, type AuditContext } from "../audit/audit-log.ts";
 
 export function assertAdmin(headers: Headers, adminKey: string | undefined): void {
   const auth = headers.get("authorization");

@@ -3,8 +3,9 @@
  * problem code in a `Credential-Problem` header and the problem in a `credential_problem` field,
  * so an agent notices its key is bad even though the free content it asked for still arrives.
  */
-import { CREDENTIAL_PROBLEM_HEADER, type CredentialProblem } from "../../shared/schema/unlock.ts";
+
 import { prependJsonMember } from "../../shared/http/json-member.ts";
+import { CREDENTIAL_PROBLEM_HEADER, type CredentialProblem } from "../../shared/schema/unlock.ts";
 
 export function credentialProblemHeaders(problem: CredentialProblem | null): Record<string, string> {
   return problem ? { [CREDENTIAL_PROBLEM_HEADER]: problem.code } : {};

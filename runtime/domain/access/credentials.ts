@@ -8,11 +8,11 @@
  * view anyway, and says so.
  */
 import { boundedCache } from "../../shared/cache.ts";
-import { apiError, isApiError, type ApiError } from "../../shared/errors.ts";
+import { type ApiError, apiError, isApiError } from "../../shared/errors.ts";
+import { type KeyRecord, parseKeyString } from "../../shared/schema/keys.ts";
+import type { KeysStore } from "../../state/storage/keys-store.ts";
 import { hashKey } from "../keys/key-secret.ts";
 import { refuseEndedGrace } from "../keys/manage-key.ts";
-import { parseKeyString, type KeyRecord } from "../../shared/schema/keys.ts";
-import type { KeysStore } from "../../state/storage/keys-store.ts";
 import type { PresentedPayment } from "../payments/methods/payment-method.ts";
 import { presentedPayment } from "../payments/methods/per-use-read.ts";
 

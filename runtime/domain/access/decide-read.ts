@@ -24,10 +24,10 @@
  * A vertical whose index is not free (a paid vertical with content, no free index) has no free
  * view: 402 without credentials, 403 for a key that does not unlock it.
  */
-import { apiError, ERRORS, type ApiError } from "../../shared/errors.ts";
+import { type ApiError, apiError, ERRORS } from "../../shared/errors.ts";
 import type { Limits, ResolvedVertical } from "../../shared/schema/catalog.ts";
 import type { KeyRecord } from "../../shared/schema/keys.ts";
-import { toUnlockHint, type CredentialProblem } from "../../shared/schema/unlock.ts";
+import { type CredentialProblem, toUnlockHint } from "../../shared/schema/unlock.ts";
 import type { Caller } from "./credentials.ts";
 
 export type ReadView = "full" | "locked";

@@ -14,12 +14,12 @@
  */
 import type { AppDeps } from "../../deps.ts";
 import { apiError } from "../../shared/errors.ts";
-import type { PerUseGrant } from "../payments/methods/payment-method.ts";
-import { authorizeRead } from "../payments/methods/per-use-read.ts";
 import type { Limits, ResolvedVertical } from "../../shared/schema/catalog.ts";
 import type { Artifact, Artifacts, NodeMeta, NodeVariant } from "../../state/releases/artifacts.ts";
+import type { PerUseGrant } from "../payments/methods/payment-method.ts";
+import { authorizeRead } from "../payments/methods/per-use-read.ts";
 import type { Caller, Reader } from "./credentials.ts";
-import { decideRead, decideSearchMeter, orRefuse, refuseLocked, type ReadDecision, type ReadMeter } from "./decide-read.ts";
+import { decideRead, decideSearchMeter, orRefuse, type ReadDecision, type ReadMeter, refuseLocked } from "./decide-read.ts";
 import { unknownNode } from "./unknown-names.ts";
 
 /** What `meterRead` needs: who reads, who pays, and the verified per-use payment when one pays. */

@@ -11,7 +11,7 @@ import type { H3Event } from "h3";
 import type { AppDeps } from "../../deps.ts";
 import { requestContext } from "../../shared/http/context.ts";
 import type { KeyRecord } from "../../shared/schema/keys.ts";
-import { readCredentials, resolveCaller, toReader, type Caller, type PresentedCredentials, type Reader } from "./credentials.ts";
+import { type Caller, type PresentedCredentials, type Reader, readCredentials, resolveCaller, toReader } from "./credentials.ts";
 
 export interface CallerOptions {
   /** Accept the key in `?key=` as well (GET /api/demo, GET /api/keys). */

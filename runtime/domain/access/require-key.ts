@@ -5,10 +5,10 @@
  * the wrong kind, is 403 `key_kind_not_allowed`.
  */
 import type { H3Event } from "h3";
-import { apiError } from "../../shared/errors.ts";
-import { requestCaller } from "./request-caller.ts";
-import type { KeyRecord } from "../../shared/schema/keys.ts";
 import type { AppDeps } from "../../deps.ts";
+import { apiError } from "../../shared/errors.ts";
+import type { KeyRecord } from "../../shared/schema/keys.ts";
+import { requestCaller } from "./request-caller.ts";
 
 export interface PresentedKey {
   key: string;

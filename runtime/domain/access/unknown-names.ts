@@ -3,8 +3,9 @@
  * name when one is near ("travle" → "travel", "eu261-compensaton" → "eu261-compensation"), so an
  * agent or a person corrects a typo instead of guessing again.
  */
-import { apiError, type ApiError } from "../../shared/errors.ts";
+
 import { didYouMean } from "../../shared/did-you-mean.ts";
+import { type ApiError, apiError } from "../../shared/errors.ts";
 import type { Artifacts } from "../../state/releases/artifacts.ts";
 
 type Build = Pick<Artifacts, "catalog" | "manifest">;

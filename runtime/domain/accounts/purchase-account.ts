@@ -14,11 +14,11 @@
  * `agent_id`, when sent, must name the same account. Names are compared folded (`identifier.ts`).
  */
 import { randomBytes } from "node:crypto";
-import { resolveKey } from "../access/credentials.ts";
-import { foldIdentifier } from "./identifier.ts";
 import { apiError } from "../../shared/errors.ts";
 import type { KeyRecord } from "../../shared/schema/keys.ts";
 import type { KeysStore } from "../../state/storage/keys-store.ts";
+import { resolveKey } from "../access/credentials.ts";
+import { foldIdentifier } from "./identifier.ts";
 
 export interface PurchaseAccount {
   account: string;

@@ -4,9 +4,10 @@
  * covered by one call: `purchase.<state>`, `purchase.refunded` / `purchase.acknowledged` when an
  * operator marks a final purchase handled, and `key.issued` for each key a purchase issues.
  */
-import type { PurchaseRecord, PurchaseState } from "../payments/purchases/purchase-store.ts";
+
 import type { StateBackend } from "../../state/storage/backend.ts";
-import { appendAudit, type AuditAction } from "./audit-log.ts";
+import type { PurchaseRecord, PurchaseState } from "../payments/purchases/purchase-store.ts";
+import { type AuditAction, appendAudit } from "./audit-log.ts";
 
 export async function auditPurchase(backend: StateBackend, before: PurchaseRecord, state: PurchaseState, now: number): Promise<void> {
   const acknowledged = before.acknowledged_at !== undefined && state === before.state;

@@ -9,9 +9,10 @@
  *   released. When every seat is held, the progression is evaluated (the tier may be due to
  *   open); if the next tier stays closed, the purchase is refused 409 `cohort_full`, uncharged.
  */
-import type { Logger } from "../../shared/logger.ts";
+
 import type { BuildRef } from "../../deps.ts";
-import { apiError, type ApiError } from "../../shared/errors.ts";
+import { type ApiError, apiError } from "../../shared/errors.ts";
+import type { Logger } from "../../shared/logger.ts";
 import { COHORT_NAMES, type Cohort, type CohortName } from "../../shared/schema/catalog.ts";
 import type { KeyRecord } from "../../shared/schema/keys.ts";
 import type { StateBackend } from "../../state/storage/backend.ts";

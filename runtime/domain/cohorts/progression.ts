@@ -12,11 +12,11 @@ import type { BuildRef } from "../../deps.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { COHORT_NAMES, type CohortName } from "../../shared/schema/catalog.ts";
 import type { StateBackend } from "../../state/storage/backend.ts";
-import { createCreditsStore, type CreditsStore } from "../../state/storage/credits-store.ts";
+import { type CreditsStore, createCreditsStore } from "../../state/storage/credits-store.ts";
 import { advanceActiveCohort, readActiveCohort } from "./active-cohort.ts";
 import { decideProgression, type ProgressionDecision, type ProgressionTrigger } from "./cohort-machine.ts";
-import { readSeatsHeld } from "./seat-ledger.ts";
 import { joinCohortRoster, listCohortMembers, markTierOpened, readOutcomeTotals } from "./cohort-store.ts";
+import { readSeatsHeld } from "./seat-ledger.ts";
 
 export interface CohortDeps {
   backend: StateBackend;

@@ -17,8 +17,8 @@
  */
 import type { Cohort, CohortName } from "../../shared/schema/catalog.ts";
 import type { CounterWindow, StateBackend } from "../../state/storage/backend.ts";
-import { cohortMembersList } from "../../state/storage/list-names.ts";
 import { keyPart } from "../../state/storage/key-part.ts";
+import { cohortMembersList } from "../../state/storage/list-names.ts";
 
 /** Takes a seat of `cohort` for `holder`; false when every seat is held. */
 export async function claimSeat(backend: StateBackend, cohort: Cohort, holder: string, now: number): Promise<boolean> {

@@ -4,17 +4,17 @@
  * retrieval for the key.
  */
 import type { AppDeps } from "../../deps.ts";
-import { limitsInForce } from "../../state/releases/build-ref.ts";
 import { apiError } from "../../shared/errors.ts";
-import type { Caller } from "../access/credentials.ts";
-import { keyCoversVertical } from "../access/decide-read.ts";
-import { meterKey } from "../metering/meter.ts";
 import type { KeyRecord } from "../../shared/schema/keys.ts";
 import type { DeltaResponse } from "../../shared/schema/responses.ts";
+import { limitsInForce } from "../../state/releases/build-ref.ts";
+import type { Caller } from "../access/credentials.ts";
+import { keyCoversVertical } from "../access/decide-read.ts";
+import { unknownVertical } from "../access/unknown-names.ts";
+import { meterKey } from "../metering/meter.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { cursorSecret } from "./cursor-secret.ts";
 import { pageChangelog, parseSince } from "./page-changelog.ts";
-import { unknownVertical } from "../access/unknown-names.ts";
 
 export const DELTA_DEFAULT_LIMIT = 100;
 export const DELTA_MAX_LIMIT = 1000;

@@ -17,13 +17,13 @@
 import { randomUUID } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
 import type { AppDeps } from "../../deps.ts";
-import { limitsInForce } from "../../state/releases/build-ref.ts";
-import { readIdentifier } from "../accounts/identifier.ts";
 import { apiError } from "../../shared/errors.ts";
 import type { InterestRequest } from "../../shared/schema/growth-requests.ts";
 import type { InterestRegisteredSchema, InterestSummarySchema } from "../../shared/schema/growth-responses.ts";
-import { interestList } from "../../state/storage/list-names.ts";
+import { limitsInForce } from "../../state/releases/build-ref.ts";
 import { keyPart } from "../../state/storage/key-part.ts";
+import { interestList } from "../../state/storage/list-names.ts";
+import { readIdentifier } from "../accounts/identifier.ts";
 
 /** Distinct proposed (uncatalogued) slugs kept; each costs one count per summary request. */
 export const PROPOSED_VERTICALS_MAX = 200;

@@ -11,14 +11,14 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
-import type { PresentedKey } from "../access/require-key.ts";
 import type { AppDeps } from "../../deps.ts";
-import { readActiveCohort } from "../cohorts/active-cohort.ts";
-import { meanConfidence, toScoreMicros } from "../cohorts/cohort-machine.ts";
-import { evaluateProgression } from "../cohorts/progression.ts";
-import { addOutcomeScore, readOutcomeTotals, saveOutcomeSubmission } from "../cohorts/cohort-store.ts";
 import type { TelemetryRequest } from "../../shared/schema/growth-requests.ts";
 import type { OutcomeRecordedSchema } from "../../shared/schema/growth-responses.ts";
+import type { PresentedKey } from "../access/require-key.ts";
+import { readActiveCohort } from "../cohorts/active-cohort.ts";
+import { meanConfidence, toScoreMicros } from "../cohorts/cohort-machine.ts";
+import { addOutcomeScore, readOutcomeTotals, saveOutcomeSubmission } from "../cohorts/cohort-store.ts";
+import { evaluateProgression } from "../cohorts/progression.ts";
 
 export interface OutcomeSubmission extends TelemetryRequest {
   id: string;

@@ -8,16 +8,17 @@
  * The body's `trial_key` must be a trial key issued here and not revoked; it may have expired, so
  * a trial can be evaluated after its 24 hours through a membership key.
  */
-import { foldIdentifier } from "../accounts/identifier.ts";
+
 import type { Static } from "@sinclair/typebox";
-import type { PresentedKey } from "../access/require-key.ts";
 import type { AppDeps } from "../../deps.ts";
 import { apiError } from "../../shared/errors.ts";
-import { hashKey } from "../keys/key-secret.ts";
-import { parseKeyString, type KeyRecord } from "../../shared/schema/keys.ts";
 import type { PovRequest } from "../../shared/schema/growth-requests.ts";
 import type { PovAggregate, PovRecordedSchema } from "../../shared/schema/growth-responses.ts";
+import { type KeyRecord, parseKeyString } from "../../shared/schema/keys.ts";
 import { POV_TRIAL_KEYS_LIST } from "../../state/storage/list-names.ts";
+import type { PresentedKey } from "../access/require-key.ts";
+import { foldIdentifier } from "../accounts/identifier.ts";
+import { hashKey } from "../keys/key-secret.ts";
 
 export const HIGHLIGHT_TOP = 3;
 export const HIGHLIGHT_CRITICAL = 2;

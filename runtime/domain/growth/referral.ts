@@ -13,19 +13,20 @@
  * purchase's retries and reconciliation can run it again safely.
  * The billing cycle is the UTC calendar month in which the referral qualifies.
  */
-import { foldIdentifier, readIdentifier } from "../accounts/identifier.ts";
+
 import { randomUUID } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
-import type { PresentedKey } from "../access/require-key.ts";
 import type { AppDeps } from "../../deps.ts";
-import { limitsInForce } from "../../state/releases/build-ref.ts";
 import { apiError } from "../../shared/errors.ts";
 import { formatUsd } from "../../shared/money.ts";
-import type { KeyRecord } from "../../shared/schema/keys.ts";
 import type { ReferralRequest } from "../../shared/schema/growth-requests.ts";
 import type { ReferralLoggedSchema } from "../../shared/schema/growth-responses.ts";
+import type { KeyRecord } from "../../shared/schema/keys.ts";
+import { limitsInForce } from "../../state/releases/build-ref.ts";
 import { createCreditsStore } from "../../state/storage/credits-store.ts";
 import { keyPart } from "../../state/storage/key-part.ts";
+import type { PresentedKey } from "../access/require-key.ts";
+import { foldIdentifier, readIdentifier } from "../accounts/identifier.ts";
 
 type ReferralLogged = Static<typeof ReferralLoggedSchema>;
 type ReferralEntry = ReferralLogged["referral"] & { account: string };

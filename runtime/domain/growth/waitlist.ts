@@ -9,15 +9,15 @@ import type { Static } from "@sinclair/typebox";
 import type { AppDeps } from "../../deps.ts";
 import { apiError } from "../../shared/errors.ts";
 import { formatUsd } from "../../shared/money.ts";
+import type { WaitlistRequest } from "../../shared/schema/growth-requests.ts";
+import type { WaitlistJoinedSchema, WaitlistOverviewSchema } from "../../shared/schema/growth-responses.ts";
+import { keyPart } from "../../state/storage/key-part.ts";
+import { waitlistList } from "../../state/storage/list-names.ts";
 import { readIdentifier } from "../accounts/identifier.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
 import { cohortStatusOf, meanConfidence, PROGRESSION_CONFIDENCE_MICROS, SCORE_MICROS } from "../cohorts/cohort-machine.ts";
 import { readOutcomeTotals } from "../cohorts/cohort-store.ts";
 import { readSeatsHeld } from "../cohorts/seat-ledger.ts";
-import type { WaitlistRequest } from "../../shared/schema/growth-requests.ts";
-import type { WaitlistJoinedSchema, WaitlistOverviewSchema } from "../../shared/schema/growth-responses.ts";
-import { waitlistList } from "../../state/storage/list-names.ts";
-import { keyPart } from "../../state/storage/key-part.ts";
 
 export interface WaitlistEntry {
   vertical: string;

@@ -1,6 +1,7 @@
 /** The operator's view of a key: what `describeKey` shows the holder, plus agent, source and revocation. */
-import type { Limits } from "../../shared/schema/catalog.ts";
+
 import type { AdminKeyView } from "../../shared/schema/admin-keys.ts";
+import type { Limits } from "../../shared/schema/catalog.ts";
 import type { KeyRecord } from "../../shared/schema/keys.ts";
 import type { StateBackend } from "../../state/storage/backend.ts";
 import { describeKey } from "./key-view.ts";

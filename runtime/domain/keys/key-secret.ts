@@ -4,7 +4,7 @@
  * about any stored key.
  */
 import { createHash, randomInt, timingSafeEqual } from "node:crypto";
-import { KEY_SECRET_LENGTH, LIVE_KEY_PREFIX, TRIAL_KEY_PREFIX, type KeyType } from "../../shared/schema/keys.ts";
+import { KEY_SECRET_LENGTH, type KeyType, LIVE_KEY_PREFIX, TRIAL_KEY_PREFIX } from "../../shared/schema/keys.ts";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 

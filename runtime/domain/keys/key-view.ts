@@ -2,14 +2,15 @@
  * The public view of a key: its record's safe fields plus usage and remaining quota, read from
  * the same counters the meter increments. Never includes the hash, contact or account.
  */
+
+import { formatUsd } from "../../shared/money.ts";
 import type { Limits } from "../../shared/schema/catalog.ts";
 import type { KeyRecord } from "../../shared/schema/keys.ts";
 import type { KeyDetails } from "../../shared/schema/responses.ts";
 import type { StateBackend } from "../../state/storage/backend.ts";
-import { overageOf, planWindows, readQuotaCounts, slotIndex, type PlannedWindow } from "../metering/quota.ts";
-import type { WindowSlot } from "../metering/windows.ts";
-import { formatUsd } from "../../shared/money.ts";
 import { createCreditsStore } from "../../state/storage/credits-store.ts";
+import { overageOf, type PlannedWindow, planWindows, readQuotaCounts, slotIndex } from "../metering/quota.ts";
+import type { WindowSlot } from "../metering/windows.ts";
 
 export async function describeKey(backend: StateBackend, limits: Limits, record: KeyRecord, now: number): Promise<KeyDetails> {
   const windows = planWindows(record, limits, now);

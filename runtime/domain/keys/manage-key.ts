@@ -11,9 +11,9 @@
 import { apiError } from "../../shared/errors.ts";
 import type { KeyRecord } from "../../shared/schema/keys.ts";
 import type { KeysStore } from "../../state/storage/keys-store.ts";
+import { type AuditContext, auditKey } from "../audit/audit-log.ts";
 import { generateKey, hashKey } from "./key-secret.ts";
 import { findKey, type KeyReference } from "./revoke-key.ts";
-import { auditKey, type AuditContext } from "../audit/audit-log.ts";
 
 /** Default and longest grace period of a re-rolled secret. */
 export const REROLL_GRACE_DEFAULT_SECONDS = 86_400;

@@ -5,10 +5,10 @@
  * set, the record kept for audit. Other instances see it within the key cache's lifetime (1 s).
  */
 import { apiError } from "../../shared/errors.ts";
-import { parseKeyString, type KeyRecord } from "../../shared/schema/keys.ts";
+import { type KeyRecord, parseKeyString } from "../../shared/schema/keys.ts";
 import type { KeysStore } from "../../state/storage/keys-store.ts";
+import { type AuditContext, auditKey } from "../audit/audit-log.ts";
 import { hashKey } from "./key-secret.ts";
-import { auditKey, type AuditContext } from "../audit/audit-log.ts";
 
 /** A full key (`svc_live_…`/`svc_trial_…`) or a public key id (12 lower-case hex characters). */
 export type KeyReference = { key: string } | { id: string };

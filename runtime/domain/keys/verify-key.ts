@@ -4,12 +4,12 @@
  * with a reason), never an error; reading it consumes no quota.
  */
 import type { AppDeps } from "../../deps.ts";
-import { limitsInForce } from "../../state/releases/build-ref.ts";
 import { isApiError } from "../../shared/errors.ts";
+import type { KeyRecord } from "../../shared/schema/keys.ts";
+import { limitsInForce } from "../../state/releases/build-ref.ts";
 import { resolveKey } from "../access/credentials.ts";
 import { keyCoversVertical } from "../access/decide-read.ts";
 import { planWindows, readQuotaCounts } from "../metering/quota.ts";
-import type { KeyRecord } from "../../shared/schema/keys.ts";
 import { remainingOf } from "./key-view.ts";
 
 const REASONS = { key_invalid: "unknown", key_revoked: "revoked", key_expired: "expired", key_rerolled: "rerolled" } as const;

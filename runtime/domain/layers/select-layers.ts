@@ -4,11 +4,12 @@
  * bytes once and keeps the result in a small LRU owned by the app (never a module-level cache),
  * keyed by the artifact's digest: a hot selection is served as bytes like any other artifact.
  */
+
+import type { KnowledgeIdentity, SignatureHeaders } from "../../shared/answer-signature.ts";
 import { boundedCache } from "../../shared/cache.ts";
 import { apiError } from "../../shared/errors.ts";
 import { LAYER_NAMES, type LayerName } from "../../shared/schema/catalog.ts";
 import type { Artifact } from "../../state/releases/artifacts.ts";
-import type { KnowledgeIdentity, SignatureHeaders } from "../../shared/answer-signature.ts";
 
 export interface LayerSelector {
   /** The artifact with only `layers` kept and `node.selected_layers` set; cached by digest. */

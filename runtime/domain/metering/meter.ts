@@ -12,9 +12,9 @@ import { apiError } from "../../shared/errors.ts";
 import type { Limits } from "../../shared/schema/catalog.ts";
 import type { KeyRecord } from "../../shared/schema/keys.ts";
 import type { StateBackend } from "../../state/storage/backend.ts";
-import { consumeQuota, planSpan, planWindows, secondsUntil, type PlannedWindow } from "./quota.ts";
-import { QUOTA_WINDOWS, type QuotaWindowSpec } from "./windows.ts";
+import { consumeQuota, type PlannedWindow, planSpan, planWindows, secondsUntil } from "./quota.ts";
 import { rateLimitPolicy, rateLimitValue, tightestWindow } from "./rate-limit-headers.ts";
+import { QUOTA_WINDOWS, type QuotaWindowSpec } from "./windows.ts";
 
 const WINDOW_WORDS: Record<string, string> = { hour: "hourly", day: "daily" };
 

@@ -9,11 +9,12 @@
  *   `overage_per_call_usd_micros` each. Permanent keys have no monthly reset, so their "month" is
  *   the key's lifetime.
  */
-import type { ConsumeResult, CounterWindow, StateBackend } from "../../state/storage/backend.ts";
-import type { KeyRecord } from "../../shared/schema/keys.ts";
+
 import type { Limits } from "../../shared/schema/catalog.ts";
-import { DAY_MS, QUOTA_WINDOWS, windowLimit, type QuotaWindowSpec, type WindowLength, type WindowSlot } from "./windows.ts";
+import type { KeyRecord } from "../../shared/schema/keys.ts";
+import type { ConsumeResult, CounterWindow, StateBackend } from "../../state/storage/backend.ts";
 import { accountPart } from "../../state/storage/key-part.ts";
+import { DAY_MS, QUOTA_WINDOWS, type QuotaWindowSpec, type WindowLength, type WindowSlot, windowLimit } from "./windows.ts";
 
 export interface PlannedWindow extends CounterWindow {
   name: string;

@@ -17,12 +17,13 @@
  * earlier attempt wrote a daily bucket into the counter rows on every metered read and made quota
  * checks 3–5× slower (docs/performance-history.md).
  */
+
+import type { Logger } from "../../shared/logger.ts";
+import type { KeyUsage } from "../../shared/schema/admin-keys.ts";
 import type { Limits } from "../../shared/schema/catalog.ts";
 import type { KeyRecord } from "../../shared/schema/keys.ts";
-import type { KeyUsage } from "../../shared/schema/admin-keys.ts";
 import type { StateBackend } from "../../state/storage/backend.ts";
 import type { KeysStore } from "../../state/storage/keys-store.ts";
-import type { Logger } from "../../shared/logger.ts";
 import { planWindows } from "./quota.ts";
 import { DAY_MS } from "./windows.ts";
 

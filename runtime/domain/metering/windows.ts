@@ -10,8 +10,9 @@
  * counters in one Redis Cluster slot. These key shapes are stored state: a new window needs a new
  * `letter`, never a changed one.
  */
-import type { KeyRecord } from "../../shared/schema/keys.ts";
+
 import type { Limits } from "../../shared/schema/catalog.ts";
+import type { KeyRecord } from "../../shared/schema/keys.ts";
 
 /** The catalogue limits a window may take its size from. */
 export type WindowLimitField =

@@ -2,7 +2,7 @@
  * Checkout shapes: the POST body, the GET description, the card redirect, the keys bought, and
  * the webhook acknowledgement. One TypeBox declaration each (validator, OpenAPI and TS type).
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { AgentIdSchema, EmailSchema } from "../../shared/schema/requests.ts";
 import { IssuedKeySchema } from "../../shared/schema/responses.ts";
 import { methodsSucceedingWith, PAYMENT_METHOD_IDS, PAYMENT_METHOD_TRAITS, type PaymentMethodId } from "./methods/method-ids.ts";

@@ -5,19 +5,20 @@
  * and an answer over gated layers counts as one retrieval for the key that unlocked them, or one
  * per-use charge for a pay token. A refused key is the key's 401 here (rules have no free view).
  */
-import { canonicalJson, evaluationIdentity } from "../signing/answer-identity.ts";
+
+import type { AppDeps } from "../../deps.ts";
 import type { KnowledgeIdentity } from "../../shared/answer-signature.ts";
 import { type BoundedCache, boundedCache } from "../../shared/cache.ts";
-import type { AppDeps } from "../../deps.ts";
 import { apiError } from "../../shared/errors.ts";
+import type { EvaluateRequest } from "../../shared/schema/requests.ts";
+import type { Evaluation } from "../../shared/schema/rules.ts";
+import type { Artifacts, NodeMeta } from "../../state/releases/artifacts.ts";
 import type { Caller } from "../access/credentials.ts";
 import { planRead } from "../access/read-session.ts";
-import { meterRead } from "../metering/meter-read.ts";
-import type { EvaluateRequest } from "../../shared/schema/requests.ts";
-import type { Artifacts, NodeMeta } from "../../state/releases/artifacts.ts";
-import type { Evaluation } from "../../shared/schema/rules.ts";
-import { DateFactConflict, evaluateWithDates, type DatedEvaluation } from "./date-facts.ts";
 import { unknownNode, unknownVertical } from "../access/unknown-names.ts";
+import { meterRead } from "../metering/meter-read.ts";
+import { canonicalJson, evaluationIdentity } from "../signing/answer-identity.ts";
+import { type DatedEvaluation, DateFactConflict, evaluateWithDates } from "./date-facts.ts";
 
 export interface NodeEvaluation extends Evaluation {
   vertical: string;

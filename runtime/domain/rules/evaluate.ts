@@ -11,8 +11,9 @@
  * about for its own sake, so questions follow the case.
  * No probabilities, no partial credit.
  */
+
+import { type DecisionDiagrams, diagramsFor, FALSE, type Ref, TRUE } from "../../shared/decision-diagram.ts";
 import type { CompiledGate, CompiledRuleSet, Evaluation, GateTrace, Truth } from "../../shared/schema/rules.ts";
-import { diagramsFor, FALSE, TRUE, type DecisionDiagrams, type Ref } from "../../shared/decision-diagram.ts";
 
 export type FactValues = Readonly<Record<string, boolean>>;
 

@@ -12,17 +12,17 @@
  */
 import type { AppDeps } from "../../deps.ts";
 import { apiError } from "../../shared/errors.ts";
-import type { Caller, Reader } from "../access/credentials.ts";
-import { decideRead, orRefuse, toCredentialProblem, viewOf } from "../access/decide-read.ts";
-import { credentialProblemHeaders } from "../access/credential-problem.ts";
-import { planSearch } from "../access/read-session.ts";
-import { meterRead } from "../metering/meter-read.ts";
 import type { ResolvedVertical } from "../../shared/schema/catalog.ts";
 import { GOOD_MATCH_SCORE, type SearchMatch, type SearchResponse, type SearchResult } from "../../shared/schema/search.ts";
 import { searchTokens, tokenizeForSearch } from "../../shared/tokenize.ts";
 import type { LoadedSearchIndex } from "../../state/releases/search-index.ts";
-import { orderHits, scoreVertical, wordWeights, type Hit, type QueryTerms } from "./score.ts";
+import { credentialProblemHeaders } from "../access/credential-problem.ts";
+import type { Caller, Reader } from "../access/credentials.ts";
+import { decideRead, orRefuse, toCredentialProblem, viewOf } from "../access/decide-read.ts";
+import { planSearch } from "../access/read-session.ts";
 import { unknownVertical } from "../access/unknown-names.ts";
+import { meterRead } from "../metering/meter-read.ts";
+import { type Hit, orderHits, type QueryTerms, scoreVertical, wordWeights } from "./score.ts";
 
 export const SEARCH_DEFAULT_LIMIT = 10;
 export const SEARCH_MAX_LIMIT = 50;

@@ -4,8 +4,8 @@
  * input can recompute it, whatever key order their JSON had.
  */
 import canonicalizeModule from "canonicalize";
-import type { Artifacts, NodeMeta } from "../../state/releases/artifacts.ts";
 import { inputDigest, type KnowledgeIdentity } from "../../shared/answer-signature.ts";
+import type { Artifacts, NodeMeta } from "../../state/releases/artifacts.ts";
 
 /** An evaluation of a node's rules over facts given as their canonical JSON (`canonicalJson`). */
 export function evaluationIdentity(build: Artifacts, meta: NodeMeta, canonicalFacts: string): KnowledgeIdentity {

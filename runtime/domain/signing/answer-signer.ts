@@ -5,16 +5,17 @@
  * identity signed again with `created` (`stamp`), so no answer is undated.
  * It also says which public keys /.well-known/jwks.json lists.
  */
-import type { Artifacts } from "../../state/releases/artifacts.ts";
+
 import {
   formatIdentity,
-  signAnswer,
-  signHeaders,
   type KnowledgeIdentity,
   type SignatureHeaders,
   type SigningKey,
+  signAnswer,
+  signHeaders,
 } from "../../shared/answer-signature.ts";
-import { generateSigningKey, publicJwk, type PublicSigningJwk } from "../../shared/signing-keys.ts";
+import { generateSigningKey, type PublicSigningJwk, publicJwk } from "../../shared/signing-keys.ts";
+import type { Artifacts } from "../../state/releases/artifacts.ts";
 
 export interface AnswerSigner {
   readonly kid: string;

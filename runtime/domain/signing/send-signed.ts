@@ -4,8 +4,8 @@
  */
 import type { H3Event } from "h3";
 import type { AppDeps } from "../../deps.ts";
-import { sendBytes } from "../../shared/http/respond.ts";
 import { contentDigest, type KnowledgeIdentity, type SignatureHeaders } from "../../shared/answer-signature.ts";
+import { sendBytes } from "../../shared/http/respond.ts";
 
 export function sendSignedJson(
   event: H3Event,

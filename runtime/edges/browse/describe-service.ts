@@ -3,8 +3,8 @@
  * projection of the catalogue and manifest already in memory, built once per build.
  */
 import { parseQualityList } from "../../shared/http/quality-list.ts";
-import type { Artifacts } from "../../state/releases/artifacts.ts";
 import type { ServiceDescription } from "../../shared/schema/service-description.ts";
+import type { Artifacts } from "../../state/releases/artifacts.ts";
 
 /**
  * True when `application/json` is acceptable and ranks at least as high as `text/html` (by

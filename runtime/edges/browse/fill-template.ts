@@ -5,8 +5,8 @@
  */
 import type { ApiError } from "../../shared/errors.ts";
 import { ERRORS } from "../../shared/errors.ts";
-import type { SearchResponse } from "../../shared/schema/search.ts";
 import { escapeHtml } from "../../shared/http/escape-html.ts";
+import type { SearchResponse } from "../../shared/schema/search.ts";
 
 /**
  * Replaces `<!--vkr:name-->` markers; values are escaped here, except those listed in `raw`.

@@ -10,10 +10,10 @@
  */
 import type { H3Event } from "h3";
 import type { AppDeps } from "../../deps.ts";
-import { isCredentialRefusal, type Reader } from "../../domain/access/credentials.ts";
-import { requestCaller, type CallerOptions } from "../../domain/access/request-caller.ts";
 import { credentialProblemHeaders } from "../../domain/access/credential-problem.ts";
-import { apiError, type ApiError } from "../../shared/errors.ts";
+import { isCredentialRefusal, type Reader } from "../../domain/access/credentials.ts";
+import { type CallerOptions, requestCaller } from "../../domain/access/request-caller.ts";
+import { type ApiError, apiError } from "../../shared/errors.ts";
 import { escapeHtml } from "../../shared/http/escape-html.ts";
 import type { CredentialProblem } from "../../shared/schema/unlock.ts";
 import { isSecureSite, keyCookieHeader, readKeyCookie } from "./key-cookie.ts";

@@ -4,20 +4,21 @@
  * prebuilt variants, the same layer selection and the same metering (`meterRead`). Used by the
  * `get_node` / `get_index` tools and by resources/read.
  */
-import { limitsInForce } from "../../state/releases/build-ref.ts";
-import { apiError } from "../../shared/errors.ts";
-import { toReader, type Caller } from "../../domain/access/credentials.ts";
+
 import { credentialProblemHeaders, withCredentialProblem } from "../../domain/access/credential-problem.ts";
+import { type Caller, toReader } from "../../domain/access/credentials.ts";
 import { findNode, planArtifact, planRead } from "../../domain/access/read-session.ts";
-import { meterRead } from "../../domain/metering/meter-read.ts";
-import { parseLayerSelection } from "../../domain/layers/select-layers.ts";
-import type { LayerName } from "../../shared/schema/catalog.ts";
-import { describePlaceholder } from "../../domain/growth/vertical-placeholder.ts";
-import type { McpContext } from "./context.ts";
-import { prependJsonMember } from "../../shared/http/json-member.ts";
-import { toUnlockHint } from "../../shared/schema/unlock.ts";
 import { unknownVertical } from "../../domain/access/unknown-names.ts";
+import { describePlaceholder } from "../../domain/growth/vertical-placeholder.ts";
+import { parseLayerSelection } from "../../domain/layers/select-layers.ts";
+import { meterRead } from "../../domain/metering/meter-read.ts";
 import type { KnowledgeIdentity, SignatureHeaders } from "../../shared/answer-signature.ts";
+import { apiError } from "../../shared/errors.ts";
+import { prependJsonMember } from "../../shared/http/json-member.ts";
+import type { LayerName } from "../../shared/schema/catalog.ts";
+import { toUnlockHint } from "../../shared/schema/unlock.ts";
+import { limitsInForce } from "../../state/releases/build-ref.ts";
+import type { McpContext } from "./context.ts";
 
 export interface ContentRequest {
   vertical: string;

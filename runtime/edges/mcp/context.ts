@@ -5,9 +5,9 @@
  */
 import type { AppDeps } from "../../deps.ts";
 import type { Caller } from "../../domain/access/credentials.ts";
-import type { PresentedPayment } from "../../domain/payments/methods/payment-method.ts";
-import type { AnonymousLimiter } from "../../domain/metering/anonymous-limit.ts";
 import type { LayerSelector } from "../../domain/layers/select-layers.ts";
+import type { AnonymousLimiter } from "../../domain/metering/anonymous-limit.ts";
+import type { PresentedPayment } from "../../domain/payments/methods/payment-method.ts";
 import type { EncodedJson } from "./jsonrpc.ts";
 
 /** Per-app state of the MCP plugin, created once in `index.ts` (never module-level). */

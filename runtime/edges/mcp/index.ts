@@ -17,26 +17,27 @@
  * No session is issued and a sent `Mcp-Session-Id` is ignored; credentials are re-read on every
  * POST, exactly as on REST. GET and DELETE → 405 (no server-initiated stream, no session to end).
  */
-import { clientAddress } from "../../shared/http/client-address.ts";
+
 import type { H3Event } from "h3";
 import { FastResponse } from "srvx";
-import { boundedCache } from "../../shared/cache.ts";
 import type { AppDeps } from "../../deps.ts";
-import { isApiError } from "../../shared/errors.ts";
 import type { Caller } from "../../domain/access/credentials.ts";
 import { requestCaller } from "../../domain/access/request-caller.ts";
+import { boundedCache } from "../../shared/cache.ts";
+import { isApiError } from "../../shared/errors.ts";
 import { readRawText } from "../../shared/http/body.ts";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "../../shared/http/json-depth.ts";
-import { acceptsDeflate } from "../../shared/http/deflate-splice.ts";
+import { clientAddress } from "../../shared/http/client-address.ts";
 import { requestContext } from "../../shared/http/context.ts";
-import { parseQualityList } from "../../shared/http/quality-list.ts";
+import { acceptsDeflate } from "../../shared/http/deflate-splice.ts";
 import { baseHeaders, CREDENTIAL_VARY } from "../../shared/http/headers.ts";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../../shared/http/json-depth.ts";
+import { parseQualityList } from "../../shared/http/quality-list.ts";
 import { sendBytes, sendJson } from "../../shared/http/respond.ts";
+import { defineRoutes } from "../routes/route-table.ts";
 import type { McpContext, McpShared } from "./context.ts";
 import { createHostGuard } from "./host-guard.ts";
-import { readMessage, RPC, rpcErrorBody, RpcError, toResponseBody } from "./jsonrpc.ts";
+import { RPC, RpcError, readMessage, rpcErrorBody, toResponseBody } from "./jsonrpc.ts";
 import { ACCEPTED_VERSIONS, METHODS } from "./methods.ts";
-import { defineRoutes } from "../routes/route-table.ts";
 
 /** Encoded get_node / get_index results kept: the hot set of artifacts (each about twice its artifact's size). */
 const RESULT_CACHE_ENTRIES = 256;

@@ -3,7 +3,7 @@
  * batches since 2025-06-18), requests answered with a result or an error, notifications and
  * client responses acknowledged with 202.
  */
-import { deflatePart, spliceDeflate, type DeflatedPart } from "../../shared/http/deflate-splice.ts";
+import { type DeflatedPart, deflatePart, spliceDeflate } from "../../shared/http/deflate-splice.ts";
 import { PartsBody } from "../../shared/http/parts-body.ts";
 
 /** JSON-RPC error codes; -32001 is ours (see `McpAccessError` in the operation description). */

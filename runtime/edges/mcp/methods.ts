@@ -3,17 +3,18 @@
  * tools/list|call, prompts/list|get, resources/list|read|templates/list. Protocol errors are
  * `RpcError`s; tool failures are `isError` results (see tools.ts).
  */
+
+import { servedSignature } from "../../domain/signing/answer-signer.ts";
 import { isApiError } from "../../shared/errors.ts";
 import { logProblemCause } from "../../shared/http/log-cause.ts";
 import { problemBody } from "../../shared/http/problem.ts";
+import type { ContentAnswer } from "./content.ts";
 import type { McpContext } from "./context.ts";
 import { EncodedJson, RawJson, RPC, RpcError, toJsonText } from "./jsonrpc.ts";
-import { PROMPTS, PROMPTS_BY_NAME, readPromptArguments } from "./prompts.ts";
-import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
-import { TOOLS, TOOLS_BY_NAME } from "./tools.ts";
-import type { ContentAnswer } from "./content.ts";
-import { servedSignature } from "../../domain/signing/answer-signer.ts";
 import { paidResultMeta } from "./paid-call.ts";
+import { PROMPTS, PROMPTS_BY_NAME, readPromptArguments } from "./prompts.ts";
+import { listResources, RESOURCE_TEMPLATES, readResource } from "./resources.ts";
+import { TOOLS, TOOLS_BY_NAME } from "./tools.ts";
 
 /** Versions a client may negotiate, newest first; the first is offered to any other request. */
 export const NEGOTIABLE_VERSIONS = ["2025-11-25", "2025-06-18"] as const;

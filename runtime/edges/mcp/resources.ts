@@ -6,17 +6,18 @@
  * calibration, node types, performance preview, call to action): the tools leave them out by
  * default, so an agent reads them once per session instead of with every node.
  */
-import { isApiError, type ApiError } from "../../shared/errors.ts";
+
+import type { Caller } from "../../domain/access/credentials.ts";
+import { viewOf } from "../../domain/access/decide-read.ts";
+import { servedSignature } from "../../domain/signing/answer-signer.ts";
+import { type ApiError, isApiError } from "../../shared/errors.ts";
 import { logProblemCause } from "../../shared/http/log-cause.ts";
 import { problemBody } from "../../shared/http/problem.ts";
-import { viewOf } from "../../domain/access/decide-read.ts";
-import type { Caller } from "../../domain/access/credentials.ts";
-import type { Artifacts } from "../../state/releases/artifacts.ts";
 import { WRAPPER_FIELDS } from "../../shared/schema/artifacts.ts";
+import type { Artifacts } from "../../state/releases/artifacts.ts";
 import { readContent } from "./content.ts";
 import type { McpContext } from "./context.ts";
 import { RPC, RpcError } from "./jsonrpc.ts";
-import { servedSignature } from "../../domain/signing/answer-signer.ts";
 
 const MIME = "application/json";
 

@@ -8,14 +8,16 @@
  * `isError: true` carrying the REST problem (code, detail, hint, unlock options), so an agent can
  * recover; only an unknown tool or non-object arguments are JSON-RPC errors.
  */
-import { Type, type Static, type TSchema } from "@sinclair/typebox";
-import { apiError } from "../../shared/errors.ts";
-import { compileValidator, type BodyValidator } from "../../shared/http/body.ts";
-import { evaluateNode } from "../../domain/rules/evaluate-node.ts";
-import { readDelta, requireMembershipKey } from "../../domain/delta/read-delta.ts";
-import { searchNodes } from "../../domain/search/search-nodes.ts";
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { toReader } from "../../domain/access/credentials.ts";
+import { readDelta, requireMembershipKey } from "../../domain/delta/read-delta.ts";
 import { verifyKey } from "../../domain/keys/verify-key.ts";
+import { evaluateNode } from "../../domain/rules/evaluate-node.ts";
+import { searchNodes } from "../../domain/search/search-nodes.ts";
+import { deltaIdentity, searchIdentity } from "../../domain/signing/answer-identity.ts";
+import type { KnowledgeIdentity } from "../../shared/answer-signature.ts";
+import { apiError } from "../../shared/errors.ts";
+import { type BodyValidator, compileValidator } from "../../shared/http/body.ts";
 import { IndexGraphSchema, LeanIndexGraphSchema, LeanNodeResponseSchema, NodeResponseSchema } from "../../shared/schema/artifacts.ts";
 import { ResolvedVerticalSchema } from "../../shared/schema/catalog.ts";
 import {
@@ -34,9 +36,7 @@ import {
   VerticalPlaceholderSchema,
 } from "../../shared/schema/responses.ts";
 import { SearchResponseSchema } from "../../shared/schema/search.ts";
-import { readContent, type ContentAnswer } from "./content.ts";
-import type { KnowledgeIdentity } from "../../shared/answer-signature.ts";
-import { deltaIdentity, searchIdentity } from "../../domain/signing/answer-identity.ts";
+import { type ContentAnswer, readContent } from "./content.ts";
 import type { McpContext } from "./context.ts";
 import { PayArgument, payingCaller } from "./paid-call.ts";
 

@@ -3,9 +3,9 @@
  * in one process never share counters. `app.ts` reports every response and every problem here;
  * `GET /metrics` renders the registry. Build id and store health are read at scrape time.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { ApiError } from "../../shared/errors.ts";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { BuildRef } from "../../deps.ts";
+import type { ApiError } from "../../shared/errors.ts";
 import type { StateBackend } from "../../state/storage/backend.ts";
 import { createRequestSeries } from "./request-series.ts";
 

@@ -3,10 +3,10 @@
  * Schema once their symbol keys are dropped, so the published schemas are the validators' own.
  */
 import type { TSchema } from "@sinclair/typebox";
-import { ERRORS } from "../../shared/errors.ts";
-import { ProblemSchema } from "../../shared/schema/responses.ts";
-import type { ResolvedVertical } from "../../shared/schema/catalog.ts";
 import { describeVerticalAccess } from "../../domain/access/vertical-groups.ts";
+import { ERRORS } from "../../shared/errors.ts";
+import type { ResolvedVertical } from "../../shared/schema/catalog.ts";
+import { ProblemSchema } from "../../shared/schema/responses.ts";
 import { OPERATIONS, type Operation } from "./operations.ts";
 import { TAGS, tagOf } from "./tags.ts";
 

@@ -3,7 +3,7 @@
  * telemetry and referrals. Every decision the spec leaves open is written into `description`.
  */
 import { Type } from "@sinclair/typebox";
-import type { Operation, OperationParam } from "./operations.ts";
+import { HIGHLIGHT_RULE } from "../../domain/growth/proof-of-value.ts";
 import {
   InterestRequestSchema,
   PovRequestSchema,
@@ -21,7 +21,7 @@ import {
   WaitlistJoinedSchema,
   WaitlistOverviewSchema,
 } from "../../shared/schema/growth-responses.ts";
-import { HIGHLIGHT_RULE } from "../../domain/growth/proof-of-value.ts";
+import type { Operation, OperationParam } from "./operations.ts";
 
 const KEY_HEADER: OperationParam = {
   name: "X-Service-Key",

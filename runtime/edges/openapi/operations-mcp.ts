@@ -2,10 +2,11 @@
  * OpenAPI entries of the agent surfaces added with MCP: `GET /api/search` and `POST /mcp`. The
  * decisions the spec leaves open are recorded in each `description`.
  */
-import { SIGNATURE_HEADERS } from "./operations-signing.ts";
+
 import { Type } from "@sinclair/typebox";
 import { SearchResponseSchema } from "../../shared/schema/search.ts";
 import type { Operation } from "./operations.ts";
+import { SIGNATURE_HEADERS } from "./operations-signing.ts";
 
 const JsonRpcErrorSchema = Type.Object({
   jsonrpc: Type.Literal("2.0"),

@@ -4,12 +4,11 @@
  * `description`.
  */
 import { Type } from "@sinclair/typebox";
-import type { Operation, OperationParam } from "./operations.ts";
-import { PAYMENT_METHOD_IDS, PAYMENT_METHOD_TRAITS, methodsSucceedingWith } from "../../domain/payments/methods/method-ids.ts";
+import { methodsSucceedingWith, PAYMENT_METHOD_IDS, PAYMENT_METHOD_TRAITS } from "../../domain/payments/methods/method-ids.ts";
 import { PAYMENT_METHOD_REGISTRY } from "../../domain/payments/methods/registry.ts";
 import {
-  AcknowledgePurchaseSchema,
   AcknowledgedSchema,
+  AcknowledgePurchaseSchema,
   CardSuccessSchema,
   CheckoutInfoSchema,
   CheckoutKeysSchema,
@@ -18,6 +17,7 @@ import {
   ReconcileReportSchema,
   WebhookAckSchema,
 } from "../../domain/payments/payment-schemas.ts";
+import type { Operation, OperationParam } from "./operations.ts";
 
 /** The statuses only one method answers (its quote, its session, its own limit), as each declares them. */
 function methodStatuses(): Operation["responses"] {

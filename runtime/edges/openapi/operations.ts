@@ -3,7 +3,7 @@
  * the same TypeBox schemas the validators and responses use. Decisions the spec leaves open are
  * written into `description`, so /openapi.json is where they are recorded.
  */
-import { Type, type TSchema } from "@sinclair/typebox";
+import { type TSchema, Type } from "@sinclair/typebox";
 import { IndexGraphSchema, LeanIndexGraphSchema, LeanNodeResponseSchema, NodeResponseSchema } from "../../shared/schema/artifacts.ts";
 import { EvaluateRequestSchema, IssueKeysRequestSchema, TrialRequestSchema } from "../../shared/schema/requests.ts";
 import {
@@ -17,10 +17,10 @@ import {
 } from "../../shared/schema/responses.ts";
 import { StatusObjectSchema } from "../../shared/schema/status.ts";
 import type { RouteDeclaration } from "../routes/route-declaration.ts";
-import { PEOPLE_OPERATIONS } from "./operations-people.ts";
 import { GROWTH_OPERATIONS } from "./operations-growth.ts";
-import { PAYMENT_OPERATIONS } from "./operations-payments.ts";
 import { MCP_OPERATIONS } from "./operations-mcp.ts";
+import { PAYMENT_OPERATIONS } from "./operations-payments.ts";
+import { PEOPLE_OPERATIONS } from "./operations-people.ts";
 import { SIGNATURE_HEADERS, SIGNING_OPERATIONS } from "./operations-signing.ts";
 import { perUseParagraphs, perUseParams, perUseResponseHeaders } from "./per-use-openapi.ts";
 

@@ -5,10 +5,11 @@
  * (/docs/assets/docs-init.js), not inline, so the page's CSP allows scripts from this origin only.
  * Without script, a plain reference rendered from the same document is shown instead.
  */
-import { escapeHtml } from "../../shared/http/escape-html.ts";
+
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { escapeHtml } from "../../shared/http/escape-html.ts";
 import type { createOpenApiDocument } from "./document.ts";
 
 type Doc = ReturnType<typeof createOpenApiDocument>;

@@ -2,13 +2,14 @@
  * GET /api/admin/audit: the audit trail (audit/audit-log.ts), newest first, filtered by key,
  * account, action and time, a page at a time. Admin bearer, like every admin route.
  */
-import { defineRoutes } from "./route-table.ts";
+
 import { guardAdmin } from "../../domain/access/admin.ts";
 import { AUDIT_PAGE_MAX, readAudit } from "../../domain/audit/audit-log.ts";
 import { apiError } from "../../shared/errors.ts";
 import { requestContext } from "../../shared/http/context.ts";
 import { readSingleParam } from "../../shared/http/query.ts";
 import { sendJson } from "../../shared/http/respond.ts";
+import { defineRoutes } from "./route-table.ts";
 
 export default defineRoutes((route, deps) => {
   route("readAudit", async (event) => {

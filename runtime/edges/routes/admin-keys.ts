@@ -4,19 +4,20 @@
  * `POST /api/admin/keys/revoke` revokes one by id or full key. The operator
  * CLI calls the same `revokeKey` on the same store.
  */
-import { defineRoutes } from "./route-table.ts";
-import { limitsInForce } from "../../state/releases/build-ref.ts";
+
 import { adminAudit, guardAdmin } from "../../domain/access/admin.ts";
+import { describeKeyForAdmin } from "../../domain/keys/admin-key-view.ts";
+import { parseExpiry, REROLL_GRACE_DEFAULT_SECONDS, rerollKey, updateKey } from "../../domain/keys/manage-key.ts";
+import { findKey, type KeyReference, revokeKey } from "../../domain/keys/revoke-key.ts";
+import { describeKeyUsage } from "../../domain/metering/usage-history.ts";
+import { apiError } from "../../shared/errors.ts";
 import { compileValidator, readJsonBody } from "../../shared/http/body.ts";
 import { requestContext } from "../../shared/http/context.ts";
 import { readSingleParam } from "../../shared/http/query.ts";
 import { sendJson } from "../../shared/http/respond.ts";
-import { describeKeyForAdmin } from "../../domain/keys/admin-key-view.ts";
-import { findKey, revokeKey, type KeyReference } from "../../domain/keys/revoke-key.ts";
-import { describeKeyUsage } from "../../domain/metering/usage-history.ts";
-import { parseExpiry, REROLL_GRACE_DEFAULT_SECONDS, rerollKey, updateKey } from "../../domain/keys/manage-key.ts";
-import { apiError } from "../../shared/errors.ts";
 import { RerollKeyRequestSchema, RevokeKeyRequestSchema, UpdateKeyRequestSchema } from "../../shared/schema/admin-keys.ts";
+import { limitsInForce } from "../../state/releases/build-ref.ts";
+import { defineRoutes } from "./route-table.ts";
 
 const revokeValidator = compileValidator(RevokeKeyRequestSchema);
 const rerollValidator = compileValidator(RerollKeyRequestSchema);

@@ -5,17 +5,18 @@
  * `POST /api/admin/payments/acknowledge` marks a refund or an unconfirmed charge as handled, and
  * with `outcome` settles a purchase waiting `unconfirmed` (paid → keys, not_paid → released).
  */
-import { defineRoutes } from "./route-table.ts";
+
 import { guardAdmin } from "../../domain/access/admin.ts";
-import { compileValidator, readJsonBody } from "../../shared/http/body.ts";
-import { sendJson } from "../../shared/http/respond.ts";
+import { AcknowledgePurchaseSchema } from "../../domain/payments/payment-schemas.ts";
 import {
   acknowledgePurchase,
   acknowledgeRefused,
   listPurchasesForOperator,
   reconcilePurchases,
 } from "../../domain/payments/purchases/reconcile.ts";
-import { AcknowledgePurchaseSchema } from "../../domain/payments/payment-schemas.ts";
+import { compileValidator, readJsonBody } from "../../shared/http/body.ts";
+import { sendJson } from "../../shared/http/respond.ts";
+import { defineRoutes } from "./route-table.ts";
 
 const acknowledgeValidator = compileValidator(AcknowledgePurchaseSchema);
 

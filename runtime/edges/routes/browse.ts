@@ -10,34 +10,34 @@
  */
 import { getRouterParam, type H3Event } from "h3";
 import type { AppDeps } from "../../deps.ts";
-import { defineRoutes } from "./route-table.ts";
-import { apiError, isApiError } from "../../shared/errors.ts";
 import { resolveKey } from "../../domain/access/credentials.ts";
 import { decideRead, describeKeyScope, orRefuse, toCredentialProblem } from "../../domain/access/decide-read.ts";
 import { planRead } from "../../domain/access/read-session.ts";
-import { createBrowseSite, type BrowseSite } from "../browse/read-site.ts";
+import { unknownNode } from "../../domain/access/unknown-names.ts";
+import { meterRead } from "../../domain/metering/meter-read.ts";
+import { searchNodes } from "../../domain/search/search-nodes.ts";
+import { apiError, isApiError } from "../../shared/errors.ts";
+import { readRawText } from "../../shared/http/body.ts";
+import { requestContext } from "../../shared/http/context.ts";
+import { escapeHtml } from "../../shared/http/escape-html.ts";
+import { isHeadRequest } from "../../shared/http/head.ts";
+import { CREDENTIAL_VARY } from "../../shared/http/headers.ts";
+import { readSingleParam } from "../../shared/http/query.ts";
+import { sendBytes, sendJson } from "../../shared/http/respond.ts";
+import type { CredentialProblem } from "../../shared/schema/unlock.ts";
 import { describeService, prefersJson } from "../browse/describe-service.ts";
 import { fillErrorPage, fillSearchPage, fillTemplate } from "../browse/fill-template.ts";
 import { assertSameOrigin, isSecureSite, keyCookieHeader } from "../browse/key-cookie.ts";
 import {
   credentialNoticeHtml,
   credentialNoticeMarkdown,
+  type PageReader,
   pageWarningHeaders,
   readPageReader,
   withCookieRefusal,
-  type PageReader,
 } from "../browse/page-reader.ts";
-import { escapeHtml } from "../../shared/http/escape-html.ts";
-import type { CredentialProblem } from "../../shared/schema/unlock.ts";
-import { readRawText } from "../../shared/http/body.ts";
-import { requestContext } from "../../shared/http/context.ts";
-import { CREDENTIAL_VARY } from "../../shared/http/headers.ts";
-import { readSingleParam } from "../../shared/http/query.ts";
-import { sendBytes, sendJson } from "../../shared/http/respond.ts";
-import { meterRead } from "../../domain/metering/meter-read.ts";
-import { isHeadRequest } from "../../shared/http/head.ts";
-import { searchNodes } from "../../domain/search/search-nodes.ts";
-import { unknownNode } from "../../domain/access/unknown-names.ts";
+import { type BrowseSite, createBrowseSite } from "../browse/read-site.ts";
+import { defineRoutes } from "./route-table.ts";
 
 const HTML_TYPE = "text/html; charset=utf-8";
 const TEXT_TYPE = "text/plain; charset=utf-8";

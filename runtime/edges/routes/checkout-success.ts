@@ -2,14 +2,15 @@
  * GET /checkout/success?session_id=…: the page Stripe returns a card buyer to. HTML for browsers,
  * JSON with `Accept: application/json`; the keys appear once (see payments/methods/card/card-success.ts).
  */
-import { defineRoutes } from "./route-table.ts";
+
+import { SESSION_ID_RE, viewCardSuccess } from "../../domain/payments/methods/card/card-success.ts";
+import { renderCardSuccess } from "../../domain/payments/methods/card/render-card-success.ts";
 import { apiError } from "../../shared/errors.ts";
-import { prefersJson } from "../browse/describe-service.ts";
 import { requestContext } from "../../shared/http/context.ts";
 import { readSingleParam } from "../../shared/http/query.ts";
 import { sendBytes, sendJson } from "../../shared/http/respond.ts";
-import { SESSION_ID_RE, viewCardSuccess } from "../../domain/payments/methods/card/card-success.ts";
-import { renderCardSuccess } from "../../domain/payments/methods/card/render-card-success.ts";
+import { prefersJson } from "../browse/describe-service.ts";
+import { defineRoutes } from "./route-table.ts";
 
 /** The page carries inline styles only; nothing may frame it or load anything. */
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";

@@ -4,20 +4,21 @@
  * payment attached to an agent_network request, a quote (200). POST /api/checkout/webhook:
  * Stripe's signed events, read as raw bytes. Logic lives in runtime/domain/payments/.
  */
-import { defineRoutes } from "./route-table.ts";
+
 import { readCredentials } from "../../domain/access/credentials.ts";
 import { resolvePurchaseAccount } from "../../domain/accounts/purchase-account.ts";
-import { clientAddress } from "../../shared/http/client-address.ts";
+import { handleCardWebhook } from "../../domain/payments/methods/card/card-fulfilment.ts";
+import { PAYMENT_METHOD_REGISTRY, paymentMethod } from "../../domain/payments/methods/registry.ts";
+import { CheckoutRequestSchema } from "../../domain/payments/payment-schemas.ts";
+import { describeCheckout, describeCheckoutMethods } from "../../domain/payments/purchases/checkout-info.ts";
+import { digestOf, resolveCheckoutOrder } from "../../domain/payments/purchases/checkout-order.ts";
+import { readIdempotencyKey, scopeIdempotencyKey } from "../../domain/payments/purchases/idempotency.ts";
 import { compileValidator, readJsonBody, readRawText } from "../../shared/http/body.ts";
+import { clientAddress } from "../../shared/http/client-address.ts";
 import { requestContext } from "../../shared/http/context.ts";
 import { publicBaseUrl } from "../../shared/http/public-base.ts";
 import { sendJson } from "../../shared/http/respond.ts";
-import { describeCheckout, describeCheckoutMethods } from "../../domain/payments/purchases/checkout-info.ts";
-import { digestOf, resolveCheckoutOrder } from "../../domain/payments/purchases/checkout-order.ts";
-import { handleCardWebhook } from "../../domain/payments/methods/card/card-fulfilment.ts";
-import { readIdempotencyKey, scopeIdempotencyKey } from "../../domain/payments/purchases/idempotency.ts";
-import { PAYMENT_METHOD_REGISTRY, paymentMethod } from "../../domain/payments/methods/registry.ts";
-import { CheckoutRequestSchema } from "../../domain/payments/payment-schemas.ts";
+import { defineRoutes } from "./route-table.ts";
 
 const validator = compileValidator(CheckoutRequestSchema);
 const WEBHOOK_MAX_BYTES = 512 * 1024;

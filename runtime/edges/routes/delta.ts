@@ -3,15 +3,15 @@
  * `Link: <…>; rel="next"` header while more entries remain.
  */
 import type { AppDeps } from "../../deps.ts";
-import { defineRoutes } from "./route-table.ts";
 import { requestCaller } from "../../domain/access/request-caller.ts";
 import { readDelta, requireMembershipKey } from "../../domain/delta/read-delta.ts";
+import { deltaIdentity } from "../../domain/signing/answer-identity.ts";
+import { sendSignedJson } from "../../domain/signing/send-signed.ts";
 import { requestContext } from "../../shared/http/context.ts";
 import { isHeadRequest } from "../../shared/http/head.ts";
 import { CREDENTIAL_VARY } from "../../shared/http/headers.ts";
 import { readIntegerParam, readSingleParam } from "../../shared/http/query.ts";
-import { sendSignedJson } from "../../domain/signing/send-signed.ts";
-import { deltaIdentity } from "../../domain/signing/answer-identity.ts";
+import { defineRoutes } from "./route-table.ts";
 
 export default defineRoutes((route, deps) => {
   route("getDelta", async (event) => {

@@ -5,22 +5,23 @@
  * prebuilt bytes of the chosen variant. `layers=` narrows a node to the named layers (derived once
  * per artifact and selection, then served from a small LRU).
  */
-import { clientAddress } from "../../shared/http/client-address.ts";
-import { defineRoutes } from "./route-table.ts";
-import { apiError } from "../../shared/errors.ts";
-import { requestCaller } from "../../domain/access/request-caller.ts";
-import { findNode, planArtifact, planRead } from "../../domain/access/read-session.ts";
+
 import { credentialProblemHeaders, withCredentialProblem } from "../../domain/access/credential-problem.ts";
+import { findNode, planArtifact, planRead } from "../../domain/access/read-session.ts";
+import { requestCaller } from "../../domain/access/request-caller.ts";
+import { unknownVertical } from "../../domain/access/unknown-names.ts";
+import { describePlaceholder } from "../../domain/growth/vertical-placeholder.ts";
+import { parseLayerSelection } from "../../domain/layers/select-layers.ts";
 import { meterRead } from "../../domain/metering/meter-read.ts";
+import { apiError } from "../../shared/errors.ts";
+import { clientAddress } from "../../shared/http/client-address.ts";
+import { requestContext } from "../../shared/http/context.ts";
 import { isHeadRequest } from "../../shared/http/head.ts";
 import { CREDENTIAL_VARY, matchesEtag } from "../../shared/http/headers.ts";
-import { prepareHeaders, sendBytes, sendJson, sendPrepared, type PreparedHeaders } from "../../shared/http/respond.ts";
-import type { Artifact } from "../../state/releases/artifacts.ts";
-import { requestContext } from "../../shared/http/context.ts";
 import { readBooleanParam, readSingleParam } from "../../shared/http/query.ts";
-import { parseLayerSelection } from "../../domain/layers/select-layers.ts";
-import { describePlaceholder } from "../../domain/growth/vertical-placeholder.ts";
-import { unknownVertical } from "../../domain/access/unknown-names.ts";
+import { type PreparedHeaders, prepareHeaders, sendBytes, sendJson, sendPrepared } from "../../shared/http/respond.ts";
+import type { Artifact } from "../../state/releases/artifacts.ts";
+import { defineRoutes } from "./route-table.ts";
 
 export default defineRoutes((route, deps) => {
   const selector = deps.shared.layers;

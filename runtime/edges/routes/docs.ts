@@ -3,11 +3,11 @@
  * (Swagger UI served from this service), built once per build.
  */
 import { getRouterParam } from "h3";
-import { defineRoutes } from "./route-table.ts";
 import { apiError } from "../../shared/errors.ts";
 import { sendBytes } from "../../shared/http/respond.ts";
 import { createOpenApiDocument } from "../openapi/document.ts";
-import { DOCS_ASSETS, DOCS_CSP, readDocsAsset, renderDocsHtml, type DocsAsset } from "../openapi/render-docs.ts";
+import { DOCS_ASSETS, DOCS_CSP, type DocsAsset, readDocsAsset, renderDocsHtml } from "../openapi/render-docs.ts";
+import { defineRoutes } from "./route-table.ts";
 
 export default defineRoutes((route, deps) => {
   const cache = new WeakMap<object, { json: string; html: string }>();

@@ -1,11 +1,12 @@
 /** POST /api/evaluate: validates the body, resolves the caller and hands over to `evaluateNode`. */
-import { defineRoutes } from "./route-table.ts";
+
 import { requestCaller } from "../../domain/access/request-caller.ts";
+import { evaluateNode } from "../../domain/rules/evaluate-node.ts";
+import { sendSharedSignedJson } from "../../domain/signing/send-signed.ts";
 import { compileValidator, readJsonBody } from "../../shared/http/body.ts";
 import { CREDENTIAL_VARY } from "../../shared/http/headers.ts";
-import { sendSharedSignedJson } from "../../domain/signing/send-signed.ts";
-import { evaluateNode } from "../../domain/rules/evaluate-node.ts";
 import { EvaluateRequestSchema } from "../../shared/schema/requests.ts";
+import { defineRoutes } from "./route-table.ts";
 
 const validator = compileValidator(EvaluateRequestSchema);
 

@@ -1,7 +1,8 @@
 /** Liveness (`/healthz`: the process answers) and readiness (`/readyz`: a build is loaded and the store answers). */
-import { defineRoutes } from "./route-table.ts";
+
 import { apiError } from "../../shared/errors.ts";
 import { sendJson } from "../../shared/http/respond.ts";
+import { defineRoutes } from "./route-table.ts";
 
 export default defineRoutes((route, deps) => {
   route("health", (event) => sendJson(event, 200, { status: "ok" }));

@@ -1,10 +1,11 @@
 /** POST /api/interest: a demand signal for an unbuilt vertical. GET /api/interest/summary: the ranking. */
-import { clientAddress } from "../../shared/http/client-address.ts";
-import { defineRoutes } from "./route-table.ts";
-import { compileValidator, readJsonBody } from "../../shared/http/body.ts";
-import { sendJson } from "../../shared/http/respond.ts";
+
 import { registerInterest, summarizeInterest } from "../../domain/growth/interest.ts";
+import { compileValidator, readJsonBody } from "../../shared/http/body.ts";
+import { clientAddress } from "../../shared/http/client-address.ts";
+import { sendJson } from "../../shared/http/respond.ts";
 import { InterestRequestSchema } from "../../shared/schema/growth-requests.ts";
+import { defineRoutes } from "./route-table.ts";
 
 const validator = compileValidator(InterestRequestSchema);
 

@@ -3,8 +3,9 @@
  * 7638 thumbprint), including earlier keys kept after a rotation, so an answer saved today still
  * verifies after the key changes. Public and cacheable: it holds no secret and changes rarely.
  */
-import { defineRoutes } from "./route-table.ts";
+
 import { sendJson } from "../../shared/http/respond.ts";
+import { defineRoutes } from "./route-table.ts";
 
 export default defineRoutes((route, deps) => {
   route("getSigningKeys", (event) =>

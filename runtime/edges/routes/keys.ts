@@ -2,24 +2,25 @@
  * GET /api/keys: the presented key's own record with usage, quota and daily usage history (never anyone else's).
  * POST /api/keys: admin issuance of membership keys (1–5, optionally permanent and labelled).
  */
-import { readIdentifier } from "../../domain/accounts/identifier.ts";
-import { defineRoutes } from "./route-table.ts";
-import { limitsInForce } from "../../state/releases/build-ref.ts";
-import { apiError } from "../../shared/errors.ts";
+
 import { guardAdmin } from "../../domain/access/admin.ts";
 import { readCredentials } from "../../domain/access/credentials.ts";
+import { noteKey } from "../../domain/access/request-caller.ts";
+import { readIdentifier } from "../../domain/accounts/identifier.ts";
+import { hashKey } from "../../domain/keys/key-secret.ts";
+import { describeCredits, describeKey } from "../../domain/keys/key-view.ts";
 import { refuseEndedGrace } from "../../domain/keys/manage-key.ts";
 import { currentRecord } from "../../domain/keys/revoke-key.ts";
-import { noteKey } from "../../domain/access/request-caller.ts";
+import { readUsageHistory } from "../../domain/metering/usage-history.ts";
+import { issueAdminKeys } from "../../domain/payments/purchases/issue-keys.ts";
+import { apiError } from "../../shared/errors.ts";
 import { compileValidator, readJsonBody } from "../../shared/http/body.ts";
 import { requestContext } from "../../shared/http/context.ts";
 import { sendJson } from "../../shared/http/respond.ts";
-import { describeCredits, describeKey } from "../../domain/keys/key-view.ts";
-import { hashKey } from "../../domain/keys/key-secret.ts";
-import { issueAdminKeys } from "../../domain/payments/purchases/issue-keys.ts";
-import { IssueKeysRequestSchema } from "../../shared/schema/requests.ts";
 import { parseKeyString } from "../../shared/schema/keys.ts";
-import { readUsageHistory } from "../../domain/metering/usage-history.ts";
+import { IssueKeysRequestSchema } from "../../shared/schema/requests.ts";
+import { limitsInForce } from "../../state/releases/build-ref.ts";
+import { defineRoutes } from "./route-table.ts";
 
 const validator = compileValidator(IssueKeysRequestSchema);
 

@@ -3,10 +3,11 @@
  * scrape needs `Authorization: Bearer <token>` (missing 401, wrong 403, as for admin routes);
  * without it the endpoint is open, for scrapers on a private network.
  */
-import { defineRoutes } from "./route-table.ts";
-import { apiError } from "../../shared/errors.ts";
+
 import { secretsEqual } from "../../domain/keys/key-secret.ts";
+import { apiError } from "../../shared/errors.ts";
 import { sendBytes } from "../../shared/http/respond.ts";
+import { defineRoutes } from "./route-table.ts";
 
 export default defineRoutes((route, deps) => {
   route("getMetrics", async (event) => {

@@ -1,10 +1,11 @@
 /** POST /api/referral: a member or trial agent logs a referral; $1.50 credit once the referred agent pays, 4 per billing cycle. */
-import { defineRoutes } from "./route-table.ts";
+
 import { requireKey } from "../../domain/access/require-key.ts";
+import { logReferral } from "../../domain/growth/referral.ts";
 import { compileValidator, readJsonBody } from "../../shared/http/body.ts";
 import { sendJson } from "../../shared/http/respond.ts";
-import { logReferral } from "../../domain/growth/referral.ts";
 import { ReferralRequestSchema } from "../../shared/schema/growth-requests.ts";
+import { defineRoutes } from "./route-table.ts";
 
 const validator = compileValidator(ReferralRequestSchema);
 

@@ -2,16 +2,17 @@
  * GET /api/search: parses the query and the caller, applies the anonymous per-client limit of
  * GET /api/demo, then hands over to `searchNodes`.
  */
-import { clientAddress } from "../../shared/http/client-address.ts";
-import { defineRoutes } from "./route-table.ts";
+
 import { requestCaller } from "../../domain/access/request-caller.ts";
+import { searchNodes } from "../../domain/search/search-nodes.ts";
+import { searchIdentity } from "../../domain/signing/answer-identity.ts";
+import { sendSignedJson } from "../../domain/signing/send-signed.ts";
+import { clientAddress } from "../../shared/http/client-address.ts";
 import { requestContext } from "../../shared/http/context.ts";
 import { isHeadRequest } from "../../shared/http/head.ts";
 import { CREDENTIAL_VARY } from "../../shared/http/headers.ts";
 import { readIntegerParam, readSingleParam } from "../../shared/http/query.ts";
-import { sendSignedJson } from "../../domain/signing/send-signed.ts";
-import { searchIdentity } from "../../domain/signing/answer-identity.ts";
-import { searchNodes } from "../../domain/search/search-nodes.ts";
+import { defineRoutes } from "./route-table.ts";
 
 export default defineRoutes((route, deps) => {
   const anonymous = deps.shared.freeReads.search;

@@ -2,15 +2,16 @@
  * GET /api/status: the build's static status part plus live state (cohort, seats, waitlists,
  * limits in force). Every count comes from content or state, none is typed in.
  */
-import { defineRoutes } from "./route-table.ts";
-import { limitsInForce } from "../../state/releases/build-ref.ts";
-import { sendJson } from "../../shared/http/respond.ts";
+
 import { readActiveCohort } from "../../domain/cohorts/active-cohort.ts";
-import { countTrialEvaluations, countWaitlist } from "../../state/storage/list-names.ts";
 import { readSeatsHeld } from "../../domain/cohorts/seat-ledger.ts";
-import type { StatusObject } from "../../shared/schema/status.ts";
-import { formatUsd } from "../../shared/money.ts";
 import { perUseMethods } from "../../domain/payments/methods/per-use-read.ts";
+import { sendJson } from "../../shared/http/respond.ts";
+import { formatUsd } from "../../shared/money.ts";
+import type { StatusObject } from "../../shared/schema/status.ts";
+import { limitsInForce } from "../../state/releases/build-ref.ts";
+import { countTrialEvaluations, countWaitlist } from "../../state/storage/list-names.ts";
+import { defineRoutes } from "./route-table.ts";
 
 export default defineRoutes((route, deps) => {
   route("getStatus", async (event) => {

@@ -2,13 +2,14 @@
  * POST /api/telemetry/pov and GET /api/telemetry/pov: Proof-of-Value from trial keys and its
  * public aggregate. POST /api/telemetry: a member's Proof-of-Outcome (membership key only).
  */
-import { defineRoutes } from "./route-table.ts";
+
 import { requireKey } from "../../domain/access/require-key.ts";
+import { submitProofOfOutcome } from "../../domain/growth/proof-of-outcome.ts";
+import { createPovAggregator, submitProofOfValue } from "../../domain/growth/proof-of-value.ts";
 import { compileValidator, readJsonBody } from "../../shared/http/body.ts";
 import { sendJson } from "../../shared/http/respond.ts";
-import { createPovAggregator, submitProofOfValue } from "../../domain/growth/proof-of-value.ts";
-import { submitProofOfOutcome } from "../../domain/growth/proof-of-outcome.ts";
 import { PovRequestSchema, TelemetryRequestSchema } from "../../shared/schema/growth-requests.ts";
+import { defineRoutes } from "./route-table.ts";
 
 const povValidator = compileValidator(PovRequestSchema);
 const telemetryValidator = compileValidator(TelemetryRequestSchema);

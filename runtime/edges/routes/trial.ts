@@ -2,17 +2,18 @@
  * POST /api/trial: one active trial per agent and vertical (409 while it lasts), and a per-client
  * limit on trial creation so a farm of agent ids from one address cannot mint keys endlessly.
  */
+
+import { describeTrialRule, trialVerticals } from "../../domain/access/vertical-groups.ts";
 import { readIdentifier } from "../../domain/accounts/identifier.ts";
-import { clientAddress } from "../../shared/http/client-address.ts";
-import { defineRoutes } from "./route-table.ts";
-import { limitsInForce } from "../../state/releases/build-ref.ts";
+import { readActiveCohort } from "../../domain/cohorts/active-cohort.ts";
+import { issueTrialKey } from "../../domain/payments/purchases/issue-keys.ts";
 import { apiError } from "../../shared/errors.ts";
 import { compileValidator, readJsonBody } from "../../shared/http/body.ts";
+import { clientAddress } from "../../shared/http/client-address.ts";
 import { sendJson } from "../../shared/http/respond.ts";
 import { TrialRequestSchema } from "../../shared/schema/requests.ts";
-import { issueTrialKey } from "../../domain/payments/purchases/issue-keys.ts";
-import { readActiveCohort } from "../../domain/cohorts/active-cohort.ts";
-import { describeTrialRule, trialVerticals } from "../../domain/access/vertical-groups.ts";
+import { limitsInForce } from "../../state/releases/build-ref.ts";
+import { defineRoutes } from "./route-table.ts";
 
 const validator = compileValidator(TrialRequestSchema);
 

@@ -3,13 +3,14 @@
  * revoked or expired key is still a 200 with `valid: false` and a reason (like Unkey's verify);
  * only a request without any key is a 401.
  */
-import { defineRoutes } from "./route-table.ts";
-import { apiError } from "../../shared/errors.ts";
+
 import { readCredentials } from "../../domain/access/credentials.ts";
 import { noteKey } from "../../domain/access/request-caller.ts";
+import { verifyKey } from "../../domain/keys/verify-key.ts";
+import { apiError } from "../../shared/errors.ts";
 import { requestContext } from "../../shared/http/context.ts";
 import { sendJson } from "../../shared/http/respond.ts";
-import { verifyKey } from "../../domain/keys/verify-key.ts";
+import { defineRoutes } from "./route-table.ts";
 
 export default defineRoutes((route, deps) => {
   route("verifyKey", async (event) => {

@@ -1,10 +1,11 @@
 /** GET /api/waitlist: seats and cohort status. POST /api/waitlist: join a paid vertical's waitlist. */
-import { defineRoutes } from "./route-table.ts";
-import { compileValidator, readJsonBody } from "../../shared/http/body.ts";
-import { sendJson } from "../../shared/http/respond.ts";
-import { clientAddress } from "../../shared/http/client-address.ts";
+
 import { describeWaitlist, joinWaitlist } from "../../domain/growth/waitlist.ts";
+import { compileValidator, readJsonBody } from "../../shared/http/body.ts";
+import { clientAddress } from "../../shared/http/client-address.ts";
+import { sendJson } from "../../shared/http/respond.ts";
 import { WaitlistRequestSchema } from "../../shared/schema/growth-requests.ts";
+import { defineRoutes } from "./route-table.ts";
 
 const validator = compileValidator(WaitlistRequestSchema);
 

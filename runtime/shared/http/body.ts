@@ -4,10 +4,10 @@
  * decides what is valid; every failure is a 4xx problem, never a 500.
  */
 import type { IncomingMessage } from "node:http";
-import type { H3Event } from "h3";
 import type { Static, TSchema } from "@sinclair/typebox";
-import { TypeCompiler, ValueErrorType, type ValueError } from "@sinclair/typebox/compiler";
-import { apiError, type ApiError, type FieldError } from "../errors.ts";
+import { TypeCompiler, type ValueError, ValueErrorType } from "@sinclair/typebox/compiler";
+import type { H3Event } from "h3";
+import { type ApiError, apiError, type FieldError } from "../errors.ts";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-depth.ts";
 
 export interface BodyValidator<T extends TSchema> {

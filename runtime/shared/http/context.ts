@@ -1,6 +1,7 @@
 /** Per-request context kept on the h3 event: request id and start time for logs and problems. */
-import type { H3Event } from "h3";
+
 import { randomUUID } from "node:crypto";
+import type { H3Event } from "h3";
 
 export interface RequestContext {
   requestId: string;

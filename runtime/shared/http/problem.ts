@@ -2,7 +2,7 @@
  * RFC 9457 problem details: every error leaves the service as `application/problem+json` with
  * `type`, `title`, `status`, `detail`, `instance` (the request id) and our stable `code`.
  */
-import { ERRORS, type ApiError } from "../errors.ts";
+import { type ApiError, ERRORS } from "../errors.ts";
 
 export interface ProblemContext {
   requestId: string;

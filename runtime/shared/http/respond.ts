@@ -4,8 +4,8 @@
  */
 import type { H3Event } from "h3";
 import { FastResponse } from "srvx";
-import { baseHeaders, JSON_TYPE } from "./headers.ts";
 import { requestContext } from "./context.ts";
+import { baseHeaders, JSON_TYPE } from "./headers.ts";
 import { PartsBody } from "./parts-body.ts";
 
 const BASE_PAIRS = Object.entries(baseHeaders("")).filter(([name]) => name !== "x-request-id");

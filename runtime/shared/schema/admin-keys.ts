@@ -3,7 +3,7 @@
  * operator CLI's `--json` output, declared once: the admin view is the public key view plus the
  * fields only an operator may see.
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { KeyDetailsSchema, UsageHistorySchema } from "./responses.ts";
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);

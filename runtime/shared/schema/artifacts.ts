@@ -2,9 +2,9 @@
  * Shapes of everything the build writes to `dist/data/` and the runtime serves. The build checks
  * its output against these before writing; the runtime trusts them and serves the bytes.
  */
-import { Type, type Static } from "@sinclair/typebox";
-import { CompiledRuleSetSchema } from "./rules.ts";
+import { type Static, Type } from "@sinclair/typebox";
 import { LayerNameSchema, VerticalStatusSchema } from "./catalog.ts";
+import { CompiledRuleSetSchema } from "./rules.ts";
 import { CredentialProblemSchema, UnlockHintSchema } from "./unlock.ts";
 
 export const SourceSchema = Type.Object({ id: Type.String(), title: Type.String(), url: Type.Optional(Type.String()) });

@@ -2,7 +2,7 @@
  * The vertical catalogue, cohorts, limits and static status parts: authored as YAML under
  * `content/_catalog/`, validated by the build, emitted as `dist/data/catalog.json`.
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 
 export const SLUG_RE = "^[a-z0-9]+(-[a-z0-9]+)*$";
 export const LAYER_NAMES = ["logic", "directive", "skill", "action"] as const;

@@ -3,9 +3,9 @@
  * (Proof-of-Outcome) and referral. One TypeBox declaration each: validator, OpenAPI and MCP
  * `inputSchema` all come from here.
  */
-import { Type, type Static } from "@sinclair/typebox";
-import { AgentIdSchema, EmailSchema } from "./requests.ts";
+import { type Static, Type } from "@sinclair/typebox";
 import { SLUG_RE } from "./catalog.ts";
+import { AgentIdSchema, EmailSchema } from "./requests.ts";
 
 /** The spec's review bound, shared by PoV reviews and member notes. */
 export const REVIEW_MAX_LENGTH = 1024;

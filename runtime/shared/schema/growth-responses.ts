@@ -3,7 +3,7 @@
  * declarations are the decision, published in /openapi.json. Money is integer micro-dollars,
  * with a display string beside it.
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { CohortNameSchema, VerticalStatusSchema } from "./catalog.ts";
 import { REFERRAL_METHODS } from "./growth-requests.ts";
 

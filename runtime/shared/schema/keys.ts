@@ -2,7 +2,7 @@
  * Service key formats and the stored key record. A key is shown in full once, at creation; the
  * store keeps only its SHA-256 (keys carry ≥128 bits of randomness, so no salt is needed).
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { CohortNameSchema } from "./catalog.ts";
 
 export const LIVE_KEY_PREFIX = "svc_live_";

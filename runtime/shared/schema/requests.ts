@@ -2,7 +2,7 @@
  * Request bodies and query parameters. Each is one TypeBox declaration: the runtime compiles it
  * into a validator at start-up, the OpenAPI description embeds it, MCP tools reuse it.
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 
 /** Stable agent identifiers: printable, no control characters, bounded. */
 export const AgentIdSchema = Type.String({ minLength: 1, maxLength: 200, pattern: "^[^\\u0000-\\u001f\\u007f]+$" });

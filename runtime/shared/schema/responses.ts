@@ -2,10 +2,10 @@
  * Response bodies of the key, trial and verify endpoints and the problem body. The spec leaves
  * these field names open; these declarations are the decision, published in /openapi.json.
  */
-import { Type, type Static } from "@sinclair/typebox";
-import { KeyTypeSchema } from "./keys.ts";
-import { LayerNameSchema, VerticalStatusSchema } from "./catalog.ts";
+import { type Static, Type } from "@sinclair/typebox";
 import { ChangelogEntrySchema } from "./artifacts.ts";
+import { LayerNameSchema, VerticalStatusSchema } from "./catalog.ts";
+import { KeyTypeSchema } from "./keys.ts";
 import { EvaluationSchema } from "./rules.ts";
 import { CredentialProblemSchema } from "./unlock.ts";
 

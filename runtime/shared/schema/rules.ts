@@ -3,7 +3,7 @@
  * shape of an evaluation. Declared once with TypeBox, so the JSON Schema that ajv checks and the
  * TypeScript type the code uses cannot drift apart.
  */
-import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
 
 export const FACT_NAME_RE = "^[a-z][a-z0-9_]*$";
 export const RULE_ID_RE = "^[a-z0-9]+([-_][a-z0-9]+)*$";

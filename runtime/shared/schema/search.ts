@@ -7,7 +7,7 @@
  * frequencies and mean field lengths are over the whole build, not one vertical, so scores from
  * different verticals compare: a word common in one vertical is not rare because another lacks it.
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { NodeStatusSchema } from "./artifacts.ts";
 import { CredentialProblemSchema } from "./unlock.ts";
 

@@ -1,5 +1,5 @@
 /** `GET /` with `Accept: application/json`: what an agent needs to start, in one small document. */
-import { Type, type Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 
 export const ServiceDescriptionSchema = Type.Object({
   object: Type.Literal("service_description"),

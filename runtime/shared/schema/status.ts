@@ -2,7 +2,7 @@
  * The status object of `GET /api/status` (spec: "Status object"). The build emits the static part
  * (`dist/data/status.json`, with counts computed from content); the runtime adds the live part.
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 
 const Str = Type.String();
 const Int = Type.Integer({ minimum: 0 });

@@ -4,7 +4,7 @@
  * Declared once: the build writes `unlock` into every locked node variant, and the runtime puts
  * the same shape into the 402/403 problems of content that has no free view.
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import type { Limits, TrialRule } from "./catalog.ts";
 
 export const UnlockHintSchema = Type.Object(

@@ -8,11 +8,6 @@
  */
 import { readFile, realpath } from "node:fs/promises";
 import { join } from "node:path";
-import { boundedCache } from "../../shared/cache.ts";
-import type { Catalog, ResolvedVertical } from "../../shared/schema/catalog.ts";
-import type { ChangelogEntry, LogicLayer, Manifest } from "../../shared/schema/artifacts.ts";
-import type { StatusStatic } from "../../shared/schema/status.ts";
-import { readSearchIndex, type LoadedSearchIndex } from "./search-index.ts";
 import {
   assembleHeaders,
   contentDigestFromHex,
@@ -20,7 +15,12 @@ import {
   type KnowledgeIdentity,
   type SignatureHeaders,
 } from "../../shared/answer-signature.ts";
+import { boundedCache } from "../../shared/cache.ts";
 import { identityOfFile } from "../../shared/file-identity.ts";
+import type { ChangelogEntry, LogicLayer, Manifest } from "../../shared/schema/artifacts.ts";
+import type { Catalog, ResolvedVertical } from "../../shared/schema/catalog.ts";
+import type { StatusStatic } from "../../shared/schema/status.ts";
+import { type LoadedSearchIndex, readSearchIndex } from "./search-index.ts";
 
 export type NodeVariant = "full" | "lean" | "locked" | "locked.lean";
 

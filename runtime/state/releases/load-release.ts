@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import type { Storage } from "unstorage";
 import type { Manifest } from "../../shared/schema/artifacts.ts";
-import { readArtifacts, type Artifacts } from "./artifacts.ts";
+import { type Artifacts, readArtifacts } from "./artifacts.ts";
 import { readReleaseBytes, releaseFileKey, releaseManifestKey } from "./release-store.ts";
 
 /** Files fetched at once; bounds the memory and connections of a load. */

@@ -10,8 +10,8 @@
  */
 import { createStorage, type Storage } from "unstorage";
 import fsLiteDriver from "unstorage/drivers/fs-lite";
-import { connectRedisDriver } from "../storage/redis-connection.ts";
 import type { ReleaseStoreConfig } from "../../config.ts";
+import { connectRedisDriver } from "../storage/redis-connection.ts";
 
 export interface ReleasePointer {
   build_id: string;

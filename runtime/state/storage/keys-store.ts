@@ -12,8 +12,8 @@
  * store read, a JSON parse and a new record object that also invalidated the key's quota plan).
  */
 import { boundedCache } from "../../shared/cache.ts";
-import type { CounterWindow, StateBackend } from "./backend.ts";
 import type { KeyRecord } from "../../shared/schema/keys.ts";
+import type { CounterWindow, StateBackend } from "./backend.ts";
 import { accountPart } from "./key-part.ts";
 
 export interface KeysStore {

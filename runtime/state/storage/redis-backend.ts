@@ -17,14 +17,15 @@
  *   times out slow ones, so a request fails within `commandTimeoutMs` instead of hanging; every
  *   failure surfaces as the catalogue's 503 `store_unavailable`. ioredis reconnects on its own.
  */
-import { createStorage, type Storage } from "unstorage";
+
 import calculateSlot from "cluster-key-slot";
 import { Cluster } from "ioredis";
+import { createStorage, type Storage } from "unstorage";
+import { apiError } from "../../shared/errors.ts";
+import { type ConsumeResult, type CounterWindow, EXPIRED_COUNTER_KEPT_MS, type InsertOnceResult, type StateBackend } from "./backend.ts";
 import { connectRedisDriver } from "./redis-connection.ts";
 import { CONSUME_BATCH_SCRIPT, createConsumeBatcher } from "./redis-consume-batch.ts";
 import type { DurableWriteOptions } from "./redis-durable.ts";
-import { apiError } from "../../shared/errors.ts";
-import { EXPIRED_COUNTER_KEPT_MS, type ConsumeResult, type CounterWindow, type InsertOnceResult, type StateBackend } from "./backend.ts";
 
 export interface RedisBackendOptions {
   /** A locator (see redis-connection.ts): one node, a cluster or a sentinel set. */

@@ -11,7 +11,7 @@
  * keys (SCAN on every primary, not one random node) and reading several records (one GET per key:
  * MGET across slots is refused by a cluster).
  */
-import { Cluster, type Redis, type ClusterOptions, type RedisOptions } from "ioredis";
+import { Cluster, type ClusterOptions, type Redis, type RedisOptions } from "ioredis";
 import redisDriver from "unstorage/drivers/redis";
 import { createDurableWriter, type DurableWrite, type DurableWriteOptions } from "./redis-durable.ts";
 

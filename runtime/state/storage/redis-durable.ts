@@ -13,7 +13,7 @@
  * The writer uses a connection of its own: WAIT blocks its connection until replicas answer, and
  * the metered requests' quota scripts must not queue behind it.
  */
-import { Cluster, type ChainableCommander } from "ioredis";
+import { type ChainableCommander, Cluster } from "ioredis";
 import type { RedisClient } from "./redis-connection.ts";
 
 export interface DurableWriteOptions {

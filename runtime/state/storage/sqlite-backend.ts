@@ -31,9 +31,9 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { createStorage, defineDriver } from "unstorage";
-import { EXPIRED_COUNTER_KEPT_MS, type ConsumeResult, type CounterWindow, type InsertOnceResult, type StateBackend } from "./backend.ts";
+import { type ConsumeResult, type CounterWindow, EXPIRED_COUNTER_KEPT_MS, type InsertOnceResult, type StateBackend } from "./backend.ts";
 import { createCounterLog, type RowState } from "./counter-log.ts";
-import { decodeCells, encodeCells, legacyRowOf, type Cell } from "./counter-rows.ts";
+import { type Cell, decodeCells, encodeCells, legacyRowOf } from "./counter-rows.ts";
 import { startCheckpointer } from "./sqlite-checkpointer.ts";
 
 export interface SqliteBackendOptions {

@@ -3,8 +3,9 @@
  * scheme) and a throwaway viem wallet, bundled by esbuild for the page the official-client test
  * serves. `window.buyWithX402` pays a checkout and reports what the page saw.
  */
-import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { privateKeyToAccount } from "viem/accounts";
 
 async function buyWithX402(url: string, privateKey: `0x${string}`, body: unknown) {

@@ -5,8 +5,8 @@
  * `{ amountCharged, remainingBalance }`; 401 for a bad key or token, 402 above the balance).
  */
 import { randomUUID } from "node:crypto";
-import { exportJWK, generateKeyPair, jwtVerify, SignJWT, createLocalJWKSet, type JWK, type JWTPayload } from "jose";
-import { startStandIn, type StandInServer } from "./http-stand-in.ts";
+import { createLocalJWKSet, exportJWK, generateKeyPair, type JWK, type JWTPayload, jwtVerify, SignJWT } from "jose";
+import { type StandInServer, startStandIn } from "./http-stand-in.ts";
 
 export const NETWORK_ISSUER = "https://network.example";
 export const SELLER_ID = "0b5f0e8e-4f3c-4a53-9c52-seller000001";

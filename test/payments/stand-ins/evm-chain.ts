@@ -13,6 +13,7 @@ import {
   encodeEventTopics,
   encodeFunctionResult,
   getAddress,
+  type Hex,
   isAddressEqual,
   keccak256,
   parseAbi,
@@ -20,7 +21,6 @@ import {
   serializeSignature,
   toHex,
   verifyTypedData,
-  type Hex,
 } from "viem";
 
 /** A token as deployed: the facts a server must advertise correctly for a payment to go through. */

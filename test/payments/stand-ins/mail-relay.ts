@@ -1,5 +1,5 @@
 /** A stand-in mail relay for card key delivery: records each JSON message it is asked to send. */
-import { startStandIn, type StandInServer } from "./http-stand-in.ts";
+import { type StandInServer, startStandIn } from "./http-stand-in.ts";
 
 export interface RelayStandIn extends StandInServer {
   messages: Array<{ to: string; keys: string[]; checkout_id: string; subject: string }>;

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import Stripe from "stripe";
-import { startStandIn, type StandInServer } from "./http-stand-in.ts";
+import { type StandInServer, startStandIn } from "./http-stand-in.ts";
 
 export const STRIPE_SECRET = "sk_test_standin_0123456789";
 export const WEBHOOK_SECRET = "whsec_standin_0123456789abcdef";

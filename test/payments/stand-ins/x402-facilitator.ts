@@ -8,14 +8,15 @@
  * `mode` lets a test make the facilitator refuse, fail to settle or hang; `networks` chooses what
  * it can settle on (a facilitator for testnets only, say).
  */
+
+import { randomBytes } from "node:crypto";
 import { x402Facilitator } from "@x402/core/facilitator";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/facilitator";
-import { randomBytes } from "node:crypto";
 import { getAddress, type Hex } from "viem";
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { BASE_MAINNET_USDC, BASE_SEPOLIA_USDC, createMockChain, type MockChain, type TokenFacts } from "./evm-chain.ts";
-import { startStandIn, type StandInServer } from "./http-stand-in.ts";
+import { type StandInServer, startStandIn } from "./http-stand-in.ts";
 
 export const PAY_TO = "0x1111111111111111111111111111111111111111";
 export const ASSET = BASE_SEPOLIA_USDC.address;

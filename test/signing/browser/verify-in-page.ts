@@ -4,7 +4,7 @@
  * `window.fetchAndVerify` asks the service cross-origin, reads the signature headers CORS exposes,
  * and verifies the answer with the expectation given.
  */
-import { fetchSigningKeys, verifyAnswer, type AnswerExpectation } from "../../../client/verify-answer.ts";
+import { type AnswerExpectation, fetchSigningKeys, verifyAnswer } from "../../../client/verify-answer.ts";
 
 const SIGNATURE_HEADERS = ["content-digest", "knowledge-identity", "signature-input", "signature"];
 

@@ -12,14 +12,14 @@
  * for it, never a method by name.
  */
 import type { TSchema } from "@sinclair/typebox";
-import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
 import type { AppDeps } from "../../../deps.ts";
+import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
+import type { MethodProvider } from "../providers/create-providers.ts";
 import type { CheckoutOrder } from "../purchases/checkout-order.ts";
 import type { SavedResponse } from "../purchases/idempotency.ts";
-import type { MethodProvider } from "../providers/create-providers.ts";
+import type { ChargeReceipt } from "../purchases/purchase-flow.ts";
 import type { PurchaseRecord } from "../purchases/purchase-store.ts";
 import type { ReconcileDeps } from "../purchases/reconcile.ts";
-import type { ChargeReceipt } from "../purchases/purchase-flow.ts";
 import type { PaymentMethodId } from "./method-ids.ts";
 
 /** What the route read from the request, for whichever method it is. */

@@ -9,23 +9,24 @@
  * The steps a method whose charge happens elsewhere shares with it (card: the claim of an
  * Idempotency-Key, the reservation of an order) are exported beside it.
  */
-import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
+
 import type { AppDeps } from "../../../deps.ts";
 import type { ApiError } from "../../../shared/errors.ts";
+import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
 import type { CheckoutOrder } from "../purchases/checkout-order.ts";
 import { claimPurchase, idempotencyKeyReused, type PurchaseClaim, type SavedResponse } from "../purchases/idempotency.ts";
 import {
+  type ChargeOptions,
+  type ChargeReceipt,
   chargePurchase,
   completePurchase,
   newPurchaseId,
+  type PurchaseRequest,
   paymentUnconfirmed,
+  type Reserved,
   releasePurchase,
   reservationUnfinished,
   reservePurchase,
-  type ChargeOptions,
-  type ChargeReceipt,
-  type PurchaseRequest,
-  type Reserved,
 } from "../purchases/purchase-flow.ts";
 import { finishClaimed } from "../purchases/purchase-lease.ts";
 import { createPurchaseStore, type PurchaseRecord } from "../purchases/purchase-store.ts";

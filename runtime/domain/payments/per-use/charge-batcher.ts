@@ -26,7 +26,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "../../../shared/logger.ts";
 import type { CounterWindow, StateBackend } from "../../../state/storage/backend.ts";
 import type { AgentNetworkProvider } from "../providers/agent-network.ts";
-import { openAnswer, sealAnswer, type SealedAnswer } from "../purchases/sealed-answer.ts";
+import { openAnswer, type SealedAnswer, sealAnswer } from "../purchases/sealed-answer.ts";
 import { CHARGE_WINDOW_MS, LEDGER_GRACE_MS } from "./token-ledger.ts";
 
 export interface PerUseIds {

@@ -13,11 +13,11 @@
  * never charged.
  */
 import type { AppDeps } from "../../../deps.ts";
-import { limitsInForce } from "../../../state/releases/build-ref.ts";
 import { apiError, isApiError } from "../../../shared/errors.ts";
+import { limitsInForce } from "../../../state/releases/build-ref.ts";
 import { howToPay, type VerifiedPayToken } from "../providers/agent-network.ts";
-import { reserveFromLedger, returnToLedger } from "./token-ledger.ts";
 import { toUsdDecimal } from "../purchases/usd-decimal.ts";
+import { reserveFromLedger, returnToLedger } from "./token-ledger.ts";
 
 export interface PerUseAuthorization {
   token: string;

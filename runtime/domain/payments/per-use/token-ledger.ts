@@ -15,10 +15,10 @@
  */
 import type { AppDeps } from "../../../deps.ts";
 import { apiError } from "../../../shared/errors.ts";
-import { formatUsdExact as formatUsd } from "../purchases/usd-decimal.ts";
-import { howToPay, type VerifiedPayToken } from "../providers/agent-network.ts";
 import type { CounterWindow } from "../../../state/storage/backend.ts";
+import { howToPay, type VerifiedPayToken } from "../providers/agent-network.ts";
 import type { PurchaseRecord } from "../purchases/purchase-store.ts";
+import { formatUsdExact as formatUsd } from "../purchases/usd-decimal.ts";
 
 /** Sellers may charge a token up to 24 h after its `exp`. */
 export const CHARGE_WINDOW_MS = 24 * 3600_000;

@@ -9,7 +9,7 @@
  * Both claim-name generations are accepted. Tokens are never logged.
  */
 import { createHash } from "node:crypto";
-import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import { createLocalJWKSet, createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, errors as joseErrors, jwtVerify } from "jose";
 import { boundedCache } from "../../../shared/cache.ts";
 import { apiError } from "../../../shared/errors.ts";
 import type { AgentNetworkConfig } from "../methods/agent-network/agent-network-env.ts";

@@ -8,14 +8,14 @@
  * ones we built, never the client's copy; facilitator answers are shape-checked by the library.
  */
 import { createFacilitatorConfig } from "@coinbase/x402";
-import { HTTPFacilitatorClient, x402ResourceServer, type FacilitatorConfig } from "@x402/core/server";
+import { type FacilitatorConfig, HTTPFacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { findDefaultAsset } from "@x402/evm";
+import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
-import type { X402Config } from "../methods/x402/x402-env.ts";
 import { apiError, ConfigError } from "../../../shared/errors.ts";
-import { requirementsFor, type DecodedPayment, type Requirements, type ResourceDescription } from "../methods/x402/x402-requirements.ts";
+import type { X402Config } from "../methods/x402/x402-env.ts";
+import { type DecodedPayment, type Requirements, type ResourceDescription, requirementsFor } from "../methods/x402/x402-requirements.ts";
 
 export interface VerifyReply {
   isValid: boolean;

@@ -3,8 +3,9 @@
  * shows them once: by SMTP (`smtp-delivery.ts`, SMTP_URL) or, for operators who have one, as JSON
  * to a mail relay (KEY_DELIVERY_URL, optional bearer KEY_DELIVERY_TOKEN). Either is optional.
  */
-import { apiError } from "../../../shared/errors.ts";
+
 import type { PaymentsConfig } from "../../../config.ts";
+import { apiError } from "../../../shared/errors.ts";
 import { postJson } from "./fetch-json.ts";
 
 export interface KeyDeliveryMessage {

@@ -5,11 +5,11 @@
  * active cohort.
  */
 import type { AppDeps } from "../../../deps.ts";
+import { formatUsd } from "../../../shared/money.ts";
 import { limitsInForce } from "../../../state/releases/build-ref.ts";
 import { readActiveCohort } from "../../cohorts/active-cohort.ts";
-import { formatUsd } from "../../../shared/money.ts";
-import { formatUsdExact } from "./usd-decimal.ts";
 import { PAYMENT_METHOD_REGISTRY } from "../methods/registry.ts";
+import { formatUsdExact } from "./usd-decimal.ts";
 
 export async function describeCheckout(deps: AppDeps) {
   const catalog = deps.build.current.catalog;

@@ -5,21 +5,21 @@
  * account slots and seat (`purchase-flow.ts`); `quoteOrder` only previews them.
  */
 import { createHash } from "node:crypto";
-import { readIdentifier } from "../../accounts/identifier.ts";
 import type { AppDeps } from "../../../deps.ts";
-import { limitsInForce } from "../../../state/releases/build-ref.ts";
 import { apiError } from "../../../shared/errors.ts";
+import { formatUsd } from "../../../shared/money.ts";
+import { limitsInForce } from "../../../state/releases/build-ref.ts";
+import { createCreditsStore } from "../../../state/storage/credits-store.ts";
+import { unknownVertical } from "../../access/unknown-names.ts";
+import { readIdentifier } from "../../accounts/identifier.ts";
+import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
 import { readActiveCohort } from "../../cohorts/active-cohort.ts";
 import { cohortForNewMember, cohortOfKeys } from "../../cohorts/cohort-seats.ts";
-import { formatUsd } from "../../../shared/money.ts";
+import { PAYMENT_METHOD_TRAITS } from "../methods/method-ids.ts";
 import type { CheckoutRequest } from "../payment-schemas.ts";
-import { createCreditsStore } from "../../../state/storage/credits-store.ts";
-import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
-import { quoteKeys, type PriceQuote } from "./pricing.ts";
+import { type PriceQuote, quoteKeys } from "./pricing.ts";
 import { accountProofRequired } from "./purchase-flow.ts";
 import type { PurchaseRecord } from "./purchase-store.ts";
-import { unknownVertical } from "../../access/unknown-names.ts";
-import { PAYMENT_METHOD_TRAITS } from "../methods/method-ids.ts";
 
 export interface CheckoutOrder {
   vertical: string;

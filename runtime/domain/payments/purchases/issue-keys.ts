@@ -9,19 +9,20 @@
  *   leave at most an orphan key nobody holds, never an agent locked out of its trial. A claim
  *   whose key does not exist (left by an older version) is taken over.
  */
-import { foldIdentifier } from "../../accounts/identifier.ts";
+
 import { randomUUID } from "node:crypto";
+import { failpoint } from "../../../shared/failpoint.ts";
 import type { CohortName } from "../../../shared/schema/catalog.ts";
 import type { KeyRecord } from "../../../shared/schema/keys.ts";
 import type { StateBackend } from "../../../state/storage/backend.ts";
 import type { KeysStore } from "../../../state/storage/keys-store.ts";
-import { completePurchase, newPurchaseId, reservePurchase, type PurchaseDeps } from "./purchase-flow.ts";
+import { claimTrialSlot, releaseTrialSlot } from "../../../state/storage/trial-slots.ts";
+import { foldIdentifier } from "../../accounts/identifier.ts";
+import { auditKey } from "../../audit/audit-log.ts";
+import { generateKey, hashKey, keyIdOf } from "../../keys/key-secret.ts";
+import { completePurchase, newPurchaseId, type PurchaseDeps, reservePurchase } from "./purchase-flow.ts";
 import { leasePurchase } from "./purchase-lease.ts";
 import { createPurchaseStore } from "./purchase-store.ts";
-import { generateKey, hashKey, keyIdOf } from "../../keys/key-secret.ts";
-import { failpoint } from "../../../shared/failpoint.ts";
-import { auditKey } from "../../audit/audit-log.ts";
-import { claimTrialSlot, releaseTrialSlot } from "../../../state/storage/trial-slots.ts";
 
 export interface IssuedKey {
   key: string;

@@ -30,12 +30,12 @@
  */
 import { randomBytes } from "node:crypto";
 import type { AppDeps } from "../../../deps.ts";
+import { type ApiError, apiError, isApiError } from "../../../shared/errors.ts";
+import { failpoint } from "../../../shared/failpoint.ts";
 import { limitsInForce } from "../../../state/releases/build-ref.ts";
-import { apiError, isApiError, type ApiError } from "../../../shared/errors.ts";
-import { reserveSlots, releaseSlots } from "../../accounts/account-slots.ts";
+import { releaseSlots, reserveSlots } from "../../accounts/account-slots.ts";
 import { readActiveCohort } from "../../cohorts/active-cohort.ts";
 import { releaseSeat, seatPurchase } from "../../cohorts/cohort-seats.ts";
-import { failpoint } from "../../../shared/failpoint.ts";
 import { returnPurchaseHold } from "../per-use/token-ledger.ts";
 import { keyPriceMicros } from "./pricing.ts";
 import { issuePurchaseKeys, prepareKeys } from "./purchase-keys.ts";

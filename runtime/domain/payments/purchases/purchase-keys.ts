@@ -10,17 +10,17 @@
  * plan and the referral that this payment qualifies, each safe to repeat.
  */
 import type { AppDeps } from "../../../deps.ts";
+import { failpoint } from "../../../shared/failpoint.ts";
+import type { KeyRecord } from "../../../shared/schema/keys.ts";
 import { limitsInForce } from "../../../state/releases/build-ref.ts";
+import { joinSeatsRoster } from "../../../state/storage/list-names.ts";
 import { claimCohortSeat } from "../../cohorts/progression.ts";
+import { qualifyReferral } from "../../growth/referral.ts";
 import { generateKey, hashKey, keyIdOf } from "../../keys/key-secret.ts";
 import { describeKey } from "../../keys/key-view.ts";
-import type { KeyRecord } from "../../../shared/schema/keys.ts";
-import { joinSeatsRoster } from "../../../state/storage/list-names.ts";
-import { qualifyReferral } from "../../growth/referral.ts";
-import { failpoint } from "../../../shared/failpoint.ts";
-import type { PurchaseRecord } from "./purchase-store.ts";
 import type { PurchaseDeps } from "./purchase-flow.ts";
-import { openAnswer, sealAnswer, type SealedAnswer } from "./sealed-answer.ts";
+import type { PurchaseRecord } from "./purchase-store.ts";
+import { openAnswer, type SealedAnswer, sealAnswer } from "./sealed-answer.ts";
 
 export interface PreparedKeys {
   keys: string[];

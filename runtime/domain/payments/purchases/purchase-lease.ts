@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { AppDeps } from "../../../deps.ts";
 import { apiError, type ErrorCode } from "../../../shared/errors.ts";
-import { releaseClaim, type PurchaseClaim } from "./idempotency.ts";
+import { type PurchaseClaim, releaseClaim } from "./idempotency.ts";
 import { purchaseLeaseMs } from "./purchase-flow.ts";
 import { createPurchaseStore, type PurchaseStore } from "./purchase-store.ts";
 

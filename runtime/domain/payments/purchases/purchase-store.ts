@@ -22,10 +22,10 @@
  */
 import type { CohortName } from "../../../shared/schema/catalog.ts";
 import type { StateBackend } from "../../../state/storage/backend.ts";
-import type { SealedAnswer } from "./sealed-answer.ts";
-import type { PaymentMethodId } from "../methods/method-ids.ts";
-import { auditPurchase } from "../../audit/audit-purchase.ts";
 import { keyPart } from "../../../state/storage/key-part.ts";
+import { auditPurchase } from "../../audit/audit-purchase.ts";
+import type { PaymentMethodId } from "../methods/method-ids.ts";
+import type { SealedAnswer } from "./sealed-answer.ts";
 
 export type PurchaseMethod = PaymentMethodId | "admin";
 export type PurchaseState = "reserved" | "awaiting_payment" | "charging" | "unconfirmed" | "charged" | "issued" | "released" | "refund_due";

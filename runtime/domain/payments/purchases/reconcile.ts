@@ -22,18 +22,18 @@
  */
 import { randomUUID } from "node:crypto";
 import type { AppDeps } from "../../../deps.ts";
+import { type ApiError, apiError, isApiError } from "../../../shared/errors.ts";
 import { findPaymentMethod } from "../methods/registry.ts";
-import { apiError, isApiError, type ApiError } from "../../../shared/errors.ts";
 import {
+  type ChargeReceipt,
   chargePurchase,
   completePurchase,
   fenceCharge,
   holdForOperator,
+  type PurchaseDeps,
   purchaseLeaseMs,
   releasePurchase,
   resolveUnconfirmed,
-  type ChargeReceipt,
-  type PurchaseDeps,
 } from "./purchase-flow.ts";
 import { createPurchaseStore, FINAL_STATES, type PurchaseRecord } from "./purchase-store.ts";
 

@@ -4,12 +4,13 @@
  * `../../providers/agent-network.ts`, and the token ledger it shares with per-use retrieval is
  * `../../per-use/token-ledger.ts`.
  */
-import { checkoutWithAgentNetwork, readPayToken } from "./checkout-agent-network.ts";
-import type { PaymentMethod } from "../payment-method.ts";
+
 import { successStatusOf } from "../method-ids.ts";
-import { agentNetworkProvider } from "./agent-network-provider.ts";
+import type { PaymentMethod } from "../payment-method.ts";
 import { agentNetworkOpenApi } from "./agent-network-openapi.ts";
 import { agentNetworkPerUse } from "./agent-network-per-use.ts";
+import { agentNetworkProvider } from "./agent-network-provider.ts";
+import { checkoutWithAgentNetwork, readPayToken } from "./checkout-agent-network.ts";
 
 export const agentNetworkMethod: PaymentMethod = {
   id: "agent_network",

@@ -1,6 +1,6 @@
 /** agent_network's provider: the agent payment network's client (token checks and charges). */
 import type { PaymentsConfig } from "../../../../config.ts";
-import { createAgentNetworkProvider, type AgentNetworkProvider } from "../../providers/agent-network.ts";
+import { type AgentNetworkProvider, createAgentNetworkProvider } from "../../providers/agent-network.ts";
 import type { MethodProvider } from "../../providers/create-providers.ts";
 
 declare module "../../providers/create-providers.ts" {

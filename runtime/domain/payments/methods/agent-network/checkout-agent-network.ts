@@ -19,14 +19,14 @@ import type { AppDeps } from "../../../../deps.ts";
 import { apiError, isApiError } from "../../../../shared/errors.ts";
 import { formatUsd } from "../../../../shared/money.ts";
 import type { PurchaseAccount } from "../../../accounts/purchase-account.ts";
-import { describeQuote, quoteOrder, type CheckoutOrder } from "../../purchases/checkout-order.ts";
-import type { SavedResponse } from "../../purchases/idempotency.ts";
+import { holdForPurchase, ledgerHoldOf } from "../../per-use/token-ledger.ts";
 import { howToPay } from "../../providers/agent-network.ts";
+import { type CheckoutOrder, describeQuote, quoteOrder } from "../../purchases/checkout-order.ts";
+import type { SavedResponse } from "../../purchases/idempotency.ts";
 import { describePurchasedKeys, openKeys } from "../../purchases/purchase-keys.ts";
 import type { PurchaseRecord } from "../../purchases/purchase-store.ts";
-import { claimByIdempotencyKey, runCheckout } from "../run-checkout.ts";
 import type { MethodDescription } from "../payment-method.ts";
-import { holdForPurchase, ledgerHoldOf } from "../../per-use/token-ledger.ts";
+import { claimByIdempotencyKey, runCheckout } from "../run-checkout.ts";
 
 export interface AgentNetworkCheckout {
   payToken: string | null;

@@ -9,8 +9,8 @@
  */
 import type { AppDeps } from "../../../../deps.ts";
 import { formatUsd } from "../../../../shared/money.ts";
-import type { WebhookOutcome } from "../../payment-schemas.ts";
 import { createCreditsStore } from "../../../../state/storage/credits-store.ts";
+import type { WebhookOutcome } from "../../payment-schemas.ts";
 import type { CardInvoice } from "../../providers/card.ts";
 
 export async function applyInvoiceCredit(deps: AppDeps, invoice: CardInvoice, now: number): Promise<WebhookOutcome> {

@@ -14,19 +14,19 @@
 import { randomUUID } from "node:crypto";
 import type { AppDeps } from "../../../../deps.ts";
 import { apiError } from "../../../../shared/errors.ts";
-import type { WebhookOutcome } from "../../payment-schemas.ts";
-import type { PurchaseDeps } from "../../purchases/purchase-flow.ts";
-import { applyInvoiceCredit } from "./card-credits.ts";
-import type { CardSessionState } from "../../providers/card.ts";
+import { failpoint } from "../../../../shared/failpoint.ts";
 import { limitsInForce } from "../../../../state/releases/build-ref.ts";
 import { releaseSlots, reserveSlots } from "../../../accounts/account-slots.ts";
 import { reclaimSeat, releaseSeat } from "../../../cohorts/cohort-seats.ts";
-import { freePendingPlace } from "./card-pending.ts";
+import type { WebhookOutcome } from "../../payment-schemas.ts";
+import type { CardSessionState } from "../../providers/card.ts";
+import type { PurchaseDeps } from "../../purchases/purchase-flow.ts";
 import { completePurchase, releasePurchase } from "../../purchases/purchase-flow.ts";
 import { openKeys } from "../../purchases/purchase-keys.ts";
 import { leasePurchase } from "../../purchases/purchase-lease.ts";
-import { failpoint } from "../../../../shared/failpoint.ts";
 import { createPurchaseStore, type PurchaseRecord } from "../../purchases/purchase-store.ts";
+import { applyInvoiceCredit } from "./card-credits.ts";
+import { freePendingPlace } from "./card-pending.ts";
 
 const PAID_STATUSES = new Set(["paid", "no_payment_required"]);
 

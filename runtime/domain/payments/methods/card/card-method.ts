@@ -6,12 +6,13 @@
  * buyer sees the keys once (`card-success.ts`, `render-card-success.ts`), and what reconciliation
  * does with a purchase still awaiting its payment (`card-reconcile.ts`).
  */
+
+import { successStatusOf } from "../method-ids.ts";
+import type { PaymentMethod } from "../payment-method.ts";
+import { cardOpenApi } from "./card-openapi.ts";
+import { cardProvider } from "./card-provider.ts";
 import { cardAwaitingPayment } from "./card-reconcile.ts";
 import { checkoutWithCard } from "./checkout-card.ts";
-import type { PaymentMethod } from "../payment-method.ts";
-import { successStatusOf } from "../method-ids.ts";
-import { cardProvider } from "./card-provider.ts";
-import { cardOpenApi } from "./card-openapi.ts";
 
 export const cardMethod: PaymentMethod = {
   id: "card",

@@ -3,7 +3,7 @@
  * configured. The buyer sees the keys once on our success page, so Stripe alone is enough.
  */
 import type { PaymentsConfig } from "../../../../config.ts";
-import { createStripeCardProvider, type CardProvider } from "../../providers/card.ts";
+import { type CardProvider, createStripeCardProvider } from "../../providers/card.ts";
 import type { MethodProvider } from "../../providers/create-providers.ts";
 import { createRelayKeyDelivery, type KeyDelivery } from "../../providers/key-delivery.ts";
 import { createSmtpKeyDelivery } from "../../providers/smtp-delivery.ts";

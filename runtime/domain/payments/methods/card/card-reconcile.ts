@@ -4,9 +4,10 @@
  * expired Stripe is asked: paid → the keys are issued (and mailed, as the webhook would have),
  * otherwise the reservation goes back.
  */
-import type { AwaitingPayment } from "../payment-method.ts";
+
 import { releasePurchase } from "../../purchases/purchase-flow.ts";
 import { createPurchaseStore } from "../../purchases/purchase-store.ts";
+import type { AwaitingPayment } from "../payment-method.ts";
 import { fulfilHeldCardPurchase, mailKeysOnce } from "./card-fulfilment.ts";
 
 export const cardAwaitingPayment: AwaitingPayment = {

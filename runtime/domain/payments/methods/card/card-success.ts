@@ -11,9 +11,9 @@
  */
 import type { AppDeps } from "../../../../deps.ts";
 import { isApiError } from "../../../../shared/errors.ts";
-import { fulfilCardSession, mailKeysOnce } from "./card-fulfilment.ts";
 import { describePurchasedKeys, openKeys } from "../../purchases/purchase-keys.ts";
 import { createPurchaseStore, FINAL_STATES, type PurchaseRecord } from "../../purchases/purchase-store.ts";
+import { fulfilCardSession, mailKeysOnce } from "./card-fulfilment.ts";
 
 export type CardSuccessView =
   | { status: "unknown" }

@@ -15,16 +15,16 @@
  */
 import type { AppDeps } from "../../../../deps.ts";
 import { apiError } from "../../../../shared/errors.ts";
-import type { PurchaseAccount } from "../../../accounts/purchase-account.ts";
-import { describeQuote, type CheckoutOrder } from "../../purchases/checkout-order.ts";
-import type { SavedResponse } from "../../purchases/idempotency.ts";
-import type { CardLineItem } from "../../providers/card.ts";
-import { freePendingPlace, holdPendingPlace } from "./card-pending.ts";
-import { accountProofRequired, releasePurchase, reservationUnfinished } from "../../purchases/purchase-flow.ts";
-import { claimByIdempotencyKey, reserveOrder } from "../run-checkout.ts";
-import { finishClaimed } from "../../purchases/purchase-lease.ts";
 import { failpoint } from "../../../../shared/failpoint.ts";
+import type { PurchaseAccount } from "../../../accounts/purchase-account.ts";
+import type { CardLineItem } from "../../providers/card.ts";
+import { type CheckoutOrder, describeQuote } from "../../purchases/checkout-order.ts";
+import type { SavedResponse } from "../../purchases/idempotency.ts";
+import { accountProofRequired, releasePurchase, reservationUnfinished } from "../../purchases/purchase-flow.ts";
+import { finishClaimed } from "../../purchases/purchase-lease.ts";
 import { createPurchaseStore, type PurchaseRecord } from "../../purchases/purchase-store.ts";
+import { claimByIdempotencyKey, reserveOrder } from "../run-checkout.ts";
+import { freePendingPlace, holdPendingPlace } from "./card-pending.ts";
 
 /** How long a buyer has to pay at Stripe (Stripe accepts 30 minutes to 24 hours). */
 const CARD_SESSION_MS = 60 * 60_000;

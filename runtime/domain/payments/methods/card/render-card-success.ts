@@ -3,8 +3,9 @@
  * script (the page's CSP allows none). While payment is pending it refreshes itself with a meta
  * refresh, which needs no script.
  */
-import type { CardSuccessView } from "./card-success.ts";
+
 import { escapeHtml } from "../../../../shared/http/escape-html.ts";
+import type { CardSuccessView } from "./card-success.ts";
 
 export function renderCardSuccess(view: CardSuccessView): string {
   const body = _body(view);

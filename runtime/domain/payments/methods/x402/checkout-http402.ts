@@ -24,23 +24,23 @@ import type { AppDeps } from "../../../../deps.ts";
 import { apiError } from "../../../../shared/errors.ts";
 import { formatUsd } from "../../../../shared/money.ts";
 import type { PurchaseAccount } from "../../../accounts/purchase-account.ts";
-import { describeQuote, digestOf, quoteOrder, type CheckoutOrder } from "../../purchases/checkout-order.ts";
+import { resolveNetwork, type X402Provider } from "../../providers/http402.ts";
+import { type CheckoutOrder, describeQuote, digestOf, quoteOrder } from "../../purchases/checkout-order.ts";
 import { claimOrHolder, type SavedResponse } from "../../purchases/idempotency.ts";
 import type { ChargeReceipt } from "../../purchases/purchase-flow.ts";
-import type { ReconcileDeps } from "../../purchases/reconcile.ts";
-import { resolveNetwork, type X402Provider } from "../../providers/http402.ts";
 import { describePurchasedKeys, openKeys } from "../../purchases/purchase-keys.ts";
-import { runCheckout } from "../run-checkout.ts";
 import type { PurchaseRecord } from "../../purchases/purchase-store.ts";
+import type { ReconcileDeps } from "../../purchases/reconcile.ts";
+import { runCheckout } from "../run-checkout.ts";
 import {
+  type DecodedPayment,
   decodePaymentHeader,
   encodeRequiredHeader,
   encodeResponseHeader,
   mismatchReason,
-  type DecodedPayment,
   type Requirements,
 } from "./x402-requirements.ts";
-import { settleOnce, type SettleFailure } from "./x402-settle-outcome.ts";
+import { type SettleFailure, settleOnce } from "./x402-settle-outcome.ts";
 
 type Quote = Awaited<ReturnType<typeof describeQuote>>;
 

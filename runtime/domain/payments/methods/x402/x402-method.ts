@@ -4,13 +4,14 @@
  * (`x402-requirements.ts`) and the facilitator check at start (`x402-facilitator-check.ts`); the
  * facilitator client is `../../providers/http402.ts`.
  */
+
+import { successStatusOf } from "../method-ids.ts";
+import type { PaymentMethod } from "../payment-method.ts";
 import { checkoutWithX402, settleRecorded } from "./checkout-http402.ts";
 import { checkFacilitator } from "./x402-facilitator-check.ts";
-import type { PaymentMethod } from "../payment-method.ts";
-import { successStatusOf } from "../method-ids.ts";
-import { x402Provider } from "./x402-provider.ts";
 import { x402OpenApi } from "./x402-openapi.ts";
 import { x402PerUse } from "./x402-per-read.ts";
+import { x402Provider } from "./x402-provider.ts";
 
 export const x402Method: PaymentMethod = {
   id: "http402",

@@ -26,16 +26,16 @@ import { randomUUID } from "node:crypto";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { Network } from "@x402/core/types";
 import type { AppDeps } from "../../../../deps.ts";
-import { limitsInForce } from "../../../../state/releases/build-ref.ts";
 import { apiError } from "../../../../shared/errors.ts";
 import { failpoint } from "../../../../shared/failpoint.ts";
 import { publicBaseUrl } from "../../../../shared/http/public-base.ts";
+import { limitsInForce } from "../../../../state/releases/build-ref.ts";
 import { digestOf } from "../../purchases/checkout-order.ts";
 import { formatUsdExact } from "../../purchases/usd-decimal.ts";
 import type { PerUse, PerUseGrant, PresentedPayment } from "../payment-method.ts";
 import { presentedX402Payment, x402PaymentId, x402PaymentSecret, x402PaymentToken } from "./checkout-http402.ts";
-import { encodeRequiredHeader, encodeResponseHeader, mismatchReason, type DecodedPayment, type Requirements } from "./x402-requirements.ts";
 import { readResource } from "./x402-read-resource.ts";
+import { type DecodedPayment, encodeRequiredHeader, encodeResponseHeader, mismatchReason, type Requirements } from "./x402-requirements.ts";
 import { settleOnce } from "./x402-settle-outcome.ts";
 
 /** The MCP `_meta` keys of the x402 project's MCP transport. */
