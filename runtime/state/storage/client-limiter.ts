@@ -13,6 +13,7 @@
  */
 import { apiError, type ErrorCode, isApiError } from "../../shared/errors.ts";
 import type { StateBackend } from "./backend.ts";
+import { keyPart } from "./key-part.ts";
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -127,7 +128,7 @@ export function createClientLimiter(backend: Pick<StateBackend, "kind" | "consum
 function _freeReads(surface: string): ClientLimitRule {
   return {
     windowMs: MINUTE_MS,
-    key: (client, minute) => `rate:${surface}:{${Buffer.from(client, "utf8").toString("hex")}}:${minute}`,
+    key: (client, minute) => `rate:${surface}:{${keyPart(client)}}:${minute}`,
     inMemoryWhenLocal: true,
   };
 }

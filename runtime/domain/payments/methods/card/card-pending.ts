@@ -11,6 +11,7 @@
  */
 import type { AppDeps } from "../../../../deps.ts";
 import { apiError } from "../../../../shared/errors.ts";
+import { keyPart } from "../../../../state/storage/key-part.ts";
 
 /**
  * Takes a free place for `purchaseId` (or finds the one it holds) until `expiresAt`; returns its
@@ -24,7 +25,7 @@ export async function holdPendingPlace(
   now: number,
 ): Promise<string> {
   const limit = deps.config.payments.cardPendingPerClient;
-  const prefix = `cardpending:${Buffer.from(client, "utf8").toString("hex")}`;
+  const prefix = `cardpending:${keyPart(client)}`;
   for (let n = 1; n <= limit; n++) {
     const place = `${prefix}:${n}`;
     const taken = await deps.backend.insertOnce(place, purchaseId, expiresAt, now);
