@@ -24,12 +24,11 @@ import type { ReferralLoggedSchema } from "../../shared/schema/growth-responses.
 import type { KeyRecord } from "../../shared/schema/keys.ts";
 import { limitsInForce } from "../../state/releases/build-ref.ts";
 import { createCreditsStore } from "../../state/storage/credits-store.ts";
-import { keyPart } from "../../state/storage/key-part.ts";
 import type { PresentedKey } from "../access/require-key.ts";
 import { foldIdentifier, readIdentifier } from "../accounts/identifier.ts";
+import { createReferralStore, type ReferralEntry, referralGrantId } from "./referral-store.ts";
 
 type ReferralLogged = Static<typeof ReferralLoggedSchema>;
-type ReferralEntry = ReferralLogged["referral"] & { account: string };
 
 export async function logReferral(deps: AppDeps, caller: PresentedKey, body: ReferralRequest, now: number): Promise<ReferralLogged> {
   if (body.referring_key !== caller.key) {
@@ -47,8 +46,10 @@ export async function logReferral(deps: AppDeps, caller: PresentedKey, body: Ref
     throw apiError("already_member", { errors: [{ pointer: "/referred_agent_id", message: "already holds a membership" }] });
   }
   const id = `ref_${randomUUID()}`;
-  const once = await deps.backend.insertOnce(`referral:agent:${keyPart(referred)}`, id, null, now);
-  if (!once.created) throw apiError("already_referred", { errors: [{ pointer: "/referred_agent_id", message: "was already referred" }] });
+  const store = createReferralStore(deps.backend);
+  if (!(await store.claimReferred(referred, id, now))) {
+    throw apiError("already_referred", { errors: [{ pointer: "/referred_agent_id", message: "was already referred" }] });
+  }
   const referral: ReferralEntry = {
     id,
     referring_key_id: caller.record.id,
@@ -62,7 +63,7 @@ export async function logReferral(deps: AppDeps, caller: PresentedKey, body: Ref
     qualified_at: null,
     account,
   };
-  await deps.backend.records.setItem(`referral:log:${id}`, referral);
+  await store.saveEntry(referral);
   const { account: _, ...shown } = referral;
   return { referral: shown, credit_balance: await _balance(deps, account), cycle: await _cycle(deps, account, now) };
 }
@@ -76,12 +77,13 @@ export async function qualifyReferral(
   buyer: { agentId: string | null; account: string; purchaseId: string },
   now: number,
 ): Promise<void> {
+  const store = createReferralStore(deps.backend);
   for (const name of new Set([buyer.agentId === null ? null : foldIdentifier(buyer.agentId), foldIdentifier(buyer.account)])) {
     if (!name) continue;
-    const pointer = await deps.backend.insertOnce(`referral:agent:${keyPart(name)}`, "none", null, now);
-    // Nobody referred this agent: the probe we just wrote keeps later referrals of a member out.
-    if (pointer.created || pointer.value === "none") continue;
-    const entry = await deps.backend.records.getItem<ReferralEntry>(`referral:log:${pointer.value}`);
+    // The buyer is a member now: closing its referrals keeps later ones out and finds the first, if any.
+    const referralId = await store.closeReferrals(name, now);
+    if (referralId === null) continue;
+    const entry = await store.entry(referralId);
     if (entry?.status !== "pending") continue;
     await _credit(deps, entry, buyer.purchaseId, now);
   }
@@ -101,27 +103,24 @@ async function _credit(
   now: number,
 ): Promise<void> {
   const limits = limitsInForce(deps);
+  const store = createReferralStore(deps.backend);
   const { id: cycle, endsAt } = _cycleOf(now);
-  // Counted once per referral: the cap window and a per-referral window move together or not at all.
-  const perReferral = `referral-counted:${entry.id}`;
-  const [counted] = await deps.backend.readCounters([perReferral], 0);
-  let credited = counted! > 0;
+  // Counted once per referral, however often a purchase's retries qualify it.
+  let credited = await store.counted(entry.id);
   if (!credited) {
-    const cap = await deps.backend.consume(
-      [
-        { key: `referral-cap:${keyPart(entry.account)}:${cycle}`, limit: limits.referrals_per_cycle, expiresAt: endsAt + 40 * 86_400_000 },
-        { key: perReferral, limit: 1, expiresAt: Number.MAX_SAFE_INTEGER },
-      ],
-      1,
+    // The cycle's count is kept 40 days past its end.
+    const count = await store.countAgainstCap(
+      entry,
+      { id: cycle, keepUntil: endsAt + 40 * 86_400_000, limit: limits.referrals_per_cycle },
       now,
     );
-    credited = cap.admitted || cap.deniedIndex === 1;
+    credited = count !== "cap_reached";
   }
   const amount = credited ? limits.referral_credit_usd_micros : 0;
   if (amount > 0) {
     await createCreditsStore(deps.backend).grant(
       {
-        grantId: `referral:${entry.id}`,
+        grantId: referralGrantId(entry.id),
         account: entry.account,
         kind: "referral",
         amountUsdMicros: amount,
@@ -138,7 +137,7 @@ async function _credit(
     cycle,
     qualified_at: new Date(now).toISOString(),
   };
-  await deps.backend.records.setItem(`referral:log:${entry.id}`, done);
+  await store.saveEntry(done);
   deps.logger.info("referral qualified", { referral_id: entry.id, purchase_id: purchaseId, status: done.status });
 }
 
@@ -150,10 +149,10 @@ async function _balance(deps: AppDeps, account: string) {
 async function _cycle(deps: AppDeps, account: string, now: number) {
   const limits = limitsInForce(deps);
   const { id } = _cycleOf(now);
-  const [credited] = await deps.backend.readCounters([`referral-cap:${keyPart(account)}:${id}`], now);
+  const credited = await createReferralStore(deps.backend).countedInCycle(account, id, now);
   return {
     id,
-    referrals_credited: credited!,
+    referrals_credited: credited,
     max_credited: limits.referrals_per_cycle,
     credit_cap_usd_micros: limits.referrals_per_cycle * limits.referral_credit_usd_micros,
   };
