@@ -11,21 +11,12 @@ import { apiError } from "../../shared/errors.ts";
 import { formatUsd } from "../../shared/money.ts";
 import type { WaitlistRequest } from "../../shared/schema/growth-requests.ts";
 import type { WaitlistJoinedSchema, WaitlistOverviewSchema } from "../../shared/schema/growth-responses.ts";
-import { keyPart } from "../../state/storage/key-part.ts";
-import { waitlistList } from "../../state/storage/list-names.ts";
 import { readIdentifier } from "../accounts/identifier.ts";
 import { readActiveCohort } from "../cohorts/active-cohort.ts";
 import { cohortStatusOf, meanConfidence, PROGRESSION_CONFIDENCE_MICROS, SCORE_MICROS } from "../cohorts/cohort-machine.ts";
 import { readOutcomeTotals } from "../cohorts/cohort-store.ts";
 import { readSeatsHeld } from "../cohorts/seat-ledger.ts";
-
-export interface WaitlistEntry {
-  vertical: string;
-  agent_id: string | null;
-  contact: string | null;
-  position: number;
-  joined_at: string;
-}
+import { createWaitlistStore, type WaitlistEntry } from "./waitlist-store.ts";
 
 export async function joinWaitlist(
   deps: AppDeps,
@@ -50,16 +41,16 @@ export async function joinWaitlist(
   const agentId = body.agent_id === undefined ? null : readIdentifier(body.agent_id, "/agent_id");
   const contact = body.contact === undefined ? null : readIdentifier(body.contact, "/contact");
   const member = agentId !== null ? `agent:${agentId}` : `contact:${contact}`;
-  const entryKey = `waitlist:entry:${vertical.slug}:${keyPart(member)}`;
+  const store = createWaitlistStore(deps.backend);
   // A client may bring only so many new parties a day: positions are public, and invented agents would push real ones back.
-  if (!(await deps.backend.records.hasItem(entryKey))) {
+  if (!(await store.hasEntry(vertical.slug, member))) {
     const limit = deps.config.newIdentitiesPerClientDay;
     await deps.shared.limits.assert("waitlist-new", client, limit, now, {
       code: "rate_limited",
       detail: `At most ${limit} new agents or contacts per client per day may join a waitlist.`,
     });
   }
-  const claim = await deps.backend.claimPosition(waitlistList(vertical.slug), member);
+  const claim = await store.claimPosition(vertical.slug, member);
   if (claim.created) {
     const entry: WaitlistEntry = {
       vertical: vertical.slug,
@@ -68,9 +59,9 @@ export async function joinWaitlist(
       position: claim.position,
       joined_at: new Date(now).toISOString(),
     };
-    await deps.backend.records.setItem(entryKey, entry);
+    await store.saveEntry(member, entry);
   }
-  const registered = await deps.backend.countList(waitlistList(vertical.slug));
+  const registered = await store.count(vertical.slug);
   return {
     confirmation: `wl_${createHash("sha256").update(`${vertical.slug}\n${member}`).digest("hex").slice(0, 20)}`,
     position: claim.position,
@@ -88,10 +79,11 @@ export async function describeWaitlist(deps: AppDeps): Promise<Static<typeof Wai
   const { catalog } = deps.build.current;
   const paid = catalog.verticals.filter((v) => v.paid);
   const now = deps.clock.now();
+  const store = createWaitlistStore(deps.backend);
   const [active, perCohort, perVertical, totals] = await Promise.all([
     readActiveCohort(deps.backend),
     Promise.all(catalog.cohorts.map((c) => readSeatsHeld(deps.backend, c.name, now))),
-    Promise.all(paid.map((v) => deps.backend.countList(waitlistList(v.slug)))),
+    Promise.all(paid.map((v) => store.count(v.slug))),
     readOutcomeTotals(deps.backend),
   ]);
   const cohorts = catalog.cohorts.map((c, i) => ({
