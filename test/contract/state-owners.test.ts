@@ -37,7 +37,7 @@ const STATE_OWNERS: StateOwner[] = [
   { path: "runtime/domain/cohorts/cohort-store.ts", namespaces: ["cohort-member", "poo"] },
   { path: "runtime/domain/growth/referral-store.ts", namespaces: ["referral", "referral-counted", "referral-cap"] },
   { path: "runtime/domain/growth/waitlist-store.ts", namespaces: ["waitlist"] },
-  { path: "runtime/domain/growth/interest.ts", namespaces: ["interest"] },
+  { path: "runtime/domain/growth/interest-store.ts", namespaces: ["interest"] },
   { path: "runtime/domain/growth/proof-of-value.ts", namespaces: ["pov"] },
   {
     path: "runtime/domain/payments/purchases/purchase-store.ts",

@@ -21,9 +21,8 @@ import { apiError } from "../../shared/errors.ts";
 import type { InterestRequest } from "../../shared/schema/growth-requests.ts";
 import type { InterestRegisteredSchema, InterestSummarySchema } from "../../shared/schema/growth-responses.ts";
 import { limitsInForce } from "../../state/releases/build-ref.ts";
-import { keyPart } from "../../state/storage/key-part.ts";
-import { interestList } from "../../state/storage/list-names.ts";
 import { readIdentifier } from "../accounts/identifier.ts";
+import { createInterestStore, type InterestStore } from "./interest-store.ts";
 
 /** Distinct proposed (uncatalogued) slugs kept; each costs one count per summary request. */
 export const PROPOSED_VERTICALS_MAX = 200;
@@ -55,8 +54,8 @@ export async function registerInterest(
     });
     member = `anon:${randomUUID()}`;
   }
-  const recordKey = `interest:signal:${vertical.slug}:${keyPart(member)}`;
-  if (!member.startsWith("anon:") && !(await deps.backend.records.hasItem(recordKey))) {
+  const store = createInterestStore(deps.backend);
+  if (!member.startsWith("anon:") && !(await store.hasSignal(vertical.slug, member))) {
     const limit = deps.config.newIdentitiesPerClientDay;
     await deps.shared.limits.assert("interest-new", client, limit, now, {
       code: "rate_limited",
@@ -64,10 +63,10 @@ export async function registerInterest(
     });
   }
   // Limits first, then the proposal: a refused signal proposes nothing.
-  if (!listed) await _propose(deps, vertical.slug, now);
-  const claim = await deps.backend.claimPosition(interestList(vertical.slug), member);
+  if (!listed) await _propose(store, vertical.slug, now);
+  const claim = await store.claimSignal(vertical.slug, member);
   if (claim.created) {
-    await deps.backend.records.setItem(recordKey, {
+    await store.saveSignal(member, {
       vertical: vertical.slug,
       agent_id: agentId,
       contact,
@@ -76,7 +75,7 @@ export async function registerInterest(
     });
   }
   const threshold = limitsInForce(deps).demand_signals_to_activate;
-  const signals = await deps.backend.countList(interestList(vertical.slug));
+  const signals = await store.countSignals(vertical.slug);
   return {
     vertical: vertical.slug,
     registered: true,
@@ -90,13 +89,14 @@ export async function registerInterest(
 /** Every vertical without live content and every proposed slug, ranked by signals (ties: catalogue order, then proposal order). */
 export async function summarizeInterest(deps: AppDeps): Promise<Static<typeof InterestSummarySchema>> {
   const build = deps.build.current;
-  const proposed = await _proposedSlugs(deps);
+  const store = createInterestStore(deps.backend);
+  const proposed = await _proposedSlugs(store);
   const unbuilt = [
     ...build.catalog.verticals.filter((v) => v.status !== "live").map((v) => ({ slug: v.slug, title: v.title, status: v.status })),
     // A slug the catalogue gained since it was proposed is listed once, as the catalogue has it.
     ...proposed.filter((p) => !build.resolveVertical(p.slug)).map((p) => ({ slug: p.slug, title: p.slug, status: "proposed" as const })),
   ];
-  const counts = await Promise.all(unbuilt.map((v) => deps.backend.countList(interestList(v.slug))));
+  const counts = await Promise.all(unbuilt.map((v) => store.countSignals(v.slug)));
   const threshold = limitsInForce(deps).demand_signals_to_activate;
   const rows = unbuilt.map((v, i) => ({ v, signals: counts[i]!, order: i })).sort((a, b) => b.signals - a.signals || a.order - b.order);
   return {
@@ -115,33 +115,20 @@ export async function summarizeInterest(deps: AppDeps): Promise<Static<typeof In
 
 // --- Internal helpers ---
 
-const PROPOSED_PREFIX = "interest:proposed:";
-const PROPOSED_COUNTER = "interest:proposed-count";
-
 /** Registers a slug nobody listed: once per slug; refused when PROPOSED_VERTICALS_MAX are kept. */
-async function _propose(deps: AppDeps, slug: string, now: number): Promise<void> {
-  const key = PROPOSED_PREFIX + slug;
-  if (await deps.backend.records.hasItem(key)) return;
+async function _propose(store: InterestStore, slug: string, now: number): Promise<void> {
+  if (await store.isProposed(slug)) return;
   // Claimed atomically before writing, so a burst of new slugs cannot pass the cap; two racers on
   // one new slug may both claim, which only makes the cap a little conservative.
-  const slot = await deps.backend.consume(
-    [{ key: PROPOSED_COUNTER, limit: PROPOSED_VERTICALS_MAX, expiresAt: Number.MAX_SAFE_INTEGER }],
-    1,
-    now,
-  );
-  if (!slot.admitted) {
+  if (!(await store.claimProposalPlace(PROPOSED_VERTICALS_MAX, now))) {
     throw apiError("vertical_not_allowed", {
       detail: `${PROPOSED_VERTICALS_MAX} verticals outside the catalogue have been proposed already; signal one of them (GET /api/interest/summary) or a listed one.`,
       errors: [{ pointer: "/vertical", message: "no room for another proposed vertical" }],
     });
   }
-  await deps.backend.records.setItem(key, { slug, at: new Date(now).toISOString() });
+  await store.saveProposal({ slug, at: new Date(now).toISOString() });
 }
 
-async function _proposedSlugs(deps: AppDeps): Promise<Array<{ slug: string; at: string }>> {
-  const keys = await deps.backend.records.getKeys(PROPOSED_PREFIX);
-  const items = await Promise.all(keys.map((k) => deps.backend.records.getItem<{ slug: string; at: string }>(k)));
-  return items
-    .filter((i): i is { slug: string; at: string } => i !== null)
-    .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.slug < b.slug ? -1 : 1));
+async function _proposedSlugs(store: InterestStore): Promise<Array<{ slug: string; at: string }>> {
+  return (await store.proposals()).sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.slug < b.slug ? -1 : 1));
 }
