@@ -38,7 +38,7 @@ const STATE_OWNERS: StateOwner[] = [
   { path: "runtime/domain/growth/referral-store.ts", namespaces: ["referral", "referral-counted", "referral-cap"] },
   { path: "runtime/domain/growth/waitlist-store.ts", namespaces: ["waitlist"] },
   { path: "runtime/domain/growth/interest-store.ts", namespaces: ["interest"] },
-  { path: "runtime/domain/growth/proof-of-value.ts", namespaces: ["pov"] },
+  { path: "runtime/domain/growth/proof-of-value-store.ts", namespaces: ["pov"] },
   {
     path: "runtime/domain/payments/purchases/purchase-store.ts",
     namespaces: ["purchase", "purchase-open", "plock", "pstep", "card-session", "card-shown"],

@@ -15,10 +15,10 @@ import { apiError } from "../../shared/errors.ts";
 import type { PovRequest } from "../../shared/schema/growth-requests.ts";
 import type { PovAggregate, PovRecordedSchema } from "../../shared/schema/growth-responses.ts";
 import { type KeyRecord, parseKeyString } from "../../shared/schema/keys.ts";
-import { POV_TRIAL_KEYS_LIST } from "../../state/storage/list-names.ts";
 import type { PresentedKey } from "../access/require-key.ts";
 import { foldIdentifier } from "../accounts/identifier.ts";
 import { hashKey } from "../keys/key-secret.ts";
+import { createPovStore, type PovSubmission } from "./proof-of-value-store.ts";
 
 export const HIGHLIGHT_TOP = 3;
 export const HIGHLIGHT_CRITICAL = 2;
@@ -28,17 +28,6 @@ export const HIGHLIGHT_RULE =
   `Among the current submissions that carry a non-empty review: up to ${HIGHLIGHT_TOP} with the highest confidence_score of those scoring 0.5 or more ("top"), ` +
   `and up to ${HIGHLIGHT_CRITICAL} with the lowest of those scoring below 0.5 ("critical"); ties go to the most recent. Critical reviews are shown so the signal is not cherry-picked.`;
 
-export interface PovSubmission {
-  trial_key_id: string;
-  vertical: string;
-  confidence_score: number;
-  modules_accessed: string[];
-  intent_to_subscribe: boolean | null;
-  review: string | null;
-  submitted_at: string;
-  first_submitted_at: string;
-}
-
 export async function submitProofOfValue(
   deps: AppDeps,
   caller: PresentedKey,
@@ -47,8 +36,8 @@ export async function submitProofOfValue(
 ): Promise<Static<typeof PovRecordedSchema>> {
   const trial = await _resolveTrialKey(deps, body.trial_key);
   _assertMayReport(caller, body.trial_key, trial);
-  const key = `pov:sub:${trial.hash}`;
-  const earlier = await deps.backend.records.getItem<PovSubmission>(key);
+  const store = createPovStore(deps.backend);
+  const earlier = await store.submission(trial.hash);
   const at = new Date(now).toISOString();
   const submission: PovSubmission = {
     trial_key_id: trial.id,
@@ -60,9 +49,9 @@ export async function submitProofOfValue(
     submitted_at: at,
     first_submitted_at: earlier?.first_submitted_at ?? at,
   };
-  await deps.backend.records.setItem(key, submission);
-  const claim = await deps.backend.claimPosition(POV_TRIAL_KEYS_LIST, trial.hash);
-  const evaluations = await deps.backend.countList(POV_TRIAL_KEYS_LIST);
+  await store.saveSubmission(trial.hash, submission);
+  const claim = await store.claimEvaluation(trial.hash);
+  const evaluations = await store.countEvaluations();
   return { recorded: true, trial_key_id: trial.id, replaced: !claim.created, submitted_at: at, evaluations };
 }
 
@@ -110,10 +99,7 @@ export function createPovAggregator(deps: Pick<AppDeps, "backend">, options: { t
 
 /** The public signal: computed from the current submission of every trial key. */
 export async function aggregateProofOfValue(deps: Pick<AppDeps, "backend">): Promise<PovAggregate> {
-  const keys = await deps.backend.records.getKeys("pov:sub:");
-  const subs = (await Promise.all(keys.map((k) => deps.backend.records.getItem<PovSubmission>(k)))).filter(
-    (s): s is PovSubmission => s !== null,
-  );
+  const subs = await createPovStore(deps.backend).submissions();
   const yes = subs.filter((s) => s.intent_to_subscribe === true).length;
   const no = subs.filter((s) => s.intent_to_subscribe === false).length;
   const sum = subs.reduce((a, s) => a + s.confidence_score, 0);
