@@ -24,7 +24,8 @@ import type { Limits } from "../../shared/schema/catalog.ts";
 import type { KeyRecord } from "../../shared/schema/keys.ts";
 import type { StateBackend } from "../../state/storage/backend.ts";
 import type { KeysStore } from "../../state/storage/keys-store.ts";
-import { planWindows } from "./quota.ts";
+import { type PlannedWindow, planWindows, readQuotaCounts } from "./quota.ts";
+import { createUsageHistoryStore, type UsageHistoryStore } from "./usage-history-store.ts";
 import { DAY_MS } from "./windows.ts";
 
 /** Days of history kept, today included. */
@@ -40,12 +41,6 @@ export interface UsageDay {
   requests: number;
 }
 
-/** The stored history of one key: `[day number since the epoch, calls]`, oldest first. */
-interface UsageRecord {
-  days: Array<[number, number]>;
-}
-
-const CURSOR = "usage-fold:through";
 /** A fold of one day is claimed this long; a claimer that died is taken over after it. */
 const CLAIM_MS = 15 * 60_000;
 /** Counters read per store call while folding. */
@@ -61,12 +56,12 @@ export async function readUsageHistory(backend: StateBackend, limits: Limits, re
   const yesterday = _dayCounter(record, limits, today - 1);
   const current = _dayCounter(record, limits, today);
   const [stored, [late], [live]] = await Promise.all([
-    backend.records.getItem<UsageRecord>(_recordKey(record.id)),
-    backend.readCounters([yesterday.key], _lastMs(today - 1), [yesterday.row]),
-    backend.readCounters([current.key], now, [current.row]),
+    createUsageHistoryStore(backend).days(record.id),
+    readQuotaCounts(backend, [yesterday], _lastMs(today - 1)),
+    readQuotaCounts(backend, [current], now),
   ]);
   const days = new Map<number, number>();
-  for (const [day, n] of stored?.days ?? []) if (day >= first && day < today) days.set(day, n);
+  for (const [day, n] of stored) if (day >= first && day < today) days.set(day, n);
   // Yesterday is read live until the store forgets it, so it shows before (and whether or not) it is folded.
   if (late! > (days.get(today - 1) ?? 0)) days.set(today - 1, late!);
   if (live! > 0) days.set(today, live!);
@@ -99,40 +94,35 @@ export async function foldUsageHistory(
   now: number,
 ): Promise<FoldResult> {
   const { backend, keys, logger } = deps;
+  const store = createUsageHistoryStore(backend);
   const day = Math.floor(now / DAY_MS) - 1;
-  const cursor = await backend.records.getItem<{ day: number }>(CURSOR);
-  if (cursor !== null && cursor.day >= day) return { day: null, keys: 0 };
+  const through = await store.foldedThrough();
+  if (through !== null && through >= day) return { day: null, keys: 0 };
   const token = `${process.pid}:${now}:${Math.random()}`;
-  const claim = await backend.insertOnce(`usage-fold:${day}`, token, now + CLAIM_MS, now);
-  if (!claim.created) return { day: null, keys: 0 };
-  if (cursor !== null && cursor.day < day - 1)
-    logger?.warn("usage history: days not folded in time are missing", { from: _date(cursor.day + 1), to: _date(day - 1) });
+  if (!(await store.claimFold(day, token, now + CLAIM_MS, now))) return { day: null, keys: 0 };
+  if (through !== null && through < day - 1)
+    logger?.warn("usage history: days not folded in time are missing", { from: _date(through + 1), to: _date(day - 1) });
   const records = await keys.list({});
   let written = 0;
   for (let i = 0; i < records.length; i += READ_CHUNK) {
     const chunk = records.slice(i, i + READ_CHUNK);
     const counters = chunk.map((r) => _dayCounter(r, limits, day));
-    const counts = await backend.readCounters(
-      counters.map((c) => c.key),
-      _lastMs(day),
-      counters.map((c) => c.row),
-    );
+    const counts = await readQuotaCounts(backend, counters, _lastMs(day));
     for (let j = 0; j < chunk.length; j++) {
       if (counts[j]! === 0) continue;
-      await _setDay(backend, chunk[j]!.id, day, counts[j]!);
+      await _setDay(store, chunk[j]!.id, day, counts[j]!);
       written++;
     }
   }
-  await backend.records.setItem(CURSOR, { day });
+  await store.markFolded(day);
   return { day: _date(day), keys: written };
 }
 
 // --- Internal helpers ---
 
-/** The day window's counter of `record` on `day`: the same key and row the meter counted in. */
-function _dayCounter(record: KeyRecord, limits: Limits, day: number): { key: string; row: string } {
-  const window = planWindows(record, limits, day * DAY_MS).find((w) => w.slot === "day")!;
-  return { key: window.key, row: window.row };
+/** The day window of `record` on `day`: the same counter, in the same row, the meter counted in. */
+function _dayCounter(record: KeyRecord, limits: Limits, day: number): PlannedWindow {
+  return planWindows(record, limits, day * DAY_MS).find((w) => w.slot === "day")!;
 }
 
 /** The last millisecond of `day`: its day counter has not expired yet as of then. */
@@ -144,17 +134,11 @@ function _date(day: number): string {
   return new Date(day * DAY_MS).toISOString().slice(0, 10);
 }
 
-function _recordKey(id: string): string {
-  return `usage:${id}`;
-}
-
 /** Sets `day` in the key's history and drops what is older than the retention. */
-async function _setDay(backend: StateBackend, id: string, day: number, requests: number): Promise<void> {
-  const key = _recordKey(id);
-  const stored = await backend.records.getItem<UsageRecord>(key);
+async function _setDay(store: UsageHistoryStore, id: string, day: number, requests: number): Promise<void> {
   const first = day - USAGE_HISTORY_DAYS + 1;
-  const days = (stored?.days ?? []).filter(([d]) => d >= first && d !== day);
+  const days = (await store.days(id)).filter(([d]) => d >= first && d !== day);
   days.push([day, requests]);
   days.sort((a, b) => a[0] - b[0]);
-  await backend.records.setItem(key, { days } satisfies UsageRecord);
+  await store.saveDays(id, days);
 }
