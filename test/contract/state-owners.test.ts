@@ -30,7 +30,7 @@ const STATE_OWNERS: StateOwner[] = [
   { path: "runtime/domain/accounts/account-slots.ts", namespaces: ["acctslot", "acctcap"] },
   { path: "runtime/domain/metering/quota.ts", namespaces: ["q"] },
   { path: "runtime/domain/metering/usage-history-store.ts", namespaces: ["usage", "usage-fold"] },
-  { path: "runtime/domain/audit/audit-log.ts", namespaces: ["audit"] },
+  { path: "runtime/domain/audit/audit-store.ts", namespaces: ["audit"] },
   { path: "runtime/domain/delta/cursor-secret.ts", namespaces: ["delta"] },
   { path: "runtime/domain/cohorts/active-cohort.ts", namespaces: ["cohort"] },
   { path: "runtime/domain/cohorts/seat-ledger.ts", namespaces: ["cohort-seats"] },

@@ -9,49 +9,15 @@
  * never by what it presented. `test/people/audit.e2e.test.ts` drives every action and scans the
  * trail for keys, bearers, payment tokens and card data.
  *
- * Entries are records `audit:<time>:<random>`: the time in the name sorts them and lets a time
- * filter, a page and the pruning skip entries without reading them.
+ * Entries are stored by audit-store.ts under names that sort by time, so a time filter, a page
+ * and the pruning skip entries without reading them.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { userInfo } from "node:os";
 import type { StateBackend } from "../../state/storage/backend.ts";
+import { type AuditAction, type AuditEntry, createAuditStore, newAuditId, timeOfAuditId } from "./audit-store.ts";
 
-export type AuditAction =
-  | "key.issued"
-  | "key.revoked"
-  | "key.rerolled"
-  | "key.relabelled"
-  | "key.expiry_set"
-  | "purchase.reserved"
-  | "purchase.awaiting_payment"
-  | "purchase.charging"
-  | "purchase.charged"
-  | "purchase.issued"
-  | "purchase.released"
-  | "purchase.refund_due"
-  | "purchase.refunded"
-  | "purchase.acknowledged"
-  | "purchase.unconfirmed"
-  | "payments.configured"
-  | "release.published"
-  | "release.rolled_back";
-
-export interface AuditEntry {
-  id: string;
-  at: string;
-  /** `admin:<digest prefix of the bearer>`, `cli:<os user>`, `key:<key id>`, `payment:<method>`, `system`. */
-  actor: string;
-  action: AuditAction;
-  /** `key:<id>`, `purchase:<id>`, `method:<id>`, `release:<build id>`. */
-  subject: string;
-  outcome: string;
-  /** The account concerned, when there is one (folded agent id or contact). */
-  account: string | null;
-  /** Public ids of the keys concerned. */
-  key_ids: string[];
-  /** Plain facts (amounts, states, the grace period, a release's previous build); never a secret. */
-  detail: Record<string, string | number | boolean | null>;
-}
+export type { AuditAction, AuditEntry } from "./audit-store.ts";
 
 export type AuditInput = Omit<AuditEntry, "id" | "at" | "account" | "key_ids" | "detail"> &
   Partial<Pick<AuditEntry, "account" | "key_ids" | "detail">>;
@@ -78,28 +44,26 @@ export interface AuditPage {
 export const AUDIT_RETENTION_DAYS_DEFAULT = 400;
 export const AUDIT_PAGE_MAX = 500;
 
-const PREFIX = "audit:";
-
 export async function appendAudit(backend: StateBackend, input: AuditInput, now: number): Promise<AuditEntry> {
-  const id = `${String(now).padStart(15, "0")}:${randomBytes(6).toString("hex")}`;
   const entry: AuditEntry = {
-    id,
+    id: newAuditId(now),
     at: new Date(now).toISOString(),
     account: null,
     key_ids: [],
     detail: {},
     ...input,
   };
-  await backend.records.setItem(PREFIX + id, entry);
+  await createAuditStore(backend).save(entry);
   return entry;
 }
 
 /** Entries matching `filter`, newest first, a page at a time. */
 export async function readAudit(backend: StateBackend, filter: AuditFilter): Promise<AuditPage> {
   const limit = Math.min(Math.max(1, filter.limit ?? 100), AUDIT_PAGE_MAX);
-  const ids = (await _ids(backend))
+  const store = createAuditStore(backend);
+  const ids = (await store.ids())
     .filter((id) => {
-      const t = _timeOf(id);
+      const t = timeOfAuditId(id);
       return (filter.from === undefined || t >= filter.from) && (filter.to === undefined || t < filter.to);
     })
     .filter((id) => filter.cursor === undefined || id < filter.cursor)
@@ -108,7 +72,7 @@ export async function readAudit(backend: StateBackend, filter: AuditFilter): Pro
   let last: string | null = null;
   for (let i = 0; i < ids.length && entries.length < limit; i += 64) {
     const chunk = ids.slice(i, i + 64);
-    const read = await Promise.all(chunk.map((id) => backend.records.getItem<AuditEntry>(PREFIX + id)));
+    const read = await Promise.all(chunk.map((id) => store.entry(id)));
     for (const [j, entry] of read.entries()) {
       last = chunk[j]!;
       if (entry && _matches(entry, filter)) entries.push(entry);
@@ -122,8 +86,9 @@ export async function readAudit(backend: StateBackend, filter: AuditFilter): Pro
 /** Deletes entries older than `retentionDays`; returns how many. */
 export async function pruneAudit(backend: StateBackend, retentionDays: number, now: number): Promise<number> {
   const cutoff = now - retentionDays * 86_400_000;
-  const old = (await _ids(backend)).filter((id) => _timeOf(id) < cutoff);
-  for (const id of old) await backend.records.removeItem(PREFIX + id);
+  const store = createAuditStore(backend);
+  const old = (await store.ids()).filter((id) => timeOfAuditId(id) < cutoff);
+  for (const id of old) await store.remove(id);
   return old.length;
 }
 
@@ -166,18 +131,6 @@ export function auditKey(
 }
 
 // --- Internal helpers ---
-
-async function _ids(backend: StateBackend): Promise<string[]> {
-  // Both stores may report keys with their own separators; the id is what follows the prefix.
-  return (await backend.records.getKeys(PREFIX))
-    .map((k) => k.slice(k.indexOf(PREFIX) + PREFIX.length))
-    .filter((id) => /^\d{15}:[0-9a-f]{12}$/.test(id))
-    .sort();
-}
-
-function _timeOf(id: string): number {
-  return Number(id.slice(0, 15));
-}
 
 function _matches(entry: AuditEntry, filter: AuditFilter): boolean {
   if (filter.keyId !== undefined && !entry.key_ids.includes(filter.keyId) && entry.subject !== `key:${filter.keyId}`) return false;
