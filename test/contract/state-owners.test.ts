@@ -33,7 +33,7 @@ const STATE_OWNERS: StateOwner[] = [
   { path: "runtime/domain/audit/audit-store.ts", namespaces: ["audit"] },
   { path: "runtime/domain/delta/cursor-secret.ts", namespaces: ["delta"] },
   { path: "runtime/domain/cohorts/active-cohort.ts", namespaces: ["cohort"] },
-  { path: "runtime/domain/cohorts/seat-ledger.ts", namespaces: ["cohort-seats"] },
+  { path: "runtime/domain/cohorts/seat-ledger-store.ts", namespaces: ["seats", "cohort-seats"] },
   { path: "runtime/domain/cohorts/cohort-store.ts", namespaces: ["cohort-member", "poo"] },
   { path: "runtime/domain/growth/referral-store.ts", namespaces: ["referral", "referral-counted", "referral-cap"] },
   { path: "runtime/domain/growth/waitlist-store.ts", namespaces: ["waitlist"] },
