@@ -27,7 +27,7 @@ import type { Logger } from "../../../shared/logger.ts";
 import type { CounterWindow, StateBackend } from "../../../state/storage/backend.ts";
 import type { AgentNetworkProvider } from "../providers/agent-network.ts";
 import { openAnswer, type SealedAnswer, sealAnswer } from "../purchases/sealed-answer.ts";
-import { CHARGE_WINDOW_MS, LEDGER_GRACE_MS } from "./token-ledger.ts";
+import { CHARGE_WINDOW_MS, LEDGER_GRACE_MS } from "./token-ledger-store.ts";
 
 export interface PerUseIds {
   jti: string;
