@@ -43,10 +43,10 @@ const STATE_OWNERS: StateOwner[] = [
     path: "runtime/domain/payments/purchases/purchase-store.ts",
     namespaces: ["purchase", "purchase-open", "plock", "pstep", "card-session", "card-shown"],
   },
-  { path: "runtime/domain/payments/purchases/idempotency.ts", namespaces: [] },
-  { path: "runtime/domain/payments/per-use/token-ledger.ts", namespaces: ["payledger", "payhold"] },
-  { path: "runtime/domain/payments/per-use/charge-batcher.ts", namespaces: ["peruse", "payreserved", "paysettled"] },
-  { path: "runtime/domain/payments/methods/x402/x402-per-read.ts", namespaces: ["x402read"] },
+  { path: "runtime/domain/payments/purchases/idempotency-store.ts", namespaces: ["idem", "x402"] },
+  { path: "runtime/domain/payments/per-use/token-ledger-store.ts", namespaces: ["payledger", "payhold"] },
+  { path: "runtime/domain/payments/per-use/charge-batch-store.ts", namespaces: ["peruse", "payreserved", "paysettled"] },
+  { path: "runtime/domain/payments/methods/x402/x402-read-store.ts", namespaces: ["x402read"] },
   // Unpaid card checkouts per client: numbered insert-once places, not a window, so not the limiter's.
   { path: "runtime/domain/payments/methods/card/card-pending.ts", namespaces: ["cardpending"] },
 ];

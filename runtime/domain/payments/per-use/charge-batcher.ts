@@ -9,7 +9,7 @@
  * Never serving more than a token covers does not depend on this: the spend ledger
  * (`token-ledger.ts`) reserves each retrieval atomically and durably before content is chosen.
  * Never charging more than was reserved, and losing at most one bounded batch to a crash, rest on
- * three durable facts per (instance, token), all written by this file:
+ * three durable facts per (instance, token), all kept by `charge-batch-store.ts`:
  * - `payreserved:<instance>:<jti>`, a counter in the same atomic step as the ledger reservation;
  * - `paysettled:<instance>:<jti>`, a counter of what went out to the network (or was given up);
  * - the record `peruse:open:<instance>:<jti>` (the token, sealed with AES-GCM under a key derived
@@ -26,8 +26,9 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "../../../shared/logger.ts";
 import type { CounterWindow, StateBackend } from "../../../state/storage/backend.ts";
 import type { AgentNetworkProvider } from "../providers/agent-network.ts";
-import { openAnswer, type SealedAnswer, sealAnswer } from "../purchases/sealed-answer.ts";
-import { CHARGE_WINDOW_MS, LEDGER_GRACE_MS } from "./token-ledger.ts";
+import type { SealedAnswer } from "../purchases/sealed-answer.ts";
+import { createChargeBatchStore, type OpenRecord } from "./charge-batch-store.ts";
+import { CHARGE_WINDOW_MS } from "./token-ledger-store.ts";
 
 export interface PerUseIds {
   jti: string;
@@ -73,21 +74,9 @@ interface Pending {
   requests: number;
 }
 
-interface OpenRecord {
-  token: SealedAnswer;
-  sub: string;
-  expiresAt: number;
-  /** The amount of the charge call in progress; 0 between calls. */
-  sendingMicros: number;
-  /**
-   * The settled counter when that call began. A crash after the call was counted settled but
-   * before this record was cleared leaves the counter past it: the call must not count twice.
-   */
-  settledBeforeMicros?: number;
-}
-
 export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatcher {
-  const { network, backend, logger } = options;
+  const { network, logger } = options;
+  const store = createChargeBatchStore(options.backend, options.sealingSecret);
   const now = options.now ?? Date.now;
   const instance = randomUUID();
   // An instance is presumed crashed once its heartbeat is this old.
@@ -97,27 +86,18 @@ export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatche
   const tracked = new Map<string, { done: Promise<void>; expiresAt: number }>();
   let inFlight: Promise<void> = Promise.resolve();
 
-  const openKey = (owner: string, jti: string) => `peruse:open:${owner}:${jti}`;
-  const countWindow = (counter: "payreserved" | "paysettled", owner: string, ids: { jti: string; expiresAt: number }): CounterWindow => ({
-    key: `${counter}:${owner}:${ids.jti}`,
-    limit: Number.POSITIVE_INFINITY,
-    expiresAt: ids.expiresAt + LEDGER_GRACE_MS,
-  });
-  const settledWindow = (owner: string, ids: { jti: string; expiresAt: number }) => countWindow("paysettled", owner, ids);
-
   /** One outside call under the durable protocol: record the amount, call, count it settled, clear the record. */
-  const seal = (owner: string, jti: string, token: string) => sealAnswer(token, options.sealingSecret, openKey(owner, jti));
   const sendOne = async (
     owner: string,
     token: string,
     ids: PerUseIds,
     amountMicros: number,
     requests: number,
-    sealed = seal(owner, ids.jti, token),
+    sealed: SealedAnswer = store.sealToken(owner, ids.jti, token),
   ) => {
-    const [settledBeforeMicros = 0] = await backend.readCounters([settledWindow(owner, ids).key], now());
+    const settledBeforeMicros = await store.readSettled(owner, ids, now());
     const record: OpenRecord = { token: sealed, sub: ids.sub, expiresAt: ids.expiresAt, sendingMicros: amountMicros, settledBeforeMicros };
-    await backend.records.setItem(openKey(owner, ids.jti), record);
+    await store.writeOpen(owner, ids.jti, record);
     try {
       const result = await network.charge(token, amountMicros);
       logger.info("per-use charges sent", { jti: ids.jti, sub: ids.sub, requests, charged_usd_micros: result.chargedMicros });
@@ -132,8 +112,8 @@ export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatche
       });
     }
     // Settled whatever the answer: a refused amount is the operator's to chase, never re-sent.
-    await backend.consume([settledWindow(owner, ids)], amountMicros, now());
-    await backend.records.setItem(openKey(owner, ids.jti), { ...record, sendingMicros: 0 });
+    await store.addSettled(owner, ids, amountMicros, now());
+    await store.writeOpen(owner, ids.jti, { ...record, sendingMicros: 0 });
   };
 
   const sendAll = async (batch: Map<string, Pending>) => {
@@ -161,34 +141,29 @@ export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatche
     return send(batch);
   };
 
-  const heartbeat = () => backend.records.setItem(`peruse:alive:${instance}`, { at: Date.now() });
+  const heartbeat = () => store.beat(instance, Date.now());
 
   const reconcileInstance = async (owner: string) => {
-    const claim = await backend.insertOnce(`peruse:reconciling:${owner}`, instance, Date.now() + staleMs, Date.now());
-    if (!claim.created) return;
-    const prefix = `peruse:open:${owner}:`;
-    for (const key of await backend.records.getKeys(prefix)) {
-      const record = await backend.records.getItem<OpenRecord>(key);
-      const jti = key.slice(key.lastIndexOf(":") + 1);
+    if (!(await store.claimReconciliation(owner, instance, Date.now() + staleMs, Date.now()))) return;
+    for (const open of await store.listOpen(owner)) {
+      const record = await open.read();
+      const jti = open.jti;
       if (!record) continue;
       const ids = { jti, sub: record.sub, expiresAt: record.expiresAt };
       if (record.sendingMicros > 0) {
-        const [settledNow = 0] = await backend.readCounters([settledWindow(owner, ids).key], now());
+        const settledNow = await store.readSettled(owner, ids, now());
         if (record.settledBeforeMicros === undefined || settledNow === record.settledBeforeMicros) {
           logger.warn("per-use charge interrupted by a crash; counted as charged, check the network's records", {
             jti,
             sub: record.sub,
             amount_usd_micros: record.sendingMicros,
           });
-          await backend.consume([settledWindow(owner, ids)], record.sendingMicros, now());
+          await store.addSettled(owner, ids, record.sendingMicros, now());
         }
       }
-      const [reserved, settled] = await backend.readCounters(
-        [countWindow("payreserved", owner, ids).key, settledWindow(owner, ids).key],
-        now(),
-      );
-      const unsent = reserved! - settled!;
-      const token = openAnswer<string>(record.token, options.sealingSecret, key);
+      const { reservedMicros, settledMicros } = await store.readReservedAndSettled(owner, ids, now());
+      const unsent = reservedMicros - settledMicros;
+      const token = open.openToken(record.token);
       if (token === null) {
         logger.error("per-use record cannot be opened (the network API key changed?); reconcile by hand", {
           jti,
@@ -199,19 +174,18 @@ export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatche
         await sendOne(owner, token, ids, unsent, 0, record.token);
         logger.info("per-use charges reconciled after a crash", { jti, sub: record.sub, charged_usd_micros: unsent });
       }
-      await backend.records.removeItem(key);
+      await open.remove();
     }
-    await backend.records.removeItem(`peruse:alive:${owner}`);
+    await store.removeHeartbeat(owner);
   };
 
   let reconciling: Promise<void> | null = null;
   const reconcile = () =>
     (reconciling ??= (async () => {
       try {
-        for (const key of await backend.records.getKeys("peruse:alive:")) {
-          const owner = key.slice(key.lastIndexOf(":") + 1);
+        for (const { owner, heartbeat: lastBeat } of await store.listInstances()) {
           if (owner === instance) continue;
-          const alive = await backend.records.getItem<{ at: number }>(key);
+          const alive = await lastBeat();
           if (alive && Date.now() - alive.at > staleMs) await reconcileInstance(owner);
         }
       } catch (error) {
@@ -226,7 +200,7 @@ export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatche
     for (const [jti, entry] of tracked) {
       if (now() < entry.expiresAt + CHARGE_WINDOW_MS || pending.has(jti)) continue;
       tracked.delete(jti);
-      await backend.records.removeItem(openKey(instance, jti));
+      await store.removeOpen(instance, jti);
     }
   };
   let ticks = 0;
@@ -241,13 +215,18 @@ export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatche
   void heartbeat().catch(() => {});
 
   return {
-    reservedWindow: (ids) => countWindow("payreserved", instance, ids),
+    reservedWindow: (ids) => store.reservedWindow(instance, ids),
     track(token, ids) {
       let entry = tracked.get(ids.jti);
       if (!entry) {
-        const record: OpenRecord = { token: seal(instance, ids.jti, token), sub: ids.sub, expiresAt: ids.expiresAt, sendingMicros: 0 };
+        const record: OpenRecord = {
+          token: store.sealToken(instance, ids.jti, token),
+          sub: ids.sub,
+          expiresAt: ids.expiresAt,
+          sendingMicros: 0,
+        };
         // The heartbeat goes first, so a record is never found without its instance's heartbeat.
-        const done = heartbeat().then(() => backend.records.setItem(openKey(instance, ids.jti), record));
+        const done = heartbeat().then(() => store.writeOpen(instance, ids.jti, record));
         done.catch(() => tracked.delete(ids.jti));
         tracked.set(ids.jti, (entry = { done, expiresAt: ids.expiresAt }));
       }
@@ -274,8 +253,8 @@ export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatche
       await reconciling;
       // Everything reserved here is settled: nothing is left for another instance to reconcile.
       try {
-        for (const jti of tracked.keys()) await backend.records.removeItem(openKey(instance, jti));
-        await backend.records.removeItem(`peruse:alive:${instance}`);
+        for (const jti of tracked.keys()) await store.removeOpen(instance, jti);
+        await store.removeHeartbeat(instance);
       } catch (error) {
         logger.warn("per-use records not removed at shutdown; reconciliation will find nothing to charge", {
           reason: (error as Error).message,

@@ -19,11 +19,7 @@ import type { CounterWindow } from "../../../state/storage/backend.ts";
 import { howToPay, type VerifiedPayToken } from "../providers/agent-network.ts";
 import type { PurchaseRecord } from "../purchases/purchase-store.ts";
 import { formatUsdExact as formatUsd } from "../purchases/usd-decimal.ts";
-
-/** Sellers may charge a token up to 24 h after its `exp`. */
-export const CHARGE_WINDOW_MS = 24 * 3600_000;
-/** The ledger (and the batched charges' counters) outlive the charge window. */
-export const LEDGER_GRACE_MS = CHARGE_WINDOW_MS + 3600_000;
+import { createTokenLedgerStore } from "./token-ledger-store.ts";
 
 /**
  * Reserves `amountMicros` of the token, refusing with 402 once `limitMicros` would be passed.
@@ -38,14 +34,14 @@ export async function reserveFromLedger(
   now: number,
   alongside: CounterWindow[] = [],
 ): Promise<{ spentMicros: number }> {
-  const result = await deps.backend.consume([_ledgerWindow(ledgerHoldOf(token), limitMicros), ...alongside], amountMicros, now);
+  const result = await createTokenLedgerStore(deps.backend).reserve(ledgerHoldOf(token), amountMicros, limitMicros, now, alongside);
   if (!result.admitted) {
     throw apiError("payment_token_depleted", {
-      detail: `This token has ${formatUsd(Math.max(0, limitMicros - result.counts[0]!))} left of what it may spend here; ${formatUsd(amountMicros)} is needed.`,
+      detail: `This token has ${formatUsd(Math.max(0, limitMicros - result.spentMicros))} left of what it may spend here; ${formatUsd(amountMicros)} is needed.`,
       extra: { needed_usd_micros: amountMicros, unlock: howToPay() },
     });
   }
-  return { spentMicros: result.counts[0]! };
+  return { spentMicros: result.spentMicros };
 }
 
 /** What a purchase records (`PurchaseRecord.ledger_hold`) before it holds part of a token's ledger. */
@@ -58,12 +54,13 @@ export function ledgerHoldOf(token: VerifiedPayToken): NonNullable<PurchaseRecor
  * error) finds its own hold and reserves nothing more. Refuses like `reserveFromLedger`.
  */
 export async function holdForPurchase(deps: AppDeps, token: VerifiedPayToken, record: PurchaseRecord, now: number): Promise<void> {
-  const hold = _holdWindow(record.id, ledgerHoldOf(token), record.amount_usd_micros);
+  const ledger = createTokenLedgerStore(deps.backend);
+  const hold = ledger.holdWindow(record.id, ledgerHoldOf(token), record.amount_usd_micros);
   try {
     await reserveFromLedger(deps, token, record.amount_usd_micros, token.valueMicros, now, [hold]);
   } catch (error) {
-    const [held] = await deps.backend.readCounters([hold.key], now);
-    if (held! >= record.amount_usd_micros) return;
+    const held = await ledger.held(record.id, ledgerHoldOf(token), now);
+    if (held >= record.amount_usd_micros) return;
     throw error;
   }
 }
@@ -75,10 +72,10 @@ export async function holdForPurchase(deps: AppDeps, token: VerifiedPayToken, re
  */
 export async function returnPurchaseHold(deps: Pick<AppDeps, "backend">, record: PurchaseRecord, now: number): Promise<void> {
   if (!record.ledger_hold || record.amount_usd_micros <= 0) return;
-  const hold = _holdWindow(record.id, record.ledger_hold, record.amount_usd_micros);
-  const [held] = await deps.backend.readCounters([hold.key], now);
-  if (held! < record.amount_usd_micros) return;
-  await deps.backend.consume([_ledgerWindow(record.ledger_hold, Number.POSITIVE_INFINITY), hold], -record.amount_usd_micros, now);
+  const ledger = createTokenLedgerStore(deps.backend);
+  const held = await ledger.held(record.id, record.ledger_hold, now);
+  if (held < record.amount_usd_micros) return;
+  await ledger.giveBackHold(record.id, record.ledger_hold, record.amount_usd_micros, now);
 }
 
 /** Gives back what a per-use read reserved when the network refused its charge (nothing moved). */
@@ -88,16 +85,5 @@ export async function returnToLedger(
   amountMicros: number,
   now: number,
 ): Promise<void> {
-  await deps.backend.consume([_ledgerWindow(ledgerHoldOf(token), Number.POSITIVE_INFINITY)], -amountMicros, now);
-}
-
-// --- Internal helpers ---
-
-function _ledgerWindow(hold: { jti: string; expires_at: number }, limit: number): CounterWindow {
-  return { key: `payledger:${hold.jti}`, limit, expiresAt: hold.expires_at + LEDGER_GRACE_MS };
-}
-
-/** Ends in the token id, so on a Redis Cluster it shares the ledger's slot. */
-function _holdWindow(purchaseId: string, hold: { jti: string; expires_at: number }, amountMicros: number): CounterWindow {
-  return { key: `payhold:${purchaseId}:${hold.jti}`, limit: amountMicros, expiresAt: hold.expires_at + LEDGER_GRACE_MS };
+  await createTokenLedgerStore(deps.backend).giveBack(ledgerHoldOf(token), amountMicros, now);
 }

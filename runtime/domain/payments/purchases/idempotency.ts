@@ -17,7 +17,7 @@ import type { AppDeps } from "../../../deps.ts";
 import { apiError } from "../../../shared/errors.ts";
 import { foldIdentifier } from "../../accounts/identifier.ts";
 import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
-import { digestOf } from "./checkout-order.ts";
+import { type ClaimScope, createIdempotencyStore } from "./idempotency-store.ts";
 import { newPurchaseId } from "./purchase-flow.ts";
 
 export interface SavedResponse {
@@ -77,7 +77,7 @@ export function scopeIdempotencyKey(
  */
 export async function claimPurchase(
   deps: AppDeps,
-  scope: "idem" | "x402",
+  scope: ClaimScope,
   key: string,
   fingerprint: string,
   now: number,
@@ -88,22 +88,20 @@ export async function claimPurchase(
 /** As `claimPurchase`, and the fingerprint of the request that holds the claim (ours when taken or found). */
 export async function claimOrHolder(
   deps: AppDeps,
-  scope: "idem" | "x402",
+  scope: ClaimScope,
   key: string,
   fingerprint: string,
   now: number,
 ): Promise<{ claim: PurchaseClaim | null; heldBy: string }> {
-  const slot = `${scope}:${digestOf(scope, key)}`;
-  const proposed = `${fingerprint} ${newPurchaseId()}`;
-  const claim = await deps.backend.insertOnce(slot, proposed, now + CLAIM_MS, now);
-  const [storedFingerprint = "", purchaseId] = claim.value.split(" ");
-  if (storedFingerprint !== fingerprint || !purchaseId) return { claim: null, heldBy: storedFingerprint };
-  return { claim: { slot, value: claim.value, purchaseId, created: claim.created }, heldBy: storedFingerprint };
+  const stored = await createIdempotencyStore(deps.backend).claim(scope, key, fingerprint, newPurchaseId(), now + CLAIM_MS, now);
+  const { slot, value, created, purchaseId } = stored;
+  if (stored.fingerprint !== fingerprint || !purchaseId) return { claim: null, heldBy: stored.fingerprint };
+  return { claim: { slot, value, purchaseId, created }, heldBy: stored.fingerprint };
 }
 
 /** Frees a claim (compare-and-delete: never one a later request took). */
 export async function releaseClaim(deps: AppDeps, claim: PurchaseClaim): Promise<void> {
-  await deps.backend.removeOnce(claim.slot, claim.value);
+  await createIdempotencyStore(deps.backend).release(claim);
 }
 
 /** The 422 for an Idempotency-Key sent again with another request. */

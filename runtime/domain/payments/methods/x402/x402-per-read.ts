@@ -35,6 +35,7 @@ import { formatUsdExact } from "../../purchases/usd-decimal.ts";
 import type { PerUse, PerUseGrant, PresentedPayment } from "../payment-method.ts";
 import { presentedX402Payment, x402PaymentId, x402PaymentSecret, x402PaymentToken } from "./checkout-http402.ts";
 import { readResource } from "./x402-read-resource.ts";
+import { createX402ReadStore } from "./x402-read-store.ts";
 import { type DecodedPayment, encodeRequiredHeader, encodeResponseHeader, mismatchReason, type Requirements } from "./x402-requirements.ts";
 import { settleOnce } from "./x402-settle-outcome.ts";
 
@@ -43,15 +44,6 @@ export const MCP_PAYMENT_META = "x402/payment";
 const MCP_PAYMENT_RESPONSE_META = "x402/payment-response";
 
 const NONCE_USED = "invalid_exact_evm_payload_authorization_nonce_used";
-
-interface ReadRecord {
-  state: "settling" | "served";
-  /** Digest of the payment's signature: another signature over the same authorization is not this payment. */
-  signature: string;
-  payment?: DecodedPayment;
-  requirements?: Requirements;
-  transaction?: string;
-}
 
 export const x402PerUse: PerUse = {
   presented({ headers, url, meta }) {
@@ -128,15 +120,13 @@ async function authorizeX402Read(deps: AppDeps, presented: PresentedPayment, now
   const payment = presentedX402Payment(presented.token)!;
   const id = digestOf("x402-read", await x402PaymentId(x402, payment));
   const signature = digestOf("x402-signature", x402PaymentSecret(payment));
-  const leaseKey = `x402read:lease:${id}`;
-  const recordKey = `x402read:${id}`;
+  const store = createX402ReadStore(deps.backend);
   const holder = randomUUID();
-  const lease = await deps.backend.insertOnce(leaseKey, holder, now + 2 * deps.config.payments.timeoutMs + 5_000, now);
-  if (!lease.created)
+  if (!(await store.lease(id, holder, now + 2 * deps.config.payments.timeoutMs + 5_000, now)))
     throw apiError("payment_in_progress", { detail: "This payment is paying for a read right now; one payment pays for one read." });
-  const release = () => deps.backend.removeOnce(leaseKey, holder).catch(() => false);
+  const release = () => store.unlease(id, holder).catch(() => false);
   try {
-    const record = await deps.backend.records.getItem<ReadRecord>(recordKey);
+    const record = await store.get(id);
     if (record && (record.state === "served" || record.signature !== signature)) throw refuse(NONCE_USED);
     const settleAgain = record?.state === "settling" && record.payment && record.requirements ? record : null;
     if (!settleAgain) {
@@ -153,7 +143,7 @@ async function authorizeX402Read(deps: AppDeps, presented: PresentedPayment, now
     return {
       charge: async (chargeDeps) => {
         try {
-          return await _settle(chargeDeps, recordKey, signature, toSettle, settleAgain !== null, responseHeader, refuse);
+          return await _settle(chargeDeps, id, signature, toSettle, settleAgain !== null, responseHeader, refuse);
         } finally {
           await release();
         }
@@ -168,16 +158,16 @@ async function authorizeX402Read(deps: AppDeps, presented: PresentedPayment, now
 /** Record, settle, mark served: the answer's payment header, or a throw (nothing is served). */
 async function _settle(
   deps: AppDeps,
-  recordKey: string,
+  id: string,
   signature: string,
   { payment, requirements }: { payment: DecodedPayment; requirements: Requirements },
   attemptedBefore: boolean,
   responseHeader: string,
   refuse: (reason: string, headers?: Record<string, string>) => Error,
 ): Promise<Record<string, string>> {
-  const records = deps.backend.records;
+  const store = createX402ReadStore(deps.backend);
   // Durable before the one irreversible call: a lost answer leaves it, and the retry settles again.
-  if (!attemptedBefore) await records.setItem<ReadRecord>(recordKey, { state: "settling", signature, payment, requirements });
+  if (!attemptedBefore) await store.recordSettling(id, signature, payment, requirements);
   failpoint(deps.config, "perread:recorded");
   const outcome = await settleOnce(deps.payments.x402!, payment, requirements, attemptedBefore);
   failpoint(deps.config, "perread:settled");
@@ -188,7 +178,7 @@ async function _settle(
         reason: outcome.failure.errorReason,
       });
     // Refused: nothing moved, so the authorization is the payer's again.
-    await records.removeItem(recordKey);
+    await store.remove(id);
     throw refuse(outcome.failure.errorReason, { [responseHeader]: encodeResponseHeader(outcome.failure) });
   }
   if (outcome.transaction === null)
@@ -196,7 +186,7 @@ async function _settle(
       payer: payment.authorization.from.toLowerCase(),
     });
   const transaction = outcome.transaction ?? "";
-  await records.setItem<ReadRecord>(recordKey, { state: "served", signature, transaction });
+  await store.recordServed(id, signature, transaction);
   failpoint(deps.config, "perread:served");
   deps.logger.info("x402 per-read settled", { payer: payment.authorization.from.toLowerCase(), transaction });
   const receipt = { success: true, transaction, network: payment.network as Network, payer: payment.authorization.from };
