@@ -9,7 +9,7 @@
  * missing is null: its method is listed unavailable and requests for it answer 503
  * `payment_provider_unavailable`.
  */
-import type { PaymentsConfig } from "../../../config.ts";
+import type { PaymentsConfig } from "../../runtime-config.ts";
 import { PAYMENT_METHOD_REGISTRY } from "../methods/registry.ts";
 
 /**

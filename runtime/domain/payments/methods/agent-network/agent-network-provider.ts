@@ -1,5 +1,5 @@
 /** agent_network's provider: the agent payment network's client (token checks and charges). */
-import type { PaymentsConfig } from "../../../../config.ts";
+import type { PaymentsConfig } from "../../../runtime-config.ts";
 import { type AgentNetworkProvider, createAgentNetworkProvider } from "../../providers/agent-network.ts";
 import type { MethodProvider } from "../../providers/create-providers.ts";
 

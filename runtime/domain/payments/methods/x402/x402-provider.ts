@@ -1,5 +1,5 @@
 /** x402's provider: the facilitator's client (verify and settle). */
-import type { PaymentsConfig } from "../../../../config.ts";
+import type { PaymentsConfig } from "../../../runtime-config.ts";
 import type { MethodProvider } from "../../providers/create-providers.ts";
 import { createX402Provider, type X402Provider } from "../../providers/http402.ts";
 
