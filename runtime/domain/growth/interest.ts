@@ -16,7 +16,6 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
-import type { AppDeps } from "../../deps.ts";
 import { apiError } from "../../shared/errors.ts";
 import type { InterestRequest } from "../../shared/schema/growth-requests.ts";
 import type { InterestRegisteredSchema, InterestSummarySchema } from "../../shared/schema/growth-responses.ts";
@@ -24,12 +23,13 @@ import { limitsInForce } from "../../state/releases/build-ref.ts";
 import { keyPart } from "../../state/storage/key-part.ts";
 import { interestList } from "../../state/storage/list-names.ts";
 import { readIdentifier } from "../accounts/identifier.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 
 /** Distinct proposed (uncatalogued) slugs kept; each costs one count per summary request. */
 export const PROPOSED_VERTICALS_MAX = 200;
 
 export async function registerInterest(
-  deps: AppDeps,
+  deps: DomainDeps,
   body: InterestRequest,
   client: string,
   now: number,
@@ -88,7 +88,7 @@ export async function registerInterest(
 }
 
 /** Every vertical without live content and every proposed slug, ranked by signals (ties: catalogue order, then proposal order). */
-export async function summarizeInterest(deps: AppDeps): Promise<Static<typeof InterestSummarySchema>> {
+export async function summarizeInterest(deps: DomainDeps): Promise<Static<typeof InterestSummarySchema>> {
   const build = deps.build.current;
   const proposed = await _proposedSlugs(deps);
   const unbuilt = [
@@ -119,7 +119,7 @@ const PROPOSED_PREFIX = "interest:proposed:";
 const PROPOSED_COUNTER = "interest:proposed-count";
 
 /** Registers a slug nobody listed: once per slug; refused when PROPOSED_VERTICALS_MAX are kept. */
-async function _propose(deps: AppDeps, slug: string, now: number): Promise<void> {
+async function _propose(deps: DomainDeps, slug: string, now: number): Promise<void> {
   const key = PROPOSED_PREFIX + slug;
   if (await deps.backend.records.hasItem(key)) return;
   // Claimed atomically before writing, so a burst of new slugs cannot pass the cap; two racers on
@@ -138,7 +138,7 @@ async function _propose(deps: AppDeps, slug: string, now: number): Promise<void>
   await deps.backend.records.setItem(key, { slug, at: new Date(now).toISOString() });
 }
 
-async function _proposedSlugs(deps: AppDeps): Promise<Array<{ slug: string; at: string }>> {
+async function _proposedSlugs(deps: DomainDeps): Promise<Array<{ slug: string; at: string }>> {
   const keys = await deps.backend.records.getKeys(PROPOSED_PREFIX);
   const items = await Promise.all(keys.map((k) => deps.backend.records.getItem<{ slug: string; at: string }>(k)));
   return items

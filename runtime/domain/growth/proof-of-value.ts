@@ -10,7 +10,6 @@
  */
 
 import type { Static } from "@sinclair/typebox";
-import type { AppDeps } from "../../deps.ts";
 import { apiError } from "../../shared/errors.ts";
 import type { PovRequest } from "../../shared/schema/growth-requests.ts";
 import type { PovAggregate, PovRecordedSchema } from "../../shared/schema/growth-responses.ts";
@@ -18,6 +17,7 @@ import { type KeyRecord, parseKeyString } from "../../shared/schema/keys.ts";
 import { POV_TRIAL_KEYS_LIST } from "../../state/storage/list-names.ts";
 import type { PresentedKey } from "../access/require-key.ts";
 import { foldIdentifier } from "../accounts/identifier.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 import { hashKey } from "../keys/key-secret.ts";
 
 export const HIGHLIGHT_TOP = 3;
@@ -40,7 +40,7 @@ export interface PovSubmission {
 }
 
 export async function submitProofOfValue(
-  deps: AppDeps,
+  deps: DomainDeps,
   caller: PresentedKey,
   body: PovRequest,
   now: number,
@@ -77,7 +77,7 @@ export interface PovAggregator {
  * recompute it per request: one computation is shared by concurrent readers and reused for
  * `ttlMs`; a submission on this instance invalidates it.
  */
-export function createPovAggregator(deps: Pick<AppDeps, "backend">, options: { ttlMs: number }): PovAggregator {
+export function createPovAggregator(deps: Pick<DomainDeps, "backend">, options: { ttlMs: number }): PovAggregator {
   let cached: { at: number; value: PovAggregate } | null = null;
   let inflight: Promise<PovAggregate> | null = null;
   let generation = 0;
@@ -109,7 +109,7 @@ export function createPovAggregator(deps: Pick<AppDeps, "backend">, options: { t
 }
 
 /** The public signal: computed from the current submission of every trial key. */
-export async function aggregateProofOfValue(deps: Pick<AppDeps, "backend">): Promise<PovAggregate> {
+export async function aggregateProofOfValue(deps: Pick<DomainDeps, "backend">): Promise<PovAggregate> {
   const keys = await deps.backend.records.getKeys("pov:sub:");
   const subs = (await Promise.all(keys.map((k) => deps.backend.records.getItem<PovSubmission>(k)))).filter(
     (s): s is PovSubmission => s !== null,
@@ -128,7 +128,7 @@ export async function aggregateProofOfValue(deps: Pick<AppDeps, "backend">): Pro
 
 // --- Internal helpers ---
 
-async function _resolveTrialKey(deps: AppDeps, trialKey: string): Promise<KeyRecord> {
+async function _resolveTrialKey(deps: DomainDeps, trialKey: string): Promise<KeyRecord> {
   const invalid = () =>
     apiError("trial_key_invalid", { errors: [{ pointer: "/trial_key", message: "must be a trial key issued by this service" }] });
   if (parseKeyString(trialKey) !== "trial") throw invalid();

@@ -16,7 +16,6 @@
 
 import { randomUUID } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
-import type { AppDeps } from "../../deps.ts";
 import { apiError } from "../../shared/errors.ts";
 import { formatUsd } from "../../shared/money.ts";
 import type { ReferralRequest } from "../../shared/schema/growth-requests.ts";
@@ -27,11 +26,12 @@ import { createCreditsStore } from "../../state/storage/credits-store.ts";
 import { keyPart } from "../../state/storage/key-part.ts";
 import type { PresentedKey } from "../access/require-key.ts";
 import { foldIdentifier, readIdentifier } from "../accounts/identifier.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 
 type ReferralLogged = Static<typeof ReferralLoggedSchema>;
 type ReferralEntry = ReferralLogged["referral"] & { account: string };
 
-export async function logReferral(deps: AppDeps, caller: PresentedKey, body: ReferralRequest, now: number): Promise<ReferralLogged> {
+export async function logReferral(deps: DomainDeps, caller: PresentedKey, body: ReferralRequest, now: number): Promise<ReferralLogged> {
   if (body.referring_key !== caller.key) {
     throw apiError("key_mismatch", {
       detail: "referring_key must be the key sent in X-Service-Key.",
@@ -72,7 +72,7 @@ export async function logReferral(deps: AppDeps, caller: PresentedKey, body: Ref
  * counted and credited to the referrer. Safe to call any number of times.
  */
 export async function qualifyReferral(
-  deps: Pick<AppDeps, "backend" | "build" | "config" | "logger">,
+  deps: Pick<DomainDeps, "backend" | "build" | "config" | "logger">,
   buyer: { agentId: string | null; account: string; purchaseId: string },
   now: number,
 ): Promise<void> {
@@ -95,7 +95,7 @@ export function referrerAccountOf(record: KeyRecord): string {
 // --- Internal helpers ---
 
 async function _credit(
-  deps: Pick<AppDeps, "backend" | "build" | "config" | "logger">,
+  deps: Pick<DomainDeps, "backend" | "build" | "config" | "logger">,
   entry: ReferralEntry,
   purchaseId: string,
   now: number,
@@ -142,12 +142,12 @@ async function _credit(
   deps.logger.info("referral qualified", { referral_id: entry.id, purchase_id: purchaseId, status: done.status });
 }
 
-async function _balance(deps: AppDeps, account: string) {
+async function _balance(deps: DomainDeps, account: string) {
   const balance = await createCreditsStore(deps.backend).balance(account);
   return { usd_micros: balance, amount: formatUsd(balance), applies: "next_renewal" as const };
 }
 
-async function _cycle(deps: AppDeps, account: string, now: number) {
+async function _cycle(deps: DomainDeps, account: string, now: number) {
   const limits = limitsInForce(deps);
   const { id } = _cycleOf(now);
   const [credited] = await deps.backend.readCounters([`referral-cap:${keyPart(account)}:${id}`], now);

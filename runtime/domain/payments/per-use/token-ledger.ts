@@ -13,9 +13,9 @@
  * moves in the same atomic step and admits the amount once, so a retry that finds the purchase
  * still `reserved` (a store error cut it off after the ledger moved) never reserves twice.
  */
-import type { AppDeps } from "../../../deps.ts";
 import { apiError } from "../../../shared/errors.ts";
 import type { CounterWindow } from "../../../state/storage/backend.ts";
+import type { DomainDeps } from "../../domain-deps.ts";
 import { howToPay, type VerifiedPayToken } from "../providers/agent-network.ts";
 import type { PurchaseRecord } from "../purchases/purchase-store.ts";
 import { formatUsdExact as formatUsd } from "../purchases/usd-decimal.ts";
@@ -31,7 +31,7 @@ export const LEDGER_GRACE_MS = CHARGE_WINDOW_MS + 3600_000;
  * bookkeeping).
  */
 export async function reserveFromLedger(
-  deps: AppDeps,
+  deps: DomainDeps,
   token: VerifiedPayToken,
   amountMicros: number,
   limitMicros: number,
@@ -57,7 +57,7 @@ export function ledgerHoldOf(token: VerifiedPayToken): NonNullable<PurchaseRecor
  * Reserves the purchase's amount of the token once per purchase: a repeat (a retry after a store
  * error) finds its own hold and reserves nothing more. Refuses like `reserveFromLedger`.
  */
-export async function holdForPurchase(deps: AppDeps, token: VerifiedPayToken, record: PurchaseRecord, now: number): Promise<void> {
+export async function holdForPurchase(deps: DomainDeps, token: VerifiedPayToken, record: PurchaseRecord, now: number): Promise<void> {
   const hold = _holdWindow(record.id, ledgerHoldOf(token), record.amount_usd_micros);
   try {
     await reserveFromLedger(deps, token, record.amount_usd_micros, token.valueMicros, now, [hold]);
@@ -73,7 +73,7 @@ export async function holdForPurchase(deps: AppDeps, token: VerifiedPayToken, re
  * so a repeat finds the hold empty and gives nothing twice (the caller holds the purchase's lease).
  * A purchase that never reached the ledger holds nothing and gets nothing back.
  */
-export async function returnPurchaseHold(deps: Pick<AppDeps, "backend">, record: PurchaseRecord, now: number): Promise<void> {
+export async function returnPurchaseHold(deps: Pick<DomainDeps, "backend">, record: PurchaseRecord, now: number): Promise<void> {
   if (!record.ledger_hold || record.amount_usd_micros <= 0) return;
   const hold = _holdWindow(record.id, record.ledger_hold, record.amount_usd_micros);
   const [held] = await deps.backend.readCounters([hold.key], now);
@@ -83,7 +83,7 @@ export async function returnPurchaseHold(deps: Pick<AppDeps, "backend">, record:
 
 /** Gives back what a per-use read reserved when the network refused its charge (nothing moved). */
 export async function returnToLedger(
-  deps: Pick<AppDeps, "backend">,
+  deps: Pick<DomainDeps, "backend">,
   token: VerifiedPayToken,
   amountMicros: number,
   now: number,
