@@ -8,10 +8,13 @@
  * here only what the wiring alone uses. No file below the wiring imports this one.
  */
 
+import type { ChargeBatcher } from "./domain/payments/per-use/charge-batcher.ts";
 import type { EdgeDeps } from "./edges/edge-deps.ts";
 import type { Tracing } from "./edges/tracing/tracing.ts";
 
 export interface AppDeps extends EdgeDeps {
+  /** The whole batcher, which the wiring also flushes, reconciles and closes; the domain sees its `PerUseCharges` part. */
+  readonly perUseCharges?: ChargeBatcher;
   /** OpenTelemetry spans (OTEL_EXPORTER_OTLP_ENDPOINT); absent, nothing is traced and nothing is wrapped. */
   readonly tracing?: Tracing;
 }

@@ -10,13 +10,12 @@ import type { Clock } from "../shared/clock.ts";
 import type { ListenAddress } from "../shared/http/listen-address.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { BuildRef } from "../state/releases/build-ref.ts";
-import type { StateBackend } from "../state/storage/backend.ts";
+import type { CounterWindow, StateBackend } from "../state/storage/backend.ts";
 import type { ClientLimiter } from "../state/storage/client-limiter.ts";
 import type { KeysStore } from "../state/storage/keys-store.ts";
 import type { LayerSelector } from "./layers/select-layers.ts";
 import type { AnonymousLimiter } from "./metering/anonymous-limit.ts";
-import type { ChargeBatcher } from "./payments/per-use/charge-batcher.ts";
-import type { PaymentProviders } from "./payments/providers/create-providers.ts";
+import type { PaymentProviders } from "./payments/providers/payment-providers.ts";
 import type { RuntimeConfig } from "./runtime-config.ts";
 import type { AnswerSigner } from "./signing/answer-signer.ts";
 
@@ -31,7 +30,7 @@ export interface DomainDeps {
   /** Checkout and per-use payment providers; a null member is an unconfigured method. */
   readonly payments: PaymentProviders;
   /** Per-use charges summed per token and sent every PER_USE_CHARGE_BATCH_MS; absent, each is sent at once. */
-  readonly perUseCharges?: ChargeBatcher;
+  readonly perUseCharges?: PerUseCharges;
   /** Where the server listens (PORT=0 picks the port at start): what `publicBaseUrl()` falls back to. */
   readonly address: ListenAddress;
   /** Services the routes share, created once per app (free-read limits, the layer selection cache). */
@@ -55,4 +54,29 @@ export interface SharedServices {
   readonly layers: LayerSelector;
   /** Signs dynamic answers and lists the published keys (`config.signing`; a key made at start without SIGNING_KEY). */
   readonly signer: AnswerSigner;
+}
+
+/**
+ * What the domain asks of the per-use charge batcher (payments/per-use/charge-batcher.ts, whose
+ * `ChargeBatcher` also flushes, reconciles and closes for the wiring). Declared here rather than
+ * imported, as the batcher's file imports the token ledger, which takes these deps: the deps would
+ * close a circle of types through them.
+ */
+export interface PerUseCharges {
+  /** The count-only window to reserve together with the ledger, so this instance's share is durable. */
+  reservedWindow(ids: PerUseTokenIds): CounterWindow;
+  /** Makes the token known durably (once per token), before its first retrieval is served. */
+  track(token: string, ids: PerUseTokenIds): Promise<void>;
+  /** Queues one reserved retrieval's price for the token's next charge. */
+  add(token: string, ids: PerUseTokenIds, amountMicros: number): void;
+  /** True when a batched charge of this token was refused: serve it nothing more. */
+  refused(jti: string): boolean;
+}
+
+/** A per-use token's ids, as the batcher keys its records (`PerUseIds` in charge-batcher.ts). */
+interface PerUseTokenIds {
+  jti: string;
+  sub: string;
+  /** Epoch ms of the token's `exp`. */
+  expiresAt: number;
 }

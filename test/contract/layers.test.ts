@@ -86,6 +86,18 @@ describe("contract: layers", () => {
     expect(circles(runtime.filter((e) => !e.typeOnly))).toEqual([]);
   });
 
+  it("the injected deps and the config's shape are in no import circle, types included", () => {
+    // Each names the services it holds; a service's file that took the deps would close a circle of
+    // types through them, so the deps name a narrow interface instead (domain/domain-deps.ts).
+    const declarations = [
+      "runtime/deps.ts",
+      "runtime/edges/edge-deps.ts",
+      "runtime/domain/domain-deps.ts",
+      "runtime/domain/runtime-config.ts",
+    ];
+    expect(circles(runtime).filter((circle) => circle.some((file) => declarations.includes(file)))).toEqual([]);
+  });
+
   it("build/ imports only the shared layer of the runtime", () => {
     const offenders = edgesOf(["build"]).filter(
       (e) => e.to.startsWith("runtime/") && layerOf(e.to, declaration)?.layer.name !== declaration.buildImports,

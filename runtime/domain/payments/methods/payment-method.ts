@@ -14,7 +14,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
 import type { DomainDeps } from "../../domain-deps.ts";
-import type { MethodProvider } from "../providers/create-providers.ts";
+import type { MethodProvider } from "../providers/payment-providers.ts";
 import type { CheckoutOrder } from "../purchases/checkout-order.ts";
 import type { SavedResponse } from "../purchases/idempotency.ts";
 import type { ChargeReceipt } from "../purchases/purchase-flow.ts";

@@ -4,11 +4,11 @@
  */
 import type { PaymentsConfig } from "../../../runtime-config.ts";
 import { type CardProvider, createStripeCardProvider } from "../../providers/card.ts";
-import type { MethodProvider } from "../../providers/create-providers.ts";
 import { createRelayKeyDelivery, type KeyDelivery } from "../../providers/key-delivery.ts";
+import type { MethodProvider } from "../../providers/payment-providers.ts";
 import { createSmtpKeyDelivery } from "../../providers/smtp-delivery.ts";
 
-declare module "../../providers/create-providers.ts" {
+declare module "../../providers/payment-providers.ts" {
   interface PaymentProviders {
     card: { stripe: CardProvider; delivery: KeyDelivery | null; sealSecret: string } | null;
   }
