@@ -2,29 +2,17 @@
  * Services the routes share, created once per app and injected with the other dependencies rather
  * than made inside each route: the per-client limits of free reads, the signer of answers and the
  * cache of layer selections (signed once when derived). Each surface keeps its own free-read count (GET /api/demo, GET /api/search, POST
- * /mcp, the pages), as each has its own `ANON_RATE_PER_MINUTE` allowance per client.
+ * /mcp, the pages), as each has its own `ANON_RATE_PER_MINUTE` allowance per client. Their shape,
+ * `SharedServices`, is declared in domain/domain-deps.ts, where the domain and the edges that use
+ * them can name it.
  */
 import type { RuntimeConfig } from "./config.ts";
-import { createLayerSelector, type LayerSelector } from "./domain/layers/select-layers.ts";
-import { type AnonymousLimiter, createAnonymousLimiter } from "./domain/metering/anonymous-limit.ts";
-import { type AnswerSigner, createAnswerSigner } from "./domain/signing/answer-signer.ts";
+import type { SharedServices } from "./domain/domain-deps.ts";
+import { createLayerSelector } from "./domain/layers/select-layers.ts";
+import { createAnonymousLimiter } from "./domain/metering/anonymous-limit.ts";
+import { createAnswerSigner } from "./domain/signing/answer-signer.ts";
 import type { StateBackend } from "./state/storage/backend.ts";
-import { type ClientLimiter, createClientLimiter } from "./state/storage/client-limiter.ts";
-
-export interface SharedServices {
-  /** Every per-client limit (storage/client-limiter.ts); one per app, as free reads count in its memory on SQLite. */
-  readonly limits: ClientLimiter;
-  readonly freeReads: {
-    readonly demo: AnonymousLimiter;
-    readonly search: AnonymousLimiter;
-    readonly mcp: AnonymousLimiter;
-    readonly pages: AnonymousLimiter;
-  };
-  /** Node artifacts narrowed to `layers=`, shared by GET /api/demo and MCP get_node. */
-  readonly layers: LayerSelector;
-  /** Signs dynamic answers and lists the published keys (`config.signing`; a key made at start without SIGNING_KEY). */
-  readonly signer: AnswerSigner;
-}
+import { createClientLimiter } from "./state/storage/client-limiter.ts";
 
 /** Selections kept: 15 per node variant at most, so this covers the hot set of a large vertical. */
 const LAYER_CACHE_ENTRIES = 512;

@@ -18,8 +18,6 @@ export interface LayerDeclaration {
   readonly layers: readonly Layer[];
   /** The one layer build/ may import. */
   readonly buildImports: string;
-  /** Files a lower layer may still import upward, for types only: the debt left through the injected deps. */
-  readonly typeOnlyUpward: readonly string[];
 }
 
 export const LAYERS_FILE = "runtime/import-layers.json";

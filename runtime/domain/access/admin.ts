@@ -4,10 +4,10 @@
  */
 
 import type { H3Event } from "h3";
-import type { AppDeps } from "../../deps.ts";
 import { apiError, isApiError } from "../../shared/errors.ts";
 import { clientAddress } from "../../shared/http/client-address.ts";
 import { type AuditContext, adminActor } from "../audit/audit-log.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 import { secretsEqual } from "../keys/key-secret.ts";
 
 export function assertAdmin(headers: Headers, adminKey: string | undefined): void {
@@ -31,7 +31,7 @@ export function assertAdmin(headers: Headers, adminKey: string | undefined): voi
  * than `limit` guesses were wrong waits for a slot to come back (right bearers in flight hold
  * them for a moment), so an operator issuing keys in parallel is never refused for it.
  */
-export async function guardAdmin(deps: Pick<AppDeps, "clock" | "config" | "shared">, event: H3Event): Promise<void> {
+export async function guardAdmin(deps: Pick<DomainDeps, "clock" | "config" | "shared">, event: H3Event): Promise<void> {
   const auth = event.req.headers.get("authorization");
   if (!auth || !/^bearer\s+\S/i.test(auth)) throw apiError("admin_auth_missing");
   const now = deps.clock.now();
@@ -65,7 +65,7 @@ export async function guardAdmin(deps: Pick<AppDeps, "clock" | "config" | "share
 }
 
 /** The audit context of an admin request: its bearer (already checked) named by a digest prefix. */
-export function adminAudit(deps: Pick<AppDeps, "backend">, event: H3Event): AuditContext {
+export function adminAudit(deps: Pick<DomainDeps, "backend">, event: H3Event): AuditContext {
   return {
     backend: deps.backend,
     actor: adminActor(

@@ -12,10 +12,10 @@
  * Each path adds only what is its own: REST its 304 and HEAD, MCP its unlock hint, evaluate its
  * facts, the pages their cookie.
  */
-import type { AppDeps } from "../../deps.ts";
 import { apiError } from "../../shared/errors.ts";
 import type { Limits, ResolvedVertical } from "../../shared/schema/catalog.ts";
 import type { Artifact, Artifacts, NodeMeta, NodeVariant } from "../../state/releases/artifacts.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 import type { PerUseGrant } from "../payments/methods/payment-method.ts";
 import { authorizeRead } from "../payments/methods/per-use-read.ts";
 import type { Caller, Reader } from "./credentials.ts";
@@ -65,7 +65,7 @@ export function findNode(build: Artifacts, vertical: ResolvedVertical, nodeId: s
 }
 
 /** Plans a read of one node or index: the decision (a refusal is thrown), the free-read limit, the pay token. */
-export async function planRead(deps: AppDeps, request: ReadRequest, now: number): Promise<ReadPlan> {
+export async function planRead(deps: DomainDeps, request: ReadRequest, now: number): Promise<ReadPlan> {
   const { build, vertical, meta, reader } = request;
   const { caller, credentialProblem } = reader;
   // The pinned build's limits, not the current ones: a release swapped in since the request began must not mix in.
@@ -97,7 +97,7 @@ export async function planRead(deps: AppDeps, request: ReadRequest, now: number)
  * unlocked (`decideSearchMeter`), else free. Free searches are bounded by the route (anonymous
  * callers only), before the query is parsed.
  */
-export async function planSearch(deps: AppDeps, caller: Caller, scope: readonly ResolvedVertical[], now: number): Promise<ReadSession> {
+export async function planSearch(deps: DomainDeps, caller: Caller, scope: readonly ResolvedVertical[], now: number): Promise<ReadSession> {
   const meter = decideSearchMeter(caller, scope);
   const limits = deps.build.limits;
   const begun = _begin(deps, caller, meter, undefined, now);
@@ -116,7 +116,7 @@ export function planArtifact(plan: ReadPlan, lean: boolean): Promise<Artifact> {
 
 /** Counts a free read, or verifies the pay token that pays; null when there is nothing to do (a key's read). */
 function _begin(
-  deps: AppDeps,
+  deps: DomainDeps,
   caller: Caller,
   meter: ReadMeter,
   freeRead: (() => void | Promise<void>) | undefined,

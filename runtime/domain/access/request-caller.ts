@@ -8,9 +8,9 @@
  * /api/keys, the site's cookie only on the pages); each choice is resolved at most once per request.
  */
 import type { H3Event } from "h3";
-import type { AppDeps } from "../../deps.ts";
 import { requestContext } from "../../shared/http/context.ts";
 import type { KeyRecord } from "../../shared/schema/keys.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 import { type Caller, type PresentedCredentials, type Reader, readCredentials, resolveCaller, toReader } from "./credentials.ts";
 
 export interface CallerOptions {
@@ -37,7 +37,7 @@ declare module "h3" {
 }
 
 /** The request's caller slot, created on its first ask: a request that never needs credentials never looks a key up. */
-export function requestCaller(event: H3Event, deps: Pick<AppDeps, "keys" | "clock">): RequestCaller {
+export function requestCaller(event: H3Event, deps: Pick<DomainDeps, "keys" | "clock">): RequestCaller {
   return (event.context.caller ??= new _CallerSlot(event, deps));
 }
 
@@ -58,9 +58,9 @@ class _CallerSlot implements RequestCaller {
   readonly #presented = new Map<string, PresentedCredentials>();
   readonly #resolved = new Map<string, Caller | Promise<Caller>>();
   readonly #event: H3Event;
-  readonly #deps: Pick<AppDeps, "keys" | "clock">;
+  readonly #deps: Pick<DomainDeps, "keys" | "clock">;
 
-  constructor(event: H3Event, deps: Pick<AppDeps, "keys" | "clock">) {
+  constructor(event: H3Event, deps: Pick<DomainDeps, "keys" | "clock">) {
     this.#event = event;
     this.#deps = deps;
   }

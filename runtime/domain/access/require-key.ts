@@ -5,9 +5,9 @@
  * the wrong kind, is 403 `key_kind_not_allowed`.
  */
 import type { H3Event } from "h3";
-import type { AppDeps } from "../../deps.ts";
 import { apiError } from "../../shared/errors.ts";
 import type { KeyRecord } from "../../shared/schema/keys.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 import { requestCaller } from "./request-caller.ts";
 
 export interface PresentedKey {
@@ -17,7 +17,7 @@ export interface PresentedKey {
 
 export async function requireKey(
   event: H3Event,
-  deps: Pick<AppDeps, "keys" | "clock">,
+  deps: Pick<DomainDeps, "keys" | "clock">,
   options: { now: number; membership: boolean; detail?: string },
 ): Promise<PresentedKey> {
   const slot = requestCaller(event, deps);

@@ -10,11 +10,11 @@
  *   open); if the next tier stays closed, the purchase is refused 409 `cohort_full`, uncharged.
  */
 
-import type { BuildRef } from "../../deps.ts";
 import { type ApiError, apiError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { COHORT_NAMES, type Cohort, type CohortName } from "../../shared/schema/catalog.ts";
 import type { KeyRecord } from "../../shared/schema/keys.ts";
+import type { BuildRef } from "../../state/releases/build-ref.ts";
 import type { StateBackend } from "../../state/storage/backend.ts";
 import type { KeysStore } from "../../state/storage/keys-store.ts";
 import { readActiveCohort } from "./active-cohort.ts";

@@ -8,9 +8,9 @@
  * credit is a ledger grant with a stable id, so concurrent or repeated evaluations open a tier
  * once and credit each member once.
  */
-import type { BuildRef } from "../../deps.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { COHORT_NAMES, type CohortName } from "../../shared/schema/catalog.ts";
+import type { BuildRef } from "../../state/releases/build-ref.ts";
 import type { StateBackend } from "../../state/storage/backend.ts";
 import { type CreditsStore, createCreditsStore } from "../../state/storage/credits-store.ts";
 import { advanceActiveCohort, readActiveCohort } from "./active-cohort.ts";

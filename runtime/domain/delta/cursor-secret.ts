@@ -5,13 +5,13 @@
  * default and cursors still verify after a restart.
  */
 import { randomBytes } from "node:crypto";
-import type { AppDeps } from "../../deps.ts";
 import type { StateBackend } from "../../state/storage/backend.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 
 const SECRET_KEY = "delta:cursor-secret";
 const resolved = new WeakMap<StateBackend, Promise<string>>();
 
-export function cursorSecret(deps: Pick<AppDeps, "backend" | "clock" | "config">): Promise<string> {
+export function cursorSecret(deps: Pick<DomainDeps, "backend" | "clock" | "config">): Promise<string> {
   if (deps.config.cursorSecret !== undefined) return Promise.resolve(deps.config.cursorSecret);
   let secret = resolved.get(deps.backend);
   if (!secret) {

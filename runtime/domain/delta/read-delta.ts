@@ -3,7 +3,6 @@
  * tool: membership check, vertical scope, `since`, cursor and limit, then one page, metered as one
  * retrieval for the key.
  */
-import type { AppDeps } from "../../deps.ts";
 import { apiError } from "../../shared/errors.ts";
 import type { KeyRecord } from "../../shared/schema/keys.ts";
 import type { DeltaResponse } from "../../shared/schema/responses.ts";
@@ -11,6 +10,7 @@ import { limitsInForce } from "../../state/releases/build-ref.ts";
 import type { Caller } from "../access/credentials.ts";
 import { keyCoversVertical } from "../access/decide-read.ts";
 import { unknownVertical } from "../access/unknown-names.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 import { meterKey } from "../metering/meter.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { cursorSecret } from "./cursor-secret.ts";
@@ -46,7 +46,7 @@ export function requireMembershipKey(caller: Caller): KeyRecord {
  * consumes nothing.
  */
 export async function readDelta(
-  deps: AppDeps,
+  deps: DomainDeps,
   record: KeyRecord,
   query: DeltaQuery,
   now: number,

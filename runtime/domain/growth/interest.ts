@@ -14,21 +14,22 @@
  * - A client address may bring NEW_IDENTITIES_PER_CLIENT_DAY identities not seen before per UTC
  *   day; repeats of known ones are free.
  */
+
 import { randomUUID } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
-import type { AppDeps } from "../../deps.ts";
 import { apiError } from "../../shared/errors.ts";
 import type { InterestRequest } from "../../shared/schema/growth-requests.ts";
 import type { InterestRegisteredSchema, InterestSummarySchema } from "../../shared/schema/growth-responses.ts";
 import { limitsInForce } from "../../state/releases/build-ref.ts";
 import { readIdentifier } from "../accounts/identifier.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 import { createInterestStore, type InterestStore } from "./interest-store.ts";
 
 /** Distinct proposed (uncatalogued) slugs kept; each costs one count per summary request. */
 export const PROPOSED_VERTICALS_MAX = 200;
 
 export async function registerInterest(
-  deps: AppDeps,
+  deps: DomainDeps,
   body: InterestRequest,
   client: string,
   now: number,
@@ -87,7 +88,7 @@ export async function registerInterest(
 }
 
 /** Every vertical without live content and every proposed slug, ranked by signals (ties: catalogue order, then proposal order). */
-export async function summarizeInterest(deps: AppDeps): Promise<Static<typeof InterestSummarySchema>> {
+export async function summarizeInterest(deps: DomainDeps): Promise<Static<typeof InterestSummarySchema>> {
   const build = deps.build.current;
   const store = createInterestStore(deps.backend);
   const proposed = await _proposedSlugs(store);

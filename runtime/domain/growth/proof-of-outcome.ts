@@ -11,7 +11,6 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
-import type { AppDeps } from "../../deps.ts";
 import type { TelemetryRequest } from "../../shared/schema/growth-requests.ts";
 import type { OutcomeRecordedSchema } from "../../shared/schema/growth-responses.ts";
 import type { PresentedKey } from "../access/require-key.ts";
@@ -19,6 +18,7 @@ import { readActiveCohort } from "../cohorts/active-cohort.ts";
 import { meanConfidence, toScoreMicros } from "../cohorts/cohort-machine.ts";
 import { addOutcomeScore, readOutcomeTotals, saveOutcomeSubmission } from "../cohorts/cohort-store.ts";
 import { evaluateProgression } from "../cohorts/progression.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 
 export interface OutcomeSubmission extends TelemetryRequest {
   id: string;
@@ -28,7 +28,7 @@ export interface OutcomeSubmission extends TelemetryRequest {
 }
 
 export async function submitProofOfOutcome(
-  deps: AppDeps,
+  deps: DomainDeps,
   caller: PresentedKey,
   body: TelemetryRequest,
   now: number,

@@ -10,13 +10,13 @@
  */
 
 import type { Static } from "@sinclair/typebox";
-import type { AppDeps } from "../../deps.ts";
 import { apiError } from "../../shared/errors.ts";
 import type { PovRequest } from "../../shared/schema/growth-requests.ts";
 import type { PovAggregate, PovRecordedSchema } from "../../shared/schema/growth-responses.ts";
 import { type KeyRecord, parseKeyString } from "../../shared/schema/keys.ts";
 import type { PresentedKey } from "../access/require-key.ts";
 import { foldIdentifier } from "../accounts/identifier.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 import { hashKey } from "../keys/key-secret.ts";
 import { createPovStore, type PovSubmission } from "./proof-of-value-store.ts";
 
@@ -29,7 +29,7 @@ export const HIGHLIGHT_RULE =
   `and up to ${HIGHLIGHT_CRITICAL} with the lowest of those scoring below 0.5 ("critical"); ties go to the most recent. Critical reviews are shown so the signal is not cherry-picked.`;
 
 export async function submitProofOfValue(
-  deps: AppDeps,
+  deps: DomainDeps,
   caller: PresentedKey,
   body: PovRequest,
   now: number,
@@ -66,7 +66,7 @@ export interface PovAggregator {
  * recompute it per request: one computation is shared by concurrent readers and reused for
  * `ttlMs`; a submission on this instance invalidates it.
  */
-export function createPovAggregator(deps: Pick<AppDeps, "backend">, options: { ttlMs: number }): PovAggregator {
+export function createPovAggregator(deps: Pick<DomainDeps, "backend">, options: { ttlMs: number }): PovAggregator {
   let cached: { at: number; value: PovAggregate } | null = null;
   let inflight: Promise<PovAggregate> | null = null;
   let generation = 0;
@@ -98,7 +98,7 @@ export function createPovAggregator(deps: Pick<AppDeps, "backend">, options: { t
 }
 
 /** The public signal: computed from the current submission of every trial key. */
-export async function aggregateProofOfValue(deps: Pick<AppDeps, "backend">): Promise<PovAggregate> {
+export async function aggregateProofOfValue(deps: Pick<DomainDeps, "backend">): Promise<PovAggregate> {
   const subs = await createPovStore(deps.backend).submissions();
   const yes = subs.filter((s) => s.intent_to_subscribe === true).length;
   const no = subs.filter((s) => s.intent_to_subscribe === false).length;
@@ -114,7 +114,7 @@ export async function aggregateProofOfValue(deps: Pick<AppDeps, "backend">): Pro
 
 // --- Internal helpers ---
 
-async function _resolveTrialKey(deps: AppDeps, trialKey: string): Promise<KeyRecord> {
+async function _resolveTrialKey(deps: DomainDeps, trialKey: string): Promise<KeyRecord> {
   const invalid = () =>
     apiError("trial_key_invalid", { errors: [{ pointer: "/trial_key", message: "must be a trial key issued by this service" }] });
   if (parseKeyString(trialKey) !== "trial") throw invalid();

@@ -16,7 +16,6 @@
 
 import { randomUUID } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
-import type { AppDeps } from "../../deps.ts";
 import { apiError } from "../../shared/errors.ts";
 import { formatUsd } from "../../shared/money.ts";
 import type { ReferralRequest } from "../../shared/schema/growth-requests.ts";
@@ -26,11 +25,12 @@ import { limitsInForce } from "../../state/releases/build-ref.ts";
 import { createCreditsStore } from "../../state/storage/credits-store.ts";
 import type { PresentedKey } from "../access/require-key.ts";
 import { foldIdentifier, readIdentifier } from "../accounts/identifier.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 import { createReferralStore, type ReferralEntry, referralGrantId } from "./referral-store.ts";
 
 type ReferralLogged = Static<typeof ReferralLoggedSchema>;
 
-export async function logReferral(deps: AppDeps, caller: PresentedKey, body: ReferralRequest, now: number): Promise<ReferralLogged> {
+export async function logReferral(deps: DomainDeps, caller: PresentedKey, body: ReferralRequest, now: number): Promise<ReferralLogged> {
   if (body.referring_key !== caller.key) {
     throw apiError("key_mismatch", {
       detail: "referring_key must be the key sent in X-Service-Key.",
@@ -73,7 +73,7 @@ export async function logReferral(deps: AppDeps, caller: PresentedKey, body: Ref
  * counted and credited to the referrer. Safe to call any number of times.
  */
 export async function qualifyReferral(
-  deps: Pick<AppDeps, "backend" | "build" | "config" | "logger">,
+  deps: Pick<DomainDeps, "backend" | "build" | "config" | "logger">,
   buyer: { agentId: string | null; account: string; purchaseId: string },
   now: number,
 ): Promise<void> {
@@ -97,7 +97,7 @@ export function referrerAccountOf(record: KeyRecord): string {
 // --- Internal helpers ---
 
 async function _credit(
-  deps: Pick<AppDeps, "backend" | "build" | "config" | "logger">,
+  deps: Pick<DomainDeps, "backend" | "build" | "config" | "logger">,
   entry: ReferralEntry,
   purchaseId: string,
   now: number,
@@ -141,12 +141,12 @@ async function _credit(
   deps.logger.info("referral qualified", { referral_id: entry.id, purchase_id: purchaseId, status: done.status });
 }
 
-async function _balance(deps: AppDeps, account: string) {
+async function _balance(deps: DomainDeps, account: string) {
   const balance = await createCreditsStore(deps.backend).balance(account);
   return { usd_micros: balance, amount: formatUsd(balance), applies: "next_renewal" as const };
 }
 
-async function _cycle(deps: AppDeps, account: string, now: number) {
+async function _cycle(deps: DomainDeps, account: string, now: number) {
   const limits = limitsInForce(deps);
   const { id } = _cycleOf(now);
   const credited = await createReferralStore(deps.backend).countedInCycle(account, id, now);

@@ -1,10 +1,10 @@
 /** The 200 answer for a vertical without content: its status and how to move it forward. */
-import type { AppDeps } from "../../deps.ts";
 import type { ResolvedVertical } from "../../shared/schema/catalog.ts";
 import { LAYER_NAMES } from "../../shared/schema/catalog.ts";
 import { countInterest, countWaitlist } from "../../state/storage/list-names.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 
-export async function describePlaceholder(deps: AppDeps, vertical: ResolvedVertical) {
+export async function describePlaceholder(deps: DomainDeps, vertical: ResolvedVertical) {
   const [waitlist, interest] = await Promise.all([countWaitlist(deps.backend, vertical.slug), countInterest(deps.backend, vertical.slug)]);
   return {
     vertical: vertical.slug,

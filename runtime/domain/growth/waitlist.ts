@@ -4,9 +4,9 @@
  * position. The waitlisted party is the agent_id, or the contact email when no agent_id is given
  * (both compared folded, `accounts/identifier.ts`); the two are distinct identities.
  */
+
 import { createHash } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
-import type { AppDeps } from "../../deps.ts";
 import { apiError } from "../../shared/errors.ts";
 import { formatUsd } from "../../shared/money.ts";
 import type { WaitlistRequest } from "../../shared/schema/growth-requests.ts";
@@ -16,10 +16,11 @@ import { readActiveCohort } from "../cohorts/active-cohort.ts";
 import { cohortStatusOf, meanConfidence, PROGRESSION_CONFIDENCE_MICROS, SCORE_MICROS } from "../cohorts/cohort-machine.ts";
 import { readOutcomeTotals } from "../cohorts/cohort-store.ts";
 import { readSeatsHeld } from "../cohorts/seat-ledger.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 import { createWaitlistStore, type WaitlistEntry } from "./waitlist-store.ts";
 
 export async function joinWaitlist(
-  deps: AppDeps,
+  deps: DomainDeps,
   body: WaitlistRequest,
   client: string,
   now: number,
@@ -75,7 +76,7 @@ export async function joinWaitlist(
 }
 
 /** GET /api/waitlist: seats per cohort, the progression condition and each paid vertical's waitlist. */
-export async function describeWaitlist(deps: AppDeps): Promise<Static<typeof WaitlistOverviewSchema>> {
+export async function describeWaitlist(deps: DomainDeps): Promise<Static<typeof WaitlistOverviewSchema>> {
   const { catalog } = deps.build.current;
   const paid = catalog.verticals.filter((v) => v.paid);
   const now = deps.clock.now();

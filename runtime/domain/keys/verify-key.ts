@@ -3,12 +3,12 @@
  * `verify_key` tool. An unknown, malformed, revoked or expired key is an answer (`valid: false`
  * with a reason), never an error; reading it consumes no quota.
  */
-import type { AppDeps } from "../../deps.ts";
 import { isApiError } from "../../shared/errors.ts";
 import type { KeyRecord } from "../../shared/schema/keys.ts";
 import { limitsInForce } from "../../state/releases/build-ref.ts";
 import { resolveKey } from "../access/credentials.ts";
 import { keyCoversVertical } from "../access/decide-read.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 import { planWindows, readQuotaCounts } from "../metering/quota.ts";
 import { remainingOf } from "./key-view.ts";
 
@@ -20,7 +20,7 @@ export interface KeyVerification {
   record: KeyRecord | null;
 }
 
-export async function verifyKey(deps: AppDeps, key: string, now: number): Promise<KeyVerification> {
+export async function verifyKey(deps: DomainDeps, key: string, now: number): Promise<KeyVerification> {
   try {
     const record = await resolveKey(key, deps.keys, now);
     const limits = limitsInForce(deps);

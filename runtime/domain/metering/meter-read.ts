@@ -5,12 +5,12 @@
  * (which only the per-client limit of the route bounds). The single call site per read path sits
  * after the 304 check, so a 304 (and anything else answered before it) consumes nothing.
  */
-import type { AppDeps } from "../../deps.ts";
 import type { ReadSession } from "../access/read-session.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 import { meterKey } from "./meter.ts";
 
 /** Returns the headers that report the count or the charge (RateLimit, Pay-Network-*). */
-export async function meterRead(deps: AppDeps, read: ReadSession, now: number): Promise<Record<string, string>> {
+export async function meterRead(deps: DomainDeps, read: ReadSession, now: number): Promise<Record<string, string>> {
   if (read.meter === "key" && read.caller.kind === "key")
     return (await meterKey(deps.backend, read.limits, read.caller.record, now)).headers;
   if (read.meter === "payment" && read.perUse) return read.perUse.charge(deps, now);

@@ -6,10 +6,10 @@
  * be a way around the limit. People get a friendly HTML page, agents on the text files a problem.
  */
 import type { H3, H3Event } from "h3";
-import type { AppDeps } from "../../deps.ts";
 import { apiError } from "../../shared/errors.ts";
 import { clientAddress } from "../../shared/http/client-address.ts";
 import { sendBytes } from "../../shared/http/respond.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 
 /** The paths the limit covers; one matcher, so a page counts once however many patterns fit it. */
 export function isLimitedPage(pathname: string): boolean {
@@ -17,7 +17,7 @@ export function isLimitedPage(pathname: string): boolean {
 }
 
 /** Registers the limit in front of the page routes (before them, so a refused page is never read). */
-export function usePageLimit(app: H3, deps: Pick<AppDeps, "clock" | "config" | "shared">): void {
+export function usePageLimit(app: H3, deps: Pick<DomainDeps, "clock" | "config" | "shared">): void {
   const limiter = deps.shared.freeReads.pages;
   const guard = async (event: H3Event) => {
     const wait = await limiter.hit(clientAddress(event, deps.config), deps.clock.now());

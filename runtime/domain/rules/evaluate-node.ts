@@ -6,7 +6,6 @@
  * per-use charge for a pay token. A refused key is the key's 401 here (rules have no free view).
  */
 
-import type { AppDeps } from "../../deps.ts";
 import type { KnowledgeIdentity } from "../../shared/answer-signature.ts";
 import { type BoundedCache, boundedCache } from "../../shared/cache.ts";
 import { apiError } from "../../shared/errors.ts";
@@ -16,6 +15,7 @@ import type { Artifacts, NodeMeta } from "../../state/releases/artifacts.ts";
 import type { Caller } from "../access/credentials.ts";
 import { planRead } from "../access/read-session.ts";
 import { unknownNode, unknownVertical } from "../access/unknown-names.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 import { meterRead } from "../metering/meter-read.ts";
 import { canonicalJson, evaluationIdentity } from "../signing/answer-identity.ts";
 import { type DatedEvaluation, DateFactConflict, evaluateWithDates } from "./date-facts.ts";
@@ -37,7 +37,7 @@ export interface NodeEvaluationResult {
 /**
  * @example await evaluateNode(deps, caller, { vertical: "travel", node: "eu261-compensation", facts: { flight_cancelled: true } }, now)
  */
-export async function evaluateNode(deps: AppDeps, caller: Caller, request: EvaluateRequest, now: number): Promise<NodeEvaluationResult> {
+export async function evaluateNode(deps: DomainDeps, caller: Caller, request: EvaluateRequest, now: number): Promise<NodeEvaluationResult> {
   const build = deps.build.current;
   const vertical = build.resolveVertical(request.vertical);
   if (!vertical) throw unknownVertical(build, request.vertical, { errors: [{ pointer: "/vertical", message: "unknown vertical" }] });

@@ -10,7 +10,6 @@
  * vertical in scope that is not fully open and that the key covers, or any with a per-use pay
  * token); then it counts as one retrieval for that key, or one per-use charge.
  */
-import type { AppDeps } from "../../deps.ts";
 import { apiError } from "../../shared/errors.ts";
 import type { ResolvedVertical } from "../../shared/schema/catalog.ts";
 import { GOOD_MATCH_SCORE, type SearchMatch, type SearchResponse, type SearchResult } from "../../shared/schema/search.ts";
@@ -21,6 +20,7 @@ import type { Caller, Reader } from "../access/credentials.ts";
 import { decideRead, orRefuse, toCredentialProblem, viewOf } from "../access/decide-read.ts";
 import { planSearch } from "../access/read-session.ts";
 import { unknownVertical } from "../access/unknown-names.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 import { meterRead } from "../metering/meter-read.ts";
 import { type Hit, orderHits, type QueryTerms, scoreVertical, wordWeights } from "./score.ts";
 
@@ -49,7 +49,7 @@ export interface SearchOutcome {
  * @example await searchNodes(deps, { caller: { kind: "anonymous" }, credentialProblem: null }, { q: "delayed flight", vertical: "travel", limit: 5 }, now)
  */
 export async function searchNodes(
-  deps: AppDeps,
+  deps: DomainDeps,
   reader: Reader,
   query: SearchQuery,
   now: number,

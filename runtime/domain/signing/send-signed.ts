@@ -3,13 +3,13 @@
  * the bytes sent. Prebuilt artifacts never come here; they carry the build's signature.
  */
 import type { H3Event } from "h3";
-import type { AppDeps } from "../../deps.ts";
 import { contentDigest, type KnowledgeIdentity, type SignatureHeaders } from "../../shared/answer-signature.ts";
 import { sendBytes } from "../../shared/http/respond.ts";
+import type { DomainDeps } from "../domain-deps.ts";
 
 export function sendSignedJson(
   event: H3Event,
-  deps: AppDeps,
+  deps: DomainDeps,
   body: unknown,
   identity: KnowledgeIdentity,
   now: number,
@@ -27,7 +27,7 @@ export function sendSignedJson(
  */
 export function sendSharedSignedJson(
   event: H3Event,
-  deps: AppDeps,
+  deps: DomainDeps,
   body: object,
   identity: KnowledgeIdentity,
   now: number,

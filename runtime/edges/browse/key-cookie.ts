@@ -6,7 +6,7 @@
  * are POSTs checked for a same-origin `Origin` as well.
  */
 import type { H3Event } from "h3";
-import type { RuntimeConfig } from "../../config.ts";
+import type { RuntimeConfig } from "../../domain/runtime-config.ts";
 import { apiError } from "../../shared/errors.ts";
 import { requestContext } from "../../shared/http/context.ts";
 

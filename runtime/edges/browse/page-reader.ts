@@ -9,13 +9,13 @@
  * free view keeps the key's 401, with the cookie cleared as well.
  */
 import type { H3Event } from "h3";
-import type { AppDeps } from "../../deps.ts";
 import { credentialProblemHeaders } from "../../domain/access/credential-problem.ts";
 import { isCredentialRefusal, type Reader } from "../../domain/access/credentials.ts";
 import { type CallerOptions, requestCaller } from "../../domain/access/request-caller.ts";
 import { type ApiError, apiError } from "../../shared/errors.ts";
 import { escapeHtml } from "../../shared/http/escape-html.ts";
 import type { CredentialProblem } from "../../shared/schema/unlock.ts";
+import type { EdgeDeps } from "../edge-deps.ts";
 import { isSecureSite, keyCookieHeader, readKeyCookie } from "./key-cookie.ts";
 
 export interface PageReader extends Reader {
@@ -23,7 +23,7 @@ export interface PageReader extends Reader {
   fromCookie: boolean;
 }
 
-export async function readPageReader(deps: AppDeps, event: H3Event): Promise<PageReader> {
+export async function readPageReader(deps: EdgeDeps, event: H3Event): Promise<PageReader> {
   const slot = requestCaller(event, deps);
   const reader = await slot.reader(_withCookie(event));
   const header = slot.credentials();
@@ -32,7 +32,7 @@ export async function readPageReader(deps: AppDeps, event: H3Event): Promise<Pag
 
 /** What a page read with a refused key adds: the warning header, and the cookie cleared when it held the key. */
 export function pageWarningHeaders(
-  deps: AppDeps,
+  deps: EdgeDeps,
   event: H3Event,
   reader: PageReader,
   problem: CredentialProblem | null,
@@ -45,7 +45,7 @@ export function pageWarningHeaders(
 }
 
 /** Runs a page's handler; a 401 for the reader's own key (content with no free view) also clears a cookie that held it. */
-export async function withCookieRefusal<T>(deps: AppDeps, event: H3Event, reader: PageReader, run: () => Promise<T> | T): Promise<T> {
+export async function withCookieRefusal<T>(deps: EdgeDeps, event: H3Event, reader: PageReader, run: () => Promise<T> | T): Promise<T> {
   try {
     return await run();
   } catch (error) {

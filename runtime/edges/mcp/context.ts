@@ -3,16 +3,16 @@
  * first use, so initialize, ping and the list methods never touch credentials), and a place to
  * collect the RateLimit headers of a metered call for the HTTP response.
  */
-import type { AppDeps } from "../../deps.ts";
 import type { Caller } from "../../domain/access/credentials.ts";
 import type { LayerSelector } from "../../domain/layers/select-layers.ts";
 import type { AnonymousLimiter } from "../../domain/metering/anonymous-limit.ts";
 import type { PresentedPayment } from "../../domain/payments/methods/payment-method.ts";
+import type { EdgeDeps } from "../edge-deps.ts";
 import type { EncodedJson } from "./jsonrpc.ts";
 
 /** Per-app state of the MCP plugin, created once in `index.ts` (never module-level). */
 export interface McpShared {
-  deps: AppDeps;
+  deps: EdgeDeps;
   selector: LayerSelector;
   anonymous: AnonymousLimiter;
   /** Encoded tool results of prebuilt artifacts, by ETag (bounded; owned by the app). */

@@ -5,7 +5,7 @@
  * MCP_ALLOWED_HOSTS / MCP_ALLOWED_ORIGINS. A request without `Origin` (agents, curl) passes the
  * Origin check; `Host` is always present in HTTP/1.1.
  */
-import type { RuntimeConfig } from "../../config.ts";
+import type { RuntimeConfig } from "../../domain/runtime-config.ts";
 
 const LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];
 

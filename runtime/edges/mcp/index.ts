@@ -20,7 +20,6 @@
 
 import type { H3Event } from "h3";
 import { FastResponse } from "srvx";
-import type { AppDeps } from "../../deps.ts";
 import type { Caller } from "../../domain/access/credentials.ts";
 import { requestCaller } from "../../domain/access/request-caller.ts";
 import { boundedCache } from "../../shared/cache.ts";
@@ -33,6 +32,7 @@ import { baseHeaders, CREDENTIAL_VARY } from "../../shared/http/headers.ts";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../../shared/http/json-depth.ts";
 import { parseQualityList } from "../../shared/http/quality-list.ts";
 import { sendBytes, sendJson } from "../../shared/http/respond.ts";
+import type { EdgeDeps } from "../edge-deps.ts";
 import { defineRoutes } from "../routes/route-table.ts";
 import type { McpContext, McpShared } from "./context.ts";
 import { createHostGuard } from "./host-guard.ts";
@@ -173,7 +173,7 @@ function _context(event: H3Event, shared: McpShared): McpContext {
 }
 
 /** The port the request arrived on (the socket's, not the Host header's); the configured port off-socket. */
-function _localPort(event: H3Event, deps: AppDeps): number {
+function _localPort(event: H3Event, deps: EdgeDeps): number {
   const socket = (event.req as { runtime?: { node?: { req?: { socket?: { localPort?: number } } } } }).runtime?.node?.req?.socket;
   return socket?.localPort ?? deps.config.port;
 }

@@ -4,8 +4,8 @@
  * `GET /metrics` renders the registry. Build id and store health are read at scrape time.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { BuildRef } from "../../deps.ts";
 import type { ApiError } from "../../shared/errors.ts";
+import type { BuildRef } from "../../state/releases/build-ref.ts";
 import type { StateBackend } from "../../state/storage/backend.ts";
 import { createRequestSeries } from "./request-series.ts";
 

@@ -9,7 +9,6 @@
  * get errors as HTML pages; everyone else gets problem+json.
  */
 import { getRouterParam, type H3Event } from "h3";
-import type { AppDeps } from "../../deps.ts";
 import { resolveKey } from "../../domain/access/credentials.ts";
 import { decideRead, describeKeyScope, orRefuse, toCredentialProblem } from "../../domain/access/decide-read.ts";
 import { planRead } from "../../domain/access/read-session.ts";
@@ -37,6 +36,7 @@ import {
   withCookieRefusal,
 } from "../browse/page-reader.ts";
 import { type BrowseSite, createBrowseSite } from "../browse/read-site.ts";
+import type { EdgeDeps } from "../edge-deps.ts";
 import { defineRoutes } from "./route-table.ts";
 
 const HTML_TYPE = "text/html; charset=utf-8";
@@ -240,7 +240,7 @@ export default defineRoutes((route, deps) => {
 // --- Internal helpers ---
 
 /** The vertical of the path (aliases resolved), the reader and its right to see the vertical at all. */
-async function _resolve(deps: AppDeps, event: H3Event) {
+async function _resolve(deps: EdgeDeps, event: H3Event) {
   const build = deps.build.current;
   const slug = getRouterParam(event, "vertical") ?? "";
   const vertical = build.resolveVertical(slug);
@@ -267,7 +267,7 @@ function _activeKey(record: { id: string; type: string; expires_at: string | nul
 }
 
 /** Catalogue errors as an HTML page for browsers (the build's error.html filled in), problem+json for the rest. */
-function _htmlErrors(deps: AppDeps, site: BrowseSite, handler: (event: H3Event) => Promise<Response> | Response) {
+function _htmlErrors(deps: EdgeDeps, site: BrowseSite, handler: (event: H3Event) => Promise<Response> | Response) {
   return async (event: H3Event): Promise<Response> => {
     try {
       return await handler(event);

@@ -2,7 +2,6 @@
  * GET /v1/delta: the change feed. Parses the query and the key, calls `readDelta`, and adds a
  * `Link: <…>; rel="next"` header while more entries remain.
  */
-import type { AppDeps } from "../../deps.ts";
 import { requestCaller } from "../../domain/access/request-caller.ts";
 import { readDelta, requireMembershipKey } from "../../domain/delta/read-delta.ts";
 import { deltaIdentity } from "../../domain/signing/answer-identity.ts";
@@ -11,6 +10,7 @@ import { requestContext } from "../../shared/http/context.ts";
 import { isHeadRequest } from "../../shared/http/head.ts";
 import { CREDENTIAL_VARY } from "../../shared/http/headers.ts";
 import { readIntegerParam, readSingleParam } from "../../shared/http/query.ts";
+import type { EdgeDeps } from "../edge-deps.ts";
 import { defineRoutes } from "./route-table.ts";
 
 export default defineRoutes((route, deps) => {
@@ -41,7 +41,7 @@ export default defineRoutes((route, deps) => {
 // --- Internal helpers ---
 
 /** Same query with the new cursor; relative unless PUBLIC_BASE_URL is set (never the Host header). */
-function _nextUrl(deps: AppDeps, params: URLSearchParams, cursor: string): string {
+function _nextUrl(deps: EdgeDeps, params: URLSearchParams, cursor: string): string {
   const next = new URLSearchParams();
   for (const name of ["vertical", "since", "limit"]) {
     const value = params.get(name);

@@ -5,7 +5,7 @@
  * OpenAPI operation (or its reason for having none) and its metrics decision.
  */
 import { definePlugin, type EventHandler, type H3, type H3Plugin } from "h3";
-import type { AppDeps } from "../../deps.ts";
+import type { EdgeDeps } from "../edge-deps.ts";
 import { OPERATIONS } from "../openapi/operations.ts";
 import { type RouteDeclaration, routerPath } from "./route-declaration.ts";
 import { UNDOCUMENTED_ROUTES } from "./undocumented-routes.ts";
@@ -20,8 +20,8 @@ export type BindRoute = (operationId: string, handler: EventHandler) => void;
  * A route file's plugin: it binds handlers to declared routes and never names a method or path
  * itself. @example export default defineRoutes((route, deps) => route("getDelta", (event) => …))
  */
-export function defineRoutes(setup: (route: BindRoute, deps: AppDeps) => void): (deps: AppDeps) => H3Plugin {
-  return definePlugin<AppDeps>((app, deps) => setup((operationId, handler) => bindRoute(app, operationId, handler), deps));
+export function defineRoutes(setup: (route: BindRoute, deps: EdgeDeps) => void): (deps: EdgeDeps) => H3Plugin {
+  return definePlugin<EdgeDeps>((app, deps) => setup((operationId, handler) => bindRoute(app, operationId, handler), deps));
 }
 
 export function bindRoute(app: H3, operationId: string, handler: EventHandler): void {

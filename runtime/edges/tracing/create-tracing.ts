@@ -12,7 +12,7 @@
  */
 import type { Span, Tracer } from "@opentelemetry/api";
 import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
-import type { TracingConfig } from "../../config.ts";
+import type { TracingConfig } from "../../domain/runtime-config.ts";
 import { isApiError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { RequestSpan, Tracing } from "./tracing.ts";

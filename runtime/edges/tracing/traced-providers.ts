@@ -6,7 +6,7 @@
  * without an edit in `payments/`. A provider's members that are themselves services (the card
  * method's `stripe` and `delivery`) are wrapped the same way, named `card.stripe`, `card.delivery`.
  */
-import type { PaymentProviders } from "../../domain/payments/providers/create-providers.ts";
+import type { PaymentProviders } from "../../domain/payments/providers/payment-providers.ts";
 import { traceMethods } from "./traced-methods.ts";
 import type { Tracing } from "./tracing.ts";
 

@@ -3,7 +3,6 @@
  * watch-releases.ts), with what follows from it and the deployment: the retrieval limits in force,
  * the catalogue's with RETRIEVAL_LIMITS applied, worked out once per build rather than per request.
  */
-import type { RetrievalLimitOverrides } from "../../config.ts";
 import type { Limits } from "../../shared/schema/catalog.ts";
 import type { Artifacts } from "./artifacts.ts";
 
@@ -15,7 +14,11 @@ export interface BuildRef {
   limitsOf(build: Artifacts): Limits;
 }
 
-export function createBuildRef(initial: Artifacts, overrides: RetrievalLimitOverrides): BuildRef {
+/**
+ * `overrides`: the configured RETRIEVAL_LIMITS (`RuntimeConfig.retrievalLimits`, which names the
+ * overridable ones); here any catalogue limit, as this layer only applies them.
+ */
+export function createBuildRef(initial: Artifacts, overrides: Partial<Limits>): BuildRef {
   let current = initial;
   let limits = _apply(initial, overrides);
   // A build swapped out while requests that pinned it are in flight keeps its own limits for them.
@@ -45,7 +48,7 @@ export function createBuildRef(initial: Artifacts, overrides: RetrievalLimitOver
 
 // --- Internal helpers ---
 
-function _apply(build: Artifacts, overrides: RetrievalLimitOverrides): Limits {
+function _apply(build: Artifacts, overrides: Partial<Limits>): Limits {
   return Object.freeze({ ...build.catalog.limits, ...overrides });
 }
 

@@ -10,8 +10,13 @@
  */
 import { createStorage, type Storage } from "unstorage";
 import fsLiteDriver from "unstorage/drivers/fs-lite";
-import type { ReleaseStoreConfig } from "../../config.ts";
 import { connectRedisDriver } from "../storage/redis-connection.ts";
+
+/**
+ * Where the release store is, as config.ts reads it (`resolveReleaseStore`: RELEASE_REDIS_URL, else
+ * RELEASE_DIR, else REDIS_URL): a folder, or Redis under a key prefix.
+ */
+export type ReleaseStoreConfig = { kind: "dir"; dir: string } | { kind: "redis"; url: string; prefix: string };
 
 export interface ReleasePointer {
   build_id: string;

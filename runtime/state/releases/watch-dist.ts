@@ -10,9 +10,9 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { BuildRef } from "../../deps.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { loadArtifacts, resolveBuildDir } from "./artifacts.ts";
+import type { BuildRef } from "./build-ref.ts";
 
 export interface DistWatcher {
   /** One check now; resolves once any swap is done. */

@@ -6,8 +6,8 @@
  * until the pointer is written again. An unreachable store is logged and retried on the next tick.
  */
 import type { Storage } from "unstorage";
-import type { BuildRef } from "../../deps.ts";
 import type { Logger } from "../../shared/logger.ts";
+import type { BuildRef } from "./build-ref.ts";
 import { loadRelease } from "./load-release.ts";
 import { readReleasePointer } from "./release-store.ts";
 

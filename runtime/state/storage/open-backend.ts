@@ -4,9 +4,9 @@
  * The server and the operator CLI both open it through here, so `vkr keys …` always acts on the
  * store the running service uses.
  */
-import type { RuntimeConfig } from "../../config.ts";
 import type { StateBackend } from "./backend.ts";
 import { createRedisBackend } from "./redis-backend.ts";
+import type { DurableWriteOptions } from "./redis-durable.ts";
 import { createSqliteBackend } from "./sqlite-backend.ts";
 
 export interface OpenBackendOptions {
@@ -14,8 +14,9 @@ export interface OpenBackendOptions {
   onCheckpointError?: (message: string) => void;
 }
 
+/** `config`: the fields of `RuntimeConfig` (domain/runtime-config.ts) that say where the store is. */
 export async function openBackend(
-  config: Pick<RuntimeConfig, "redisUrl" | "redisPrefix" | "dataDir"> & Partial<Pick<RuntimeConfig, "redisWait">>,
+  config: { redisUrl: string | undefined; redisPrefix: string; dataDir: string; redisWait?: DurableWriteOptions },
   options: OpenBackendOptions = {},
 ): Promise<StateBackend> {
   return config.redisUrl

@@ -12,9 +12,9 @@
  * for it, never a method by name.
  */
 import type { TSchema } from "@sinclair/typebox";
-import type { AppDeps } from "../../../deps.ts";
 import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
-import type { MethodProvider } from "../providers/create-providers.ts";
+import type { DomainDeps } from "../../domain-deps.ts";
+import type { MethodProvider } from "../providers/payment-providers.ts";
 import type { CheckoutOrder } from "../purchases/checkout-order.ts";
 import type { SavedResponse } from "../purchases/idempotency.ts";
 import type { ChargeReceipt } from "../purchases/purchase-flow.ts";
@@ -55,18 +55,18 @@ export interface PaymentMethod {
    * from its config (its environment block is in `method-ids.ts`), injected as `deps.payments`.
    */
   provider?: MethodProvider;
-  available(deps: AppDeps): boolean;
+  available(deps: DomainDeps): boolean;
   /**
    * The request's payment credentials for this method (headers, "" when absent), part of what
    * makes a retry "the same request" whichever method it names. Omitted by a method paid elsewhere.
    */
   credentials?(headers: Headers): string[];
-  describe(deps: AppDeps): MethodDescription;
-  checkout(deps: AppDeps, order: CheckoutOrder, account: PurchaseAccount, input: CheckoutInput, now: number): Promise<SavedResponse>;
+  describe(deps: DomainDeps): MethodDescription;
+  checkout(deps: DomainDeps, order: CheckoutOrder, account: PurchaseAccount, input: CheckoutInput, now: number): Promise<SavedResponse>;
   /** Checks at start, before listening: may refuse to start (a `ConfigError`) or log a warning. */
-  atStart?(deps: AppDeps): Promise<void>;
+  atStart?(deps: DomainDeps): Promise<void>;
   /** Start-up warnings about how this deployment configured the method. */
-  warnings?(deps: AppDeps): string[];
+  warnings?(deps: DomainDeps): string[];
   /**
    * Present when the provider can be asked again safely (x402: a nonce settles once): how
    * reconciliation asks for the charge of a `charging` purchase whose outcome was lost, from what
@@ -113,9 +113,9 @@ export interface PerUse {
    */
   presented(request: PerUseRequest): string | null;
   /** Verifies the payment (or throws the problem that says how to pay), before any content is revealed. */
-  authorize(deps: AppDeps, payment: PresentedPayment, now: number): Promise<PerUseGrant>;
+  authorize(deps: DomainDeps, payment: PresentedPayment, now: number): Promise<PerUseGrant>;
   /** For `/api/status` and `GET /api/checkout`: how a caller pays per read with this method here. */
-  describe(deps: AppDeps): PerUseDescription | null;
+  describe(deps: DomainDeps): PerUseDescription | null;
   /** Its part of the OpenAPI description of the reads it can pay for. */
   openapi: PerUseOpenApi;
   /** How MCP carries it: the `_meta` key of the result that reports the payment, built from the answer's headers. */
@@ -125,7 +125,7 @@ export interface PerUse {
 /** A verified per-use payment, waiting for the answer. */
 export interface PerUseGrant {
   /** Charges (or settles) the read; the answer's payment headers. Throws when nothing may be served. */
-  charge(deps: AppDeps, now: number): Promise<Record<string, string>>;
+  charge(deps: DomainDeps, now: number): Promise<Record<string, string>>;
 }
 
 export interface PerUseDescription {

@@ -4,7 +4,7 @@
  * so `access/` and `metering/` name no method. The first method in the registry's order whose
  * payment the request carries pays; a key, when one is sent too, wins over all of them.
  */
-import type { AppDeps } from "../../../deps.ts";
+import type { DomainDeps } from "../../domain-deps.ts";
 import type { PaymentMethod, PerUse, PerUseGrant, PerUseRequest, PresentedPayment } from "./payment-method.ts";
 import { findPaymentMethod, PAYMENT_METHOD_REGISTRY } from "./registry.ts";
 
@@ -23,7 +23,7 @@ export function presentedPayment(request: PerUseRequest, resource: string, viaMc
 }
 
 /** Verifies the payment with its method, before any content is revealed. */
-export function authorizeRead(deps: AppDeps, payment: PresentedPayment, now: number): Promise<PerUseGrant> {
+export function authorizeRead(deps: DomainDeps, payment: PresentedPayment, now: number): Promise<PerUseGrant> {
   return findPaymentMethod(payment.method)!.perUse!.authorize(deps, payment, now);
 }
 

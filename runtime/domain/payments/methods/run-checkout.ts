@@ -10,9 +10,9 @@
  * Idempotency-Key, the reservation of an order) are exported beside it.
  */
 
-import type { AppDeps } from "../../../deps.ts";
 import type { ApiError } from "../../../shared/errors.ts";
 import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
+import type { DomainDeps } from "../../domain-deps.ts";
 import type { CheckoutOrder } from "../purchases/checkout-order.ts";
 import { claimPurchase, idempotencyKeyReused, type PurchaseClaim, type SavedResponse } from "../purchases/idempotency.ts";
 import {
@@ -72,7 +72,7 @@ export interface CheckoutRun {
 }
 
 export async function runCheckout(
-  deps: AppDeps,
+  deps: DomainDeps,
   order: CheckoutOrder,
   account: PurchaseAccount,
   run: CheckoutRun,
@@ -124,7 +124,7 @@ export async function runCheckout(
  * purchase id without a key. The same key with another request is 422.
  */
 export async function claimByIdempotencyKey(
-  deps: AppDeps,
+  deps: DomainDeps,
   input: { idempotencyKey: string | null; fingerprint: string },
   now: number,
 ): Promise<{ id: string; claim: PurchaseClaim | null }> {
@@ -136,7 +136,7 @@ export async function claimByIdempotencyKey(
 
 /** Reserves the order for this account (`reservePurchase`); the method adds what is its own. */
 export function reserveOrder(
-  deps: AppDeps,
+  deps: DomainDeps,
   order: CheckoutOrder,
   account: PurchaseAccount,
   purchase: Pick<PurchaseRequest, "id" | "method" | "secret" | "resumable" | "payer" | "deferAccount" | "pendingPlace" | "ledgerHold">,

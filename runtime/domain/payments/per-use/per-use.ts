@@ -12,9 +12,9 @@
  * PER_USE_CHARGE_BATCH_MS=0 each retrieval waits for its own charge. Index requests and 304s are
  * never charged.
  */
-import type { AppDeps } from "../../../deps.ts";
 import { apiError, isApiError } from "../../../shared/errors.ts";
 import { limitsInForce } from "../../../state/releases/build-ref.ts";
+import type { DomainDeps } from "../../domain-deps.ts";
 import { howToPay, type VerifiedPayToken } from "../providers/agent-network.ts";
 import { toUsdDecimal } from "../purchases/usd-decimal.ts";
 import { reserveFromLedger, returnToLedger } from "./token-ledger.ts";
@@ -24,7 +24,7 @@ export interface PerUseAuthorization {
   verified: VerifiedPayToken;
 }
 
-export async function authorizePerUse(deps: AppDeps, token: string, now: number): Promise<PerUseAuthorization> {
+export async function authorizePerUse(deps: DomainDeps, token: string, now: number): Promise<PerUseAuthorization> {
   const network = deps.payments.agentNetwork;
   if (!network)
     throw apiError("per_use_not_accepted", {
@@ -46,7 +46,7 @@ export async function authorizePerUse(deps: AppDeps, token: string, now: number)
 }
 
 /** Spends one content node request; returns the headers that tell the caller what it cost. */
-export async function chargePerUse(deps: AppDeps, authorization: PerUseAuthorization, now: number): Promise<Record<string, string>> {
+export async function chargePerUse(deps: DomainDeps, authorization: PerUseAuthorization, now: number): Promise<Record<string, string>> {
   const price = limitsInForce(deps).per_use_price_usd_micros;
   const { verified } = authorization;
   const limit = verified.maxRequests === null ? verified.valueMicros : Math.min(verified.valueMicros, verified.maxRequests * price);

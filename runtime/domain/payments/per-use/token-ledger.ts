@@ -13,9 +13,9 @@
  * moves in the same atomic step and admits the amount once, so a retry that finds the purchase
  * still `reserved` (a store error cut it off after the ledger moved) never reserves twice.
  */
-import type { AppDeps } from "../../../deps.ts";
 import { apiError } from "../../../shared/errors.ts";
 import type { CounterWindow } from "../../../state/storage/backend.ts";
+import type { DomainDeps } from "../../domain-deps.ts";
 import { howToPay, type VerifiedPayToken } from "../providers/agent-network.ts";
 import type { PurchaseRecord } from "../purchases/purchase-store.ts";
 import { formatUsdExact as formatUsd } from "../purchases/usd-decimal.ts";
@@ -27,7 +27,7 @@ import { createTokenLedgerStore } from "./token-ledger-store.ts";
  * bookkeeping).
  */
 export async function reserveFromLedger(
-  deps: AppDeps,
+  deps: DomainDeps,
   token: VerifiedPayToken,
   amountMicros: number,
   limitMicros: number,
@@ -53,7 +53,7 @@ export function ledgerHoldOf(token: VerifiedPayToken): NonNullable<PurchaseRecor
  * Reserves the purchase's amount of the token once per purchase: a repeat (a retry after a store
  * error) finds its own hold and reserves nothing more. Refuses like `reserveFromLedger`.
  */
-export async function holdForPurchase(deps: AppDeps, token: VerifiedPayToken, record: PurchaseRecord, now: number): Promise<void> {
+export async function holdForPurchase(deps: DomainDeps, token: VerifiedPayToken, record: PurchaseRecord, now: number): Promise<void> {
   const ledger = createTokenLedgerStore(deps.backend);
   const hold = ledger.holdWindow(record.id, ledgerHoldOf(token), record.amount_usd_micros);
   try {
@@ -70,7 +70,7 @@ export async function holdForPurchase(deps: AppDeps, token: VerifiedPayToken, re
  * so a repeat finds the hold empty and gives nothing twice (the caller holds the purchase's lease).
  * A purchase that never reached the ledger holds nothing and gets nothing back.
  */
-export async function returnPurchaseHold(deps: Pick<AppDeps, "backend">, record: PurchaseRecord, now: number): Promise<void> {
+export async function returnPurchaseHold(deps: Pick<DomainDeps, "backend">, record: PurchaseRecord, now: number): Promise<void> {
   if (!record.ledger_hold || record.amount_usd_micros <= 0) return;
   const ledger = createTokenLedgerStore(deps.backend);
   const held = await ledger.held(record.id, record.ledger_hold, now);
@@ -80,7 +80,7 @@ export async function returnPurchaseHold(deps: Pick<AppDeps, "backend">, record:
 
 /** Gives back what a per-use read reserved when the network refused its charge (nothing moved). */
 export async function returnToLedger(
-  deps: Pick<AppDeps, "backend">,
+  deps: Pick<DomainDeps, "backend">,
   token: VerifiedPayToken,
   amountMicros: number,
   now: number,

@@ -9,21 +9,9 @@
  * missing is null: its method is listed unavailable and requests for it answer 503
  * `payment_provider_unavailable`.
  */
-import type { PaymentsConfig } from "../../../config.ts";
+import type { PaymentsConfig } from "../../runtime-config.ts";
 import { PAYMENT_METHOD_REGISTRY } from "../methods/registry.ts";
-
-/**
- * One field per method that has a provider, null when unconfigured. Each method's provider file
- * adds its own field (a `declare module` block beside its factory), so a new method names its
- * provider's type in its own folder and `deps.payments.<field>` is typed without an edit here.
- */
-// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging from each method's provider file.
-export interface PaymentProviders {}
-
-/** How a method builds its provider (or null) from the payments config; `field` is its place in `PaymentProviders`. */
-export type MethodProvider = {
-  [F in keyof PaymentProviders]: { field: F; create(config: PaymentsConfig): PaymentProviders[F] };
-}[keyof PaymentProviders];
+import type { PaymentProviders } from "./payment-providers.ts";
 
 export function createPaymentProviders(config: PaymentsConfig): PaymentProviders {
   const providers: Record<string, unknown> = {};

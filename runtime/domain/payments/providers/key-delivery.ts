@@ -4,8 +4,8 @@
  * to a mail relay (KEY_DELIVERY_URL, optional bearer KEY_DELIVERY_TOKEN). Either is optional.
  */
 
-import type { PaymentsConfig } from "../../../config.ts";
 import { apiError } from "../../../shared/errors.ts";
+import type { PaymentsConfig } from "../../runtime-config.ts";
 import { postJson } from "./fetch-json.ts";
 
 export interface KeyDeliveryMessage {

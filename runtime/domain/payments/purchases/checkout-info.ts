@@ -4,14 +4,14 @@
  * credits and subscription options. Computed from the catalogue and config; no state but the
  * active cohort.
  */
-import type { AppDeps } from "../../../deps.ts";
 import { formatUsd } from "../../../shared/money.ts";
 import { limitsInForce } from "../../../state/releases/build-ref.ts";
 import { readActiveCohort } from "../../cohorts/active-cohort.ts";
+import type { DomainDeps } from "../../domain-deps.ts";
 import { PAYMENT_METHOD_REGISTRY } from "../methods/registry.ts";
 import { formatUsdExact } from "./usd-decimal.ts";
 
-export async function describeCheckout(deps: AppDeps) {
+export async function describeCheckout(deps: DomainDeps) {
   const catalog = deps.build.current.catalog;
   const limits = limitsInForce(deps);
   const maxKeys = limits.keys_per_account;
@@ -72,6 +72,6 @@ export async function describeCheckout(deps: AppDeps) {
 }
 
 /** Each payment method, whether this deployment has it configured, and how to use it. */
-export function describeCheckoutMethods(deps: AppDeps) {
+export function describeCheckoutMethods(deps: DomainDeps) {
   return PAYMENT_METHOD_REGISTRY.map((method) => method.describe(deps));
 }

@@ -5,7 +5,6 @@
  * account slots and seat (`purchase-flow.ts`); `quoteOrder` only previews them.
  */
 import { createHash } from "node:crypto";
-import type { AppDeps } from "../../../deps.ts";
 import { apiError } from "../../../shared/errors.ts";
 import { formatUsd } from "../../../shared/money.ts";
 import { limitsInForce } from "../../../state/releases/build-ref.ts";
@@ -15,6 +14,7 @@ import { readIdentifier } from "../../accounts/identifier.ts";
 import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
 import { readActiveCohort } from "../../cohorts/active-cohort.ts";
 import { cohortForNewMember, cohortOfKeys } from "../../cohorts/cohort-seats.ts";
+import type { DomainDeps } from "../../domain-deps.ts";
 import { PAYMENT_METHOD_TRAITS } from "../methods/method-ids.ts";
 import type { CheckoutRequest } from "../payment-schemas.ts";
 import { type PriceQuote, quoteKeys } from "./pricing.ts";
@@ -28,7 +28,7 @@ export interface CheckoutOrder {
   contact: string | undefined;
 }
 
-export async function resolveCheckoutOrder(deps: AppDeps, request: CheckoutRequest): Promise<CheckoutOrder> {
+export async function resolveCheckoutOrder(deps: DomainDeps, request: CheckoutRequest): Promise<CheckoutOrder> {
   if (PAYMENT_METHOD_TRAITS[request.payment_method].contactRequired && !request.contact) {
     throw apiError("validation_failed", {
       detail: `/contact: required for ${request.payment_method} (keys are delivered there)`,
@@ -62,7 +62,7 @@ export async function resolveCheckoutOrder(deps: AppDeps, request: CheckoutReque
  * own cohort, a new account in the cohort open to new members. An account at its cap is 409
  * `conflict`; a new account while that cohort is full and the next closed, 409 `cohort_full`.
  */
-export async function quoteOrder(deps: AppDeps, order: CheckoutOrder, account: PurchaseAccount | null): Promise<PriceQuote> {
+export async function quoteOrder(deps: DomainDeps, order: CheckoutOrder, account: PurchaseAccount | null): Promise<PriceQuote> {
   const cohorts = deps.build.current.catalog.cohorts;
   const maxKeys = limitsInForce(deps).keys_per_account;
   const now = deps.clock.now();
@@ -76,7 +76,7 @@ export async function quoteOrder(deps: AppDeps, order: CheckoutOrder, account: P
 }
 
 /** The quote as the API shows it, from a preview or from a reserved purchase. */
-export async function describeQuote(deps: AppDeps, source: PriceQuote | PurchaseRecord, account: string | null) {
+export async function describeQuote(deps: DomainDeps, source: PriceQuote | PurchaseRecord, account: string | null) {
   const creditBalanceMicros = account ? await createCreditsStore(deps.backend).balance(account) : 0;
   const quote = "totalMicros" in source ? source : _quoteOfRecord(source);
   return {

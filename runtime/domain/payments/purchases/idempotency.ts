@@ -13,10 +13,11 @@
  * - An Idempotency-Key belongs to its caller, as Stripe scopes keys to an account
  *   (`scopeIdempotencyKey`): two buyers who happen to pick the same key never meet.
  */
-import type { AppDeps } from "../../../deps.ts";
+
 import { apiError } from "../../../shared/errors.ts";
 import { foldIdentifier } from "../../accounts/identifier.ts";
 import type { PurchaseAccount } from "../../accounts/purchase-account.ts";
+import type { DomainDeps } from "../../domain-deps.ts";
 import { type ClaimScope, createIdempotencyStore } from "./idempotency-store.ts";
 import { newPurchaseId } from "./purchase-flow.ts";
 
@@ -76,7 +77,7 @@ export function scopeIdempotencyKey(
  * when the claim is held by a different request.
  */
 export async function claimPurchase(
-  deps: AppDeps,
+  deps: DomainDeps,
   scope: ClaimScope,
   key: string,
   fingerprint: string,
@@ -87,7 +88,7 @@ export async function claimPurchase(
 
 /** As `claimPurchase`, and the fingerprint of the request that holds the claim (ours when taken or found). */
 export async function claimOrHolder(
-  deps: AppDeps,
+  deps: DomainDeps,
   scope: ClaimScope,
   key: string,
   fingerprint: string,
@@ -100,7 +101,7 @@ export async function claimOrHolder(
 }
 
 /** Frees a claim (compare-and-delete: never one a later request took). */
-export async function releaseClaim(deps: AppDeps, claim: PurchaseClaim): Promise<void> {
+export async function releaseClaim(deps: DomainDeps, claim: PurchaseClaim): Promise<void> {
   await createIdempotencyStore(deps.backend).release(claim);
 }
 

@@ -29,20 +29,20 @@
  *   issued) or not paid (released, the token's hold given back): `resolveUnconfirmed`.
  */
 import { randomBytes } from "node:crypto";
-import type { AppDeps } from "../../../deps.ts";
 import { type ApiError, apiError, isApiError } from "../../../shared/errors.ts";
 import { failpoint } from "../../../shared/failpoint.ts";
 import { limitsInForce } from "../../../state/releases/build-ref.ts";
 import { releaseSlots, reserveSlots } from "../../accounts/account-slots.ts";
 import { readActiveCohort } from "../../cohorts/active-cohort.ts";
 import { releaseSeat, seatPurchase } from "../../cohorts/cohort-seats.ts";
+import type { DomainDeps } from "../../domain-deps.ts";
 import { returnPurchaseHold } from "../per-use/token-ledger.ts";
 import { keyPriceMicros } from "./pricing.ts";
 import { issuePurchaseKeys, prepareKeys } from "./purchase-keys.ts";
 import { createPurchaseStore, type PurchaseMethod, type PurchaseRecord } from "./purchase-store.ts";
 
 /** What the purchase steps use: admin issuance and the CLI run them without payment providers. */
-export type PurchaseDeps = Pick<AppDeps, "backend" | "keys" | "build" | "config" | "logger">;
+export type PurchaseDeps = Pick<DomainDeps, "backend" | "keys" | "build" | "config" | "logger">;
 
 export interface PurchaseRequest {
   id: string;
@@ -93,7 +93,7 @@ export function newPurchaseId(): string {
 }
 
 /** A lease outlives every outside call a live worker makes (each bounded by PAYMENT_TIMEOUT_MS). */
-export function purchaseLeaseMs(deps: Pick<AppDeps, "config">): number {
+export function purchaseLeaseMs(deps: Pick<DomainDeps, "config">): number {
   return 3 * deps.config.payments.timeoutMs + 1000;
 }
 

@@ -9,12 +9,12 @@
  * records first, then the cohort roster (the seat itself was taken at reservation), the volume
  * plan and the referral that this payment qualifies, each safe to repeat.
  */
-import type { AppDeps } from "../../../deps.ts";
 import { failpoint } from "../../../shared/failpoint.ts";
 import type { KeyRecord } from "../../../shared/schema/keys.ts";
 import { limitsInForce } from "../../../state/releases/build-ref.ts";
 import { joinSeatsRoster } from "../../../state/storage/list-names.ts";
 import { claimCohortSeat } from "../../cohorts/progression.ts";
+import type { DomainDeps } from "../../domain-deps.ts";
 import { qualifyReferral } from "../../growth/referral.ts";
 import { generateKey, hashKey, keyIdOf } from "../../keys/key-secret.ts";
 import { describeKey } from "../../keys/key-view.ts";
@@ -94,7 +94,7 @@ export async function issuePurchaseKeys(deps: PurchaseDeps, record: PurchaseReco
 }
 
 /** The `keys` array of a 201, the same shape as POST /api/keys. */
-export async function describePurchasedKeys(deps: AppDeps, keys: readonly string[], now: number) {
+export async function describePurchasedKeys(deps: DomainDeps, keys: readonly string[], now: number) {
   const limits = limitsInForce(deps);
   return Promise.all(
     keys.map(async (key) => {

@@ -6,8 +6,8 @@
  * the release are insert-once steps (`purchase-store.ts`), so even two workers cannot charge twice.
  */
 import { randomUUID } from "node:crypto";
-import type { AppDeps } from "../../../deps.ts";
 import { apiError, type ErrorCode } from "../../../shared/errors.ts";
+import type { DomainDeps } from "../../domain-deps.ts";
 import { type PurchaseClaim, releaseClaim } from "./idempotency.ts";
 import { purchaseLeaseMs } from "./purchase-flow.ts";
 import { createPurchaseStore, type PurchaseStore } from "./purchase-store.ts";
@@ -16,7 +16,7 @@ type InProgressCode = Extract<ErrorCode, "idempotency_in_progress" | "payment_in
 
 /** Takes the purchase's lease or throws `code` (409, Retry-After). */
 export async function leasePurchase(
-  deps: Pick<AppDeps, "backend" | "config">,
+  deps: Pick<DomainDeps, "backend" | "config">,
   id: string,
   holder: string,
   now: number,
@@ -35,7 +35,7 @@ export async function leasePurchase(
  * keeps its claim, so the retry resumes it instead of starting a second one.
  */
 export async function finishClaimed<T>(
-  deps: AppDeps,
+  deps: DomainDeps,
   ctx: { id: string; claim: PurchaseClaim | null; inProgress: InProgressCode },
   now: number,
   work: (holder: string) => Promise<T>,

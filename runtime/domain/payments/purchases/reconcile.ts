@@ -21,8 +21,8 @@
  * confirmation, refunds due, and issued purchases whose charge was noted as unconfirmed.
  */
 import { randomUUID } from "node:crypto";
-import type { AppDeps } from "../../../deps.ts";
 import { type ApiError, apiError, isApiError } from "../../../shared/errors.ts";
+import type { DomainDeps } from "../../domain-deps.ts";
 import { findPaymentMethod } from "../methods/registry.ts";
 import {
   type ChargeReceipt,
@@ -37,7 +37,7 @@ import {
 } from "./purchase-flow.ts";
 import { createPurchaseStore, FINAL_STATES, type PurchaseRecord } from "./purchase-store.ts";
 
-export type ReconcileDeps = PurchaseDeps & Pick<AppDeps, "payments">;
+export type ReconcileDeps = PurchaseDeps & Pick<DomainDeps, "payments">;
 
 /** What the operator does with a purchase waiting `unconfirmed`. */
 const UNCONFIRMED_ACTION =
@@ -99,7 +99,7 @@ export async function reconcilePurchases(
 }
 
 /** What an operator should see now, changing nothing: open purchases and attention items. */
-export async function listPurchasesForOperator(backend: AppDeps["backend"], now: number): Promise<Omit<ReconcileReport, "resolved">> {
+export async function listPurchasesForOperator(backend: DomainDeps["backend"], now: number): Promise<Omit<ReconcileReport, "resolved">> {
   const store = createPurchaseStore(backend);
   const open = (await store.listOpen()).map((r) =>
     _entry(
@@ -182,7 +182,7 @@ export function acknowledgeRefused(reason: Extract<Acknowledged, { ok: false }>[
  * Runs reconciliation now and then every `intervalMs` (unref'd); errors are logged, never thrown.
  * Returns a stop function.
  */
-export function startReconciler(deps: ReconcileDeps & Pick<AppDeps, "clock">, intervalMs: number): () => void {
+export function startReconciler(deps: ReconcileDeps & Pick<DomainDeps, "clock">, intervalMs: number): () => void {
   let running: Promise<void> | null = null;
   const pass = () => {
     running ??= reconcilePurchases(deps, deps.clock.now(), { attention: false })

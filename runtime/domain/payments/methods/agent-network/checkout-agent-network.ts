@@ -15,10 +15,10 @@
  * an interrupted purchase is resolved by reconciliation (refund due, since no client can come back
  * for its keys).
  */
-import type { AppDeps } from "../../../../deps.ts";
 import { apiError, isApiError } from "../../../../shared/errors.ts";
 import { formatUsd } from "../../../../shared/money.ts";
 import type { PurchaseAccount } from "../../../accounts/purchase-account.ts";
+import type { DomainDeps } from "../../../domain-deps.ts";
 import { holdForPurchase, ledgerHoldOf } from "../../per-use/token-ledger.ts";
 import { howToPay } from "../../providers/agent-network.ts";
 import { type CheckoutOrder, describeQuote, quoteOrder } from "../../purchases/checkout-order.ts";
@@ -43,7 +43,7 @@ export function readPayToken(headers: Headers): string | null {
 }
 
 export async function checkoutWithAgentNetwork(
-  deps: AppDeps,
+  deps: DomainDeps,
   order: CheckoutOrder,
   account: PurchaseAccount,
   input: AgentNetworkCheckout,
@@ -100,7 +100,13 @@ export async function checkoutWithAgentNetwork(
 
 // --- Internal helpers ---
 
-async function _answer(deps: AppDeps, record: PurchaseRecord, secret: string, now: number, fresh: string[] | null): Promise<SavedResponse> {
+async function _answer(
+  deps: DomainDeps,
+  record: PurchaseRecord,
+  secret: string,
+  now: number,
+  fresh: string[] | null,
+): Promise<SavedResponse> {
   const keys = fresh ?? openKeys(record, secret);
   // Keys not from this request's reservation: the purchase was found reserved or further.
   const replayed = fresh === null;
@@ -123,7 +129,7 @@ async function _answer(deps: AppDeps, record: PurchaseRecord, secret: string, no
 }
 
 async function _quote(
-  deps: AppDeps,
+  deps: DomainDeps,
   order: CheckoutOrder,
   account: PurchaseAccount,
   paymentOptions: () => MethodDescription[],

@@ -7,13 +7,13 @@
  * idempotency key makes a redelivered event add the same line once. A failure answers non-2xx,
  * so Stripe delivers the event again and the same amount is applied.
  */
-import type { AppDeps } from "../../../../deps.ts";
 import { formatUsd } from "../../../../shared/money.ts";
 import { createCreditsStore } from "../../../../state/storage/credits-store.ts";
+import type { DomainDeps } from "../../../domain-deps.ts";
 import type { WebhookOutcome } from "../../payment-schemas.ts";
 import type { CardInvoice } from "../../providers/card.ts";
 
-export async function applyInvoiceCredit(deps: AppDeps, invoice: CardInvoice, now: number): Promise<WebhookOutcome> {
+export async function applyInvoiceCredit(deps: DomainDeps, invoice: CardInvoice, now: number): Promise<WebhookOutcome> {
   const account = invoice.metadata.account;
   if (invoice.billingReason !== "subscription_cycle" || !account) return "no_credit";
   // Only a draft takes new lines; Stripe finalises drafts about an hour after creating them.

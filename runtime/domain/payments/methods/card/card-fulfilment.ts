@@ -12,12 +12,12 @@
  * them once: an insert-once step taken right before the SMTP call, as for the charge.
  */
 import { randomUUID } from "node:crypto";
-import type { AppDeps } from "../../../../deps.ts";
 import { apiError } from "../../../../shared/errors.ts";
 import { failpoint } from "../../../../shared/failpoint.ts";
 import { limitsInForce } from "../../../../state/releases/build-ref.ts";
 import { releaseSlots, reserveSlots } from "../../../accounts/account-slots.ts";
 import { reclaimSeat, releaseSeat } from "../../../cohorts/cohort-seats.ts";
+import type { DomainDeps } from "../../../domain-deps.ts";
 import type { WebhookOutcome } from "../../payment-schemas.ts";
 import type { CardSessionState } from "../../providers/card.ts";
 import type { PurchaseDeps } from "../../purchases/purchase-flow.ts";
@@ -31,9 +31,9 @@ import { freePendingPlace } from "./card-pending.ts";
 const PAID_STATUSES = new Set(["paid", "no_payment_required"]);
 
 /** What card fulfilment uses: the purchase steps plus the card provider (mail, seal secret). */
-export type CardDeps = PurchaseDeps & Pick<AppDeps, "payments">;
+export type CardDeps = PurchaseDeps & Pick<DomainDeps, "payments">;
 
-export async function handleCardWebhook(deps: AppDeps, rawBody: string, signature: string | null, now: number): Promise<WebhookOutcome> {
+export async function handleCardWebhook(deps: DomainDeps, rawBody: string, signature: string | null, now: number): Promise<WebhookOutcome> {
   const card = deps.payments.card;
   // No Stripe here means no webhook endpoint: 404, like any route that does not exist.
   if (!card) throw apiError("not_found", { detail: "Card payments are not configured on this deployment, so there is no Stripe webhook." });

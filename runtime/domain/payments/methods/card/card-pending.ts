@@ -9,16 +9,16 @@
  * before anything else is done. A place is given back when the session is paid or the checkout
  * fails before the buyer got a session; an abandoned session's place runs out with the session.
  */
-import type { AppDeps } from "../../../../deps.ts";
 import { apiError } from "../../../../shared/errors.ts";
 import { keyPart } from "../../../../state/storage/key-part.ts";
+import type { DomainDeps } from "../../../domain-deps.ts";
 
 /**
  * Takes a free place for `purchaseId` (or finds the one it holds) until `expiresAt`; returns its
  * store key, or throws 429 `rate_limited` when the client holds them all.
  */
 export async function holdPendingPlace(
-  deps: Pick<AppDeps, "backend" | "config">,
+  deps: Pick<DomainDeps, "backend" | "config">,
   client: string,
   purchaseId: string,
   expiresAt: number,
@@ -39,7 +39,7 @@ export async function holdPendingPlace(
 
 /** Gives a place back (compare-and-delete: never one another purchase took after it ran out). */
 export async function freePendingPlace(
-  deps: Pick<AppDeps, "backend">,
+  deps: Pick<DomainDeps, "backend">,
   place: string | null | undefined,
   purchaseId: string,
 ): Promise<void> {

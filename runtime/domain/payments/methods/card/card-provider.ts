@@ -2,13 +2,13 @@
  * Card's provider: Stripe, plus mail delivery of the keys (SMTP, else a JSON relay) when
  * configured. The buyer sees the keys once on our success page, so Stripe alone is enough.
  */
-import type { PaymentsConfig } from "../../../../config.ts";
+import type { PaymentsConfig } from "../../../runtime-config.ts";
 import { type CardProvider, createStripeCardProvider } from "../../providers/card.ts";
-import type { MethodProvider } from "../../providers/create-providers.ts";
 import { createRelayKeyDelivery, type KeyDelivery } from "../../providers/key-delivery.ts";
+import type { MethodProvider } from "../../providers/payment-providers.ts";
 import { createSmtpKeyDelivery } from "../../providers/smtp-delivery.ts";
 
-declare module "../../providers/create-providers.ts" {
+declare module "../../providers/payment-providers.ts" {
   interface PaymentProviders {
     card: { stripe: CardProvider; delivery: KeyDelivery | null; sealSecret: string } | null;
   }

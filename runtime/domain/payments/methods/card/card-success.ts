@@ -9,8 +9,8 @@
  * issued the keys) is resumed here: the page fulfils it under the purchase's lease, or says
  * `processing` (and reloads) while another worker, or a dead one's lease, still holds it.
  */
-import type { AppDeps } from "../../../../deps.ts";
 import { isApiError } from "../../../../shared/errors.ts";
+import type { DomainDeps } from "../../../domain-deps.ts";
 import { describePurchasedKeys, openKeys } from "../../purchases/purchase-keys.ts";
 import { createPurchaseStore, FINAL_STATES, type PurchaseRecord } from "../../purchases/purchase-store.ts";
 import { fulfilCardSession, mailKeysOnce } from "./card-fulfilment.ts";
@@ -25,7 +25,7 @@ export type CardSuccessView =
 
 export const SESSION_ID_RE = /^cs_[A-Za-z0-9_]{1,250}$/;
 
-export async function viewCardSuccess(deps: AppDeps, sessionId: string, now: number): Promise<CardSuccessView> {
+export async function viewCardSuccess(deps: DomainDeps, sessionId: string, now: number): Promise<CardSuccessView> {
   const card = deps.payments.card;
   if (!card) return { status: "unknown" };
   const store = createPurchaseStore(deps.backend);
@@ -64,6 +64,6 @@ export async function viewCardSuccess(deps: AppDeps, sessionId: string, now: num
 
 // --- Internal helpers ---
 
-async function _dropSealedKeys(deps: AppDeps, record: PurchaseRecord, now: number): Promise<void> {
+async function _dropSealedKeys(deps: DomainDeps, record: PurchaseRecord, now: number): Promise<void> {
   await createPurchaseStore(deps.backend).save({ ...record, sealed_keys: null }, record.state, now, "keys shown on the success page");
 }

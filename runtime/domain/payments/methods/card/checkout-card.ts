@@ -13,10 +13,10 @@
  * the name is taken only once the payment completes, so whoever pays first owns it (a card payment
  * that completes after someone else took the name is `refund_due`, never keys in their account).
  */
-import type { AppDeps } from "../../../../deps.ts";
 import { apiError } from "../../../../shared/errors.ts";
 import { failpoint } from "../../../../shared/failpoint.ts";
 import type { PurchaseAccount } from "../../../accounts/purchase-account.ts";
+import type { DomainDeps } from "../../../domain-deps.ts";
 import type { CardLineItem } from "../../providers/card.ts";
 import { type CheckoutOrder, describeQuote } from "../../purchases/checkout-order.ts";
 import type { SavedResponse } from "../../purchases/idempotency.ts";
@@ -38,7 +38,7 @@ export interface CardCheckout {
 }
 
 export async function checkoutWithCard(
-  deps: AppDeps,
+  deps: DomainDeps,
   order: CheckoutOrder,
   account: PurchaseAccount,
   input: CardCheckout,
@@ -128,7 +128,7 @@ export async function checkoutWithCard(
 
 // --- Internal helpers ---
 
-async function _answer(deps: AppDeps, record: PurchaseRecord, replayed: boolean): Promise<SavedResponse> {
+async function _answer(deps: DomainDeps, record: PurchaseRecord, replayed: boolean): Promise<SavedResponse> {
   const card = record.card!;
   return {
     status: 303,

@@ -20,10 +20,10 @@
  *   payment sent again gets the same keys, across crashes too, while the store holds no key in clear.
  */
 import type { Network } from "@x402/core/types";
-import type { AppDeps } from "../../../../deps.ts";
 import { apiError } from "../../../../shared/errors.ts";
 import { formatUsd } from "../../../../shared/money.ts";
 import type { PurchaseAccount } from "../../../accounts/purchase-account.ts";
+import type { DomainDeps } from "../../../domain-deps.ts";
 import { resolveNetwork, type X402Provider } from "../../providers/http402.ts";
 import { type CheckoutOrder, describeQuote, digestOf, quoteOrder } from "../../purchases/checkout-order.ts";
 import { claimOrHolder, type SavedResponse } from "../../purchases/idempotency.ts";
@@ -45,7 +45,7 @@ import { type SettleFailure, settleOnce } from "./x402-settle-outcome.ts";
 type Quote = Awaited<ReturnType<typeof describeQuote>>;
 
 export async function checkoutWithX402(
-  deps: AppDeps,
+  deps: DomainDeps,
   order: CheckoutOrder,
   account: PurchaseAccount,
   request: { headers: Headers; resourceUrl: string },
@@ -153,7 +153,7 @@ export async function checkoutWithX402(
  * the purchase stays `charging` for the next ask.
  */
 async function _chargeOnce(
-  deps: Pick<AppDeps, "payments" | "logger">,
+  deps: Pick<DomainDeps, "payments" | "logger">,
   record: PurchaseRecord,
   payment: DecodedPayment,
   requirements: Requirements,
@@ -201,7 +201,7 @@ function _owner(order: CheckoutOrder, account: PurchaseAccount): string {
 }
 
 async function _answer(
-  deps: AppDeps,
+  deps: DomainDeps,
   record: PurchaseRecord,
   payment: DecodedPayment,
   secret: string,

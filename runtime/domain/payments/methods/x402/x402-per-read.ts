@@ -25,11 +25,11 @@
 import { randomUUID } from "node:crypto";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { Network } from "@x402/core/types";
-import type { AppDeps } from "../../../../deps.ts";
 import { apiError } from "../../../../shared/errors.ts";
 import { failpoint } from "../../../../shared/failpoint.ts";
 import { publicBaseUrl } from "../../../../shared/http/public-base.ts";
 import { limitsInForce } from "../../../../state/releases/build-ref.ts";
+import type { DomainDeps } from "../../../domain-deps.ts";
 import { digestOf } from "../../purchases/checkout-order.ts";
 import { formatUsdExact } from "../../purchases/usd-decimal.ts";
 import type { PerUse, PerUseGrant, PresentedPayment } from "../payment-method.ts";
@@ -91,7 +91,7 @@ export const x402PerUse: PerUse = {
   },
 };
 
-async function authorizeX402Read(deps: AppDeps, presented: PresentedPayment, now: number): Promise<PerUseGrant> {
+async function authorizeX402Read(deps: DomainDeps, presented: PresentedPayment, now: number): Promise<PerUseGrant> {
   const x402 = deps.payments.x402;
   if (!x402)
     throw apiError("per_use_not_accepted", {
@@ -157,7 +157,7 @@ async function authorizeX402Read(deps: AppDeps, presented: PresentedPayment, now
 
 /** Record, settle, mark served: the answer's payment header, or a throw (nothing is served). */
 async function _settle(
-  deps: AppDeps,
+  deps: DomainDeps,
   id: string,
   signature: string,
   { payment, requirements }: { payment: DecodedPayment; requirements: Requirements },

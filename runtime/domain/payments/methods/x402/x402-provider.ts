@@ -1,9 +1,9 @@
 /** x402's provider: the facilitator's client (verify and settle). */
-import type { PaymentsConfig } from "../../../../config.ts";
-import type { MethodProvider } from "../../providers/create-providers.ts";
+import type { PaymentsConfig } from "../../../runtime-config.ts";
 import { createX402Provider, type X402Provider } from "../../providers/http402.ts";
+import type { MethodProvider } from "../../providers/payment-providers.ts";
 
-declare module "../../providers/create-providers.ts" {
+declare module "../../providers/payment-providers.ts" {
   interface PaymentProviders {
     x402: X402Provider | null;
   }
