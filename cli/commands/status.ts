@@ -1,6 +1,6 @@
 /**
  * `vkr status`: is this deployment ready? Locally: the build in dist/ loads, and the state store
- * answers (with key counts). With `--url`: asks a running service's /readyz and /api/status.
+ * answers (with key counts). With `--url`: asks a running service's /readyz (one GET).
  * Exit 0 when ready, 5 when not.
  */
 
