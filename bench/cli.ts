@@ -1,7 +1,8 @@
 /**
  * `npx tsx bench/cli.ts [checkout]`: how long `vkr` takes to answer, the way the README runs it
- * (`npx vkr …`) and directly (`node bin/vkr.mjs …`), for `--help`, `status --url` (against a
- * stand-in /readyz on a local port) and `verify-answer` (a freshly signed answer and its JWK Set).
+ * (`node bin/vkr.mjs …`) and the two npm ways (`npm run vkr -- …`, `npx vkr …`), for `--help`,
+ * `status --url` (against a stand-in /readyz on a local port, or the running service at
+ * `CLI_URL`) and `verify-answer` (a freshly signed answer and its JWK Set).
  * Prints the median of 5 runs (CLI_RUNS) of wall time, and of CPU time (user + sys) where
  * /usr/bin/time exists: on a shared machine CPU moves less than wall. `node -e 0` and
  * `npx --version` are printed as the floor no CLI can go under. `checkout` (default: this one) is
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
     res.end(JSON.stringify({ status: "ready", build_id: "bench", store: "sqlite" }));
   });
   await new Promise<void>((done) => readyz.listen(0, "127.0.0.1", done));
-  const url = `http://127.0.0.1:${(readyz.address() as AddressInfo).port}`;
+  const url = process.env.CLI_URL ?? `http://127.0.0.1:${(readyz.address() as AddressInfo).port}`;
   try {
     const { answer, jwks } = _signedAnswer(dir);
     const commands: Array<[string, string[], number]> = [
@@ -53,8 +54,9 @@ async function main(): Promise<void> {
     ];
     for (const [name, args, expected] of commands) {
       for (const [how, cmd, prefix] of [
-        ["npx vkr", "npx", ["vkr"]],
         ["node bin/vkr.mjs", process.execPath, [bin]],
+        ["npm run vkr --", "npm", ["run", "--silent", "vkr", "--"]],
+        ["npx vkr", "npx", ["vkr"]],
       ] as const) {
         const runs = await _repeat(cmd, [...prefix, ...args], checkout);
         const bad = runs.find((r) => r.code !== expected);
@@ -62,7 +64,7 @@ async function main(): Promise<void> {
         rows.push([`${how} ${name}`, runs]);
       }
     }
-    process.stdout.write(`vkr answer time, median of ${RUNS} (checkout ${checkout})\n`);
+    process.stdout.write(`vkr answer time, median of ${RUNS} (checkout ${checkout}, status against ${url})\n`);
     for (const [name, runs] of rows) {
       const cpu = runs.every((r) => r.cpu !== null) ? `, CPU ${median(runs.map((r) => r.cpu!)).toFixed(2)} s` : "";
       process.stdout.write(`${name.padEnd(36)} wall ${median(runs.map((r) => r.wall)).toFixed(2)} s${cpu}\n`);

@@ -11,7 +11,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build, type Metafile } from "esbuild";
+import { build, type Metafile, type Plugin } from "esbuild";
 import { PACKAGE_ROOT } from "./package-root.ts";
 
 export const CLI_DIR = join(PACKAGE_ROOT, "dist", "cli");
@@ -39,10 +39,13 @@ export async function bundleCli(outdir = CLI_DIR): Promise<{ bytes: number; inpu
       external: ["better-sqlite3", "ioredis", "tsx", "esbuild"],
       banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
       logLevel: "warning",
+      plugins: [_consolaWithoutSideEffects],
     });
-    // The project's own files (not node_modules): what a change to must rebundle.
+    // The project's own files (not node_modules): what a change to must rebundle. A node_modules
+    // reached through a symlink (a worktree sharing another checkout's) shows as
+    // `../…/node_modules/…`; listed, bin/vkr.mjs would stat its 2,000 files on every run.
     const inputs = Object.keys(result.metafile.inputs)
-      .filter((f) => !f.startsWith("node_modules/"))
+      .filter((f) => !f.split("/").includes("node_modules"))
       .sort();
     writeFileSync(join(staging, CLI_INPUTS), `${JSON.stringify({ inputs: [...inputs, "package-lock.json"] })}\n`);
     _moveIn(staging, outdir);
@@ -54,6 +57,26 @@ export async function bundleCli(outdir = CLI_DIR): Promise<{ bytes: number; inpu
 }
 
 // --- Internal helpers ---
+
+const RESOLVING = Symbol("consola");
+
+/**
+ * citty, which `vkr --help` loads to render usage, imports consola for its `runMain` and
+ * `showUsage`, which the CLI never calls (command-line.ts parses and renders itself). The import
+ * stays because consola's package does not say it is free of side effects, so `--help` evaluated
+ * consola and built its default logger, about a quarter of its CPU. Marked side-effect free here,
+ * an import of consola nobody uses is dropped; one that is used is bundled as before.
+ */
+const _consolaWithoutSideEffects: Plugin = {
+  name: "consola-without-side-effects",
+  setup(build) {
+    build.onResolve({ filter: /^consola$/ }, async ({ path, importer, kind, resolveDir, pluginData }) => {
+      if (pluginData === RESOLVING) return undefined;
+      const resolved = await build.resolve(path, { importer, kind, resolveDir, pluginData: RESOLVING });
+      return resolved.errors.length > 0 ? undefined : { ...resolved, sideEffects: false };
+    });
+  },
+};
 
 /** Chunks first (content-hashed names, never overwritten in place), then the inputs list, the entry last. */
 function _moveIn(staging: string, outdir: string): void {

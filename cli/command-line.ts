@@ -9,7 +9,7 @@
  *
  * The top-level commands are listed with their descriptions and loaded only when they run, so
  * `vkr --help` and `vkr status --url …` load neither the content build nor the server, and citty
- * itself is loaded for `--help` only.
+ * (its usage renderer, cli/usage.ts) is loaded for `--help` only.
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import type { ArgsDef, CommandDef } from "citty";
@@ -173,7 +173,7 @@ async function _parse({ command, name, rest }: ResolvedCommand): Promise<Record<
 /** citty's usage text, headed by the whole command name ("vkr keys create", not "keys create"). */
 async function _usage({ command, name }: ResolvedCommand): Promise<string> {
   const parent = name.split(" ").slice(0, -1).join(" ");
-  const { renderUsage } = await import("citty");
+  const { renderUsage } = await import("./usage.ts");
   const usage = await renderUsage(command, parent ? defineCommand({ meta: { name: parent } }) : undefined);
   // citty marks code with backticks for its own colouring; plain text reads better in a terminal and a pipe.
   return usage.replace(/`/g, "");

@@ -1,6 +1,6 @@
 /**
  * `vkr status`: is this deployment ready? Locally: the build in dist/ loads, and the state store
- * answers (with key counts). With `--url`: asks a running service's /readyz and /api/status.
+ * answers (with key counts). With `--url`: asks a running service's /readyz (one GET).
  * Exit 0 when ready, 5 when not.
  */
 
@@ -94,10 +94,10 @@ function _parseBaseUrl(raw: string): string {
 }
 
 async function _remote(base: string, json: boolean): Promise<number> {
-  const ready = await fetch(`${base}/readyz`).then(
-    async (r) => ({ status: r.status, body: (await r.json().catch(() => null)) as Record<string, unknown> | null }),
-    (error: unknown) => ({ status: 0, body: { error: String(error) } as Record<string, unknown> | null }),
-  );
+  const ready = await _getJson(new URL(`${base}/readyz`)).catch((error: unknown) => ({
+    status: 0,
+    body: { error: String(error) } as Record<string, unknown> | null,
+  }));
   const ok = ready.status === 200;
   printResult(json, { ready: ok, url: base, readyz: ready.body }, () =>
     ok
@@ -105,4 +105,48 @@ async function _remote(base: string, json: boolean): Promise<number> {
       : `${base} is NOT ready (${ready.status || "unreachable"})`,
   );
   return ok ? EXIT.ok : EXIT.notReady;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * GET a URL with node:http(s), as `fetch` answered it here before: redirects followed (up to 20),
+ * the body as JSON or null, and a network failure as fetch's own `TypeError: fetch failed`, so
+ * `--json` prints what it printed. Not `fetch`: loading undici and compiling its wasm HTTP parser
+ * cost about 0.1 s of CPU, and the process then waited for V8 to finish optimising that wasm in the
+ * background before it could exit (0.1–0.3 s of wall time on this project's machine kind).
+ */
+async function _getJson(url: URL, redirects = 20): Promise<{ status: number; body: Record<string, unknown> | null }> {
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError("fetch failed");
+  const { get } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
+  const response = await new Promise<import("node:http").IncomingMessage>((resolve, reject) => {
+    get(url, { headers: { accept: "*/*" } }, resolve).on("error", () => reject(new TypeError("fetch failed")));
+  });
+  const status = response.statusCode ?? 0;
+  const location = response.headers.location;
+  if (REDIRECTS.has(status) && location !== undefined) {
+    response.resume();
+    if (redirects === 0) throw new TypeError("fetch failed");
+    let next: URL;
+    try {
+      next = new URL(location, url);
+    } catch {
+      throw new TypeError("fetch failed");
+    }
+    return _getJson(next, redirects - 1);
+  }
+  const text = await new Promise<string | null>((resolve) => {
+    const chunks: Buffer[] = [];
+    response.on("data", (chunk: Buffer) => chunks.push(chunk));
+    // TextDecoder drops a byte-order mark, as fetch's `json()` did.
+    response.on("end", () => resolve(new TextDecoder().decode(Buffer.concat(chunks))));
+    // A body cut off midway is no JSON, as fetch's `json()` rejected it (the first resolve wins).
+    response.on("error", () => resolve(null));
+    response.on("close", () => resolve(null));
+  });
+  try {
+    return { status, body: text === null ? null : (JSON.parse(text) as Record<string, unknown>) };
+  } catch {
+    return { status, body: null };
+  }
 }
