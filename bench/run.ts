@@ -354,10 +354,12 @@ async function _millionRow(store: MillionKeyStore, oneKey: Scenario, node: strin
   let restartMs = Number.NaN;
   let restartedPeak = 0;
   let fold = { seconds: Number.NaN, cpuSeconds: Number.NaN };
+  let foldPeak = Number.NaN;
   try {
     // A store never folded: the start folds yesterday's usage over every key (usage-history.ts),
     // once a day; measured apart, as it is no request's cost.
     fold = await _untilIdle(first.pid!);
+    foldPeak = rss!.peak();
     // Warm-up: the JIT and the caches' steady state (a million keys never all fit: most reads miss).
     await _load(oneKey, 1);
     await _load(row, 5);
@@ -400,7 +402,7 @@ async function _millionRow(store: MillionKeyStore, oneKey: Scenario, node: strin
       .map((l) => l.toFixed(2))
       .join(", ")}`,
     `  CPU per request, ${MILLION.toLocaleString("en")} keys at random ÷ one key: ${ratio.toFixed(2)} (interquartile ${q(0.25)}–${q(0.75)}, ${ratios.length} pairs of ${PAIR_SECONDS} s) (target ≤ ${MILLION_TARGETS.ratio}) ${verdict(ratio <= MILLION_TARGETS.ratio && errors === 0)}`,
-    `  the start's usage fold over every key, before the row (the server busy until then): ${fold.seconds.toFixed(1)} s, ${fold.cpuSeconds.toFixed(1)} s of CPU`,
+    `  the start's usage fold over every key, before the row (the server busy until then): ${fold.seconds.toFixed(1)} s, ${fold.cpuSeconds.toFixed(1)} s of CPU, peak resident memory until then ${foldPeak.toFixed(0)} MB`,
     `  server's peak resident memory, sampled every 0.1 s from start to stop, restart included: ${peak.toFixed(0)} MB (target ≤ ${MILLION_TARGETS.rssMb} MB) ${verdict(peak <= MILLION_TARGETS.rssMb)}`,
     `  restart (SIGKILL, then a start on the same store) until a metered read with one of the keys answers 200: ${(restartMs / 1000).toFixed(2)} s (target ≤ ${MILLION_TARGETS.restartS} s) ${verdict(restartMs <= MILLION_TARGETS.restartS * 1000)}`,
   ];
