@@ -12,8 +12,8 @@
  * it measures the server's own cost whatever the generator can push.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { Redis } from "ioredis";
@@ -32,11 +32,13 @@ import {
   rotationScript,
   runWrk,
 } from "./load-tools.ts";
+import { copyStore, MILLION, type MillionKeyStore, millionKeyStore, randomKeyScript, readKeys, sampleRss } from "./million-keys.ts";
 import { getNodeCall, MCP_HEADERS, mixedCycle } from "./mixed-cycle.ts";
 import { CLOCK_TICKS, cpuTicks, median } from "./process-cpu.ts";
 
 // BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_ONLY (a pattern of scenario names), BENCH_REDIS_URL,
-// BENCH_PAIRS and BENCH_PAIR_SECONDS (the paired estimates of the judged ratios; 0 pairs skips them).
+// BENCH_PAIRS and BENCH_PAIR_SECONDS (the paired estimates of the judged ratios; 0 pairs skips them),
+// BENCH_MILLION_KEYS (the keys of the many-keys row, 1,000,000; 0 skips the row; bench/million-keys.ts).
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 16);
@@ -56,6 +58,8 @@ interface Scenario {
   rotateKeys?: string[];
   /** A fixed cycle of different requests (mixed traffic) instead of one request. */
   cycle?: CycleRequest[];
+  /** Service keys picked at random from this file (one a line), one per request: too many to hold in a script. */
+  keyFile?: string;
   /** The Redis this scenario's server uses, to count the commands it sends per request. */
   redisUrl?: string;
 }
@@ -77,6 +81,8 @@ async function main(): Promise<void> {
   execFileSync(process.execPath, ["--import", "tsx", "build/bundle-server.ts"], { stdio: "inherit" });
   const node = "eu261-compensation";
   const artifact = join("dist/data/verticals/travel/nodes", `${node}.json`);
+  // Built once and reused (minutes the first time), before any server competes with it.
+  const million = MILLION > 0 ? await millionKeyStore() : null;
 
   const basePort = await freePort();
   const base = await _spawn(["bench/baseline-server.mjs", artifact, String(basePort)], {}, `http://127.0.0.1:${basePort}/`);
@@ -263,6 +269,7 @@ async function main(): Promise<void> {
     );
     // BENCH_ONLY: a pattern of scenario names to run (the baseline always runs), for one change at a time.
     const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, "i") : null;
+    const oneKey = scenarios.find((s) => s.name === METERED[0])!;
     if (only) scenarios.splice(1, scenarios.length, ...scenarios.slice(1).filter((s) => only.test(s.name)));
     const results = new Map<string, Result[]>(scenarios.map((s) => [s.name, []]));
     // Warm-up: JIT and caches. A row of keys in turn warms until every key was sent at least once
@@ -275,6 +282,9 @@ async function main(): Promise<void> {
     const usage = await (await fetch(`${svcUrl}/api/keys`, { headers: { "x-service-key": key } })).json();
     _print(scenarios, results, (usage as { usage: { hour: number } }).usage.hour);
     for (const line of await _pairedRatios(scenarios)) process.stdout.write(line + "\n");
+    if (million && (!only || only.test(MILLION_ROW))) {
+      for (const line of await _millionRow(million, oneKey, node)) process.stdout.write(line + "\n");
+    }
     const redisUsage = (await (await fetch(`${redisSvcUrl}/api/keys`, { headers: { "x-service-key": redisKey } })).json()) as {
       usage: { hour: number };
     };
@@ -317,6 +327,127 @@ const SHAPE_MCP = "bare node:http, the get_node answer to a POST it reads (shape
 const SVC_REST_LEAN = "metered lean node (membership key)";
 const MIXED = "mixed: 1,000 keys; 80% node full+lean, 10% index, 5% evaluate, 5% MCP";
 const SVC_MCP = "metered full node over MCP tools/call get_node (membership key)";
+const MILLION_ROW = `metered full node, ${MILLION.toLocaleString("en")} issued keys at random (SQLite store)`;
+/** Targets of the many-keys row (docs/performance.md). */
+const MILLION_TARGETS = { ratio: 1.25, rssMb: 400, restartS: 2 };
+
+/**
+ * The many-keys row: a server on a copy of the store holding a million issued keys
+ * (bench/million-keys.ts), metered reads with a key picked at random each; its CPU per request
+ * paired with the one-key row, its resident memory sampled from its first moment to its end, and
+ * the time a restart takes (SIGKILL, as a crash, then a start on the same store) until a metered
+ * read with one of those keys answers 200. Runs after the other rows, alone with them idle.
+ */
+async function _millionRow(store: MillionKeyStore, oneKey: Scenario, node: string): Promise<string[]> {
+  const port = await freePort();
+  const dataDir = copyStore(store);
+  const env = { ...benchServiceEnv(port, ADMIN), DATA_DIR: dataDir };
+  const url = `http://127.0.0.1:${port}/api/demo?vertical=travel&node=${node}`;
+  const probeKey = _anyOf(readKeys(store.keysFile));
+  let rss: ReturnType<typeof sampleRss> | undefined;
+  let first: ChildProcess | undefined = await _spawn(["dist/server/index.mjs"], env, `http://127.0.0.1:${port}/healthz`, (p) => {
+    rss = sampleRss(p.pid!);
+  });
+  const row: Scenario = { name: MILLION_ROW, pid: first.pid!, url, headers: {}, keyFile: store.keysFile };
+  const runs: Result[] = [];
+  const ratios: number[] = [];
+  let restartMs = Number.NaN;
+  let restartedPeak = 0;
+  let fold = { seconds: Number.NaN, cpuSeconds: Number.NaN };
+  let foldPeak = Number.NaN;
+  try {
+    // A store never folded: the start folds yesterday's usage over every key (usage-history.ts),
+    // once a day; measured apart, as it is no request's cost.
+    fold = await _untilIdle(first.pid!);
+    foldPeak = rss!.peak();
+    // Warm-up: the JIT and the caches' steady state (a million keys never all fit: most reads miss).
+    await _load(oneKey, 1);
+    await _load(row, 5);
+    for (let pair = 0; pair < Math.max(PAIRS, 1); pair++) {
+      const order = pair % 2 === 0 ? [row, oneKey] : [oneKey, row];
+      const cpu = new Map<Scenario, number>();
+      for (const s of order) {
+        const r = await _load(s, PAIR_SECONDS);
+        if (s === row) runs.push(r);
+        cpu.set(s, r.cpuUs);
+      }
+      ratios.push(cpu.get(row)! / cpu.get(oneKey)!);
+    }
+    first.kill("SIGKILL");
+    await new Promise((r) => first!.once("exit", r));
+    first = undefined;
+    const restarted = await _startUntilRead(env, url, probeKey);
+    const again = sampleRss(restarted.proc.pid!);
+    restartMs = restarted.ms;
+    try {
+      await _load({ ...row, pid: restarted.proc.pid! }, PAIR_SECONDS);
+    } finally {
+      restarted.proc.kill("SIGTERM");
+      if (restarted.proc.exitCode === null) await new Promise((r) => restarted.proc.once("exit", r));
+      restartedPeak = again.stop();
+    }
+  } finally {
+    first?.kill("SIGKILL");
+    // A gigabyte a run: not left behind.
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  const peak = Math.max(rss!.stop(), restartedPeak);
+  ratios.sort((x, y) => x - y);
+  const q = (f: number) => ratios[Math.min(ratios.length - 1, Math.floor(f * ratios.length))]!.toFixed(2);
+  const ratio = median(ratios);
+  const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
+  const errors = runs.reduce((n, r) => n + r.errors, 0);
+  return [
+    `${MILLION_ROW}: ${median(runs.map((r) => r.rps)).toFixed(0)} req/s, p50 ${median(runs.map((r) => r.p50)).toFixed(2)} ms, p99 ${median(runs.map((r) => r.p99)).toFixed(2)} ms, CPU ${median(runs.map((r) => r.cpuUs)).toFixed(1)} µs/req, errors ${errors}; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(", ")}`,
+    `  CPU per request, ${MILLION.toLocaleString("en")} keys at random ÷ one key: ${ratio.toFixed(2)} (interquartile ${q(0.25)}–${q(0.75)}, ${ratios.length} pairs of ${PAIR_SECONDS} s) (target ≤ ${MILLION_TARGETS.ratio}) ${verdict(ratio <= MILLION_TARGETS.ratio && errors === 0)}`,
+    `  the start's usage fold over every key, before the row (the server busy until then): ${fold.seconds.toFixed(1)} s, ${fold.cpuSeconds.toFixed(1)} s of CPU, peak resident memory until then ${foldPeak.toFixed(0)} MB`,
+    `  server's peak resident memory, sampled every 0.1 s from start to stop, restart included: ${peak.toFixed(0)} MB (target ≤ ${MILLION_TARGETS.rssMb} MB) ${verdict(peak <= MILLION_TARGETS.rssMb)}`,
+    `  restart (SIGKILL, then a start on the same store) until a metered read with one of the keys answers 200: ${(restartMs / 1000).toFixed(2)} s (target ≤ ${MILLION_TARGETS.restartS} s) ${verdict(restartMs <= MILLION_TARGETS.restartS * 1000)}`,
+  ];
+}
+
+function _anyOf<T>(values: T[]): T {
+  return values[Math.floor(Math.random() * values.length)]!;
+}
+
+/** Waits until the process uses under 5 % of a core over a second (at most 5 minutes); how long that took and the CPU it used. */
+async function _untilIdle(pid: number): Promise<{ seconds: number; cpuSeconds: number }> {
+  const started = performance.now();
+  const ticksAtStart = cpuTicks(pid);
+  for (let i = 0; i < 300; i++) {
+    const before = cpuTicks(pid);
+    await new Promise((r) => setTimeout(r, 1000));
+    if (cpuTicks(pid) - before < 0.05 * CLOCK_TICKS) break;
+  }
+  return { seconds: (performance.now() - started) / 1000 - 1, cpuSeconds: (cpuTicks(pid) - ticksAtStart) / CLOCK_TICKS };
+}
+
+/** Starts the bundle (pinned like the others) and times it until a metered read with `key` answers 200. */
+async function _startUntilRead(env: Record<string, string>, url: string, key: string): Promise<{ proc: ChildProcess; ms: number }> {
+  const started = performance.now();
+  const cmd = HAS_TASKSET ? "taskset" : process.execPath;
+  const argv = HAS_TASKSET ? ["-c", "0", process.execPath, "dist/server/index.mjs"] : ["dist/server/index.mjs"];
+  const proc = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`the restarted server exited with ${proc.exitCode}`);
+    const status = await fetch(url, { headers: { "x-service-key": key } }).then(
+      async (r) => (await r.arrayBuffer(), r.status),
+      () => 0,
+    );
+    if (status === 200) return { proc, ms: performance.now() - started };
+    if (status !== 0) {
+      proc.kill("SIGKILL");
+      throw new Error(`a metered read after the restart answered ${status}`);
+    }
+    if (performance.now() - started > 60_000) {
+      proc.kill("SIGKILL");
+      throw new Error("the restarted server did not answer within 60 s");
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 /** Nodes of the travel vertical, from its free index. */
 async function _travelNodes(url: string): Promise<string[]> {
@@ -391,10 +522,17 @@ async function _checkMcp(url: string, key: string, node: string): Promise<void> 
   }
 }
 
-async function _spawn(args: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
+/** `started` sees the process as soon as it exists (to sample it from its first moment). */
+async function _spawn(
+  args: string[],
+  env: Record<string, string>,
+  readyUrl: string,
+  started?: (proc: ChildProcess) => void,
+): Promise<ChildProcess> {
   const cmd = HAS_TASKSET ? "taskset" : process.execPath;
   const argv = HAS_TASKSET ? ["-c", "0", process.execPath, ...args] : args;
   const proc = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  started?.(proc);
   for (let i = 0; i < 300; i++) {
     if (proc.exitCode !== null) throw new Error(`${args[0]} exited with ${proc.exitCode}`);
     if (
@@ -406,6 +544,7 @@ async function _spawn(args: string[], env: Record<string, string>, readyUrl: str
       return proc;
     await new Promise((r) => setTimeout(r, 50));
   }
+  proc.kill("SIGKILL");
   throw new Error(`${args[0]} did not become ready`);
 }
 
@@ -442,6 +581,7 @@ interface LoadRun {
 async function _autocannon(s: Scenario, seconds: number): Promise<LoadRun> {
   let turn = 0;
   const rotate = s.rotateKeys;
+  const picked = s.keyFile ? readKeys(s.keyFile) : undefined;
   const cycle = s.cycle;
   const r = await autocannon({
     url: s.url,
@@ -454,6 +594,18 @@ async function _autocannon(s: Scenario, seconds: number): Promise<LoadRun> {
       ? {
           requests: [
             { setupRequest: (req) => ({ ...req, headers: { ...req.headers, "x-service-key": rotate[turn++ % rotate.length]! } }) },
+          ],
+        }
+      : {}),
+    ...(picked
+      ? {
+          requests: [
+            {
+              setupRequest: (req) => ({
+                ...req,
+                headers: { ...req.headers, "x-service-key": picked[Math.floor(Math.random() * picked.length)]! },
+              }),
+            },
           ],
         }
       : {}),
@@ -487,6 +639,8 @@ async function _wrk(s: Scenario, seconds: number): Promise<LoadRun> {
     const script = join(mkdtempSync(join(tmpdir(), "vkr-wrk-")), "post.lua");
     writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(s.body)}\n`);
     args.push("-s", script);
+  } else if (s.keyFile) {
+    args.push("-s", randomKeyScript(s.keyFile));
   } else if (s.rotateKeys) {
     args.push("-s", rotationScript(s.rotateKeys, `wrk.headers["x-service-key"] = v\n  return wrk.format()`));
   } else if (s.cycle) {

@@ -23,7 +23,9 @@ export function boundedCache<K extends {}, V extends {}>(max: number): BoundedCa
     set: (key, value) => void lru.set(key, value, _options()),
     has: (key) => lru.has(key, _options()),
     delete: (key) => lru.delete(key),
-    clear: () => lru.clear(),
+    // lru-cache's clear rewrites its whole preallocated list, however few entries it holds: the key
+    // store drops its cache on every issuance, and a bulk issuance with nothing cached paid that per key.
+    clear: () => void (lru.size > 0 && lru.clear()),
     get size() {
       return lru.size;
     },

@@ -63,7 +63,7 @@ const NOT_STORE_KEYS: Array<{ path: string; literal: string; why: string }> = [
 
 /** The backend's data operations, on the backend or on its unstorage records. */
 const RAW_CALL =
-  /\b(?:backend\??\.(?:records|consume|readCounters|insertOnce|removeOnce|claimPosition|countList)|records\??\.(?:getItem|setItem|removeItem|hasItem|getKeys|getItems|setItems|getMeta|clear))\b/;
+  /\b(?:backend\??\.(?:records|consume|readCounters|insertOnce|removeOnce|claimPosition|countList|recordPages)|records\??\.(?:getItem|setItem|removeItem|hasItem|getKeys|getItems|setItems|getMeta|clear))\b/;
 
 function runtimeFiles(dir = join(REPO_ROOT, "runtime")): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -246,6 +246,56 @@ export function testBackend(name: string, factory: () => BackendFactory): void {
       });
     });
 
+    it("recordPages hands out every record under a prefix once, a bounded page at a time", async () => {
+      const b = await fresh();
+      const names = Array.from({ length: 23 }, (_, i) => `keys:${String(i).padStart(4, "0")}`);
+      for (const name of names) await b.records.setItem(name, { n: name });
+      // Neighbours of the prefix are not under it.
+      await b.records.setItem("keysmith:1", { n: 1 });
+      await b.records.setItem("key:1", { n: 1 });
+      const pages: string[][] = [];
+      for await (const page of b.recordPages("keys", 5)) pages.push(page);
+      expect(pages.every((p) => p.length > 0 && p.length <= 5)).toBe(true);
+      expect(pages.flat().sort()).toEqual(names);
+      const none: string[][] = [];
+      for await (const page of b.recordPages("nothing", 5)) none.push(page);
+      expect(none).toEqual([]);
+    });
+
+    it("the key store's pages hold what its list holds, aliases left out", async () => {
+      const b = await fresh();
+      const keys = createKeysStore(b, { cacheMs: 0 });
+      const records = Array.from({ length: 12 }, (_, i) => membershipRecord(i.toString(16).padStart(12, "0")));
+      for (const record of records) await keys.put(record);
+      await keys.put({ ...membershipRecord("ffffffffffff"), replaced_by: records[0]!.hash, replaced_until: "2026-12-01T00:00:00Z" });
+      const paged: string[] = [];
+      for await (const page of keys.pages(5)) {
+        expect(page.length).toBeLessThanOrEqual(5);
+        paged.push(...page.map((r) => r.id));
+      }
+      expect(paged.sort()).toEqual((await keys.list({})).map((r) => r.id).sort());
+      expect(paged).toHaveLength(12);
+    });
+
+    it("the usage fold goes through keys a page at a time and lets other work in between", async () => {
+      const b = await fresh();
+      const keys = createKeysStore(b, { cacheMs: 0 });
+      // More keys than one page of the fold (500), written as records: no metering needed.
+      for (let i = 0; i < 1200; i++) {
+        const record = membershipRecord(i.toString(16).padStart(12, "0"));
+        await b.records.setItem(`keys:${record.hash}`, record);
+      }
+      const day0 = Math.floor(NOW / DAY_MS) * DAY_MS;
+      await meterKey(b, LIMITS, membershipRecord((1199).toString(16).padStart(12, "0")), day0 + HOUR);
+      let between = false;
+      const folding = foldUsageHistory({ backend: b, keys }, LIMITS, day0 + DAY_MS + HOUR);
+      // Scheduled after the fold began: it runs before the fold ends only if the fold yields to the event loop.
+      setImmediate(() => (between = true));
+      const folded = await folding;
+      expect(between).toBe(true);
+      expect(folded).toEqual({ day: new Date(day0).toISOString().slice(0, 10), keys: 1 });
+    });
+
     it("claimPosition gives unique consecutive positions, stable on repeats", async () => {
       const b = await fresh();
       const clients = current.shared ? [b, await open(), await open()] : [b];

@@ -64,6 +64,13 @@ export interface StateBackend {
   /** Appends `member` to `list` once and returns its 1-based position, stable on repeats. */
   claimPosition(list: string, member: string): Promise<{ position: number; created: boolean }>;
   countList(list: string): Promise<number>;
+  /**
+   * The names of the records under `prefix` (those `records.getKeys(prefix)` lists), at most
+   * `pageSize` at a time, each name once: a pass over every key (the daily usage fold) holds one
+   * page, not a million names. SQLite reads each page from its index; Redis lists the names in one
+   * pass of its driver, as `getKeys` does, and hands them out in pages.
+   */
+  recordPages(prefix: string, pageSize: number): AsyncIterable<string[]>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }

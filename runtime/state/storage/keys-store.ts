@@ -28,6 +28,11 @@ export interface KeysStore {
   remove(hash: string): Promise<void>;
   listByAccount(account: string): Promise<KeyRecord[]>;
   list(filter: { label?: string }): Promise<KeyRecord[]>;
+  /**
+   * The records `list({})` answers, a page at a time and in no set order: a pass over every key
+   * (the daily usage fold) that holds one page of records, not a million.
+   */
+  pages(pageSize: number): AsyncIterable<KeyRecord[]>;
 }
 
 const REVISION: CounterWindow = { key: "keys:revision", limit: Number.POSITIVE_INFINITY, expiresAt: Number.MAX_SAFE_INTEGER };
@@ -112,6 +117,13 @@ export function createKeysStore(backend: StateBackend, options: { cacheMs?: numb
           (r): r is KeyRecord => r !== null && r.replaced_by === undefined && (filter.label === undefined || r.label === filter.label),
         )
         .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+    },
+    async *pages(pageSize) {
+      for await (const names of backend.recordPages("keys", pageSize)) {
+        const records = await Promise.all(names.map((k) => backend.records.getItem<KeyRecord>(k)));
+        const listed = records.filter((r): r is KeyRecord => r !== null && r.replaced_by === undefined);
+        if (listed.length > 0) yield listed;
+      }
     },
   };
 }

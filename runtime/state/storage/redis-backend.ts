@@ -111,9 +111,14 @@ export async function createRedisBackend(options: RedisBackendOptions): Promise<
       : {}),
   });
 
+  const records = _guardStorage(createStorage({ driver }));
   return {
     kind: "redis",
-    records: _guardStorage(createStorage({ driver })),
+    records,
+    recordPages: async function* (prefix, pageSize) {
+      const names = await records.getKeys(prefix);
+      for (let i = 0; i < names.length; i += pageSize) yield names.slice(i, i + pageSize);
+    },
     consume: (windows: CounterWindow[], cost: number, now: number) =>
       _guard(async (): Promise<ConsumeResult> => {
         if (windows.length === 0) return { admitted: true, counts: [], deniedIndex: -1 };

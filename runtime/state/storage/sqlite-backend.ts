@@ -92,6 +92,7 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
     listPut: db.prepare("insert into lists (list, member, position) values (?, ?, ?)"),
     listCount: db.prepare<[string], { n: number }>("select n from list_heads where list = ?"),
     sweep: db.prepare("delete from counter_rows where expires_at <= ?"),
+    namesAfter: db.prepare<[string, string, number], string>("select key from kv where key > ? and key < ? order by key limit ?").pluck(),
   };
   _upgrade(db);
   const log = createCounterLog(db);
@@ -167,6 +168,18 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
     removeOnce: async (key, ifValue) => (ifValue === undefined ? q.onceDel.run(key) : q.onceDelIf.run(key, ifValue)).changes > 0,
     claimPosition: async (list, member) => claimPosition.immediate(list, member),
     countList: async (list) => q.listCount.get(list)?.n ?? 0,
+    recordPages: async function* (prefix, pageSize) {
+      // Keyset pages, as unstorage bounds a prefix (`prefix:`): each page starts after the last
+      // name of the one before, so records written or removed meanwhile never repeat another.
+      const base = `${prefix}:`;
+      let after = base;
+      for (;;) {
+        const page = q.namesAfter.all(after, `${base}\uffff`, pageSize);
+        if (page.length > 0) yield page;
+        if (page.length < pageSize) return;
+        after = page.at(-1)!;
+      }
+    },
     ping: async () => db.open,
     close: async () => {
       clearInterval(sweepTimer);
