@@ -34,6 +34,8 @@ interface Sample {
   rss: number;
   heapUsed: number;
   heapTotal: number;
+  /** Of the heap used, the old generation's: what survived young collections and only a major one frees. */
+  oldSpace: number;
   external: number;
   /** Major (mark-compact) collections since the server started. */
   majorGcs: number;
@@ -60,7 +62,7 @@ async function main(): Promise<void> {
       const s = await sample(t);
       samples.push(s);
       process.stdout.write(
-        `  ${String(t).padStart(4)} s  rss ${s.rss.toFixed(0)} MB  heap used ${s.heapUsed.toFixed(0)} of ${s.heapTotal.toFixed(0)} MB  external ${s.external.toFixed(0)} MB  major GCs ${s.majorGcs}\n`,
+        `  ${String(t).padStart(4)} s  rss ${s.rss.toFixed(0)} MB  heap used ${s.heapUsed.toFixed(0)} of ${s.heapTotal.toFixed(0)} MB (old space ${s.oldSpace.toFixed(0)})  external ${s.external.toFixed(0)} MB  major GCs ${s.majorGcs}\n`,
       );
     }
     const served = await loading;
@@ -94,6 +96,7 @@ async function _heapMb(url: string): Promise<Omit<Sample, "t" | "rss">> {
   return {
     heapUsed: read("nodejs_heap_size_used_bytes"),
     heapTotal: read("nodejs_heap_size_total_bytes"),
+    oldSpace: read('nodejs_heap_space_size_used_bytes\\{space="old"\\}'),
     external: read("nodejs_external_memory_bytes"),
     majorGcs: Number(/^nodejs_gc_duration_seconds_count\{kind="major"\} (\S+)/m.exec(text)?.[1] ?? 0),
   };
