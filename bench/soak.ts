@@ -1,17 +1,17 @@
 /**
  * `npm run bench:soak`: memory that stays flat. The service on the 10,000-node synthetic corpus
  * (bench/corpus-server.ts, SQLite store), 10,000 keys issued through the admin route, and metered
- * reads for SOAK_SECONDS (600) with a node and a key picked at random for each request, so the
- * artifact cache turns over and every key's record, digest and counter row stay in use. Resident
- * memory (/proc) and the V8 heap (the service's own /metrics) are sampled every 5 s; the judged
- * figure is the peak resident memory of the last third of the samples against the first third's,
- * target ≤ 1.05.
+ * reads for SOAK_SECONDS (600) with a node and a key picked at random for each request, so every
+ * node's bytes (71 MB, within the artifact cache) and every key's record, digest and counter row
+ * stay in use. Resident memory (/proc) and the V8 heap (the service's own /metrics) are sampled
+ * every 5 s; the judged figure is the peak resident memory of the last third of the samples
+ * against the first third's, target ≤ 1.05.
  *
  * Env: SOAK_SECONDS (600), SOAK_KEYS (10,000), SOAK_WARMUP_SECONDS (10, not sampled),
  * SOAK_NODE_ARGS (node flags for the server, e.g. `--heapsnapshot-signal=SIGUSR2
  * --diagnostic-dir=<folder>` to take heap snapshots while it runs), BENCH_VERTICALS and
- * BENCH_NODES_PER_VERTICAL (10 × 1000), BENCH_CONNECTIONS (64). Load comes from wrk when installed,
- * else autocannon.
+ * BENCH_NODES_PER_VERTICAL (10 × 1000), BENCH_CONNECTIONS (64), BENCH_CORPUS_DIR (the built corpus
+ * kept for the next run). Load comes from wrk when installed, else autocannon.
  */
 import autocannon from "autocannon";
 import { rssMb, startCorpusServer } from "./corpus-server.ts";

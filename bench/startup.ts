@@ -2,11 +2,13 @@
  * `npm run bench:startup` (also the second half of `npm run bench`): the service on a large build.
  * Generates the 10,000-node synthetic corpus (bench/corpus.ts), builds it, starts the production
  * bundle on it and reports the time until it answers and its resident memory. Then it drives
- * metered retrievals spread over every node (so the artifact cache fills and turns over) and
- * samples resident memory: after a warm-up pass, memory must level off, not keep growing.
+ * metered retrievals spread over every node (so the artifact cache fills) and samples resident
+ * memory: after a warm-up pass, memory must level off, not keep growing (`bench/soak.ts` watches it
+ * for ten minutes).
  *
  * Env: BENCH_VERTICALS, BENCH_NODES_PER_VERTICAL (10 × 1000), BENCH_MEMORY_SECONDS (60),
- * BENCH_CONNECTIONS (64). Load comes from wrk when installed, else autocannon.
+ * BENCH_CONNECTIONS (64), BENCH_CORPUS_DIR (where the built corpus is kept for the next run; a
+ * temporary folder by default). Load comes from wrk when installed, else autocannon.
  */
 import autocannon from "autocannon";
 import { rssMb, startCorpusServer } from "./corpus-server.ts";
