@@ -1,6 +1,7 @@
 /**
- * What both benchmark scripts need to drive load: whether wrk is installed, running it (pinned to
- * a core when `taskset` exists), wrk scripts that take their values in turn, and issuing a key.
+ * What the benchmark scripts need to drive load: whether wrk is installed, running it (pinned to
+ * a core when `taskset` exists), wrk scripts that take their values in turn or at random, and
+ * issuing keys.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -46,6 +47,20 @@ export function rotationScript(values: string[], use: string): string {
   writeFileSync(
     script,
     `local values = {${values.map((v) => JSON.stringify(v)).join(",")}}\nlocal i = 0\nrequest = function()\n  i = i % #values + 1\n  local v = values[i]\n  ${use}\nend\n`,
+  );
+  return script;
+}
+
+/**
+ * A wrk script file whose requests pick a value of `first` and one of `second` at random, each on
+ * its own (seeded with the start time); `use` is the Lua body of `request`, with the values in `a` and `b`.
+ */
+export function randomPairScript(first: string[], second: string[], use: string): string {
+  const script = join(mkdtempSync(join(tmpdir(), "vkr-wrk-")), "random.lua");
+  const list = (values: string[]) => `{${values.map((v) => JSON.stringify(v)).join(",")}}`;
+  writeFileSync(
+    script,
+    `local first = ${list(first)}\nlocal second = ${list(second)}\ninit = function(args)\n  math.randomseed(os.time())\nend\nrequest = function()\n  local a = first[math.random(#first)]\n  local b = second[math.random(#second)]\n  ${use}\nend\n`,
   );
   return script;
 }
