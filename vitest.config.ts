@@ -22,6 +22,11 @@ export default defineConfig({
           include: ["test/**/*.test.ts"],
           exclude: [...configDefaults.exclude, ...LISTED],
           setupFiles: ["test/helpers/unit-tier.ts"],
+          // Its files share a worker's modules (imports paid once per worker, not once per file) and
+          // run two at a time: vitest's default on two cores is one worker. The other tiers keep
+          // both defaults: their crash suites and shared Redis want a process of their own.
+          isolate: false,
+          maxWorkers: Number(process.env.UNIT_WORKERS ?? 2),
         },
       },
       { test: { ...shared, name: "redis", include: REDIS } },

@@ -43,7 +43,14 @@ function optionsOf(args: unknown[]): unknown {
   return args.find((a) => a !== null && typeof a === "object" && !Array.isArray(a));
 }
 
-for (const name of ["spawn", "spawnSync", "execFile", "execFileSync", "exec", "execSync", "fork"] as const) {
+// The unit tier runs without isolation (vitest.config.ts): its files share a worker process, and
+// this setup file runs before each of them. The guards are installed once per process, not wrapped
+// again around themselves for every file.
+const INSTALLED = Symbol.for("vkr.unit-tier.guards");
+const installed = (globalThis as Record<symbol, unknown>)[INSTALLED] === true;
+(globalThis as Record<symbol, unknown>)[INSTALLED] = true;
+
+for (const name of installed ? [] : (["spawn", "spawnSync", "execFile", "execFileSync", "exec", "execSync", "fork"] as const)) {
   const original = childProcess[name] as (...args: unknown[]) => unknown;
   const guarded = function (this: unknown, file: unknown, ...rest: unknown[]) {
     checkChild(file, optionsOf(rest));
