@@ -27,11 +27,14 @@ export default defineConfig({
           // both defaults: their crash suites and shared Redis want a process of their own.
           isolate: false,
           maxWorkers: Number(process.env.UNIT_WORKERS ?? 2),
+          sequence: { groupOrder: 0 },
         },
       },
-      { test: { ...shared, name: "redis", include: REDIS } },
-      { test: { ...shared, name: "browser", include: BROWSER } },
-      { test: { ...shared, name: "slow", include: SLOW } },
+      // A project with its own worker count runs in a group of its own (vitest requires it):
+      // the unit tier first, then the other three side by side on one worker, as before.
+      { test: { ...shared, name: "redis", include: REDIS, sequence: { groupOrder: 1 } } },
+      { test: { ...shared, name: "browser", include: BROWSER, sequence: { groupOrder: 1 } } },
+      { test: { ...shared, name: "slow", include: SLOW, sequence: { groupOrder: 1 } } },
     ],
   },
 });
