@@ -38,11 +38,13 @@ describe("batched per-use charges", () => {
     expect(results[0]!.headers.get("pay-network-charged")).toBe("0.002000");
     await settle();
     const charges = chargesOf(token);
-    // Pending charges go out on a timer every BATCH_MS, so retrievals reserved within `elapsed` fall
-    // into at most floor(elapsed / BATCH_MS) + 1 batches: two on a quiet machine, more when a loaded
-    // one (the whole suite on two cores) stretches the ten requests; never one call per retrieval.
+    // Pending charges go out on a timer that ticks every BATCH_MS from the service's start, not
+    // from the first retrieval: `elapsed` holds at most floor(elapsed / BATCH_MS) + 1 ticks, so the
+    // retrievals reserved within it fall into at most one batch more than that (two when the ten
+    // straddle a tick on a quiet machine, more when a loaded one stretches them); never one call
+    // per retrieval.
     expect(charges.length).toBeGreaterThanOrEqual(1);
-    expect(charges.length).toBeLessThanOrEqual(Math.min(9, Math.floor(elapsed / BATCH_MS) + 1));
+    expect(charges.length).toBeLessThanOrEqual(Math.min(9, Math.floor(elapsed / BATCH_MS) + 2));
     expect(charges.reduce((sum, c) => sum + c.micros, 0)).toBe(20_000);
   });
 
