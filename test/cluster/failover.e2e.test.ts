@@ -174,9 +174,12 @@ for (const kind of ["a Redis Cluster", "a sentinel set"] as const) {
         // were answered 503 in the window (and finished by retrying). On a cluster only requests
         // for the killed primary's slots meet the window, and on a loaded machine the few
         // purchases in flight may all miss it (one run in several, at a load average of 18), so
-        // there that is counted, not required; with sentinels every request meets it.
+        // there that is counted, not required; with sentinels every request meets it. A buyer
+        // answered 503 may finish paid by retrying or end with its charge unconfirmed (its
+        // network answer lost with the write), which the operator settles below: either way the
+        // window reached it, so it is the buyers answered 503 that must be there, not the paid.
         expect(purchasesOnVictim).toBeGreaterThan(0);
-        if (kind === "a sentinel set") expect(retried.length).toBeGreaterThan(0);
+        if (kind === "a sentinel set") expect(buyers.filter((b) => b.answers.includes(503)).length).toBeGreaterThan(0);
 
         // No token charged twice; every purchase answered 201 charged its token once.
         const charges = new Map<string, number>();
