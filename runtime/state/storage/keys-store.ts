@@ -37,6 +37,8 @@ export interface KeysStore {
 
 const REVISION: CounterWindow = { key: "keys:revision", limit: Number.POSITIVE_INFINITY, expiresAt: Number.MAX_SAFE_INTEGER };
 const CACHE_MAX = 100_000;
+/** Records read at once while `list` collects every key. */
+const LIST_PAGE = 500;
 
 export function createKeysStore(backend: StateBackend, options: { cacheMs?: number; now?: () => number } = {}): KeysStore {
   const cacheMs = options.cacheMs ?? 1000;
@@ -74,6 +76,13 @@ export function createKeysStore(backend: StateBackend, options: { cacheMs?: numb
     drop();
     checkedAt = Number.NEGATIVE_INFINITY;
   };
+  /** Every listed record, a page at a time: `list` and the daily usage fold read keys through it. */
+  const pages = async function* (pageSize: number): AsyncIterable<KeyRecord[]> {
+    for await (const names of backend.recordPages("keys", pageSize)) {
+      const listed = (await Promise.all(names.map((k) => backend.records.getItem<KeyRecord>(k)))).filter(_isListed);
+      if (listed.length > 0) yield listed;
+    }
+  };
 
   return {
     cached(hash) {
@@ -107,25 +116,20 @@ export function createKeysStore(backend: StateBackend, options: { cacheMs?: numb
       const prefix = `accounts:${accountPart(account)}:`;
       const hashes = (await backend.records.getKeys(prefix)).map((k) => k.slice(k.lastIndexOf(":") + 1));
       const records = await Promise.all(hashes.map((h) => backend.records.getItem<KeyRecord>(`keys:${h}`)));
-      return records.filter((r): r is KeyRecord => r !== null && r.replaced_by === undefined);
+      return records.filter(_isListed);
     },
     async list(filter) {
-      const keys = await backend.records.getKeys("keys");
-      const records = await Promise.all(keys.map((k) => backend.records.getItem<KeyRecord>(k)));
-      return records
-        .filter(
-          (r): r is KeyRecord => r !== null && r.replaced_by === undefined && (filter.label === undefined || r.label === filter.label),
-        )
-        .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+      const listed: KeyRecord[] = [];
+      for await (const page of pages(LIST_PAGE)) listed.push(...page.filter((r) => filter.label === undefined || r.label === filter.label));
+      return listed.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
     },
-    async *pages(pageSize) {
-      for await (const names of backend.recordPages("keys", pageSize)) {
-        const records = await Promise.all(names.map((k) => backend.records.getItem<KeyRecord>(k)));
-        const listed = records.filter((r): r is KeyRecord => r !== null && r.replaced_by === undefined);
-        if (listed.length > 0) yield listed;
-      }
-    },
+    pages,
   };
 }
 
 // --- Internal helpers ---
+
+/** A record that is listed: present, and not replaced by a rotation. */
+function _isListed(record: KeyRecord | null): record is KeyRecord {
+  return record !== null && record.replaced_by === undefined;
+}
