@@ -73,8 +73,8 @@ export interface PerUseCharges {
   refused(jti: string): boolean;
 }
 
-/** A per-use token's ids, as the batcher keys its records (`PerUseIds` in charge-batcher.ts). */
-interface PerUseTokenIds {
+/** A per-use token's ids, as the batcher keys its records. */
+export interface PerUseTokenIds {
   jti: string;
   sub: string;
   /** Epoch ms of the token's `exp`. */

@@ -24,28 +24,15 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "../../../shared/logger.ts";
-import type { CounterWindow, StateBackend } from "../../../state/storage/backend.ts";
+import type { StateBackend } from "../../../state/storage/backend.ts";
+import type { PerUseCharges, PerUseTokenIds } from "../../domain-deps.ts";
 import type { AgentNetworkProvider } from "../providers/agent-network.ts";
 import type { SealedAnswer } from "../purchases/sealed-answer.ts";
 import { createChargeBatchStore, type OpenRecord } from "./charge-batch-store.ts";
 import { CHARGE_WINDOW_MS } from "./token-ledger-store.ts";
 
-export interface PerUseIds {
-  jti: string;
-  sub: string;
-  /** Epoch ms of the token's `exp`. */
-  expiresAt: number;
-}
-
-export interface ChargeBatcher {
-  /** The count-only window to reserve together with the ledger, so this instance's share is durable. */
-  reservedWindow(ids: PerUseIds): CounterWindow;
-  /** Makes the token known durably (once per token), before its first retrieval is served. */
-  track(token: string, ids: PerUseIds): Promise<void>;
-  /** Queues one reserved retrieval's price for the token's next charge. */
-  add(token: string, ids: PerUseIds, amountMicros: number): void;
-  /** True when a batched charge of this token was refused: serve it nothing more. */
-  refused(jti: string): boolean;
+/** The batcher whole: what the domain asks of it (`PerUseCharges`), and what the wiring does with it. */
+export interface ChargeBatcher extends PerUseCharges {
   /** Sends every pending charge now. */
   flush(): Promise<void>;
   /** Charges what crashed instances left reserved and unsent. */
@@ -69,7 +56,7 @@ export interface ChargeBatcherOptions {
 
 interface Pending {
   token: string;
-  ids: PerUseIds;
+  ids: PerUseTokenIds;
   amountMicros: number;
   requests: number;
 }
@@ -90,7 +77,7 @@ export function createChargeBatcher(options: ChargeBatcherOptions): ChargeBatche
   const sendOne = async (
     owner: string,
     token: string,
-    ids: PerUseIds,
+    ids: PerUseTokenIds,
     amountMicros: number,
     requests: number,
     sealed: SealedAnswer = store.sealToken(owner, ids.jti, token),
