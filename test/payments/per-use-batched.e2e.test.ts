@@ -57,6 +57,15 @@ describe("batched per-use charges", () => {
     expect(chargesOf(token).reduce((sum, c) => sum + c.micros, 0)).toBe(10_000);
   });
 
+  it("a burst of 300 on a token worth 37 serves exactly 37 and charges exactly their price", async () => {
+    const token = await mint(37 * 2_000);
+    const results = await Promise.all(Array.from({ length: 300 }, (_, i) => demo(`trv-m${(i % 5) + 1}`, token)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(37);
+    expect(results.filter((r) => r.status === 402 && r.body.code === "payment_token_depleted")).toHaveLength(263);
+    await settle();
+    expect(chargesOf(token).reduce((sum, c) => sum + c.micros, 0)).toBe(37 * 2_000);
+  });
+
   it("a batch the network refuses is logged for reconciliation and the token is served nothing more", async () => {
     const token = await mint();
     network.mode = 402;
