@@ -1,19 +1,22 @@
 /**
- * Once per test run, before any file: builds the real content into `dist/` (e2e, contract and
- * content tests read it), so parallel files never race on building it, and builds the default
- * fixture content (test/helpers/fixture-content.ts) into the run's build cache, from which
- * `buildContentTo` copies instead of building the same content again in every file, and makes
- * sure the CLI bundle is current.
+ * Once per test run, before any file: makes sure the real content is built in `dist/` (e2e,
+ * contract and content tests read it), so parallel files never race on building it; builds the
+ * default fixture content (test/helpers/fixture-content.ts) into the build cache, from which
+ * `buildContentTo` copies instead of building the same content again in every file; and makes
+ * sure the CLI bundle is current. The real content is built only when its inputs differ from the
+ * build in `dist/` (the check `npm start` makes, build/input-stamp.ts); the cache is kept between
+ * runs (test/helpers/build-cache.ts), so a run after an unchanged one builds nothing.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { BUILD_ARGS, BUILD_CACHE_ENV, cachedBuild, serverBundleSlot } from "./helpers/build-cache.ts";
+import { digestBuildInputs, readInputStamp } from "../build/input-stamp.ts";
+import { BUILD_ARGS, BUILD_CACHE_DIR, BUILD_CACHE_ENV, cachedBuild, pruneCache } from "./helpers/build-cache.ts";
 import { writeFixtureContent } from "./helpers/fixture-content.ts";
 
 export default async function setup(): Promise<() => void> {
-  const cache = mkdtempSync(join(tmpdir(), "vkr-build-cache-"));
+  const cache = join(process.cwd(), BUILD_CACHE_DIR);
+  mkdirSync(cache, { recursive: true });
   // The workers are forked after this and inherit it; an environment variable rather than vitest's
   // provide/inject, because the bench imports test/helpers/child-server.ts outside vitest.
   process.env[BUILD_CACHE_ENV] = cache;
@@ -21,18 +24,27 @@ export default async function setup(): Promise<() => void> {
   // Side by side on two cores. `vkr --help` bundles the CLI (bin/vkr.mjs) when it is missing or
   // stale, so the CLI suites' first commands, several at once, do not each bundle it again.
   await Promise.all([
-    process.env.VKR_SKIP_GLOBAL_BUILD ? null : _run(BUILD_ARGS, "building the content"),
+    process.env.VKR_SKIP_GLOBAL_BUILD || _distIsCurrent("dist", "content") ? null : _run(BUILD_ARGS, "building the content"),
     cachedBuild(fixture, cache),
     _run(["bin/vkr.mjs", "--help"], "bundling the CLI"),
   ]);
   rmSync(fixture, { recursive: true, force: true });
-  return () => {
-    rmSync(cache, { recursive: true, force: true });
-    rmSync(serverBundleSlot(cache), { recursive: true, force: true });
-  };
+  return () => pruneCache(cache);
 }
 
 // --- Internal helpers ---
+
+/** `dist` holds a development build of exactly these inputs (its stamp and its manifest agree). */
+function _distIsCurrent(dist: string, content: string): boolean {
+  const stamp = readInputStamp(dist);
+  if (!stamp || stamp.release) return false;
+  try {
+    const manifest = JSON.parse(readFileSync(join(dist, "data", "manifest.json"), "utf8")) as { build_id?: unknown };
+    return manifest.build_id === stamp.build_id && stamp.input_digest === digestBuildInputs(content);
+  } catch {
+    return false;
+  }
+}
 
 function _run(args: string[], what: string): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -3,11 +3,11 @@
  * own: a file that changes its copy (test/cluster/load-release.test.ts empties `data/status.json`)
  * must leave the cached build and every later copy as built.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BUILD_CACHE_ENV, copyBuild, serverBundleSlot } from "../helpers/build-cache.ts";
+import { BUILD_CACHE_ENV, contentSlot, copyBuild, pruneCache, serverBundleSlot } from "../helpers/build-cache.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import { bundleServer } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
@@ -20,6 +20,32 @@ describe("the run's cache", () => {
     expect(existsSync(cache!)).toBe(true);
     expect(bundleServer()).toBe(join(serverBundleSlot(cache!), "index.mjs"));
     expect(existsSync(bundleServer())).toBe(true);
+  });
+});
+
+describe("the cache kept between runs", () => {
+  it("keys a build by every input: one changed byte of content is another slot, the same bytes the same one", () => {
+    const content = writeFixtureContent();
+    const cache = mkdtempSync(join(tmpdir(), "vkr-cache-"));
+    const before = contentSlot(content, cache);
+    const file = join(content, "travel", "trv-m2.md");
+    const text = readFileSync(file, "utf8");
+    writeFileSync(file, text.replace("title:", "title: x"));
+    expect(contentSlot(content, cache)).not.toBe(before);
+    writeFileSync(file, text);
+    expect(contentSlot(content, cache)).toBe(before);
+  });
+
+  it("prunes what no run used for days, and keeps what a run used", () => {
+    const cache = mkdtempSync(join(tmpdir(), "vkr-cache-"));
+    mkdirSync(join(cache, "build-old"));
+    mkdirSync(join(cache, "build-new"));
+    const now = Date.now();
+    const fourDaysAgo = new Date(now - 4 * 24 * 3600 * 1000);
+    utimesSync(join(cache, "build-old"), fourDaysAgo, fourDaysAgo);
+    pruneCache(cache, now);
+    expect(existsSync(join(cache, "build-old"))).toBe(false);
+    expect(existsSync(join(cache, "build-new"))).toBe(true);
   });
 });
 

@@ -1,20 +1,28 @@
 /**
- * A test run's content builds, one per distinct input, in a folder the global setup makes
- * (test/global-setup.ts). The key is the build's own input digest (content, build code, docs:
- * build/input-stamp.ts), so two files that build the same content share one build. Each build is
- * made beside its slot and renamed into it, so a reader never sees half a build; a lock folder
- * makes a second file that wants the same input wait for the first build instead of repeating it.
- * Callers never read a slot directly: they get a private copy (`copyBuild`), which they may change.
+ * The test runs' content builds, one per distinct input, in a folder kept between runs
+ * (`.tmp/test-build-cache/`, named to the workers by test/global-setup.ts). The key is the build's
+ * own input digest (content, build code, docs: build/input-stamp.ts) with the toolchain that ran
+ * it (the lockfile's bytes and Node's version), so two files that build the same content share one
+ * build, and a run after an unchanged one builds nothing again; any change of an input is a new
+ * key. Each build is made beside its slot and renamed into it, so a reader never sees half a
+ * build; a lock folder makes a second file that wants the same input wait for the first build
+ * instead of repeating it. Callers never read a slot directly: they get a private copy
+ * (`copyBuild`), which they may change. Slots unused for a few days are pruned at the end of a run.
  */
 import { execFile, execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { digestBuildInputs } from "../../build/input-stamp.ts";
 
-/** Names the run's cache folder for the test workers (set by test/global-setup.ts; unset outside a vitest run). */
+/** Names the cache folder for the test workers (set by test/global-setup.ts; unset outside a vitest run). */
 export const BUILD_CACHE_ENV = "VKR_TEST_BUILD_CACHE";
+/** Inside the repository, so a cached server bundle's external native packages resolve from node_modules. */
+export const BUILD_CACHE_DIR = join(".tmp", "test-build-cache");
+/** A slot no run used for this long is removed by the next run's teardown. */
+const UNUSED_FOR_MS = 3 * 24 * 3600 * 1000;
 export const BUILD_ARGS = ["--import", "tsx", "build/cli.ts"];
 /**
  * A build child that hangs (one sat in a futex wait for half an hour on a loaded machine) would
@@ -26,33 +34,53 @@ const STALE_LOCK_MS = BUILD_TIMEOUT_MS + 60_000;
 
 /** The cached build of `contentDir` (built now if it is not there yet); callers copy it, never change it. */
 export function cachedBuildSync(contentDir: string, cache: string): string {
-  return _cachedSync(join(cache, digestBuildInputs(contentDir)), (temp) =>
+  return _cachedSync(contentSlot(contentDir, cache), (temp) =>
     execFileSync(process.execPath, [...BUILD_ARGS, "--content", contentDir, "--out", temp], { stdio: "pipe", timeout: BUILD_TIMEOUT_MS }),
   );
 }
 
 /**
- * The run's server bundle (build/bundle-server.ts), made by the first file that starts a child
- * server. It lives inside the repository (`.tmp/`), so its external native packages resolve from
- * node_modules; the global setup's teardown removes it with the cache.
+ * The server bundle (build/bundle-server.ts), made by the first file that starts a child server
+ * and kept while its inputs (runtime/, the bundler script, the toolchain) are unchanged. It lives
+ * inside the repository (`.tmp/`), so its external native packages resolve from node_modules.
  */
 export function cachedServerBundleSync(cache: string): string {
-  mkdirSync(".tmp", { recursive: true });
   return _cachedSync(serverBundleSlot(cache), (temp) =>
     execFileSync(process.execPath, ["--import", "tsx", "build/bundle-server.ts", temp], { stdio: "pipe", timeout: BUILD_TIMEOUT_MS }),
   );
 }
 
 export function serverBundleSlot(cache: string): string {
-  return join(process.cwd(), ".tmp", `server-${basename(cache)}`);
+  serverSlot ??= join(cache, `server-${_digest(_toolchain(), ...["runtime", "build/bundle-server.ts"].flatMap(_files))}`);
+  return serverSlot;
+}
+
+/** Where the build of `contentDir` is (or will be) kept. */
+export function contentSlot(contentDir: string, cache: string): string {
+  return join(cache, `build-${_digest(_toolchain(), digestBuildInputs(contentDir))}`);
+}
+
+/** Removes slots (and leftovers of builders that died) no run has used for a few days. */
+export function pruneCache(cache: string, now = Date.now()): void {
+  for (const name of readdirSync(cache)) {
+    const path = join(cache, name);
+    try {
+      if (now - statSync(path).mtimeMs > UNUSED_FOR_MS) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Removed meanwhile by another run's teardown.
+    }
+  }
 }
 
 /** The same, without blocking: the global setup builds the default fixture beside the real content, before any file runs. */
 export async function cachedBuild(contentDir: string, cache: string): Promise<string> {
-  const slot = join(cache, digestBuildInputs(contentDir));
+  const slot = contentSlot(contentDir, cache);
+  if (existsSync(slot)) return _used(slot);
   const temp = mkdtempSync(`${slot}.building-`);
   await promisify(execFile)(process.execPath, [...BUILD_ARGS, "--content", contentDir, "--out", temp], { timeout: BUILD_TIMEOUT_MS });
-  renameSync(temp, slot);
+  // Another run may have filled the slot meanwhile: its build is the same.
+  if (existsSync(slot)) rmSync(temp, { recursive: true, force: true });
+  else renameSync(temp, slot);
   return slot;
 }
 
@@ -70,6 +98,9 @@ export function copyBuild(slot: string): string {
 
 // --- Internal helpers ---
 
+let serverSlot: string | undefined;
+let toolchain: string | undefined;
+
 /** `make` fills a temp folder beside `slot`, renamed into place; a lock folder keeps a second maker waiting instead of repeating the work. */
 function _cachedSync(slot: string, make: (temp: string) => void): string {
   while (!existsSync(slot)) {
@@ -86,7 +117,36 @@ function _cachedSync(slot: string, make: (temp: string) => void): string {
       rmSync(`${slot}.lock`, { recursive: true, force: true });
     }
   }
+  return _used(slot);
+}
+
+/** Marks a slot used now, so the pruning keeps it. */
+function _used(slot: string): string {
+  const now = new Date();
+  utimesSync(slot, now, now);
   return slot;
+}
+
+/** What else a build's bytes depend on: the installed packages (the lockfile) and Node. */
+function _toolchain(): string {
+  toolchain ??= _digest(process.version, readFileSync("package-lock.json", "utf8"));
+  return toolchain;
+}
+
+/** Every file under `root` (or `root` itself), sorted, as `path\0bytes` entries. */
+function _files(root: string): string[] {
+  if (!statSync(root).isDirectory()) return [`${root}\0${readFileSync(root, "utf8")}`];
+  return readdirSync(root, { recursive: true, encoding: "utf8" })
+    .map((f) => join(root, f))
+    .filter((f) => statSync(f).isFile())
+    .sort()
+    .map((f) => `${relative(".", f)}\0${readFileSync(f, "utf8")}`);
+}
+
+function _digest(...parts: string[]): string {
+  const hash = createHash("sha256");
+  for (const part of parts) hash.update(part).update("\0");
+  return hash.digest("hex").slice(0, 32);
 }
 
 /** Takes the slot's build lock (mkdir is atomic), breaking one left by a dead builder. */
