@@ -7,7 +7,8 @@
  *   npx tsx build/bundle-server.ts .tmp/prof && npx tsx bench/profile.ts .tmp/prof/index.mjs
  *
  * PROFILE_ROW (a pattern of row names, default "one key"), PROFILE_SECONDS (8), PROFILE_KEYS (keys
- * in turn, 10,000), PROFILE_TOP (30). The profile itself is kept in PROFILE_DIR (a temporary folder).
+ * in turn, 10,000), PROFILE_TOP (30), PROFILE_NODE_FLAGS (extra flags for the server's node, e.g.
+ * `--no-turbo-inlining`, which keeps an inlined callee's time its own). The profile itself is kept in PROFILE_DIR (a temporary folder).
  */
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,7 +37,11 @@ async function main(): Promise<void> {
   const [row] = selectRows(loadRows(KEYS), process.env.PROFILE_ROW ?? "one key");
   if (!row) throw new Error(`no row matches ${process.env.PROFILE_ROW}`);
   const dir = process.env.PROFILE_DIR ?? mkdtempSync(join(tmpdir(), "vkr-profile-"));
-  const side = await startService(bundle, row.name === "one key" ? 0 : KEYS, ["--cpu-prof", `--cpu-prof-dir=${dir}`]);
+  const side = await startService(bundle, row.name === "one key" ? 0 : KEYS, [
+    "--cpu-prof",
+    `--cpu-prof-dir=${dir}`,
+    ...(process.env.PROFILE_NODE_FLAGS ?? "").split(" ").filter(Boolean),
+  ]);
   await loadRow(side, row, Math.max(3, Math.ceil(KEYS / 2500)));
   // V8 stamps samples with the monotonic clock process.hrtime reads, in microseconds.
   const from = Number(process.hrtime.bigint() / 1000n);
