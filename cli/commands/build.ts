@@ -3,9 +3,7 @@
  * `--watch`); `--json` builds in-process with the same `buildOnce` (content, browse site, stamp) and prints
  * the result with every issue (file, line, pointer). Exit 1 on any fatal content issue.
  */
-import { buildOnce } from "../../build/build-once.ts";
 import { resolveBuildConfig } from "../../build/config.ts";
-import { signingKeyFromEnv } from "../../build/signing-key.ts";
 import { defineCommand } from "../command-line.ts";
 import { EXIT } from "../exit-codes.ts";
 import { printResult, runOperation } from "../output.ts";
@@ -39,6 +37,12 @@ export default defineCommand({
       process.exitCode = await runScript("build/cli.ts", forward);
       return;
     }
+    // Loaded here, not at the top: the build's modules compile their schemas and tokenizer as they
+    // load (about 1.5 s of CPU), which `--help` and the text mode (a build/cli.ts child) never use.
+    const [{ buildOnce }, { signingKeyFromEnv }] = await Promise.all([
+      import("../../build/build-once.ts"),
+      import("../../build/signing-key.ts"),
+    ]);
     await runOperation(true, async () => {
       const { result, browsePages } = await buildOnce({ ...options, ...signingKeyFromEnv(process.env, args.release) });
       printResult(

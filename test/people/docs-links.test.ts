@@ -18,6 +18,15 @@ const PAGES = [
     .map((f) => join("docs", f)),
 ];
 const ABSOLUTE_RE = /^(?:[a-z][a-z0-9+.-]*:|\/\/)/i;
+/** A page's heading anchors, parsed once per file: pages link into the same few pages dozens of times. */
+const anchorsByPage = new Map<string, Set<string>>();
+function anchorsOf(page: string): Set<string> {
+  const known = anchorsByPage.get(page);
+  if (known) return known;
+  const anchors = headingAnchors(readFileSync(page, "utf8"));
+  anchorsByPage.set(page, anchors);
+  return anchors;
+}
 
 describe("README and docs/", () => {
   it("keeps the README a landing page of at most 250 lines", () => {
@@ -34,7 +43,7 @@ describe("README and docs/", () => {
         broken.push(`${page}:${line} ${url}: no file ${relative(".", target)}`);
         continue;
       }
-      if (fragment && target.endsWith(".md") && !headingAnchors(readFileSync(target, "utf8")).has(decodeURIComponent(fragment))) {
+      if (fragment && target.endsWith(".md") && !anchorsOf(target).has(decodeURIComponent(fragment))) {
         broken.push(`${page}:${line} ${url}: no heading #${fragment} in ${target}`);
       }
       if (fragment && statSync(target).isDirectory()) broken.push(`${page}:${line} ${url}: a folder has no headings`);

@@ -1,4 +1,9 @@
-/** `npm run new -- <vertical> <node-id>` scaffolds a node that builds, reachable from the root. */
+/**
+ * `npm run new -- <vertical> <node-id>` scaffolds a node that builds, reachable from the root.
+ * One `npm run` proves the script's wiring; the other cases run the same script with node and
+ * tsx directly (what `npm run new` runs, without npm's own start-up), and both scaffolds share
+ * one content folder and one build.
+ */
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,8 +19,11 @@ function run(cmd: string, args: string[]): Promise<{ code: number; stdout: strin
   );
 }
 
+/** scripts/new-node.ts as `npm run new` runs it (package.json: "tsx scripts/new-node.ts"). */
+const newNode = (...args: string[]) => run(process.execPath, ["--import", "tsx", "scripts/new-node.ts", ...args]);
+
 describe("npm run new", () => {
-  it("writes a node with the four layers and a rule skeleton that the build accepts", async () => {
+  it("writes nodes with the four layers and a rule skeleton, linked from the root or --from, that the build accepts; refuses an existing node or a bad id", async () => {
     const content = writeFixtureContent();
     const made = await run("npm", ["run", "-s", "new", "--", "travel", "trv-scaffolded", "--content", content]);
     expect(made.code, made.stderr).toBe(0);
@@ -29,25 +37,23 @@ describe("npm run new", () => {
     // Linked from the root, so it is reachable.
     expect(readFileSync(join(content, "travel", "trv-m1.md"), "utf8")).toMatch(/^next_nodes: \[trv-m2, trv-scaffolded\]$/m);
 
+    // Linked from --from, in another vertical of the same content.
+    expect((await newNode("real-estate", "re-three", "--from", "re-two", "--content", content)).code).toBe(0);
+    expect(readFileSync(join(content, "real-estate", "re-two.md"), "utf8")).toMatch(/^next_nodes: \[re-three\]$/m);
+
+    // One build for both: it throws on any fatal issue, so both scaffolds build.
     const dist = buildContentTo(content);
     const node = JSON.parse(readFileSync(join(dist, "data/verticals/travel/nodes/trv-scaffolded.json"), "utf8"));
     expect(node.node.layers.logic.rules).toHaveLength(1);
     expect(Object.keys(node.node.layers).sort()).toEqual(["action", "directive", "logic", "skill"]);
     expect(existsSync(join(dist, "browse/travel/nodes/trv-scaffolded.html"))).toBe(true);
-  }, 120_000);
+    expect(existsSync(join(dist, "data/verticals/real-estate/nodes/re-three.json"))).toBe(true);
 
-  it("links from --from, and refuses an existing node or a bad id", async () => {
-    const content = writeFixtureContent();
-    expect((await run("npm", ["run", "-s", "new", "--", "real-estate", "re-three", "--from", "re-two", "--content", content])).code).toBe(
-      0,
-    );
-    expect(readFileSync(join(content, "real-estate", "re-two.md"), "utf8")).toMatch(/^next_nodes: \[re-three\]$/m);
-    buildContentTo(content);
-    const again = await run("npm", ["run", "-s", "new", "--", "real-estate", "re-three", "--content", content]);
+    const again = await newNode("real-estate", "re-three", "--content", content);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("already exists");
-    expect((await run("npm", ["run", "-s", "new", "--", "real-estate", "Bad_Id", "--content", content])).code).toBe(2);
-    expect((await run("npm", ["run", "-s", "new", "--", "no-such-vertical", "x-one", "--content", content])).code).toBe(1);
-    // Four npm runs and a build: on a loaded CI machine this passed the default 30 s.
+    expect((await newNode("real-estate", "Bad_Id", "--content", content)).code).toBe(2);
+    expect((await newNode("no-such-vertical", "x-one", "--content", content)).code).toBe(1);
+    // One npm run, three scripts and a build: on a loaded CI machine this passed the default 30 s.
   }, 180_000);
 });
