@@ -1,11 +1,12 @@
 /** GET /v1/delta over real HTTP: paging with any limit, `since` boundaries, cursors across a rebuild, and every refusal. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildContentTo } from "../helpers/build-fixture.ts";
+import { buildDataInProcess } from "../helpers/build-in-process.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
 import { ADDED_IN_V2_AT, TIMELINE, TIMELINE_V2, UPDATED_AT } from "./_delta-fixture.ts";
 
 let svc: TestService;
+let dist: string;
 let allKey: string;
 let travelMember: string;
 let travelTrial: string;
@@ -47,7 +48,9 @@ async function readAll(
 }
 
 beforeAll(async () => {
-  svc = await startTestService(buildContentTo(writeFixtureContent(undefined, TIMELINE)));
+  // Built in-process: the timelines are this file's own content, so no other file shares a cached CLI build.
+  dist = await buildDataInProcess(writeFixtureContent(undefined, TIMELINE));
+  svc = await startTestService(dist);
   allKey = await issue(svc, "all");
   travelMember = await issue(svc, "travel");
   travelTrial = (await svc.request("/api/trial", { method: "POST", json: { agent_id: "delta-agent", vertical: "travel" } })).body.key;
@@ -132,17 +135,14 @@ describe("since", () => {
 });
 
 describe("cursors", () => {
-  // The body builds the second content (build/cli.ts in a child), so it gets a hook's time, not a request's.
-  it("stay valid across a rebuild that adds a node: exactly the new entry follows, nothing seen reappears", {
-    timeout: 120_000,
-  }, async () => {
+  it("stay valid across a rebuild that adds a node: exactly the new entry follows, nothing seen reappears", async () => {
     const v1 = await readAll(svc, allKey, "limit=4");
     expect(v1.cursor).not.toBeNull();
     const end = await delta(svc, `cursor=${encodeURIComponent(v1.cursor!)}`, allKey);
     expect(end.body).toEqual({ entries: [], next_cursor: v1.cursor, has_more: false });
 
     // The new build runs on the same deployment's state store, which keeps the cursor secret.
-    const v2 = await startTestService(buildContentTo(writeFixtureContent(undefined, TIMELINE_V2)), {
+    const v2 = await startTestService(await buildDataInProcess(writeFixtureContent(undefined, TIMELINE_V2)), {
       DATA_DIR: svc.service.deps.config.dataDir,
     });
     try {
@@ -170,7 +170,8 @@ describe("cursors", () => {
       expect(res.status, bad).toBe(400);
       expect(res.body.code).toBe("invalid_cursor");
     }
-    const other = await startTestService(buildContentTo(writeFixtureContent(undefined, TIMELINE)), {
+    // The same build, served by a deployment with another cursor secret.
+    const other = await startTestService(dist, {
       CURSOR_SECRET: "another-secret-0123456789",
     });
     try {

@@ -5,15 +5,23 @@
 import { spawnSync } from "node:child_process";
 import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildContent, createBuildCache } from "../../build/index.ts";
 import { exportPrivateJwk, generateSigningKey } from "../../runtime/shared/signing-keys.ts";
 import { createTempDir, materializeFixture, REPO_ROOT } from "./_fixtures.ts";
 
 describe("pipeline", () => {
-  it("emits the documented dist/data layout", async () => {
-    const tmp = createTempDir();
-    const result = await buildContent({ contentDir: materializeFixture(tmp), outDir: join(tmp, "dist"), rootDir: tmp });
+  // One plain build of the basic fixture, read (never changed) by the cases that only look at it.
+  let tmp: string;
+  let contentDir: string;
+  let result: Awaited<ReturnType<typeof buildContent>>;
+  beforeAll(async () => {
+    tmp = createTempDir();
+    contentDir = materializeFixture(tmp);
+    result = await buildContent({ contentDir, outDir: join(tmp, "dist"), rootDir: tmp });
+  });
+
+  it("emits the documented dist/data layout", () => {
     expect(result.ok).toBe(true);
     expect(result.issues).toEqual([]);
     expect(result.stats).toMatchObject({ nodes: 6, verticals: 2 });
@@ -54,11 +62,8 @@ describe("pipeline", () => {
   });
 
   it("in memory (write: false) emits the same bytes as on disk", async () => {
-    const tmp = createTempDir();
-    const contentDir = materializeFixture(tmp);
-    const disk = await buildContent({ contentDir, outDir: join(tmp, "dist"), rootDir: tmp });
     const memory = await buildContent({ contentDir, outDir: join(tmp, "dist"), rootDir: tmp, write: false });
-    expect(memory.buildId).toBe(disk.buildId);
+    expect(memory.buildId).toBe(result.buildId);
     expect(memory.files!.get("catalog.json")).toBe(readFileSync(join(tmp, "dist", "data", "catalog.json"), "utf8"));
   });
 
@@ -101,8 +106,6 @@ describe("pipeline", () => {
   });
 
   it("manifest lists every other file with its sha256", async () => {
-    const tmp = createTempDir();
-    await buildContent({ contentDir: materializeFixture(tmp), outDir: join(tmp, "dist"), rootDir: tmp });
     const data = join(tmp, "dist", "data");
     const manifest = JSON.parse(readFileSync(join(data, "manifest.json"), "utf8"));
     expect(Object.keys(manifest.files).sort()).toEqual(_listFiles(data).filter((f) => f !== "manifest.json"));
@@ -120,7 +123,8 @@ describe("pipeline", () => {
     expect(manifest.lean_ratio).toBeLessThan(1);
   });
 
-  it("CLI: a broken file exits 1 naming file:line, and leaves the previous dist intact", () => {
+  // Two CLI children (a fresh Node with tsx each): on a busy machine longer than the default 30 s.
+  it("CLI: a broken file exits 1 naming file:line, and leaves the previous dist intact", { timeout: 120_000 }, () => {
     const tmp = createTempDir();
     const contentDir = materializeFixture(tmp);
     const outDir = join(tmp, "dist");

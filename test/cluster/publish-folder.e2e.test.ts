@@ -8,27 +8,29 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildContentTo } from "../helpers/build-fixture.ts";
-import type { ChildServer } from "../helpers/child-server.ts";
+import { buildDataInProcess } from "../helpers/build-in-process.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
-import { getJson, startInstances } from "./_cluster.ts";
+import { startTestService, type TestService } from "../helpers/test-service.ts";
+import { getJson } from "./_cluster.ts";
 import { runPublish } from "./_publish.ts";
 
 const releaseDir = mkdtempSync(join(tmpdir(), "vkr-releases-"));
 const env = { RELEASE_DIR: releaseDir };
 let v1: string;
 let v2: string;
-let instance: ChildServer;
+let instance: TestService;
 
 const buildIdOf = (dist: string) =>
   (JSON.parse(readFileSync(join(dist, "data", "manifest.json"), "utf8")) as { build_id: string }).build_id;
 
 beforeAll(async () => {
   v1 = buildContentTo(writeFixtureContent());
-  v2 = buildContentTo(writeFixtureContent(undefined, { extraNodes: { travel: [{ id: "trv-m8", order: 8, next: [] }] } }));
+  // A development build is published with --allow-dev-build, so v2 needs no CLI-made stamp: built in-process.
+  v2 = await buildDataInProcess(writeFixtureContent(undefined, { extraNodes: { travel: [{ id: "trv-m8", order: 8, next: [] }] } }));
 });
 
 afterAll(async () => {
-  await instance?.kill("SIGTERM");
+  await instance?.close();
 });
 
 describe("releases in a folder", () => {
@@ -52,7 +54,8 @@ describe("releases in a folder", () => {
   });
 
   it("an instance follows the folder's pointer and rolls back with it", async () => {
-    instance = (await startInstances(1, { ...env, DIST_DIR: v1, RELEASE_POLL_MS: "100" }))[0]!;
+    // In-process: following the pointer needs no process of its own (nothing here is killed).
+    instance = await startTestService(v1, { ...env, RELEASE_POLL_MS: "100" });
     expect((await getJson(`${instance.url}/readyz`)).body).toMatchObject({ build_id: buildIdOf(v1), store: "sqlite" });
     expect((await runPublish(["--dist", v2], env)).code).toBe(0);
     await waitFor(async () => (await getJson(`${instance.url}/readyz`)).body.build_id === buildIdOf(v2));

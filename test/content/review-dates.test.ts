@@ -39,7 +39,11 @@ describe("review dates in the content", () => {
     expect(html).toContain(`<dt>Review by</dt><dd>${node.review_by}</dd>`);
   });
 
-  it("builds with no overdue review, no passed future-event statement and no review due after an announced date (as of the review date)", async () => {
+  // The first build of the real content in this worker also loads the build's modules: on a busy
+  // machine that alone has taken longer than the default 30 s.
+  it("builds with no overdue review, no passed future-event statement and no review due after an announced date (as of the review date)", {
+    timeout: 120_000,
+  }, async () => {
     const result = await buildContent({
       contentDir: join(REPO_ROOT, "content"),
       outDir: join(DIST, "unused"),
@@ -54,7 +58,9 @@ describe("review dates in the content", () => {
     ).toEqual([]);
   });
 
-  it("every vertical keeps its review records in _review.yaml, one per node, and REVIEW.md agrees with them", async () => {
+  it("every vertical keeps its review records in _review.yaml, one per node, and REVIEW.md agrees with them", {
+    timeout: 120_000,
+  }, async () => {
     const verticals = readdirSync(join(REPO_ROOT, "content")).filter(
       (d) => !d.startsWith("_") && existsSync(join(REPO_ROOT, "content", d, "_index.md")),
     );

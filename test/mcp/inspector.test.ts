@@ -4,7 +4,9 @@
  * `get_node`, anonymously and with a key in a header.
  *
  * The CLI finds its own package.json through a path relative to the working directory, so it is
- * started from its `build/` folder (whose parent holds that file).
+ * started from its `build/` folder (whose parent holds that file). Its `cli.js --cli` launcher only
+ * re-spawns `node build/index.js` with the same arguments; the client is started that way directly,
+ * one Node process a call instead of two.
  */
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -23,7 +25,7 @@ beforeAll(async () => {
 afterAll(() => svc?.close());
 
 async function inspector(args: string[]): Promise<any> {
-  const { stdout } = await run(process.execPath, ["cli.js", "--cli", `${svc.url}/mcp`, "--transport", "http", ...args], {
+  const { stdout } = await run(process.execPath, ["index.js", `${svc.url}/mcp`, "--transport", "http", ...args], {
     cwd: CLI_DIR,
     timeout: 60_000,
   });

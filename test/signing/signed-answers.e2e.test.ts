@@ -6,7 +6,7 @@
  * the node version or the build id fails; answers still verify once the server is gone, against a
  * saved JWK Set; `vkr verify-answer` and the typed client's helper name node, version and build.
  */
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { createHash, createPublicKey, generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,7 +17,9 @@ import canonicalizeModule from "canonicalize";
 import { createVerifier, httpbis } from "http-message-signatures";
 import { calculateJwkThumbprint } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signingKeyFromEnv } from "../../build/signing-key.ts";
 import { verifyAnswer } from "../../client/index.ts";
+import { buildDataInProcess } from "../helpers/build-in-process.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";
 
@@ -44,14 +46,9 @@ let member: string;
 let jwks: KeySet;
 const saved = new Map<string, Saved>();
 
-function buildWith(env: Record<string, string>): string {
-  const out = mkdtempSync(join(tmpdir(), "vkr-signed-dist-"));
-  execFileSync(process.execPath, ["--import", "tsx", "build/cli.ts", "--content", content, "--out", out], {
-    stdio: "pipe",
-    env: { ...process.env, ...env },
-  });
-  return out;
-}
+/** The fixture's data, signed with the key `env` gives as the build CLI reads it (none: a development key). */
+const buildWith = (env: Record<string, string>) =>
+  buildDataInProcess(content, mkdtempSync(join(tmpdir(), "vkr-signed-dist-")), signingKeyFromEnv(env, false));
 
 async function get(path: string, headers: Record<string, string> = {}): Promise<Saved & { status: number }> {
   const res = await fetch(svc.url + path, { headers });
@@ -106,7 +103,7 @@ const mcpSaved = (result: any): Saved => ({
 beforeAll(async () => {
   content = writeFixtureContent();
   // A release-style build: signed at build time with key A, served by a runtime holding key A.
-  dist = buildWith({ SIGNING_KEY: pem(keyA) });
+  dist = await buildWith({ SIGNING_KEY: pem(keyA) });
   svc = await startTestService(dist, { SIGNING_KEY: JSON.stringify(keyA.privateKey.export({ format: "jwk" })) });
   member = (
     await svc.request("/api/keys", { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}` }, json: { vertical: "travel" } })
@@ -392,7 +389,7 @@ describe("MCP answers (official SDK client): the same digest and signature in _m
 
 describe("a development build served without SIGNING_KEY", () => {
   it("publishes the build's development key and the server's own, and both kinds of answer verify", { timeout: 180_000 }, async () => {
-    const devDist = buildWith({ SIGNING_KEY: "" });
+    const devDist = await buildWith({ SIGNING_KEY: "" });
     const manifest = JSON.parse(readFileSync(join(devDist, "data", "manifest.json"), "utf8"));
     expect(manifest.signing.dev).toBe(true);
     const dev = await startTestService(devDist);
