@@ -6,8 +6,9 @@
  *
  * An entry is named by the sha256 of everything its bytes depend on: the page's markdown, its
  * path, the list of served pages (its links point at them), and the renderer's code (see
- * `rendererCode`). Any change is a new name, so a stale entry is never read; entries this render
- * did not use are deleted, so the folder holds one set of pages. Entries are written to a temp
+ * `rendererCode`). Any change is a new name, so a stale entry is never read; entries are kept in a
+ * folder per renderer code, and those this render did not use are deleted, so each folder holds
+ * one set of pages (another renderer's folder goes once unwritten for a week). Entries are written to a temp
  * name and renamed, so two builds at once read a whole entry or none. The folder is safe to
  * delete at any time (`rm -rf .cache`): the next build renders again. A read-only checkout (an
  * installed release) just renders every time.
@@ -25,6 +26,8 @@ export interface DocsCache {
 
 /** A temp file older than this was left by a build that died while writing it. */
 const ABANDONED_TEMP_MS = 10 * 60_000;
+/** Another renderer's folder not written to for this long is of code that is gone (or unused: it renders again). */
+const ABANDONED_CODE_MS = 7 * 24 * 3600_000;
 
 /**
  * Digest of the files that decide a rendered page's bytes. A file that cannot be read counts as
@@ -55,18 +58,34 @@ export async function withDocsCache<T extends { inputs: string }>(
   render: (item: T) => Promise<string>,
 ): Promise<string[]> {
   if (cache === null) return Promise.all(items.map(render));
+  // A folder per renderer: the sources (tsx) and the bundled CLI render alike but are different
+  // code, and pruning each other's entries would make every other build render again.
+  const dir = join(cache.dir, cache.code.slice(0, 16));
   const out: string[] = [];
   const used = new Set<string>();
   for (const item of items) {
     const name = `${createHash("sha256").update(`${cache.code}\0${item.inputs}`).digest("hex")}.html`;
     used.add(name);
-    out.push(_read(cache.dir, name) ?? _write(cache.dir, name, await render(item)));
+    out.push(_read(dir, name) ?? _write(dir, name, await render(item)));
   }
-  _prune(cache.dir, used);
+  _prune(dir, used);
+  _pruneOtherCode(cache);
   return out;
 }
 
 // --- Internal helpers ---
+
+function _pruneOtherCode(cache: DocsCache): void {
+  try {
+    for (const name of readdirSync(cache.dir)) {
+      const path = join(cache.dir, name);
+      if (name !== cache.code.slice(0, 16) && Date.now() - statSync(path).mtimeMs > ABANDONED_CODE_MS)
+        rmSync(path, { recursive: true, force: true });
+    }
+  } catch {
+    // Gone already, or not ours to delete: the next build tries again.
+  }
+}
 
 function _read(dir: string, name: string): string | null {
   try {

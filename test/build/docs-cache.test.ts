@@ -28,7 +28,8 @@ function _setup(): { root: string; cache: DocsCache; codeFile: string } {
 }
 
 function _poison(cache: DocsCache): void {
-  for (const name of readdirSync(cache.dir)) writeFileSync(join(cache.dir, name), POISON);
+  for (const name of readdirSync(cache.dir, { recursive: true, encoding: "utf8" }))
+    if (name.endsWith(".html")) writeFileSync(join(cache.dir, name), POISON);
 }
 
 describe("docs cache", () => {
@@ -37,7 +38,7 @@ describe("docs cache", () => {
     const fresh = await renderDocPages(CTX, root, null);
     expect(await renderDocPages(CTX, root, cache)).toEqual(fresh);
     expect(await renderDocPages(CTX, root, cache)).toEqual(fresh);
-    expect(readdirSync(cache.dir)).toHaveLength(3);
+    expect(readdirSync(join(cache.dir, cache.code.slice(0, 16)))).toHaveLength(3);
     // The cache is read: a poisoned entry shows (what the cases below prove is never served stale).
     _poison(cache);
     expect([...(await renderDocPages(CTX, root, cache)).values()].every((html) => html.includes(POISON))).toBe(true);
@@ -53,7 +54,7 @@ describe("docs cache", () => {
     expect(pages.get("docs/guide.html")).not.toContain(POISON);
     expect(pages.get("docs/readme.html")).toContain(POISON);
     // The entry of the old text is dropped: the folder keeps one set of pages.
-    expect(readdirSync(cache.dir)).toHaveLength(3);
+    expect(readdirSync(join(cache.dir, cache.code.slice(0, 16)))).toHaveLength(3);
   });
 
   it("misses every page when the list of pages changes (their links point at it)", async () => {
@@ -73,6 +74,15 @@ describe("docs cache", () => {
     const pages = await renderDocPages(CTX, root, { ...cache, code: rendererCode([codeFile]) });
     expect([...pages.values()].some((html) => html.includes(POISON))).toBe(false);
     expect(pages).toEqual(await renderDocPages(CTX, root, null));
+  });
+
+  it("keeps the entries of two renderers apart (the sources and the bundled CLI), neither pruning the other's", async () => {
+    const { root, cache, codeFile } = _setup();
+    const other = { ...cache, code: rendererCode([codeFile, codeFile]) };
+    await renderDocPages(CTX, root, cache);
+    await renderDocPages(CTX, root, other);
+    _poison(cache);
+    expect([...(await renderDocPages(CTX, root, cache)).values()].every((html) => html.includes(POISON))).toBe(true);
   });
 
   it("counts an unreadable code file as absent, never as unchanged", () => {
