@@ -21,12 +21,13 @@ export default async function setup(): Promise<() => void> {
   // provide/inject, because the bench imports test/helpers/child-server.ts outside vitest.
   process.env[BUILD_CACHE_ENV] = cache;
   const fixture = writeFixtureContent();
-  // Side by side on two cores. `vkr --help` bundles the CLI (bin/vkr.mjs) when it is missing or
-  // stale, so the CLI suites' first commands, several at once, do not each bundle it again.
+  // `vkr --help` bundles the CLI (bin/vkr.mjs) when it is missing or stale, first: the builds run
+  // on that bundle, and so do the CLI suites' first commands, which must not each bundle it again.
+  await _run(["bin/vkr.mjs", "--help"], "bundling the CLI");
+  // Then the two builds side by side on two cores (each only when its inputs changed).
   await Promise.all([
     process.env.VKR_SKIP_GLOBAL_BUILD || _distIsCurrent("dist", "content") ? null : _run(BUILD_ARGS, "building the content"),
     cachedBuild(fixture, cache),
-    _run(["bin/vkr.mjs", "--help"], "bundling the CLI"),
   ]);
   rmSync(fixture, { recursive: true, force: true });
   return () => pruneCache(cache);

@@ -39,7 +39,7 @@ export async function writeBrowseSite(outDir: string): Promise<BrowseSiteResult>
   files.set("key.html", renderKeyPage(ctx));
   files.set("search.html", renderSearchTemplate(ctx, catalog.verticals));
   files.set("error.html", renderErrorTemplate(ctx));
-  for (const [rel, html] of renderDocPages(ctx)) files.set(rel, html);
+  for (const [rel, html] of await renderDocPages(ctx)) files.set(rel, html);
 
   // 2. Each vertical with content: its graph page, both variants of every node page.
   const llms: LlmsVertical[] = [];

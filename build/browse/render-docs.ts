@@ -9,17 +9,10 @@
  * anchors, so `endpoints.md#abuse-limits` works on GitHub and here alike.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, posix } from "node:path";
-import type { Element, RootContent as HastContent, Root as HastRoot } from "hast";
-import type { RootContent as MdContent, Root as MdRoot } from "mdast";
-import rehypeSanitize from "rehype-sanitize";
-import rehypeStringify from "rehype-stringify";
-import remarkGfm from "remark-gfm";
-import remarkParse from "remark-parse";
-import remarkRehype from "remark-rehype";
-import { unified } from "unified";
-import { createSlugger } from "../docs/slug.ts";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { PACKAGE_ROOT } from "../package-root.ts";
+import { type DocsCache, rendererCode, withDocsCache } from "./docs-cache.ts";
 import { type PageContext, renderPage } from "./render-pages.ts";
 
 /** One served page: where its markdown lives (relative to the repository) and its name under /docs/. */
@@ -36,8 +29,6 @@ const SPECIAL: ReadonlyArray<DocPage> = [
   { source: "docs/README.md", name: "guides" },
   { source: "content/AUTHORING.md", name: "node-reference" },
 ];
-/** The service at the address the docs give for a local start (`npm start`), with the path after it. */
-const LOCAL_SERVICE_RE = /^https?:\/\/(?:127\.0\.0\.1|localhost|\[::1\]):8787(\/[^\s]*)?$/i;
 export const DOC_NAME_RE = /^[a-z0-9][a-z0-9-]*$/;
 
 /** Every page to serve, README and docs/ first. */
@@ -51,15 +42,44 @@ export function listDocPages(root = REPO_ROOT): DocPage[] {
   return pages.filter((p) => DOC_NAME_RE.test(p.name) && existsSync(join(root, p.source)));
 }
 
-/** The files of every doc page, `docs/<name>.html` → HTML, for the browse site. */
-export function renderDocPages(ctx: PageContext, root = REPO_ROOT): Map<string, string> {
+/**
+ * The cache of this checkout (docs-cache.ts): `.cache/docs-html/` in the repository. The code
+ * digest covers what renders a page: from the sources, doc-markdown.ts, the slugger and the
+ * installed packages (package-lock.json); in a bundle, the file this module was bundled into,
+ * which names the renderer's chunk by the hash of its content.
+ */
+export function defaultDocsCache(): DocsCache {
+  const self = fileURLToPath(import.meta.url);
+  const code = self.endsWith(".ts")
+    ? [
+        fileURLToPath(new URL("./doc-markdown.ts", import.meta.url)),
+        fileURLToPath(new URL("../docs/slug.ts", import.meta.url)),
+        join(PACKAGE_ROOT, "package-lock.json"),
+      ]
+    : [self];
+  return { dir: join(PACKAGE_ROOT, ".cache", "docs-html"), code: rendererCode(code) };
+}
+
+/** The files of every doc page, `docs/<name>.html` → HTML, for the browse site; `cache: null` renders every page. */
+export async function renderDocPages(
+  ctx: PageContext,
+  root = REPO_ROOT,
+  cache: DocsCache | null = defaultDocsCache(),
+): Promise<Map<string, string>> {
   const pages = listDocPages(root);
   const bySource = new Map(pages.map((p) => [p.source, p.name]));
-  const out = new Map<string, string>();
-  for (const page of pages) {
+  const sources = pages.map((page) => {
     const markdown = readFileSync(join(root, page.source), "utf8");
+    return { page, markdown, inputs: JSON.stringify([page.source, markdown, [...bySource]]) };
+  });
+  const articles = await withDocsCache(cache, sources, async ({ page, markdown }) => {
+    const { renderDocMarkdown } = await import("./doc-markdown.ts");
+    return renderDocMarkdown(markdown, page.source, bySource);
+  });
+  const out = new Map<string, string>();
+  sources.forEach(({ page, markdown }, i) => {
     const title = _firstHeading(markdown) ?? page.name;
-    const html = _render(markdown, (url) => _rewrite(url, page.source, bySource));
+    const html = articles[i];
     const body = `<nav class="doc-pages" aria-label="Documentation">${pages
       .filter((p) => p.source.startsWith("docs/"))
       .map((p) => (p.name === page.name ? `<strong>${p.name}</strong>` : `<a href="/docs/${p.name}">${p.name}</a>`))
@@ -73,68 +93,11 @@ export function renderDocPages(ctx: PageContext, root = REPO_ROOT): Map<string, 
         body,
       ),
     );
-  }
+  });
   return out;
 }
 
 // --- Internal helpers ---
-
-function _render(markdown: string, rewrite: (url: string) => string | null): string {
-  const processor = unified()
-    .use(remarkParse)
-    .use(remarkGfm)
-    .use(() => (tree: MdRoot) => _rewriteLinks(tree, rewrite))
-    .use(remarkRehype)
-    .use(rehypeSanitize)
-    // After sanitizing (which would prefix ids): anchors are the build's own, never the author's markup.
-    .use(() => (tree: HastRoot) => _addHeadingIds(tree));
-  return String(processor.use(rehypeStringify).processSync(markdown));
-}
-
-/** Links to served pages point at them; links to other repository files become their text. */
-function _rewriteLinks(tree: MdRoot, rewrite: (url: string) => string | null): void {
-  const walk = (parent: MdRoot | MdContent) => {
-    if (!("children" in parent)) return;
-    parent.children = parent.children.flatMap((node: MdContent): MdContent[] => {
-      walk(node);
-      if (node.type !== "link") return [node];
-      const url = rewrite(node.url);
-      if (url === null) return node.children as MdContent[];
-      node.url = url;
-      return [node];
-    }) as typeof parent.children;
-  };
-  walk(tree);
-}
-
-function _rewrite(url: string, from: string, bySource: ReadonlyMap<string, string>): string | null {
-  // The markdown links the service at its documented local address (for readers on GitHub); served,
-  // the same link stays on whatever host and port the page came from.
-  const own = LOCAL_SERVICE_RE.exec(url);
-  if (own) return own[1] || "/";
-  if (/^(?:[a-z][a-z0-9+.-]*:|\/\/|\/)/i.test(url)) return url;
-  const [path = "", fragment] = url.split("#");
-  const hash = fragment ? `#${fragment}` : "";
-  if (path === "") return hash || url;
-  const target = posix.normalize(posix.join(posix.dirname(from), path));
-  const name = bySource.get(target);
-  return name ? `/docs/${name}${hash}` : null;
-}
-
-function _addHeadingIds(tree: HastRoot): void {
-  const slug = createSlugger();
-  const textOf = (node: HastContent): string =>
-    node.type === "text" ? node.value : "children" in node ? node.children.map((c) => textOf(c as HastContent)).join("") : "";
-  const visit = (node: HastRoot | HastContent) => {
-    if (node.type === "element" && /^h[1-6]$/.test(node.tagName))
-      (node as Element).properties = {
-        ...(node as Element).properties,
-        id: slug(node.children.map((c) => textOf(c as HastContent)).join("")),
-      };
-    if ("children" in node) for (const child of node.children) visit(child as HastContent);
-  };
-  visit(tree);
-}
 
 function _firstHeading(markdown: string): string | null {
   const line = /^#\s+(.+)$/m.exec(markdown)?.[1];

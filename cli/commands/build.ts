@@ -1,13 +1,19 @@
 /**
- * `vkr build`: the content build. Text mode runs build/cli.ts itself (its grouped report, and
- * `--watch`); `--json` builds in-process with the same `buildOnce` (content, browse site, stamp) and prints
- * the result with every issue (file, line, pointer). Exit 1 on any fatal content issue.
+ * `vkr build`: the content build. Text mode builds in this process with build/cli.ts's own code
+ * (`buildAndReport`: the same grouped report); `--watch` runs build/cli.ts itself; `--json` builds
+ * in-process with the same `buildOnce` (content, browse site, stamp) and prints the result with
+ * every issue (file, line, pointer). Exit 1 on any fatal content issue.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { resolveBuildConfig } from "../../build/config.ts";
 import { defineCommand } from "../command-line.ts";
 import { EXIT } from "../exit-codes.ts";
 import { printResult, runOperation } from "../output.ts";
-import { runScript } from "../run-script.ts";
+import { PACKAGE_ROOT, runScript } from "../run-script.ts";
+
+/** The build's sources: an unpacked release has none, and runScript refuses it in words. */
+const BUILD_SCRIPT = "build/cli.ts";
 
 export default defineCommand({
   meta: { name: "build" },
@@ -27,6 +33,12 @@ export default defineCommand({
     const resolved = resolveBuildConfig(options);
     // No state store: the build reads content and writes a build folder; say which ones.
     process.stderr.write(`vkr: content ${resolved.contentDir} → build folder ${resolved.outDir} (no state store)\n`);
+    // In this process, not a second one under tsx: the bundle is already loaded and transpiled.
+    if (!args.json && !args.watch && existsSync(join(PACKAGE_ROOT, BUILD_SCRIPT))) {
+      const { buildAndReport } = await import("../../build/build-report.ts");
+      process.exitCode = await buildAndReport(options);
+      return;
+    }
     if (!args.json || args.watch) {
       const forward = [
         ...(args.content ? ["--content", args.content] : []),
@@ -34,11 +46,11 @@ export default defineCommand({
         ...(args.watch ? ["--watch"] : []),
         ...(args.release ? ["--release"] : []),
       ];
-      process.exitCode = await runScript("build/cli.ts", forward);
+      process.exitCode = await runScript(BUILD_SCRIPT, forward);
       return;
     }
     // Loaded here, not at the top: the build's modules compile their schemas and tokenizer as they
-    // load (about 1.5 s of CPU), which `--help` and the text mode (a build/cli.ts child) never use.
+    // load (about 1.5 s of CPU), which `--help` and `--watch` (a build/cli.ts child) never use.
     const [{ buildOnce }, { signingKeyFromEnv }] = await Promise.all([
       import("../../build/build-once.ts"),
       import("../../build/signing-key.ts"),

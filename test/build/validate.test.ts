@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { toIsoDateTime } from "../../build/dates.ts";
 import { createDiagnostics } from "../../build/diagnostics.ts";
+import { compileSchema } from "../../build/schema/validator.ts";
 import type { SourceFile } from "../../build/stages/load.ts";
 import { parseSource } from "../../build/stages/parse.ts";
 import { validateNodes } from "../../build/stages/validate.ts";
@@ -82,5 +83,14 @@ describe("validate", () => {
         bad,
       ).toEqual([["schema_invalid", true]]);
     }
+  });
+});
+
+describe("compileSchema", () => {
+  // The meta-schema check is shared between schemas (build/schema/validator.ts); it must still refuse a broken schema.
+  it("refuses a schema that breaks the draft-07 meta-schema, each time", () => {
+    expect(() => compileSchema({ type: "object" } as never)).not.toThrow();
+    expect(() => compileSchema({ type: 5 } as never)).toThrow(/^schema is invalid: data\/type /);
+    expect(() => compileSchema({ type: "object", properties: { a: { minLength: -1 } } } as never)).toThrow(/^schema is invalid: /);
   });
 });

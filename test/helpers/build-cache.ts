@@ -23,7 +23,12 @@ export const BUILD_CACHE_ENV = "VKR_TEST_BUILD_CACHE";
 export const BUILD_CACHE_DIR = join(".tmp", "test-build-cache");
 /** A slot no run used for this long is removed by the next run's teardown. */
 const UNUSED_FOR_MS = 3 * 24 * 3600 * 1000;
-export const BUILD_ARGS = ["--import", "tsx", "build/cli.ts"];
+/**
+ * The bundled `vkr build` (the same build code and report as `tsx build/cli.ts`): no TypeScript to
+ * transpile per build, about 2 s less CPU for the fixture content. The global setup makes sure the
+ * bundle is current before any build starts.
+ */
+export const BUILD_ARGS = ["bin/vkr.mjs", "build"];
 /**
  * A build child that hangs (one sat in a futex wait for half an hour on a loaded machine) would
  * block its test file's worker for good, since a synchronous call outlives every vitest timeout.

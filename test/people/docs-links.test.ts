@@ -51,8 +51,8 @@ describe("README and docs/", () => {
     expect(broken).toEqual([]);
   });
 
-  it("renders README.md and docs/ as pages whose links between them all resolve, to a page and to a heading id", () => {
-    const pages = renderDocPages({ apiVersion: "test", buildId: "test" });
+  it("renders README.md and docs/ as pages whose links between them all resolve, to a page and to a heading id", async () => {
+    const pages = await renderDocPages({ apiVersion: "test", buildId: "test" });
     expect([...pages.keys()]).toEqual(
       expect.arrayContaining(["docs/readme.html", "docs/guides.html", "docs/configuration.html", "docs/performance-history.html"]),
     );

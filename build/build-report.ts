@@ -1,0 +1,42 @@
+/**
+ * One build from the command line, as `tsx build/cli.ts` and `vkr build` both run it: the signing
+ * key from the environment, the build (build-once.ts), and the text report (diagnostics grouped
+ * by file, then a one-line summary). `vkr build` runs it in its own bundled process rather than
+ * starting build/cli.ts under tsx, which cost a second process and its TypeScript transpiling.
+ */
+import { buildOnce } from "./build-once.ts";
+import { formatReport } from "./diagnostics.ts";
+import type { BuildConfig, BuildResult } from "./index.ts";
+import { signingKeyFromEnv } from "./signing-key.ts";
+
+/** Builds once and prints the report; resolves to the exit code (1 on any fatal issue or a refused key). */
+export async function buildAndReport(options: BuildConfig): Promise<number> {
+  try {
+    Object.assign(options, signingKeyFromEnv(process.env, options.release === true));
+  } catch (error) {
+    console.error(`build refused: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+  try {
+    // The browse site and llms.txt are generated from the published data (build/browse/).
+    const { result, browsePages } = await buildOnce(options, (built) => console.log(buildReport(built)));
+    if (browsePages !== null) console.log(`browse site: ${browsePages} pages`);
+    return result.ok ? 0 : 1;
+  } catch (error) {
+    console.error(`build failed: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
+/** Diagnostics grouped by file, then a one-line summary. */
+export function buildReport(result: BuildResult): string {
+  const { nodes, verticals, durationMs, leanRatio } = result.stats;
+  const fatal = result.issues.filter((i) => i.fatal).length;
+  const warnings = result.issues.length - fatal;
+  const report = formatReport(result.issues);
+  const outcome = result.ok
+    ? `built ${nodes} nodes in ${verticals} verticals in ${durationMs} ms; mean lean/full size ${(leanRatio * 100).toFixed(1)}%; ` +
+      `build ${result.buildId}${result.changed ? "" : " (unchanged)"}`
+    : `build failed: ${fatal} error(s); nothing was written, the previous build is untouched`;
+  return `${report ? `${report}\n\n` : ""}${outcome}${warnings ? `; ${warnings} warning(s)` : ""}`;
+}
