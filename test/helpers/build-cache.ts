@@ -40,7 +40,11 @@ const STALE_LOCK_MS = BUILD_TIMEOUT_MS + 60_000;
 /** The cached build of `contentDir` (built now if it is not there yet); callers copy it, never change it. */
 export function cachedBuildSync(contentDir: string, cache: string): string {
   return _cachedSync(contentSlot(contentDir, cache), (temp) =>
-    execFileSync(process.execPath, [...BUILD_ARGS, "--content", contentDir, "--out", temp], { stdio: "pipe", timeout: BUILD_TIMEOUT_MS }),
+    execFileSync(process.execPath, [...BUILD_ARGS, "--content", contentDir, "--out", temp], {
+      stdio: "pipe",
+      timeout: BUILD_TIMEOUT_MS,
+      env: _buildEnv(),
+    }),
   );
 }
 
@@ -82,7 +86,10 @@ export async function cachedBuild(contentDir: string, cache: string): Promise<st
   const slot = contentSlot(contentDir, cache);
   if (existsSync(slot)) return _used(slot);
   const temp = mkdtempSync(`${slot}.building-`);
-  await promisify(execFile)(process.execPath, [...BUILD_ARGS, "--content", contentDir, "--out", temp], { timeout: BUILD_TIMEOUT_MS });
+  await promisify(execFile)(process.execPath, [...BUILD_ARGS, "--content", contentDir, "--out", temp], {
+    timeout: BUILD_TIMEOUT_MS,
+    env: _buildEnv(),
+  });
   // Another run may have filled the slot meanwhile: its build is the same.
   if (existsSync(slot)) rmSync(temp, { recursive: true, force: true });
   else renameSync(temp, slot);
@@ -130,6 +137,15 @@ function _used(slot: string): string {
   const now = new Date();
   utimesSync(slot, now, now);
   return slot;
+}
+
+/**
+ * The environment of a cached build: a development build, never signed with a SIGNING_KEY the
+ * developer's shell happens to hold, which the key (inputs, not environment) could not tell apart.
+ */
+function _buildEnv(): NodeJS.ProcessEnv {
+  const { SIGNING_KEY: _signingKey, ...env } = process.env;
+  return env;
 }
 
 /** What else a build's bytes depend on: the installed packages (the lockfile) and Node. */
