@@ -38,8 +38,11 @@ const BUILD_CODE_DIRS = [
   "runtime/shared/file-identity.ts",
   "runtime/shared/did-you-mean.ts",
 ].map((dir) => join(PACKAGE_ROOT, dir));
-/** The project's documentation, which the build renders into the site (build/browse/render-docs.ts). */
-const DOCS_INPUTS = [join(PACKAGE_ROOT, "docs"), join(PACKAGE_ROOT, "README.md")];
+/**
+ * The project's documentation, which the build renders into the site (build/browse/render-docs.ts),
+ * including the repository's node reference, read from there whatever content folder is built.
+ */
+const DOCS_INPUTS = [join(PACKAGE_ROOT, "docs"), join(PACKAGE_ROOT, "README.md"), join(PACKAGE_ROOT, "content", "AUTHORING.md")];
 
 /** @example digestBuildInputs("content") // "3f1c…" */
 export function digestBuildInputs(contentDir: string): string {
