@@ -53,6 +53,7 @@ export const SLOW = [
   "test/payments/per-use-batched-crash.e2e.test.ts",
   "test/payments/x402-per-read-crash.e2e.test.ts",
   "test/people/cli-bundle.e2e.test.ts",
+  "test/people/client-package.e2e.test.ts",
   "test/people/release-install.e2e.test.ts",
   "test/runtime/crash-mixed.e2e.test.ts",
   "test/runtime/crash.e2e.test.ts",
