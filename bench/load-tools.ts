@@ -41,6 +41,14 @@ export function runWrk(args: string[], core?: number): Promise<string> {
   });
 }
 
+/** The requests a wrk report counts, and how many of them were not answered 2xx or 3xx. */
+export function wrkCounts(report: string): { requests: number; non2xx: number } {
+  return {
+    requests: Number(/(\d+) requests in/.exec(report)?.[1] ?? 0),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(report)?.[1] ?? 0),
+  };
+}
+
 /** A wrk script file whose requests take `values` in turn; `use` is the Lua body of `request`, with the value in `v`. */
 export function rotationScript(values: string[], use: string): string {
   const script = join(mkdtempSync(join(tmpdir(), "vkr-wrk-")), "rotate.lua");

@@ -31,6 +31,7 @@ import {
   requestCycleScript,
   rotationScript,
   runWrk,
+  wrkCounts,
 } from "./load-tools.ts";
 import { copyStore, MILLION, type MillionKeyStore, millionKeyStore, randomKeyScript, readKeys, sampleRss } from "./million-keys.ts";
 import { getNodeCall, MCP_HEADERS, mixedCycle } from "./mixed-cycle.ts";
@@ -661,8 +662,7 @@ async function _wrk(s: Scenario, seconds: number): Promise<LoadRun> {
     if (!m) return Number.NaN;
     return Number(m[1]) * (m[2] === "us" ? 0.001 : m[2] === "s" ? 1000 : 1);
   };
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
-  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  const { requests, non2xx } = wrkCounts(out);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const socketErrors = socket ? socket.slice(1).reduce((n, v) => n + Number(v), 0) : 0;
   const read = /requests in [\d.]+\w+, ([\d.]+)(B|KB|MB|GB) read/.exec(out);

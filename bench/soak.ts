@@ -15,7 +15,7 @@
  */
 import autocannon from "autocannon";
 import { rssMb, startCorpusServer } from "./corpus-server.ts";
-import { HAS_WRK, issueKeys, randomPairScript, runWrk } from "./load-tools.ts";
+import { HAS_WRK, issueKeys, randomPairScript, runWrk, wrkCounts } from "./load-tools.ts";
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const KEYS = Number(process.env.SOAK_KEYS ?? 10_000);
@@ -122,9 +122,8 @@ async function _load(url: string, paths: string[], keys: string[], seconds: numb
     randomPairScript(paths, keys, `wrk.headers["x-service-key"] = b\n  return wrk.format("GET", a)`),
     url,
   ]);
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
-  const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-  return { requests, errors };
+  const { requests, non2xx } = wrkCounts(out);
+  return { requests, errors: non2xx };
 }
 
 main().catch((error: unknown) => {

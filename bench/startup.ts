@@ -12,7 +12,7 @@
  */
 import autocannon from "autocannon";
 import { rssMb, startCorpusServer } from "./corpus-server.ts";
-import { HAS_WRK, issueKey, rotationScript, runWrk } from "./load-tools.ts";
+import { HAS_WRK, issueKey, rotationScript, runWrk, wrkCounts } from "./load-tools.ts";
 
 const VERTICALS = Number(process.env.BENCH_VERTICALS ?? 10);
 const PER_VERTICAL = Number(process.env.BENCH_NODES_PER_VERTICAL ?? 1000);
@@ -84,9 +84,8 @@ async function _load(url: string, paths: string[], key: string, seconds: number)
     rotationScript(paths, `return wrk.format("GET", v)`),
     url,
   ]);
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
-  const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-  return { requests, errors };
+  const { requests, non2xx } = wrkCounts(out);
+  return { requests, errors: non2xx };
 }
 
 main().catch((error: unknown) => {
