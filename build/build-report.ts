@@ -9,14 +9,23 @@ import { formatReport } from "./diagnostics.ts";
 import type { BuildConfig, BuildResult } from "./index.ts";
 import { signingKeyFromEnv } from "./signing-key.ts";
 
-/** Builds once and prints the report; resolves to the exit code (1 on any fatal issue or a refused key). */
-export async function buildAndReport(options: BuildConfig): Promise<number> {
+/**
+ * Adds the signing key from the environment to `options`; false, with the reason printed, when the
+ * key is refused (a release build without one, or one that does not parse).
+ */
+export function withSigningKey(options: BuildConfig): boolean {
   try {
     Object.assign(options, signingKeyFromEnv(process.env, options.release === true));
+    return true;
   } catch (error) {
     console.error(`build refused: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
+    return false;
   }
+}
+
+/** Builds once and prints the report; resolves to the exit code (1 on any fatal issue or a refused key). */
+export async function buildAndReport(options: BuildConfig): Promise<number> {
+  if (!withSigningKey(options)) return 1;
   try {
     // The browse site and llms.txt are generated from the published data (build/browse/).
     const { result, browsePages } = await buildOnce(options, (built) => console.log(buildReport(built)));

@@ -6,10 +6,9 @@
 
 import { parseArgs } from "node:util";
 import { writeBrowseSite } from "./browse/index.ts";
-import { buildAndReport, buildReport } from "./build-report.ts";
+import { buildAndReport, buildReport, withSigningKey } from "./build-report.ts";
 import { resolveBuildConfig } from "./config.ts";
 import { type BuildConfig, createBuildCache } from "./index.ts";
-import { signingKeyFromEnv } from "./signing-key.ts";
 import { watchContent } from "./watch.ts";
 
 const { values } = parseArgs({
@@ -35,12 +34,7 @@ const options: BuildConfig = {
 };
 
 if (values.watch) {
-  try {
-    Object.assign(options, signingKeyFromEnv(process.env, values.release === true));
-  } catch (error) {
-    console.error(`build refused: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
-  }
+  if (!withSigningKey(options)) process.exit(1);
   watchContent({ ...options, cache: createBuildCache() }, (result) => {
     console.log(`\n${buildReport(result)}`);
     // Regenerate the browse site after every good build; a running `npm run dev` server waits for it before reloading.
