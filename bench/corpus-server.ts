@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { buildContent } from "../build/index.ts";
 import { bundleServer, freePort } from "../test/helpers/child-server.ts";
 import { nodeId, writeCorpus } from "./corpus.ts";
+import { waitReady } from "./load-tools.ts";
 
 const REAL_CONTENT = fileURLToPath(new URL("../content/", import.meta.url));
 
@@ -71,7 +72,7 @@ export async function startCorpusServer(options: CorpusServerOptions): Promise<C
       },
       stdio: ["ignore", "ignore", "inherit"],
     });
-    await _waitReady(`${url}/healthz`, proc);
+    await waitReady(proc, `${url}/healthz`, { timeoutMs: 600_000, intervalMs: 10 });
     const readyMs = performance.now() - started;
     const slugs = Array.from({ length: options.verticals }, (_, v) => `bench-${String(v + 1).padStart(2, "0")}`);
     const paths = slugs.flatMap((slug) =>
@@ -125,18 +126,4 @@ async function _corpusBuild(
   const stats = { nodes: built.stats.nodes, verticals: built.stats.verticals };
   writeFileSync(marker, JSON.stringify({ made, stats }));
   return { distDir, stats };
-}
-
-async function _waitReady(url: string, proc: ChildProcess): Promise<void> {
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}`);
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }

@@ -3,7 +3,7 @@
  * a core when `taskset` exists), wrk scripts that take their values in turn or at random, and
  * issuing keys.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,6 +26,39 @@ export const HAS_TASKSET = (() => {
     return false;
   }
 })();
+
+/**
+ * Starts `node …args` pinned to core 0 (when taskset exists; the load generator gets core 1), with
+ * `env` over this process's, its output dropped and its errors shown.
+ */
+export function spawnServer(args: string[], env: Record<string, string> = {}): ChildProcess {
+  const argv = [process.execPath, ...args];
+  return spawn(HAS_TASKSET ? "taskset" : argv[0]!, HAS_TASKSET ? ["-c", "0", ...argv] : argv.slice(1), {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+}
+
+/** Resolves once `url` answers 2xx; fails when `proc` exits first or `timeoutMs` passes (then the process is killed). */
+export async function waitReady(proc: ChildProcess, url: string, options: { timeoutMs?: number; intervalMs?: number } = {}): Promise<void> {
+  const { timeoutMs = 15_000, intervalMs = 50 } = options;
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`${proc.spawnargs.join(" ")} exited with ${proc.exitCode}`);
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
+    if (performance.now() > deadline) {
+      proc.kill("SIGKILL");
+      throw new Error(`${proc.spawnargs.join(" ")} did not answer ${url} within ${timeoutMs} ms`);
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
 
 /** Runs wrk with `args` (on `core` when taskset exists) and resolves with its report. Asynchronous, so the caller keeps sampling while it runs. */
 export function runWrk(args: string[], core?: number): Promise<string> {

@@ -31,6 +31,8 @@ import {
   requestCycleScript,
   rotationScript,
   runWrk,
+  spawnServer,
+  waitReady,
   wrkCounts,
 } from "./load-tools.ts";
 import { copyStore, MILLION, type MillionKeyStore, millionKeyStore, randomKeyScript, readKeys, sampleRss } from "./million-keys.ts";
@@ -538,23 +540,10 @@ async function _spawn(
   readyUrl: string,
   started?: (proc: ChildProcess) => void,
 ): Promise<ChildProcess> {
-  const cmd = HAS_TASKSET ? "taskset" : process.execPath;
-  const argv = HAS_TASKSET ? ["-c", "0", process.execPath, ...args] : args;
-  const proc = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  const proc = spawnServer(args, env);
   started?.(proc);
-  for (let i = 0; i < 300; i++) {
-    if (proc.exitCode !== null) throw new Error(`${args[0]} exited with ${proc.exitCode}`);
-    if (
-      await fetch(readyUrl).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return proc;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  proc.kill("SIGKILL");
-  throw new Error(`${args[0]} did not become ready`);
+  await waitReady(proc, readyUrl);
+  return proc;
 }
 
 async function _load(s: Scenario, seconds: number): Promise<Result> {

@@ -3,17 +3,18 @@
  * the state both need (one key, many keys in turn, the mixed cycle over 1,000 of them), and the
  * rows they load it with, so a profile is of the very requests a pair measured.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { freePort } from "../test/helpers/child-server.ts";
 import {
   benchServiceEnv,
   type CycleRequest,
-  HAS_TASKSET,
   issueKey,
   issueKeys,
   requestCycleScript,
   rotationScript,
   runWrk,
+  spawnServer,
+  waitReady,
 } from "./load-tools.ts";
 import { mixedCycle } from "./mixed-cycle.ts";
 import { CLOCK_TICKS, cpuTicks } from "./process-cpu.ts";
@@ -71,24 +72,9 @@ export async function startService(
   extraEnv: Record<string, string> = {},
 ): Promise<ServiceUnderLoad> {
   const port = await freePort();
-  const env = { ...process.env, ...benchServiceEnv(port, ADMIN), ...extraEnv };
-  const node = [process.execPath, ...nodeArgs, bundle];
-  const proc = spawn(HAS_TASKSET ? "taskset" : node[0]!, HAS_TASKSET ? ["-c", "0", ...node] : node.slice(1), {
-    env,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  const proc = spawnServer([...nodeArgs, bundle], { ...benchServiceEnv(port, ADMIN), ...extraEnv });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (
-      await fetch(`${url}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    if (i > 300 || proc.exitCode !== null) throw new Error(`${bundle} did not start`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitReady(proc, `${url}/healthz`);
   const body = { vertical: "travel", label: "ab" };
   const key = await issueKey(url, ADMIN, body);
   const issued = await issueKeys(url, ADMIN, body, keys);

@@ -10,7 +10,7 @@
  *    serialising the same answer (JSON.stringify), in-process.
  * 3. Build signing: the signature stage over the built manifest, per signed file.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,7 +19,7 @@ import { signAnswer } from "../runtime/shared/answer-signature.ts";
 import type { Manifest } from "../runtime/shared/schema/artifacts.ts";
 import { generateSigningKey } from "../runtime/shared/signing-keys.ts";
 import { freePort } from "../test/helpers/child-server.ts";
-import { benchServiceEnv, HAS_TASKSET, HAS_WRK, issueKey, runWrk } from "./load-tools.ts";
+import { benchServiceEnv, HAS_WRK, issueKey, runWrk, spawnServer, waitReady } from "./load-tools.ts";
 import { CLOCK_TICKS, cpuTicks, median } from "./process-cpu.ts";
 
 // BENCH_SECONDS per run, BENCH_PAIRS of alternating runs.
@@ -116,27 +116,9 @@ async function main(): Promise<void> {
 }
 
 async function _spawn(port: number, dist: string): Promise<ChildProcess> {
-  const cmd = HAS_TASKSET ? "taskset" : process.execPath;
-  const args = ["dist/server/index.mjs"];
-  const proc = spawn(cmd, HAS_TASKSET ? ["-c", "0", process.execPath, ...args] : args, {
-    env: {
-      ...process.env,
-      ...benchServiceEnv(port, ADMIN),
-      DIST_DIR: dist,
-    },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  for (let i = 0; i < 300; i++) {
-    if (
-      await fetch(`http://127.0.0.1:${port}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return proc;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("server did not become ready");
+  const proc = spawnServer(["dist/server/index.mjs"], { ...benchServiceEnv(port, ADMIN), DIST_DIR: dist });
+  await waitReady(proc, `http://127.0.0.1:${port}/healthz`);
+  return proc;
 }
 
 /** Server CPU µs per request over one wrk run. */

@@ -13,13 +13,13 @@
  * through tsx (slower start, same request path). BENCH_X402_READS (default 300) and
  * BENCH_X402_CONCURRENCY (default 8).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { freePort } from "../test/helpers/child-server.ts";
 import { startFacilitator, x402Env } from "../test/payments/stand-ins/x402-facilitator.ts";
-import { benchServiceEnv } from "./load-tools.ts";
+import { benchServiceEnv, waitReady } from "./load-tools.ts";
 import { CLOCK_TICKS, cpuTicks, median } from "./process-cpu.ts";
 
 const READS = Number(process.env.BENCH_X402_READS ?? 300);
@@ -37,7 +37,7 @@ export async function runX402PaidRead(): Promise<void> {
   });
   try {
     const base = `http://127.0.0.1:${port}`;
-    await _ready(server, `${base}/healthz`);
+    await waitReady(server, `${base}/healthz`, { timeoutMs: 30_000 });
     const wallet = facilitator.wallet(10n ** 15n);
     const client = new x402Client();
     registerExactEvmScheme(client, { signer: wallet });
@@ -81,21 +81,6 @@ export async function runX402PaidRead(): Promise<void> {
     server.kill("SIGTERM");
     await facilitator.close();
   }
-}
-
-async function _ready(proc: ChildProcess, url: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (proc.exitCode !== null) throw new Error(`the service exited with ${proc.exitCode}`);
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("the service did not become ready");
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runX402PaidRead();
