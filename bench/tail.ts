@@ -8,16 +8,19 @@
  * - req/s, p50 and p99, and the tail factor (p99 ÷ the mean latency 64 connections imply by
  *   Little's law: equal factors mean a p99 made by throughput alone);
  * - the event loop's delay (p99, max): a stall of the server's own shows here, not only in wrk;
- * - GC: pauses a second, their mean and largest, and the share of the wall clock they took.
+ * - GC: pauses a second, their mean and largest, and the share of the wall clock they took;
+ * - stalls (turns of the loop that held a 1 ms timer 20 ms or more) and what ran in them: a
+ *   sampling CPU profile runs during each round, and its samples inside stalls are summed by
+ *   function.
  *
- * The watcher's 1 ms loop timer costs CPU, so this pass is kept apart from the judged rows of
+ * The watcher's timer and profiler cost CPU, so this pass is kept apart from the judged rows of
  * `npm run bench`. Argument: a server bundle (default: dist/server/index.mjs, built first).
  */
 import { type ChildProcess, execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { freePort } from "../test/helpers/child-server.ts";
-import { benchServiceEnv, HAS_WRK, issueKey, runWrk, spawnServer, waitReady } from "./load-tools.ts";
+import { benchServiceEnv, HAS_WRK, issueKey, runWrk, spawnServer, waitReady, wrkCounts } from "./load-tools.ts";
 import { median } from "./process-cpu.ts";
 
 const ROUNDS = Number(process.env.TAIL_ROUNDS ?? 3);
@@ -33,6 +36,8 @@ interface Watch {
   utilization: number;
   gc: Record<string, { count: number; totalMs: number; maxMs: number }>;
   loopDelayMs: { p50: number; p99: number; p999: number; max: number };
+  /** Turns of the loop that held a 1 ms timer STALL_MS or more, and what ran in them (ms of samples by function). */
+  stalls: { count: number; totalMs: number; top: Array<[string, number]> };
 }
 interface Round {
   rps: number;
@@ -106,11 +111,17 @@ async function main(): Promise<void> {
 }
 
 async function _round(s: Server, key: string, seconds: number): Promise<Round> {
-  s.proc.kill("SIGUSR2");
+  rmSync(s.out, { force: true });
+  s.proc.kill("SIGUSR2"); // starts the watcher's measurement
+  await new Promise((r) => setTimeout(r, 100));
   const report = await runWrk(["-t1", `-c${CONNECTIONS}`, `-d${seconds}s`, "--latency", "-H", `x-service-key: ${key}`, s.url], 1);
-  await new Promise((r) => setTimeout(r, 600)); // the watcher writes twice a second
+  s.proc.kill("SIGUSR2"); // ends it: the watcher writes its figures
+  for (let i = 0; !existsSync(s.out); i++) {
+    if (i > 200) throw new Error(`${s.name}: the watcher wrote no figures`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
   const watch = JSON.parse(readFileSync(s.out, "utf8")) as Watch;
-  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(report)?.[1] ?? 0);
+  const { non2xx } = wrkCounts(report);
   if (non2xx > 0) throw new Error(`${s.name}: ${non2xx} answers were not 2xx`);
   return {
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(report)?.[1]),
@@ -137,8 +148,19 @@ function _line(name: string, rounds: Round[]): string {
     `loop delay p99 ${m((r) => r.watch.loopDelayMs.p99).toFixed(1)} ms, max ${m((r) => r.watch.loopDelayMs.max).toFixed(1)} ms; ` +
     `GC ${m((r) => gcCount(r) / (r.watch.wallMs / 1000)).toFixed(1)} pauses/s (${kinds || "none"}), ` +
     `mean ${m((r) => gcMs(r) / Math.max(1, gcCount(r))).toFixed(2)} ms, max ${m(gcMax).toFixed(2)} ms, ` +
-    `${m((r) => (gcMs(r) / r.watch.wallMs) * 100).toFixed(1)} % of the wall clock\n`
+    `${m((r) => (gcMs(r) / r.watch.wallMs) * 100).toFixed(1)} % of the wall clock; ` +
+    `stalls of 20 ms or more ${m((r) => r.watch.stalls.count / (r.watch.wallMs / 1000)).toFixed(2)}/s, ` +
+    `${m((r) => (r.watch.stalls.totalMs / r.watch.wallMs) * 100).toFixed(1)} % of the wall clock` +
+    `${_stallTop(rounds)}\n`
   );
+}
+
+/** What ran inside the stalls, summed over the rounds: the six largest, in ms. */
+function _stallTop(rounds: Round[]): string {
+  const sum = new Map<string, number>();
+  for (const r of rounds) for (const [name, ms] of r.watch.stalls.top) sum.set(name, (sum.get(name) ?? 0) + ms);
+  const top = [...sum].sort((a, b) => b[1] - a[1]).slice(0, 6);
+  return top.length === 0 ? "" : `\n    in the stalls: ${top.map(([name, ms]) => `${name} ${ms.toFixed(1)} ms`).join("; ")}`;
 }
 
 function _ms(match: RegExpExecArray | null): number {
