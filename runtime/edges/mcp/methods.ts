@@ -1,7 +1,7 @@
 /**
  * The MCP methods this server answers (2025-06-18 / 2025-11-25, stateless): initialize, ping,
  * tools/list|call, prompts/list|get, resources/list|read|templates/list. Protocol errors are
- * `RpcError`s; tool failures are `isError` results (see tools.ts).
+ * `RpcError`s; tool failures are `isError` results (see tool-definition.ts).
  */
 
 import { servedSignature } from "../../domain/signing/answer-signer.ts";
