@@ -6,40 +6,17 @@
 import { H3, type H3Event, type HTTPError } from "h3";
 import type { AppDeps } from "./deps.ts";
 import { usePageLimit } from "./domain/metering/page-limit.ts";
-import mcp from "./edges/mcp/index.ts";
 import { UNMATCHED_ROUTE } from "./edges/metrics/create-metrics.ts";
-import adminAudit from "./edges/routes/admin-audit.ts";
-import adminKeys from "./edges/routes/admin-keys.ts";
-import adminPayments from "./edges/routes/admin-payments.ts";
-import browse from "./edges/routes/browse.ts";
-import checkout from "./edges/routes/checkout.ts";
-import checkoutSuccess from "./edges/routes/checkout-success.ts";
-import delta from "./edges/routes/delta.ts";
-import demo from "./edges/routes/demo.ts";
-import docs from "./edges/routes/docs.ts";
-import evaluate from "./edges/routes/evaluate.ts";
-import health from "./edges/routes/health.ts";
-import interest from "./edges/routes/interest.ts";
-import jwks from "./edges/routes/jwks.ts";
-import keys from "./edges/routes/keys.ts";
-import metrics from "./edges/routes/metrics.ts";
-import referral from "./edges/routes/referral.ts";
-import { assertEveryRouteBound, bindRoute } from "./edges/routes/route-table.ts";
-import search from "./edges/routes/search.ts";
-import status from "./edges/routes/status.ts";
-import telemetry from "./edges/routes/telemetry.ts";
-import trial from "./edges/routes/trial.ts";
-import verify from "./edges/routes/verify.ts";
-import waitlist from "./edges/routes/waitlist.ts";
+import { ROUTE_FILES, ROUTES } from "./edges/routes/index.ts";
+import { assertEveryRouteBound } from "./edges/routes/route-table.ts";
 import { useRequestSpans } from "./edges/tracing/request-spans.ts";
 import { type ApiError, apiError, type ErrorCode, isApiError } from "./shared/errors.ts";
 import { clientCutOff } from "./shared/http/body.ts";
 import { useCoalescedWrites } from "./shared/http/coalesce-writes.ts";
 import { initRequestContext, requestContext } from "./shared/http/context.ts";
-import { baseHeaders, preflightHeaders } from "./shared/http/headers.ts";
+import { baseHeaders } from "./shared/http/headers.ts";
 import { logProblemCause } from "./shared/http/log-cause.ts";
 import { problemResponse } from "./shared/http/problem.ts";
-import { sendBytes } from "./shared/http/respond.ts";
 import { redactTarget } from "./shared/logger.ts";
 
 export type { AppDeps } from "./deps.ts";
@@ -60,36 +37,8 @@ export function createApp(deps: AppDeps): H3 {
   if (deps.tracing) endSpan = useRequestSpans(app, deps.tracing);
   useCoalescedWrites(app);
   usePageLimit(app, deps);
-  bindRoute(app, "preflight", (event) =>
-    sendBytes(event, 204, null, { ...preflightHeaders(requestContext(event).requestId), "content-type": "text/plain" }),
-  );
-  for (const plugin of [
-    status,
-    demo,
-    evaluate,
-    delta,
-    trial,
-    keys,
-    verify,
-    health,
-    docs,
-    adminKeys,
-    adminAudit,
-    metrics,
-    browse,
-    waitlist,
-    interest,
-    telemetry,
-    referral,
-    search,
-    mcp,
-    checkout,
-    checkoutSuccess,
-    adminPayments,
-    jwks,
-  ])
-    app.register(plugin(deps));
-  assertEveryRouteBound(app);
+  for (const file of ROUTE_FILES) app.register(file.plugin(deps, ROUTES));
+  assertEveryRouteBound(app, ROUTES);
   return app;
 }
 

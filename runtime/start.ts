@@ -15,6 +15,7 @@ import { createPaymentProviders } from "./domain/payments/providers/create-provi
 import type { PaymentProviders } from "./domain/payments/providers/payment-providers.ts";
 import { startReconciler } from "./domain/payments/purchases/reconcile.ts";
 import { createMetrics } from "./edges/metrics/create-metrics.ts";
+import { ROUTES } from "./edges/routes/index.ts";
 import { retrievalRoutes } from "./edges/routes/route-table.ts";
 import { traceBackend } from "./edges/tracing/traced-backend.ts";
 import { traceProviders } from "./edges/tracing/traced-providers.ts";
@@ -92,7 +93,7 @@ export async function startService(config: RuntimeConfig, options: StartOptions 
     build,
     keys: createKeysStore(backend, { now: () => clock.now() }),
     payments,
-    metrics: createMetrics({ build, backend, retrievalRoutes: retrievalRoutes() }),
+    metrics: createMetrics({ build, backend, retrievalRoutes: retrievalRoutes(ROUTES) }),
     perUseCharges,
     address: createListenAddress(config),
     shared: createSharedServices(config, backend),

@@ -1,23 +1,23 @@
 /**
- * A route is declared once (runtime/edges/routes/route-table.ts): the app serves exactly the declared
- * routes, each with an OpenAPI operation or a stated reason for none and a metrics decision; a
- * route file cannot register an undeclared path, and a declared route without a handler stops the
- * app from starting. The MCP tools named by the declarations are the server's tools.
+ * A route is declared once, beside its handler in its route file (runtime/edges/routes/index.ts
+ * lists the files): the app serves exactly the declared routes, each with an OpenAPI operation or
+ * a stated reason for none and a metrics decision; a route file cannot bind an id it does not
+ * declare, and a declared route without a handler stops the app from starting. The MCP tools the
+ * declarations carry, with the MCP-only ones, are the server's tools, and POST /mcp's description
+ * names exactly those.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { H3 } from "h3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../runtime/app.ts";
-import { TOOLS } from "../../runtime/edges/mcp/tools.ts";
+import { MCP_ONLY_TOOLS, mcpTools } from "../../runtime/edges/mcp/tools.ts";
 import { createOpenApiDocument } from "../../runtime/edges/openapi/document.ts";
-import { routerPath } from "../../runtime/edges/routes/route-declaration.ts";
-import { assertEveryRouteBound, bindRoute, defineRoutes, ROUTES, retrievalRoutes } from "../../runtime/edges/routes/route-table.ts";
-import { UNDOCUMENTED_ROUTES } from "../../runtime/edges/routes/undocumented-routes.ts";
+import { ROUTE_FILES, ROUTES } from "../../runtime/edges/routes/index.ts";
+import { isDocumented, routerPath } from "../../runtime/edges/routes/route-declaration.ts";
+import { assertEveryRouteBound, bindRoute, defineRoutes, retrievalRoutes } from "../../runtime/edges/routes/route-table.ts";
 import { REPO_ROOT } from "../build/_fixtures.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";
-
-/** MCP tools with no REST route of their own (list_verticals reads the catalogue the build ships). */
-const MCP_ONLY_TOOLS = ["list_verticals"];
 
 let svc: TestService;
 beforeAll(async () => {
@@ -39,35 +39,64 @@ describe("route declarations", () => {
   });
 
   it("gives every route an OpenAPI operation, or the reason it has none, and a metrics decision", () => {
-    const doc = createOpenApiDocument({ apiVersion: "test" });
+    const doc = createOpenApiDocument({ apiVersion: "test", routes: ROUTES });
     const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`));
-    const undocumented = new Set(UNDOCUMENTED_ROUTES.map((r) => r.operationId));
+    const undocumented = ROUTES.filter((r) => !isDocumented(r));
     for (const route of ROUTES) {
       expect(["retrieval", "request"], route.operationId).toContain(route.metrics);
-      if (undocumented.has(route.operationId)) continue;
-      expect(documented, route.operationId).toContain(`${route.method} ${route.path}`);
+      if (isDocumented(route)) expect(documented, route.operationId).toContain(`${route.method} ${route.path}`);
+      else expect(route.undocumented.length, route.operationId).toBeGreaterThan(0);
     }
-    expect(documented.length + undocumented.size).toBe(ROUTES.length);
+    expect(documented.length + undocumented.length).toBe(ROUTES.length);
   });
 
   it("counts as retrievals exactly the routes declared so", () => {
-    expect([...retrievalRoutes()].sort()).toEqual(["/api/demo", "/api/evaluate", "/mcp", "/v1/delta"]);
+    expect([...retrievalRoutes(ROUTES)].sort()).toEqual(["/api/demo", "/api/evaluate", "/mcp", "/v1/delta"]);
   });
 
-  it("refuses a handler for an undeclared route", () => {
-    const plugin = defineRoutes((route) => route("getNothing", () => new Response("")));
-    expect(() => new H3().register(plugin(svc.service.deps))).toThrow(/No route is declared as "getNothing"/);
+  it("refuses a handler for a route its file does not declare", () => {
+    const file = defineRoutes([], (route) => route("health", () => new Response("")));
+    expect(() => new H3().register(file.plugin(svc.service.deps, ROUTES))).toThrow(/No route is declared as "health" in this route file/);
   });
 
   it("refuses to start while a declared route has no handler", () => {
     const app = new H3();
-    bindRoute(app, "health", () => new Response("ok"));
-    expect(() => assertEveryRouteBound(app)).toThrow(/Declared routes without a handler: .*getDemo/);
+    bindRoute(app, ROUTES.find((r) => r.operationId === "health")!, () => new Response("ok"));
+    expect(() => assertEveryRouteBound(app, ROUTES)).toThrow(/Declared routes without a handler: .*getDemo/);
   });
 
-  it("names only the server's MCP tools, and every tool has a route or is MCP-only", () => {
-    const named = ROUTES.flatMap((r) => r.mcp ?? []);
-    expect(new Set(named).size).toBe(named.length);
-    expect([...named, ...MCP_ONLY_TOOLS].sort()).toEqual(TOOLS.map((t) => t.name).sort());
+  it("refuses to start when a route file is left out of the index", () => {
+    const app = new H3();
+    for (const file of ROUTE_FILES.filter((f) => !f.routes.some((r) => r.operationId === "getDelta")))
+      app.register(file.plugin(svc.service.deps, ROUTES));
+    expect(() => assertEveryRouteBound(app, ROUTES)).toThrow(/Declared routes without a handler: getDelta$/);
+  });
+
+  it("lists every route file in the index, so none is left unserved and undocumented", async () => {
+    const dirs = ["runtime/edges/routes", "runtime/edges/mcp"];
+    const files = dirs.flatMap((dir) => readdirSync(join(REPO_ROOT, dir)).map((name) => join(REPO_ROOT, dir, name)));
+    const routeFiles = files.filter((file) => file.endsWith(".ts") && /^export default defineRoutes\(/m.test(readFileSync(file, "utf8")));
+    expect(routeFiles.length).toBe(ROUTE_FILES.length);
+    for (const file of routeFiles) expect(ROUTE_FILES, file).toContain((await import(file)).default);
+  });
+
+  it("serves each tool once: the routes' tools and the MCP-only ones", () => {
+    const tools = mcpTools(ROUTES).map((t) => t.name);
+    expect(new Set(tools).size).toBe(tools.length);
+    expect(tools.slice(0, MCP_ONLY_TOOLS.length)).toEqual(MCP_ONLY_TOOLS.map((t) => t.name));
+    // The order clients were shown before tools moved beside their routes; a new tool without a rank comes after.
+    expect(tools.slice(0, 7)).toEqual(["list_verticals", "get_index", "get_node", "search", "evaluate_rules", "get_changes", "verify_key"]);
+  });
+
+  it("lists in POST /mcp's description exactly the tools tools/list shows, in its order", () => {
+    const doc = createOpenApiDocument({ apiVersion: "test", routes: ROUTES });
+    const description = (doc.paths["/mcp"] as { post: { description: string } }).post.description;
+    // "get_node (lean, layers)": a listing may add a parenthesis after the name.
+    const listed = /Tools: (.*?), each with/
+      .exec(description)?.[1]
+      ?.replace(/ \([^)]*\)/g, "")
+      .split(", ")
+      .map((t) => t.split(" ")[0]);
+    expect(listed).toEqual(mcpTools(ROUTES).map((t) => t.name));
   });
 });

@@ -6,7 +6,7 @@
  * at the bound is still read and answered as usual.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OPERATIONS } from "../../runtime/edges/openapi/operations.ts";
+import { OPERATIONS } from "../../runtime/edges/routes/index.ts";
 import { MAX_JSON_DEPTH } from "../../runtime/shared/http/json-depth.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";

@@ -9,7 +9,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OPERATIONS } from "../../runtime/edges/openapi/operations.ts";
+import { OPERATIONS } from "../../runtime/edges/routes/index.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";

@@ -7,10 +7,11 @@
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { createOpenApiDocument } from "../../runtime/edges/openapi/document.ts";
+import { ROUTES } from "../../runtime/edges/routes/index.ts";
 
 type Doc = ReturnType<typeof createOpenApiDocument>;
 
-export function createOpenApiChecker(doc: Doc = createOpenApiDocument({ apiVersion: "test" })) {
+export function createOpenApiChecker(doc: Doc = createOpenApiDocument({ apiVersion: "test", routes: ROUTES })) {
   const ajv = new Ajv2020.default({ strict: false, allErrors: true });
   (addFormats as unknown as { default: (a: unknown) => void }).default(ajv);
   const cache = new Map<string, ReturnType<typeof ajv.compile>>();

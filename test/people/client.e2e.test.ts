@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type ServiceClient } from "../../client/index.ts";
-import { OPERATIONS } from "../../runtime/edges/openapi/operations.ts";
+import { OPERATIONS } from "../../runtime/edges/routes/index.ts";
 import { CLIENT_SCHEMA_FILE, generateClientSchema } from "../../scripts/client-schema.ts";
 import { createOpenApiChecker } from "../helpers/openapi-check.ts";
 import { ADMIN_KEY, startTestService, type TestService } from "../helpers/test-service.ts";

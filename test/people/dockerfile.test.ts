@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ROUTES } from "../../runtime/edges/routes/route-table.ts";
+import { ROUTES } from "../../runtime/edges/routes/index.ts";
 
 interface Stage {
   from: string;

@@ -9,6 +9,7 @@ import type { AnonymousLimiter } from "../../domain/metering/anonymous-limit.ts"
 import type { PresentedPayment } from "../../domain/payments/methods/payment-method.ts";
 import type { EdgeDeps } from "../edge-deps.ts";
 import type { EncodedJson } from "./jsonrpc.ts";
+import type { ToolSet } from "./tool-set.ts";
 
 /** Per-app state of the MCP plugin, created once in `index.ts` (never module-level). */
 export interface McpShared {
@@ -17,6 +18,8 @@ export interface McpShared {
   anonymous: AnonymousLimiter;
   /** Encoded tool results of prebuilt artifacts, by ETag (bounded; owned by the app). */
   results: ResultCache;
+  /** The tools of this app's route table (`tools.ts`), listed once. */
+  tools: ToolSet;
 }
 
 export interface ResultCache {

@@ -1,7 +1,7 @@
 /**
  * The MCP methods this server answers (2025-06-18 / 2025-11-25, stateless): initialize, ping,
  * tools/list|call, prompts/list|get, resources/list|read|templates/list. Protocol errors are
- * `RpcError`s; tool failures are `isError` results (see tools.ts).
+ * `RpcError`s; tool failures are `isError` results (see tool-definition.ts).
  */
 
 import { servedSignature } from "../../domain/signing/answer-signer.ts";
@@ -14,7 +14,6 @@ import { EncodedJson, RawJson, RPC, RpcError, toJsonText } from "./jsonrpc.ts";
 import { paidResultMeta } from "./paid-call.ts";
 import { PROMPTS, PROMPTS_BY_NAME, readPromptArguments } from "./prompts.ts";
 import { listResources, RESOURCE_TEMPLATES, readResource } from "./resources.ts";
-import { TOOLS, TOOLS_BY_NAME } from "./tools.ts";
 
 /** Versions a client may negotiate, newest first; the first is offered to any other request. */
 export const NEGOTIABLE_VERSIONS = ["2025-11-25", "2025-06-18"] as const;
@@ -34,14 +33,6 @@ const INSTRUCTIONS = [
 
 type Handler = (ctx: McpContext, params: Record<string, unknown>) => Promise<unknown>;
 
-const TOOL_LIST = TOOLS.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
-  name,
-  title,
-  description,
-  inputSchema,
-  outputSchema,
-  annotations,
-}));
 const PROMPT_LIST = PROMPTS.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args }));
 
 export const METHODS: Readonly<Record<string, Handler>> = {
@@ -56,10 +47,10 @@ export const METHODS: Readonly<Record<string, Handler>> = {
     };
   },
   ping: async () => ({}),
-  "tools/list": async (_ctx, params) => (_firstPage(params), { tools: TOOL_LIST }),
+  "tools/list": async (ctx, params) => (_firstPage(params), { tools: ctx.tools.listed }),
   "tools/call": async (ctx, params) => {
     const name = params.name;
-    const tool = typeof name === "string" ? TOOLS_BY_NAME.get(name) : undefined;
+    const tool = typeof name === "string" ? ctx.tools.byName.get(name) : undefined;
     if (!tool) throw new RpcError(RPC.invalidParams, `Unknown tool: ${String(name).slice(0, 64)}`);
     const raw = params.arguments ?? {};
     if (raw === null || typeof raw !== "object" || Array.isArray(raw))
@@ -67,7 +58,7 @@ export const METHODS: Readonly<Record<string, Handler>> = {
     const meta = params._meta;
     if (meta !== null && typeof meta === "object" && !Array.isArray(meta)) ctx.toolMeta = meta as Record<string, unknown>;
     const started = performance.now();
-    // Labelled by the tool's name from TOOLS_BY_NAME (a fixed set), never by what the request said.
+    // Labelled by the tool's name from the app's tool set (a fixed set), never by what the request said.
     const observe = (outcome: "ok" | "error") =>
       ctx.deps.metrics?.observeToolCall({ tool: tool.name, outcome, seconds: (performance.now() - started) / 1000 });
     try {

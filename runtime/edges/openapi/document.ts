@@ -1,13 +1,15 @@
 /**
- * Builds the OpenAPI 3.1 description from the operation table. TypeBox schemas are plain JSON
- * Schema once their symbol keys are dropped, so the published schemas are the validators' own.
+ * Builds the OpenAPI 3.1 description from the route table (`runtime/edges/routes/index.ts`, passed
+ * in: this file imports no route, so the route that serves the document can import it). TypeBox
+ * schemas are plain JSON Schema once their symbol keys are dropped, so the published schemas are
+ * the validators' own.
  */
 import type { TSchema } from "@sinclair/typebox";
 import { describeVerticalAccess } from "../../domain/access/vertical-groups.ts";
 import { ERRORS } from "../../shared/errors.ts";
 import type { ResolvedVertical } from "../../shared/schema/catalog.ts";
 import { ProblemSchema } from "../../shared/schema/responses.ts";
-import { OPERATIONS, type Operation } from "./operations.ts";
+import { isDocumented, type Operation, type RouteDeclaration } from "../routes/route-declaration.ts";
 import { TAGS, tagOf } from "./tags.ts";
 
 /**
@@ -18,17 +20,18 @@ import { TAGS, tagOf } from "./tags.ts";
 export function createOpenApiDocument(options: {
   apiVersion: string;
   baseUrl?: string | undefined;
-  operations?: Operation[];
+  /** Every declared route; the undocumented ones are left out. */
+  routes: readonly RouteDeclaration[];
   verticals?: readonly ResolvedVertical[];
 }) {
   const paths: Record<string, Record<string, unknown>> = {};
   const shared: Record<string, unknown> = { Problem: toJsonSchema(ProblemSchema, {}) };
   const access = options.verticals ? describeVerticalAccess(options.verticals) : null;
-  for (const op of options.operations ?? OPERATIONS) {
+  for (const op of options.routes.filter(isDocumented)) {
     const item = (paths[op.path] ??= {});
-    const described =
-      access && CATALOGUE_DEPENDENT.has(op.operationId) ? { ...op, description: `${op.description ?? ""}\n\n${access}`.trim() } : op;
-    item[op.method] = _operation(described, shared);
+    const text = typeof op.description === "function" ? op.description(options.routes) : op.description;
+    const description = access && CATALOGUE_DEPENDENT.has(op.operationId) ? `${text ?? ""}\n\n${access}`.trim() : text;
+    item[op.method] = _operation(op, description, shared);
   }
   return {
     openapi: "3.1.0",
@@ -94,7 +97,7 @@ function _hoist(node: unknown, shared: Record<string, unknown>, ids: Set<string>
   return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, _hoist(v, shared, ids)]));
 }
 
-function _operation(op: Operation, shared: Record<string, unknown>) {
+function _operation(op: Operation, description: string | undefined, shared: Record<string, unknown>) {
   const responses: Record<string, unknown> = {};
   for (const [status, r] of Object.entries(op.responses)) {
     const code = Number(status);
@@ -130,7 +133,7 @@ function _operation(op: Operation, shared: Record<string, unknown>) {
     operationId: op.operationId,
     tags: [tagOf(op.path)],
     summary: op.summary,
-    ...(op.description ? { description: op.description } : {}),
+    ...(description ? { description } : {}),
     security: _security(op.security),
     ...(op.params
       ? {

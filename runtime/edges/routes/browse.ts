@@ -8,6 +8,8 @@
  * picks a file or fills a template; it never renders content. Browsers (`Accept: text/html`)
  * get errors as HTML pages; everyone else gets problem+json.
  */
+
+import { Type } from "@sinclair/typebox";
 import { getRouterParam, type H3Event } from "h3";
 import { resolveKey } from "../../domain/access/credentials.ts";
 import { decideRead, describeKeyScope, orRefuse, toCredentialProblem } from "../../domain/access/decide-read.ts";
@@ -23,6 +25,7 @@ import { isHeadRequest } from "../../shared/http/head.ts";
 import { CREDENTIAL_VARY } from "../../shared/http/headers.ts";
 import { readSingleParam } from "../../shared/http/query.ts";
 import { sendBytes, sendJson } from "../../shared/http/respond.ts";
+import { ServiceDescriptionSchema } from "../../shared/schema/service-description.ts";
 import type { CredentialProblem } from "../../shared/schema/unlock.ts";
 import { describeService, prefersJson } from "../browse/describe-service.ts";
 import { fillErrorPage, fillSearchPage, fillTemplate } from "../browse/fill-template.ts";
@@ -37,6 +40,8 @@ import {
 } from "../browse/page-reader.ts";
 import { type BrowseSite, createBrowseSite } from "../browse/read-site.ts";
 import type { EdgeDeps } from "../edge-deps.ts";
+import { BAD_KEY_NOTE, HTML, PAGE_ERROR, PAGE_ERRORS_NOTE, PAGE_LIMITED, TEXT_LIMITED } from "../openapi/fragments.ts";
+import type { RouteDeclaration } from "./route-declaration.ts";
 import { defineRoutes } from "./route-table.ts";
 
 const HTML_TYPE = "text/html; charset=utf-8";
@@ -54,7 +59,197 @@ const SEARCH_LIMIT = 20;
 const NOTICE_RAW = new Set(["notice"]);
 const ACTIVE_RAW = new Set(["active", "saved"]);
 
-export default defineRoutes((route, deps) => {
+const DECLARATIONS: RouteDeclaration[] = [
+  {
+    method: "get",
+    path: "/",
+    operationId: "getRoot",
+    metrics: "request",
+    security: ["none"],
+    summary: "The service, for people and for agents",
+    description:
+      "Content negotiation on `Accept`: `application/json` (preferred over text/html by q-value or order) returns a short machine description (API version, build, verticals, links to /openapi.json, /docs, /browse, /llms.txt, /mcp); anything else returns an HTML page with the same links. `Vary: Accept`.",
+    responses: {
+      200: { description: "HTML page or JSON description", content: { ...HTML, "application/json": ServiceDescriptionSchema } },
+    },
+  },
+  {
+    method: "get",
+    path: "/browse",
+    operationId: "browseVerticals",
+    metrics: "request",
+    security: ["none"],
+    summary: "Browse site: the verticals",
+    description:
+      "Static HTML pages generated at build time from dist/data (no client framework, no script). Lists every vertical with its status and node count, and links to /docs. " +
+      BAD_KEY_NOTE,
+    responses: { 200: { description: "HTML page", content: HTML, headers: ["Credential-Problem", "Set-Cookie"] }, 429: PAGE_LIMITED },
+  },
+  {
+    method: "get",
+    path: "/browse/{vertical}",
+    operationId: "browseVertical",
+    metrics: "request",
+    security: ["none"],
+    summary: "Browse site: a vertical's index as a graph picture",
+    description: [
+      "The vertical's index as an SVG graph laid out at build time in layers (readable size, scrolls in its own box; edges never cross a box): one shape per node, edges from `next_nodes`, trial modules marked, each shape a link to the node page; a table of the nodes below it. `ethics` answers as `ai-compliance`.",
+      "Access is the index row of the access matrix (GET /api/demo without `node`): a paid vertical that is not index-free is 402 for a caller without credentials. A vertical without content is 404 here.",
+      BAD_KEY_NOTE,
+    ].join("\n\n"),
+    params: [{ name: "vertical", in: "path", required: true, schema: Type.String() }],
+    responses: {
+      200: { description: "HTML page", content: HTML, headers: ["Credential-Problem", "Set-Cookie"] },
+      401: PAGE_ERROR("Bad key on a vertical with no free index", ["Set-Cookie"]),
+      402: PAGE_ERROR("Paid vertical without credentials"),
+      403: PAGE_ERROR("The key does not read this vertical"),
+      404: PAGE_ERROR("Unknown vertical or no content"),
+      429: PAGE_LIMITED,
+    },
+  },
+  {
+    method: "get",
+    path: "/browse/{vertical}/{node}",
+    operationId: "browseNode",
+    metrics: "request",
+    security: ["none"],
+    summary: "Browse site: one node",
+    description: [
+      "The node's page: summary, version, dates, sources and its four layers, with rules drawn as readable gate trees (ALL / ANY / NOT over facts and outcomes) and their citations.",
+      "Both variants are pre-rendered at build time. Anonymous visitors of an index-free vertical get the locked variant (index layer only, with how to unlock); the full variant is served when the request carries credentials that unlock the node (X-Service-Key or `Authorization: Bearer svc_…`, or the key cookie set by POST /browse/key; same matrix as GET /api/demo; `?key=` is not accepted, so keys do not end up in browser history). A page answered while a key is presented counts as one retrieval, metered exactly like GET /api/demo (429 when a window is full), so the site is no way around a quota; anonymous pages are static and not metered.",
+      "`{node}.md` (e.g. `/browse/travel/trv-eu261.md`) is the page's markdown twin: the same layers the caller may see, layer text as authored, rules as nested ALL / ANY / NOT lists; metered like the HTML page.",
+      BAD_KEY_NOTE + " The markdown twin starts with the notice as a quote.",
+      PAGE_ERRORS_NOTE,
+    ].join("\n\n"),
+    params: [
+      { name: "vertical", in: "path", required: true, schema: Type.String() },
+      { name: "node", in: "path", required: true, schema: Type.String() },
+    ],
+    responses: {
+      200: {
+        description: "HTML page, or markdown for `{node}.md`",
+        content: { ...HTML, "text/markdown": Type.String() },
+        headers: ["Credential-Problem", "Set-Cookie"],
+      },
+      401: PAGE_ERROR("Bad key on a node with no free view (a key cookie that stopped working is cleared with Set-Cookie)", ["Set-Cookie"]),
+      402: PAGE_ERROR("Paid vertical without credentials"),
+      403: PAGE_ERROR("The key does not read this vertical or module"),
+      404: PAGE_ERROR("Unknown vertical or node"),
+      429: PAGE_ERROR(
+        "A quota window of the presented key is full, or too many pages from this client in a minute (ANON_RATE_PER_MINUTE)",
+        ["Retry-After"],
+      ),
+    },
+  },
+  {
+    method: "get",
+    path: "/browse/key",
+    operationId: "browseKeyForm",
+    metrics: "request",
+    security: ["none"],
+    summary: "Browse site: the form to read with a key",
+    description:
+      "A page with a form that posts a key to POST /browse/key once, and a log-out button (POST /browse/logout), built at build time. The runtime adds which key this browser reads with (its public id, kind, scope and expiry, never the key) and, after POST /browse/key (`?saved=1`), that it was saved. " +
+      BAD_KEY_NOTE,
+    params: [{ name: "saved", in: "query", schema: Type.String(), description: "1 after a key was posted: the page confirms the save" }],
+    responses: { 200: { description: "HTML page", content: HTML, headers: ["Credential-Problem", "Set-Cookie"] }, 429: PAGE_LIMITED },
+  },
+  {
+    method: "post",
+    path: "/browse/key",
+    operationId: "browseSetKey",
+    metrics: "request",
+    security: ["none"],
+    summary: "Browse site: keep a key for this browser",
+    description: [
+      "Body: an HTML form (`application/x-www-form-urlencoded`) with `key`. The key is checked (401 `key_invalid`, `key_revoked`, `key_expired` as everywhere), then kept in a cookie `vkr_key`: HttpOnly, SameSite=Strict, Path=/browse, Max-Age 30 days, Secure when the site is served over https (or PUBLIC_BASE_URL is https). 303 to /browse/key?saved=1, which confirms the save and names the key by its public id. The cookie is read by the browse routes only; API routes never accept it.",
+      "CSRF: besides SameSite=Strict, the request's `Origin` must be this site's own origin (or PUBLIC_BASE_URL's); any other or a missing Origin is 403 `cross_site_form`. Setting the cookie consumes no quota; reading a gated page with it does.",
+      PAGE_ERRORS_NOTE,
+    ].join("\n\n"),
+    responses: {
+      303: { description: "Key kept; see /browse/key?saved=1", headers: ["Location", "Set-Cookie"] },
+      400: PAGE_ERROR("No key in the form, or not a form"),
+      401: PAGE_ERROR("The key is not valid, revoked or expired"),
+      403: PAGE_ERROR("Cross-site form post (Origin missing or not this site)"),
+      413: PAGE_ERROR("Form larger than 2 KB"),
+    },
+  },
+  {
+    method: "post",
+    path: "/browse/logout",
+    operationId: "browseLogout",
+    metrics: "request",
+    security: ["none"],
+    summary: "Browse site: forget the key",
+    description: "Clears the key cookie (Set-Cookie with Max-Age=0) and answers 303 to /browse/key. Same Origin check as POST /browse/key.",
+    responses: { 303: { description: "Cookie cleared", headers: ["Location", "Set-Cookie"] }, 403: PAGE_ERROR("Cross-site form post") },
+  },
+  {
+    method: "get",
+    path: "/browse/search",
+    operationId: "browseSearch",
+    metrics: "request",
+    security: ["none"],
+    summary: "Browse site: search",
+    description: [
+      "The search box of every page (a GET form). Runs the same search as GET /api/search (up to 20 hits) for the caller (key header or key cookie), on the layers it may read, and lists the hits with links to their pages. Without `q` it shows the empty form.",
+      "Metering and limits are those of GET /api/search: anonymous searches share the per-client limit, and a search over layers a key unlocked counts as one retrieval for that key.",
+      BAD_KEY_NOTE,
+      PAGE_ERRORS_NOTE,
+    ].join("\n\n"),
+    params: [
+      { name: "q", in: "query", schema: Type.String({ maxLength: 200 }), description: "Search terms" },
+      { name: "vertical", in: "query", schema: Type.String(), description: "A vertical slug; empty for every vertical the caller can see" },
+    ],
+    responses: {
+      200: { description: "HTML page with the hits", content: HTML, headers: ["Credential-Problem", "Set-Cookie"] },
+      400: PAGE_ERROR("Query too long or unknown vertical"),
+      401: PAGE_ERROR("Bad key"),
+      402: PAGE_ERROR("Paid vertical without credentials"),
+      403: PAGE_ERROR("The key does not read this vertical"),
+      429: PAGE_ERROR("Per-client or key limit reached", ["Retry-After"]),
+    },
+  },
+  {
+    method: "get",
+    path: "/docs/{page}",
+    operationId: "getGuide",
+    metrics: "request",
+    security: ["none"],
+    summary: "The project's guides: README and docs/ as pages",
+    description: [
+      "The repository's README (`readme`), the index of its docs/ folder (`guides`), each page of docs/ by its file name (`configuration`, `endpoints`, `payments`, `operations`, `authoring`, `architecture`, `performance`, …) and the node field reference (`node-reference`), rendered from markdown at build time with the browse site's pipeline; the runtime serves the prebuilt HTML. Links between pages point at their /docs/ paths; headings carry GitHub's anchors.",
+      "`/docs` itself (no page) is this API reference, since every problem's `type` points into it. Not limited per client: the pages hold no knowledge content.",
+      PAGE_ERRORS_NOTE,
+    ].join("\n\n"),
+    params: [{ name: "page", in: "path", required: true, schema: Type.String(), description: "Page name, e.g. guides or configuration" }],
+    responses: { 200: { description: "HTML page", content: HTML }, 404: PAGE_ERROR("No such page") },
+  },
+  {
+    method: "get",
+    path: "/llms.txt",
+    operationId: "getLlmsTxt",
+    metrics: "request",
+    security: ["none"],
+    summary: "llms.txt: the service and its verticals in markdown",
+    description:
+      "The llms.txt convention (an H1, a blockquote summary, then sections of links): every live vertical with a link to its index and each node's title and summary, the MCP endpoint (/mcp) and the docs. Generated at build time; free content only. Served as text/plain so browsers display it.",
+    responses: { 200: { description: "Markdown", content: { "text/plain": Type.String() } }, 429: TEXT_LIMITED },
+  },
+  {
+    method: "get",
+    path: "/llms-full.txt",
+    operationId: "getLlmsFullTxt",
+    metrics: "request",
+    security: ["none"],
+    summary: "llms-full.txt: every vertical's index, and the full text of the fully open verticals",
+    description:
+      "The free index layer of every node of every live vertical (title, summary, version, next nodes, sources) in one markdown document, plus the four content layers (text, facts and rules) of the fully open verticals, which need no key anyway. Generated at build time; never contains a gated layer.",
+    responses: { 200: { description: "Markdown", content: { "text/plain": Type.String() } }, 429: TEXT_LIMITED },
+  },
+];
+
+export default defineRoutes(DECLARATIONS, (route, deps) => {
   const site = createBrowseSite(deps.config.distDir, deps.logger);
   /** A prebuilt page; `fill` adds what only this request knows (a refused key's notice, the active key). */
   const page = async (event: H3Event, rel: string, headers: Record<string, string> = {}, fill?: (text: string) => string) => {

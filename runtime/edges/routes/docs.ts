@@ -7,9 +7,28 @@ import { apiError } from "../../shared/errors.ts";
 import { sendBytes } from "../../shared/http/respond.ts";
 import { createOpenApiDocument } from "../openapi/document.ts";
 import { DOCS_ASSETS, DOCS_CSP, type DocsAsset, readDocsAsset, renderDocsHtml } from "../openapi/render-docs.ts";
+import type { RouteDeclaration } from "./route-declaration.ts";
 import { defineRoutes } from "./route-table.ts";
 
-export default defineRoutes((route, deps) => {
+const DECLARATIONS: RouteDeclaration[] = [
+  {
+    method: "get",
+    path: "/openapi.json",
+    operationId: "getOpenApi",
+    metrics: "request",
+    undocumented: "the description does not describe itself",
+  },
+  { method: "get", path: "/docs", operationId: "getApiReference", metrics: "request", undocumented: "the viewer of the description" },
+  {
+    method: "get",
+    path: "/docs/assets/{file}",
+    operationId: "getApiReferenceAsset",
+    metrics: "request",
+    undocumented: "the viewer's scripts and styles",
+  },
+];
+
+export default defineRoutes(DECLARATIONS, (route, deps, table) => {
   const cache = new WeakMap<object, { json: string; html: string }>();
   const assets = new Map<DocsAsset, Uint8Array>();
   const rendered = () => {
@@ -17,6 +36,7 @@ export default defineRoutes((route, deps) => {
     let hit = cache.get(build);
     if (!hit) {
       const doc = createOpenApiDocument({
+        routes: table,
         apiVersion: build.catalog.api_version,
         baseUrl: deps.config.publicBaseUrl,
         verticals: build.catalog.verticals,

@@ -3,6 +3,7 @@
  * POST /api/keys: admin issuance of membership keys (1–5, optionally permanent and labelled).
  */
 
+import { Type } from "@sinclair/typebox";
 import { guardAdmin } from "../../domain/access/admin.ts";
 import { readCredentials } from "../../domain/access/credentials.ts";
 import { noteKey } from "../../domain/access/request-caller.ts";
@@ -19,12 +20,52 @@ import { requestContext } from "../../shared/http/context.ts";
 import { sendJson } from "../../shared/http/respond.ts";
 import { parseKeyString } from "../../shared/schema/keys.ts";
 import { IssueKeysRequestSchema } from "../../shared/schema/requests.ts";
+import { KeysIssuedSchema, OwnKeyDetailsSchema } from "../../shared/schema/responses.ts";
 import { limitsInForce } from "../../state/releases/build-ref.ts";
+import { KEY_HEADER } from "../openapi/fragments.ts";
+import type { RouteDeclaration } from "./route-declaration.ts";
 import { defineRoutes } from "./route-table.ts";
 
 const validator = compileValidator(IssueKeysRequestSchema);
 
-export default defineRoutes((route, deps) => {
+const DECLARATIONS: RouteDeclaration[] = [
+  {
+    method: "get",
+    path: "/api/keys",
+    operationId: "getKey",
+    metrics: "request",
+    summary: "Key details",
+    description:
+      "The presented key's own record, usage by window and quota, and `credits`: the referral and loyalty credit owed to its account (`balance`, each grant, and every renewal invoice it was applied to; credit is taken off the next card renewal), and `usage_history`: the key's metered calls per UTC day (`{ date, requests }`, oldest first, days without a call left out) over the last 90 days, today included (today's count is live; earlier days are the day counters the meter kept, folded once a day). Revoked and expired keys are still described (status says so). A re-rolled secret describes its key until its grace period ends, then is 401 `key_rerolled`. Prefer the header: a key in the URL can leak through logs (ours redact it).",
+    security: ["serviceKey", "serviceKeyQuery"],
+    params: [KEY_HEADER, { name: "key", in: "query", schema: Type.String() }],
+    responses: {
+      200: { description: "Key details", schema: OwnKeyDetailsSchema },
+      401: { description: "No key given" },
+      404: { description: "Key not found" },
+    },
+  },
+  {
+    method: "post",
+    path: "/api/keys",
+    operationId: "issueKeys",
+    metrics: "request",
+    summary: "Issue membership keys (admin)",
+    description:
+      "Admin bearer required: missing → 401, wrong → 403 (also when the server has no ADMIN_KEY). The admin is trusted, so no proof of the account is asked. Issuance runs through the same durable purchase record as a checkout (without a payment): slots, keys and the cohort seat are all-or-nothing across a crash. An account (agent_id or contact) holds at most 5 keys (409 `conflict` beyond); keys for a new account take a seat of the active cohort (409 `cohort_full` while it is full and the next tier closed), keys for a member's account are of its own cohort; an account holding 5 keys is on the volume plan (daily 3000 per key, 50,000 pooled per month). `permanent` keys have no monthly reset: their allowance counts over the key's lifetime.",
+    security: ["adminBearer"],
+    body: IssueKeysRequestSchema,
+    responses: {
+      201: { description: "The new keys, each shown only here", schema: KeysIssuedSchema },
+      400: { description: "Invalid body" },
+      401: { description: "Admin authorization missing" },
+      403: { description: "Admin key invalid" },
+      409: { description: "Account key cap reached (`conflict`), or a new account while the active cohort is full (`cohort_full`)" },
+    },
+  },
+];
+
+export default defineRoutes(DECLARATIONS, (route, deps) => {
   route("getKey", async (event) => {
     const ctx = requestContext(event);
     const { key } = readCredentials(event.req.headers, ctx.url, { allowQueryKey: true });

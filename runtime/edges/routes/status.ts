@@ -9,11 +9,27 @@ import { perUseMethods } from "../../domain/payments/methods/per-use-read.ts";
 import { sendJson } from "../../shared/http/respond.ts";
 import { formatUsd } from "../../shared/money.ts";
 import type { StatusObject } from "../../shared/schema/status.ts";
+import { StatusObjectSchema } from "../../shared/schema/status.ts";
 import { limitsInForce } from "../../state/releases/build-ref.ts";
 import { countTrialEvaluations, countWaitlist } from "../../state/storage/list-names.ts";
+import type { RouteDeclaration } from "./route-declaration.ts";
 import { defineRoutes } from "./route-table.ts";
 
-export default defineRoutes((route, deps) => {
+const DECLARATIONS: RouteDeclaration[] = [
+  {
+    method: "get",
+    path: "/api/status",
+    operationId: "getStatus",
+    metrics: "request",
+    security: ["none"],
+    summary: "System status",
+    description:
+      "The status object of the spec. Counts are computed from content and state; `retrieval_limits` are the limits in force (RETRIEVAL_LIMITS may raise them). `per_use` lists the reads a caller can pay for one at a time instead of holding a key, per payment method this deployment offers (agent_network: a pay token in `pay-network-pay-id`; http402: x402 with `pay=x402`), with the price and how.",
+    responses: { 200: { description: "The status object", schema: StatusObjectSchema } },
+  },
+];
+
+export default defineRoutes(DECLARATIONS, (route, deps) => {
   route("getStatus", async (event) => {
     const build = deps.build.current;
     const { catalog } = build;

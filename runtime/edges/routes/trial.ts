@@ -12,12 +12,34 @@ import { compileValidator, readJsonBody } from "../../shared/http/body.ts";
 import { clientAddress } from "../../shared/http/client-address.ts";
 import { sendJson } from "../../shared/http/respond.ts";
 import { TrialRequestSchema } from "../../shared/schema/requests.ts";
+import { TrialResponseSchema } from "../../shared/schema/responses.ts";
 import { limitsInForce } from "../../state/releases/build-ref.ts";
+import type { RouteDeclaration } from "./route-declaration.ts";
 import { defineRoutes } from "./route-table.ts";
 
 const validator = compileValidator(TrialRequestSchema);
 
-export default defineRoutes((route, deps) => {
+const DECLARATIONS: RouteDeclaration[] = [
+  {
+    method: "post",
+    path: "/api/trial",
+    operationId: "createTrial",
+    metrics: "request",
+    security: ["none"],
+    summary: "Request a trial key",
+    description:
+      "One active trial per agent_id and vertical (409 while it lasts); at most TRIALS_PER_CLIENT_HOUR trial keys per client address per hour (429). The key is shown only in this response.",
+    body: TrialRequestSchema,
+    responses: {
+      200: { description: "The trial key", schema: TrialResponseSchema },
+      400: { description: "Invalid body or vertical" },
+      409: { description: "Active trial exists" },
+      429: { description: "Too many trials from this client" },
+    },
+  },
+];
+
+export default defineRoutes(DECLARATIONS, (route, deps) => {
   route("createTrial", async (event) => {
     const body = await readJsonBody(event, validator, deps.config.maxBodyBytes);
     const build = deps.build.current;

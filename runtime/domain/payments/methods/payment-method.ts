@@ -151,7 +151,7 @@ export interface PerUseOpenApi {
 
 /**
  * A method's part of the OpenAPI description of `GET` and `POST /api/checkout`, which
- * `runtime/edges/openapi/operations-payments.ts` assembles from every method in the registry's order.
+ * the declarations of `runtime/edges/routes/checkout.ts` assemble from every method in the registry's order.
  * Its success status (201 keys or 303 session) and whether it needs `contact` come from its
  * traits in `method-ids.ts`.
  */
