@@ -13,9 +13,9 @@ import { signingKeyFromEnv } from "./signing-key.ts";
  * Adds the signing key from the environment to `options`; false, with the reason printed, when the
  * key is refused (a release build without one, or one that does not parse).
  */
-export function withSigningKey(options: BuildConfig): boolean {
+export function withSigningKey(options: BuildConfig, env: NodeJS.ProcessEnv = process.env): boolean {
   try {
-    Object.assign(options, signingKeyFromEnv(process.env, options.release === true));
+    Object.assign(options, signingKeyFromEnv(env, options.release === true));
     return true;
   } catch (error) {
     console.error(`build refused: ${error instanceof Error ? error.message : String(error)}`);
@@ -23,9 +23,12 @@ export function withSigningKey(options: BuildConfig): boolean {
   }
 }
 
-/** Builds once and prints the report; resolves to the exit code (1 on any fatal issue or a refused key). */
-export async function buildAndReport(options: BuildConfig): Promise<number> {
-  if (!withSigningKey(options)) return 1;
+/**
+ * Builds once and prints the report; resolves to the exit code (1 on any fatal issue or a refused
+ * key). `env` holds the signing key (`vkr build` passes the environment of its run, cli/io.ts).
+ */
+export async function buildAndReport(options: BuildConfig, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  if (!withSigningKey(options, env)) return 1;
   try {
     // The browse site and llms.txt are generated from the published data (build/browse/).
     const { result, browsePages } = await buildOnce(options, (built) => console.log(buildReport(built)));

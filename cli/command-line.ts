@@ -15,6 +15,7 @@ import { type ParseArgsConfig, parseArgs } from "node:util";
 import type { ArgsDef, CommandDef } from "citty";
 import { suggestClosest } from "../runtime/shared/did-you-mean.ts";
 import { EXIT } from "./exit-codes.ts";
+import { cliIo } from "./io.ts";
 
 /**
  * citty's `defineCommand` (it returns its argument, typed), declared here so that running a command
@@ -64,7 +65,7 @@ const HELP_FLAGS = new Set(["--help", "-h"]);
 export async function runCommandLine(cli: CommandLine, argv: string[]): Promise<void> {
   const resolved = await _resolveCommand(cli, argv);
   if (argv.some((a) => HELP_FLAGS.has(a))) {
-    process.stdout.write(`${await _usage(resolved)}\n`);
+    cliIo().stdout(`${await _usage(resolved)}\n`);
     return;
   }
   let args: Record<string, unknown>;
@@ -72,9 +73,9 @@ export async function runCommandLine(cli: CommandLine, argv: string[]): Promise<
     args = await _parse(resolved);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    if (argv.includes("--json")) process.stdout.write(`${JSON.stringify({ error: { code: "usage", message: error.message } })}\n`);
-    process.stderr.write(`${error.commandName}: ${error.message}\nRun "${error.commandName} --help" for its usage.\n`);
-    process.exitCode = EXIT.failure;
+    if (argv.includes("--json")) cliIo().stdout(`${JSON.stringify({ error: { code: "usage", message: error.message } })}\n`);
+    cliIo().stderr(`${error.commandName}: ${error.message}\nRun "${error.commandName} --help" for its usage.\n`);
+    cliIo().exitCode = EXIT.failure;
     return;
   }
   const { command, rest } = resolved;

@@ -12,6 +12,7 @@ import { createBuildRef } from "../runtime/state/releases/build-ref.ts";
 import type { StateBackend } from "../runtime/state/storage/backend.ts";
 import { createKeysStore, type KeysStore } from "../runtime/state/storage/keys-store.ts";
 import { openBackend } from "../runtime/state/storage/open-backend.ts";
+import { cliIo } from "./io.ts";
 import { runOperation } from "./output.ts";
 
 export interface OperatorContext {
@@ -31,7 +32,7 @@ export interface OperatorContext {
 
 export function resolveOperatorConfig(args: { "data-dir"?: string | undefined; "dist-dir"?: string | undefined }): RuntimeConfig {
   return resolveRuntimeConfig({
-    ...process.env,
+    ...cliIo().env,
     ...(args["data-dir"] ? { DATA_DIR: args["data-dir"] } : {}),
     ...(args["dist-dir"] ? { DIST_DIR: args["dist-dir"] } : {}),
   });
@@ -52,7 +53,7 @@ export async function openOperatorContext(config: RuntimeConfig): Promise<Operat
       keys,
       build: buildRef,
       config,
-      logger: createLogger(config.logLevel === "silent" ? "silent" : "warn", (line) => process.stderr.write(`${line}\n`)),
+      logger: createLogger(config.logLevel === "silent" ? "silent" : "warn", (line) => cliIo().stderr(`${line}\n`)),
     },
     limits: buildRef.limits,
     audit: { backend, actor: cliActor() },
@@ -82,7 +83,7 @@ export async function withOperatorContext(
 ): Promise<void> {
   await runOperation(args.json, async () => {
     const config = resolveOperatorConfig(args);
-    process.stderr.write(`vkr: state store ${describeStateStore(config)}; build ${config.distDir}\n`);
+    cliIo().stderr(`vkr: state store ${describeStateStore(config)}; build ${config.distDir}\n`);
     const ctx = await openOperatorContext(config);
     try {
       return await body(ctx);

@@ -1,9 +1,10 @@
 /** Printing results: `--json` gives one JSON document on stdout; otherwise a short human text. */
 import { isApiError } from "../runtime/shared/errors.ts";
 import { EXIT, OperatorError } from "./exit-codes.ts";
+import { cliIo } from "./io.ts";
 
 export function printResult(json: boolean, value: unknown, text: () => string): void {
-  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${text()}\n`);
+  cliIo().stdout(json ? `${JSON.stringify(value, null, 2)}\n` : `${text()}\n`);
 }
 
 /**
@@ -16,11 +17,11 @@ export async function runOperation(json: boolean, body: () => Promise<number | v
     code = (await body()) ?? EXIT.ok;
   } catch (error) {
     const failure = await _toOperatorError(error);
-    if (json) process.stdout.write(`${JSON.stringify({ error: { code: failure.code, message: failure.message } })}\n`);
-    process.stderr.write(`vkr: ${failure.message}\n`);
+    if (json) cliIo().stdout(`${JSON.stringify({ error: { code: failure.code, message: failure.message } })}\n`);
+    cliIo().stderr(`vkr: ${failure.message}\n`);
     code = failure.exitCode;
   }
-  process.exitCode = code;
+  cliIo().exitCode = code;
 }
 
 // --- Internal helpers ---

@@ -165,15 +165,17 @@ function _assertSignedByPublishedKey(
 /**
  * Records a publication or rollback in the audit trail of the deployment's state store (the one
  * its instances use: REDIS_URL, else DATA_DIR). Publishing does not depend on it: a build machine
- * without access to that store says so on stderr and carries on.
+ * without access to that store says so on stderr and carries on. `env` names the store (`vkr
+ * publish` passes the environment of its run, cli/io.ts).
  */
 export async function recordRelease(
   action: "release.published" | "release.rolled_back",
   buildId: string,
   detail: Record<string, string | boolean | null>,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
   try {
-    const backend = await openBackend(resolveRuntimeConfig(process.env));
+    const backend = await openBackend(resolveRuntimeConfig(env));
     try {
       await appendAudit(backend, { actor: cliActor(), action, subject: `release:${buildId}`, outcome: "ok", detail }, Date.now());
     } finally {

@@ -4,14 +4,16 @@
  * bundles the runtime when it is missing or older than runtime/, then runs the bundled server in
  * this process group (signals reach it directly). A content build with errors prints its report
  * and one paragraph, and the last good build keeps serving; only with no build at all does start
- * give up. `--content <dir>` builds another content folder.
+ * give up. `--content <dir>` builds another content folder. The build is `vkr build` (the bundled
+ * CLI, scripts/bundled-build.ts: half the CPU of a tsx build); the bundling runs in this process.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { digestBuildInputs, readInputStamp } from "../build/input-stamp.ts";
 import { ConfigError, resolveRuntimeConfig } from "../runtime/config.ts";
+import { runBundledBuild } from "./bundled-build.ts";
 
 const { values } = parseArgs({ options: { content: { type: "string", default: "content" } } });
 let distDir: string;
@@ -28,7 +30,7 @@ const served = _servedBuild(distDir);
 const stamp = readInputStamp(distDir);
 // The inputs are digested only when the stamp could spare the build (the build digests them again).
 if (!served || stamp?.build_id !== served.build_id || stamp.input_digest !== digestBuildInputs(values.content)) {
-  const built = _tsx("build/cli.ts", ["--content", values.content, "--out", distDir]);
+  const built = (await runBundledBuild(["--content", values.content, "--out", distDir])) === 0;
   if (!built) {
     const last = _servedBuild(distDir);
     if (!last) {
@@ -47,7 +49,7 @@ if (!served || stamp?.build_id !== served.build_id || stamp.input_digest !== dig
 
 // 2. Runtime bundle: rebuilt when the runtime's sources are newer (they are not content).
 if (_mtime("dist/server/index.mjs") < Math.max(_newest("runtime"), _mtime("build/bundle-server.ts"))) {
-  if (!_tsx("build/bundle-server.ts", [])) {
+  if (!(await _bundleServer())) {
     process.stderr.write("\nstart: bundling the runtime failed (see above); the server was not started.\n");
     process.exit(1);
   }
@@ -73,9 +75,20 @@ function _servedBuild(dir: string): { build_id: string; content_date?: string } 
   }
 }
 
-/** Runs a TypeScript script with its output on this terminal; true when it exits 0. */
-function _tsx(script: string, args: string[]): boolean {
-  return spawnSync(process.execPath, ["--import", "tsx", script, ...args], { stdio: "inherit" }).status === 0;
+/**
+ * Bundles the runtime into dist/server/, printing what `npm run build:server` prints; false (the
+ * error printed) on failure. In this process: a tsx child cost a Node and tsx start for the same call.
+ */
+async function _bundleServer(): Promise<boolean> {
+  const { bundleServer } = await import("../build/bundle-server.ts");
+  try {
+    const bytes = await bundleServer("dist/server");
+    process.stdout.write(`bundled runtime/server.ts → dist/server/index.mjs (${Math.round(bytes / 1024)} KiB incl. source map)\n`);
+    return true;
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    return false;
+  }
 }
 
 function _newest(dir: string): number {

@@ -9,6 +9,7 @@ import type { RuntimeConfig } from "../../runtime/config.ts";
 import { BackupRefusal, backupState, restoreState } from "../../runtime/state/storage/sqlite-backup.ts";
 import { defineCommand } from "../command-line.ts";
 import { EXIT, OperatorError } from "../exit-codes.ts";
+import { cliIo } from "../io.ts";
 import { describeStateStore, resolveOperatorConfig } from "../operator-context.ts";
 import { printResult, runOperation } from "../output.ts";
 
@@ -60,7 +61,7 @@ export const restore = defineCommand({
 
 function _sqliteConfig(args: { "data-dir"?: string | undefined }): RuntimeConfig {
   const config = resolveOperatorConfig(args);
-  process.stderr.write(`vkr: state store ${describeStateStore(config)}\n`);
+  cliIo().stderr(`vkr: state store ${describeStateStore(config)}\n`);
   if (config.redisUrl)
     throw new OperatorError(
       "redis_backup",

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { resolveBuildConfig } from "../../build/config.ts";
 import { defineCommand } from "../command-line.ts";
 import { EXIT } from "../exit-codes.ts";
+import { cliIo } from "../io.ts";
 import { printResult, runOperation } from "../output.ts";
 import { PACKAGE_ROOT, runScript } from "../run-script.ts";
 
@@ -32,11 +33,11 @@ export default defineCommand({
     };
     const resolved = resolveBuildConfig(options);
     // No state store: the build reads content and writes a build folder; say which ones.
-    process.stderr.write(`vkr: content ${resolved.contentDir} → build folder ${resolved.outDir} (no state store)\n`);
+    cliIo().stderr(`vkr: content ${resolved.contentDir} → build folder ${resolved.outDir} (no state store)\n`);
     // In this process, not a second one under tsx: the bundle is already loaded and transpiled.
     if (!args.json && !args.watch && existsSync(join(PACKAGE_ROOT, BUILD_SCRIPT))) {
       const { buildAndReport } = await import("../../build/build-report.ts");
-      process.exitCode = await buildAndReport(options);
+      cliIo().exitCode = await buildAndReport(options, cliIo().env);
       return;
     }
     if (!args.json || args.watch) {
@@ -46,7 +47,7 @@ export default defineCommand({
         ...(args.watch ? ["--watch"] : []),
         ...(args.release ? ["--release"] : []),
       ];
-      process.exitCode = await runScript(BUILD_SCRIPT, forward);
+      cliIo().exitCode = await runScript(BUILD_SCRIPT, forward);
       return;
     }
     // Loaded here, not at the top: the build's modules compile their schemas and tokenizer as they
@@ -56,7 +57,7 @@ export default defineCommand({
       import("../../build/signing-key.ts"),
     ]);
     await runOperation(true, async () => {
-      const { result, browsePages } = await buildOnce({ ...options, ...signingKeyFromEnv(process.env, args.release) });
+      const { result, browsePages } = await buildOnce({ ...options, ...signingKeyFromEnv(cliIo().env, args.release) });
       printResult(
         true,
         {

@@ -15,6 +15,7 @@ import {
   uploadRelease,
 } from "../../scripts/publish-release.ts";
 import { defineCommand } from "../command-line.ts";
+import { cliIo } from "../io.ts";
 import { printResult, runOperation } from "../output.ts";
 
 export default defineCommand({
@@ -31,13 +32,13 @@ export default defineCommand({
   },
   run: ({ args }) =>
     runOperation(args.json, async () => {
-      const config = resolveReleaseStore(process.env) ?? { kind: "dir" as const, dir: resolve("releases") };
-      process.stderr.write(`vkr: release store ${config.kind === "dir" ? `folder ${config.dir}` : `redis (prefix ${config.prefix})`}\n`);
+      const config = resolveReleaseStore(cliIo().env) ?? { kind: "dir" as const, dir: resolve("releases") };
+      cliIo().stderr(`vkr: release store ${config.kind === "dir" ? `folder ${config.dir}` : `redis (prefix ${config.prefix})`}\n`);
       const store = await createReleaseStore(config);
       try {
         if (args.rollback) {
           const pointer = await rollbackRelease(store, config);
-          await recordRelease("release.rolled_back", pointer.build_id, { previous: pointer.history[0] ?? null });
+          await recordRelease("release.rolled_back", pointer.build_id, { previous: pointer.history[0] ?? null }, cliIo().env);
           printResult(
             args.json,
             { rolled_back: true, current: pointer.build_id, history: pointer.history },
@@ -47,11 +48,16 @@ export default defineCommand({
         }
         await assertReleaseBuild(resolve(args.dist), {
           allowDevBuild: args["allow-dev-build"],
-          publishedKids: publishedSigningKids(process.env),
+          publishedKids: publishedSigningKids(cliIo().env),
         });
         const upload = await uploadRelease(store, resolve(args.dist));
         const pointer = await activateRelease(store, config, upload.buildId);
-        await recordRelease("release.published", pointer.build_id, { uploaded: upload.uploaded, previous: pointer.history[0] ?? null });
+        await recordRelease(
+          "release.published",
+          pointer.build_id,
+          { uploaded: upload.uploaded, previous: pointer.history[0] ?? null },
+          cliIo().env,
+        );
         printResult(
           args.json,
           {

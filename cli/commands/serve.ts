@@ -3,6 +3,7 @@
 import { resolveRuntimeConfig } from "../../runtime/config.ts";
 import { startService } from "../../runtime/start.ts";
 import { defineCommand } from "../command-line.ts";
+import { cliIo } from "../io.ts";
 import { describeStateStore, resolveOperatorConfig } from "../operator-context.ts";
 import { runOperation } from "../output.ts";
 
@@ -22,7 +23,7 @@ export default defineCommand({
       const config =
         args.port || args.host
           ? resolveRuntimeConfig({
-              ...process.env,
+              ...cliIo().env,
               DATA_DIR: base.dataDir,
               DIST_DIR: base.distDir,
               ...(args.port ? { PORT: args.port } : {}),
@@ -36,7 +37,7 @@ export default defineCommand({
         store: service.deps.backend.kind,
         store_location: describeStateStore(config),
       };
-      process.stdout.write(
+      cliIo().stdout(
         args.json
           ? `${JSON.stringify(started)}\n`
           : `serving ${started.url} (build ${started.build_id} from ${config.distDir}, state store ${started.store_location})\n`,

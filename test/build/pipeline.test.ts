@@ -1,11 +1,15 @@
 /**
  * The whole build on fixtures: output layout, determinism (two builds → identical bytes),
- * atomic publish, and the CLI's exit code and message on broken content.
+ * atomic publish, and the CLI's exit code and message on broken content. One case runs
+ * build/cli.ts as `npm run build:content` does (a child under tsx: its exit code and output); the
+ * others call what it runs, `buildAndReport` (build/build-report.ts), in this process, whose build
+ * modules this file has loaded already: a child costs about 4 s of CPU loading them through tsx.
  */
 import { spawnSync } from "node:child_process";
 import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { buildAndReport } from "../../build/build-report.ts";
 import { buildContent, createBuildCache } from "../../build/index.ts";
 import { exportPrivateJwk, generateSigningKey } from "../../runtime/shared/signing-keys.ts";
 import { createTempDir, materializeFixture, REPO_ROOT } from "./_fixtures.ts";
@@ -123,8 +127,8 @@ describe("pipeline", () => {
     expect(manifest.lean_ratio).toBeLessThan(1);
   });
 
-  // Two CLI children (a fresh Node with tsx each): on a busy machine longer than the default 30 s.
-  it("CLI: a broken file exits 1 naming file:line, and leaves the previous dist intact", { timeout: 120_000 }, () => {
+  // A CLI child (a fresh Node with tsx): on a busy machine longer than the default 30 s.
+  it("CLI: a broken file exits 1 naming file:line, and leaves the previous dist intact", { timeout: 120_000 }, async () => {
     const tmp = createTempDir();
     const contentDir = materializeFixture(tmp);
     const outDir = join(tmp, "dist");
@@ -133,7 +137,8 @@ describe("pipeline", () => {
         cwd: REPO_ROOT,
         encoding: "utf8",
       });
-    const ok = cli([]);
+    // The good build in this process (what build/cli.ts runs), the broken one through the CLI.
+    const ok = await _report({ contentDir, outDir });
     expect(ok.status, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/built 6 nodes in 2 verticals in \d+ ms; mean lean\/full size \d+\.\d%/);
     const before = readFileSync(join(outDir, "data", "manifest.json"), "utf8");
@@ -147,11 +152,8 @@ describe("pipeline", () => {
     expect(readdirSync(join(outDir, ".builds")).filter((d) => d.startsWith("tmp-"))).toEqual([]);
   });
 
-  it("CLI: a missing content folder is a clear failure, not a stack trace", () => {
-    const run = spawnSync(process.execPath, ["--import", "tsx", "build/cli.ts", "--content", join(createTempDir(), "nope")], {
-      cwd: REPO_ROOT,
-      encoding: "utf8",
-    });
+  it("CLI: a missing content folder is a clear failure, not a stack trace", async () => {
+    const run = await _report({ contentDir: join(createTempDir(), "nope") });
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/^build failed: .*nope/);
     expect(run.stderr).not.toMatch(/\n\s+at /);
@@ -159,6 +161,20 @@ describe("pipeline", () => {
 });
 
 // --- Internal helpers ---
+
+/** build/cli.ts's build without its child: `buildAndReport`'s exit code and what it printed. */
+async function _report(options: { contentDir: string; outDir?: string }): Promise<{ status: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const log = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void (stdout += `${args.join(" ")}\n`));
+  const error = vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void (stderr += `${args.join(" ")}\n`));
+  try {
+    return { status: await buildAndReport({ ...options }), stdout, stderr };
+  } finally {
+    log.mockRestore();
+    error.mockRestore();
+  }
+}
 
 function _listFiles(dir: string, base = dir): string[] {
   return readdirSync(dir, { withFileTypes: true })

@@ -1,4 +1,10 @@
-/** Runs the real `vkr` bin (bin/vkr.mjs) as a child process with only PATH and `env` in its environment. */
+/**
+ * Runs `vkr`: the real bin (bin/vkr.mjs) as a child process, or the same command line in this
+ * process (cli/run.ts's `runCli`, what the bin's main.ts calls), each with only PATH and `env` in
+ * its environment. A child costs about half a second of CPU (a Node start and the command's
+ * modules); in this process the modules load once per worker. Suites run a few cases through the
+ * bin, which proves its wiring (bundle, exit code, streams), and the rest in process.
+ */
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 
@@ -17,4 +23,18 @@ export function runVkr(args: string[], env: Record<string, string> = {}): Promis
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
+}
+
+/** The same command line as `runVkr`, run in this process; its output is captured, not printed. */
+export async function runVkrInProcess(args: string[], env: Record<string, string> = {}): Promise<VkrResult> {
+  const { runCli } = await import("../../cli/run.ts");
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli(args, {
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+    env: { PATH: process.env.PATH ?? "", ...env },
+    exitCode: 0,
+  });
+  return { code, stdout, stderr };
 }

@@ -1,6 +1,12 @@
 /**
  * The real `vkr` binary against the store of a running server (the bundled server as a
  * child process, real clock): create a key, list it by label, revoke it, and see the server refuse it.
+ * The key's life, serving, building and publishing run the bin as a user does, and so do one case of
+ * each kind of failure (a usage error, a missing key, an unreachable server), which proves the bin
+ * passes on the exit code and streams of the command line it runs. The other usage, help and error
+ * cases run that same command line in this process (`vkrHere`: cli/run.ts, what the bin's main.ts
+ * calls) with the same environment: the same parser, commands, stores and output, without a Node
+ * start and the command's modules loaded again per case (about half a second of CPU each).
  */
 import { execFile, spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
@@ -10,6 +16,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChildServer, freePort, startChildServer } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
+import { runVkrInProcess } from "../helpers/run-vkr.ts";
 import { peopleFixtureDist } from "./_fixture.ts";
 
 const BIN = join(process.cwd(), "bin", "vkr.mjs");
@@ -38,6 +45,11 @@ function vkr(args: string[], env: Record<string, string> = {}): Promise<CliResul
       },
     );
   });
+}
+
+/** `vkr` in this process (cli/run.ts) with the environment `vkr` above gives the bin. */
+function vkrHere(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runVkrInProcess(args, { DATA_DIR: dataDir, DIST_DIR: dist, ...env });
 }
 
 beforeAll(async () => {
@@ -86,12 +98,13 @@ describe("vkr keys", { timeout: 240_000 }, () => {
 
   it("exits with meaningful codes", async () => {
     // A refused value (exit 4 for --quantity 9) is checked with its words under "strict command lines".
+    // The bin for the first (its exit code is the command line's), the rest in this process.
     const [missing, revokeMissing, badVertical, noVertical, badConfig] = await Promise.all([
       vkr(["keys", "show", "0123456789ab", "--json"]),
-      vkr(["keys", "revoke", "0123456789ab"]),
-      vkr(["keys", "create", "--vertical", "no-such-vertical"]),
-      vkr(["keys", "create"]),
-      vkr(["status"], { LOG_LEVEL: "loud" }),
+      vkrHere(["keys", "revoke", "0123456789ab"]),
+      vkrHere(["keys", "create", "--vertical", "no-such-vertical"]),
+      vkrHere(["keys", "create"]),
+      vkrHere(["status"], { LOG_LEVEL: "loud" }),
     ]);
     expect(missing.code).toBe(3);
     expect(JSON.parse(missing.stdout).error.code).toBe("key_not_found");
@@ -145,7 +158,8 @@ describe("vkr serve, build, publish", { timeout: 240_000 }, () => {
     const out = mkdtempSync(join(tmpdir(), "vkr-cli-dist-"));
     const releases = mkdtempSync(join(tmpdir(), "vkr-cli-releases-"));
     // A development build (its sources still cite example.org) is refused, and nothing is uploaded.
-    const refused = await vkr(["publish", "--dist", dist], { RELEASE_DIR: releases });
+    // The refusals and the repeat run in this process; the publication itself through the bin.
+    const refused = await vkrHere(["publish", "--dist", dist], { RELEASE_DIR: releases });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("is not a release build: it was built without --release");
     expect(refused.stderr).toContain("vkr build --release");
@@ -169,7 +183,7 @@ describe("vkr serve, build, publish", { timeout: 240_000 }, () => {
     // It says which store it uses: none, only the content and the build folder.
     expect(releaseBuild.stderr).toContain("→ build folder");
     // A deployment that does not publish the release's key refuses it; nothing is uploaded.
-    const otherKey = await vkr(["publish", "--dist", out], { RELEASE_DIR: releases, SIGNING_KEY: OTHER_KEY });
+    const otherKey = await vkrHere(["publish", "--dist", out], { RELEASE_DIR: releases, SIGNING_KEY: OTHER_KEY });
     expect(otherKey.code).toBe(1);
     expect(otherKey.stderr).toContain("which this deployment does not publish");
     expect(readdirSync(releases)).toEqual([]);
@@ -183,7 +197,7 @@ describe("vkr serve, build, publish", { timeout: 240_000 }, () => {
     const release = JSON.parse(published.stdout);
     expect(release).toMatchObject({ build_id: expect.stringMatching(/^[0-9a-f]+$/), uploaded: true });
     expect(release.current).toBe(release.build_id);
-    expect((await vkr(["publish", "--dist", out], { RELEASE_DIR: releases, SIGNING_KEY: RELEASE_KEY })).stdout).toContain(
+    expect((await vkrHere(["publish", "--dist", out], { RELEASE_DIR: releases, SIGNING_KEY: RELEASE_KEY })).stdout).toContain(
       "already present",
     );
 
@@ -232,10 +246,8 @@ describe("vkr status, help", { timeout: 240_000 }, () => {
       ["keys", "show"],
       ["keys", "revoke"],
     ];
-    // Two at a time: ten TypeScript CLIs starting at once on two busy cores outran the 30 s limit.
-    const helps: Array<Awaited<ReturnType<typeof vkr>>> = [];
-    for (let i = 0; i < commands.length; i += 2)
-      helps.push(...(await Promise.all(commands.slice(i, i + 2).map((command) => vkr([...command, "--help"])))));
+    // The bin for `vkr --help`, every command's in this process (the same usage renderer).
+    const helps = await Promise.all(commands.map((command) => (command.length ? vkrHere : vkr)([...command, "--help"])));
     // Usage lines say vkr and the command's own words (`USAGE vkr keys create …`).
     helps.forEach((help, i) => {
       expect(help.code, commands[i]!.join(" ")).toBe(0);
@@ -244,19 +256,20 @@ describe("vkr status, help", { timeout: 240_000 }, () => {
   });
 });
 
-/** One after another: TypeScript CLIs starting together on two busy cores outran their time limit. */
+/** In this process (`vkrHere`), one after another. */
 async function vkrInTurn<const R extends ReadonlyArray<readonly [string[], Record<string, string>?]>>(
   ...runs: R
 ): Promise<{ [K in keyof R]: CliResult }> {
   const results: CliResult[] = [];
-  for (const [args, env] of runs) results.push(await vkr(args, env));
+  for (const [args, env] of runs) results.push(await vkrHere(args, env));
   return results as { [K in keyof R]: CliResult };
 }
 
 describe("strict command lines", { timeout: 300_000 }, () => {
   it("refuses unknown flags and commands with exit 1 and a suggestion, before touching anything", async () => {
-    const [typo, command, top, extra, noValue] = await vkrInTurn(
-      [["keys", "list", "--lable", "cli-suite"]],
+    // The bin for the first: a usage error's exit code and stderr, and nothing on stdout.
+    const typo = await vkr(["keys", "list", "--lable", "cli-suite"]);
+    const [command, top, extra, noValue] = await vkrInTurn(
       [["keys", "lst"]],
       [["stauts"]],
       [["keys", "list", "extra"]],
@@ -276,7 +289,7 @@ describe("strict command lines", { timeout: 300_000 }, () => {
   });
 
   it("suggests the value meant, not only the flag: a vertical, a key id", async () => {
-    const created = await vkr(["keys", "create", "--vertical", "travel", "--label", "cli-typo", "--json"]);
+    const created = await vkrHere(["keys", "create", "--vertical", "travel", "--label", "cli-typo", "--json"]);
     const id = (JSON.parse(created.stdout) as { keys: Array<{ id: string }> }).keys[0]!.id;
     // One character wrong (never the same one: a swap of two equal neighbours would be the id itself).
     const mistyped = `${id.slice(0, 5)}${id[5] === "0" ? "1" : "0"}${id.slice(6)}`;

@@ -1,10 +1,12 @@
 /**
  * Key management at a key service's level, over the admin API and the real `vkr` bin on the same
  * store: re-roll with a grace period (the new secret at once, the old one until the grace ends,
- * then 401 `key_rerolled`), label and expiry edits.
+ * then 401 `key_rerolled`), label and expiry edits. The re-roll runs the bin (another process on
+ * the store); the edits and refusals after it run the same command lines in this process
+ * (cli/run.ts, what the bin runs), without a Node start per case.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runVkr } from "../helpers/run-vkr.ts";
+import { runVkr, runVkrInProcess } from "../helpers/run-vkr.ts";
 import { ADMIN_KEY, startTestService, T0, type TestService } from "../helpers/test-service.ts";
 import { peopleFixtureDist } from "./_fixture.ts";
 
@@ -25,10 +27,11 @@ const issue = async (label: string) => {
 const read = (key: string, node = "trv-m1") => svc.request(`/api/demo?vertical=travel&node=${node}`, { headers: { "x-service-key": key } });
 const own = (key: string) => svc.request("/api/keys", { headers: { "x-service-key": key } });
 
-function vkr(args: string[]) {
+function vkr(args: string[], run = runVkr) {
   const { dataDir, distDir } = svc.service.deps.config;
-  return runVkr([...args, "--data-dir", dataDir, "--dist-dir", distDir]);
+  return run([...args, "--data-dir", dataDir, "--dist-dir", distDir]);
 }
+const vkrHere = (args: string[]) => vkr(args, runVkrInProcess);
 
 describe("re-roll", () => {
   it("the new secret works at once, the old one until the grace ends, then 401 key_rerolled; usage carries over", async () => {
@@ -119,11 +122,11 @@ describe("vkr keys reroll, label, expire", { timeout: 240_000 }, () => {
     await new Promise((r) => setTimeout(r, 1100)); // the server's key cache (1 s) sees the CLI's change
     expect((await read(fresh)).status).toBe(200);
     expect((await own(old)).body.code).toBe("key_rerolled");
-    expect(JSON.parse((await vkr(["keys", "label", id, "renamed", "--json"])).stdout)).toMatchObject({ id, label: "renamed" });
-    expect(JSON.parse((await vkr(["keys", "expire", id, "2030-01-01", "--json"])).stdout).expires_at).toBe("2030-01-01T00:00:00.000Z");
-    const bad = await vkr(["keys", "expire", id, "soon"]);
+    expect(JSON.parse((await vkrHere(["keys", "label", id, "renamed", "--json"])).stdout)).toMatchObject({ id, label: "renamed" });
+    expect(JSON.parse((await vkrHere(["keys", "expire", id, "2030-01-01", "--json"])).stdout).expires_at).toBe("2030-01-01T00:00:00.000Z");
+    const bad = await vkrHere(["keys", "expire", id, "soon"]);
     expect(bad.code).toBe(4);
     expect(bad.stderr).toMatch(/ISO 8601/);
-    expect((await vkr(["keys", "reroll", id, "--grace-seconds", "-1"])).code).toBe(1);
+    expect((await vkrHere(["keys", "reroll", id, "--grace-seconds", "-1"])).code).toBe(1);
   });
 });

@@ -3,7 +3,9 @@
  * the embedded store: a backup taken during a burst of paid purchases (agent-network stand-in),
  * admin issuance and metered reads restores into a fresh folder with everything acknowledged
  * before the backup started; restore refuses a running server's folder, a damaged file and a
- * newer layout, and upgrades an older one.
+ * newer layout, and upgrades an older one. The backup under load and its restore run the bin; the
+ * refusals and the upgrade run the same command lines in this process (cli/run.ts, what the bin
+ * runs), without a Node start per case.
  */
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,7 +17,7 @@ import { createPurchaseStore } from "../../runtime/domain/payments/purchases/pur
 import { createSqliteBackend, STATE_LAYOUT } from "../../runtime/state/storage/sqlite-backend.ts";
 import { type ChildServer, startChildServer } from "../helpers/child-server.ts";
 import { membershipRecord } from "../helpers/key-record.ts";
-import { runVkr } from "../helpers/run-vkr.ts";
+import { runVkr, runVkrInProcess } from "../helpers/run-vkr.ts";
 import { type AgentNetworkStandIn, agentNetworkEnv, startAgentNetwork } from "../payments/stand-ins/agent-network.ts";
 import { peopleFixtureDist } from "../people/_fixture.ts";
 
@@ -26,6 +28,7 @@ let server: ChildServer;
 let dataDir: string;
 
 const vkr = (args: string[]) => runVkr(args, { DIST_DIR: dist });
+const vkrHere = (args: string[]) => runVkrInProcess(args, { DIST_DIR: dist });
 
 const tmp = (name: string) => mkdtempSync(join(tmpdir(), `vkr-${name}-`));
 
@@ -140,7 +143,7 @@ describe("vkr backup during a burst, vkr restore into a fresh folder", { timeout
   });
 
   it("refuses the folder of a running server", async () => {
-    const res = await vkr(["restore", backupFile, "--data-dir", dataDir, "--replace"]);
+    const res = await vkrHere(["restore", backupFile, "--data-dir", dataDir, "--replace"]);
     expect(res.code).toBe(4);
     expect(res.stderr).toMatch(/in use by a running server \(pid \d+\)/);
   });
@@ -152,13 +155,13 @@ describe("vkr backup during a burst, vkr restore into a fresh folder", { timeout
     bytes[bytes.length - 100] = bytes[bytes.length - 100]! ^ 0xff;
     writeFileSync(damaged, bytes);
     const target = tmp("backup-target");
-    const res = await vkr(["restore", damaged, "--data-dir", target]);
+    const res = await vkrHere(["restore", damaged, "--data-dir", target]);
     expect(res.code).toBe(4);
     expect(res.stderr).toMatch(/damaged/);
     expect(existsSync(join(target, "state.sqlite"))).toBe(false);
     const notBackup = join(target, "..", "plain.txt");
     writeFileSync(notBackup, "hello\n");
-    expect((await vkr(["restore", notBackup, "--data-dir", target])).stderr).toMatch(/not a backup made by vkr backup/);
+    expect((await vkrHere(["restore", notBackup, "--data-dir", target])).stderr).toMatch(/not a backup made by vkr backup/);
   });
 
   it("refuses a newer layout, and upgrades an older one with its counts", async () => {
@@ -168,8 +171,8 @@ describe("vkr backup during a burst, vkr restore into a fresh folder", { timeout
     db.pragma(`user_version = ${STATE_LAYOUT + 1}`);
     db.close();
     const newerFile = join(newer, "newer.vkrbak");
-    expect((await vkr(["backup", newerFile, "--data-dir", newer])).code).toBe(0);
-    const refused = await vkr(["restore", newerFile, "--data-dir", tmp("backup-target")]);
+    expect((await vkrHere(["backup", newerFile, "--data-dir", newer])).code).toBe(0);
+    const refused = await vkrHere(["restore", newerFile, "--data-dir", tmp("backup-target")]);
     expect(refused.code).toBe(4);
     expect(refused.stderr).toMatch(new RegExp(`layout ${STATE_LAYOUT + 1}, written by a newer version`));
 
@@ -190,9 +193,9 @@ describe("vkr backup during a burst, vkr restore into a fresh folder", { timeout
     old.prepare("insert into counters values (?, ?, ?)").run(day.key, 7, day.expiresAt);
     old.close();
     const olderFile = join(older, "older.vkrbak");
-    expect((await vkr(["backup", olderFile, "--data-dir", older])).code).toBe(0);
+    expect((await vkrHere(["backup", olderFile, "--data-dir", older])).code).toBe(0);
     const target = tmp("backup-target");
-    const res = await vkr(["restore", olderFile, "--data-dir", target, "--json"]);
+    const res = await vkrHere(["restore", olderFile, "--data-dir", target, "--json"]);
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout)).toMatchObject({ layout: STATE_LAYOUT, manifest: { layout: 0 } });
     const backend = createSqliteBackend({ dataDir: target });
@@ -203,11 +206,11 @@ describe("vkr backup during a burst, vkr restore into a fresh folder", { timeout
 
   it("refuses to overwrite a state without --replace, and moves it aside with it", async () => {
     const target = tmp("backup-replace");
-    expect((await vkr(["restore", backupFile, "--data-dir", target])).code).toBe(0);
-    const again = await vkr(["restore", backupFile, "--data-dir", target]);
+    expect((await vkrHere(["restore", backupFile, "--data-dir", target])).code).toBe(0);
+    const again = await vkrHere(["restore", backupFile, "--data-dir", target]);
     expect(again.code).toBe(4);
     expect(again.stderr).toMatch(/--replace/);
-    const replaced = await vkr(["restore", backupFile, "--data-dir", target, "--replace", "--json"]);
+    const replaced = await vkrHere(["restore", backupFile, "--data-dir", target, "--replace", "--json"]);
     expect(replaced.code, replaced.stderr).toBe(0);
     expect(existsSync(join(JSON.parse(replaced.stdout).replaced, "state.sqlite"))).toBe(true);
   });
