@@ -13,6 +13,9 @@ const shared = {
 export default defineConfig({
   test: {
     globalSetup: ["test/global-setup.ts"],
+    // Transformed modules kept on disk between runs (in node_modules, so a reinstall drops them):
+    // a run after an unchanged one transforms nothing again.
+    experimental: { fsModuleCache: true },
     // One project per tier (test/tiers.ts): `vitest run --project unit` runs the quick one.
     projects: [
       {
