@@ -7,9 +7,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatIssue } from "../../build/diagnostics.ts";
-import { buildContent } from "../../build/index.ts";
 import type { NodeResponse } from "../../runtime/shared/schema/artifacts.ts";
 import { REPO_ROOT } from "../build/_fixtures.ts";
+import { checkRealContent } from "../helpers/content-check.ts";
 
 const VERTICALS = join(REPO_ROOT, "dist/data/verticals");
 const MONTHS = "(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*";
@@ -67,14 +67,7 @@ describe("typed values on outcomes", () => {
   });
 
   it("the build's typed-value lint finds nothing in the content, so a release build passes it", async () => {
-    const result = await buildContent({
-      contentDir: join(REPO_ROOT, "content"),
-      outDir: join(REPO_ROOT, "dist/unused"),
-      rootDir: REPO_ROOT,
-      write: false,
-      previous: false,
-      release: true,
-    });
+    const result = await checkRealContent({ release: true });
     expect(result.issues.filter((i) => i.code === "value_untyped").map(formatIssue)).toEqual([]);
   });
 });

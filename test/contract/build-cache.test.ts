@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlink
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BUILD_CACHE_ENV, contentSlot, copyBuild, pruneCache, serverBundleSlot } from "../helpers/build-cache.ts";
+import { BUILD_CACHE_ENV, checkSlot, contentSlot, copyBuild, pruneCache, serverBundleSlot } from "../helpers/build-cache.ts";
 import { buildContentTo } from "../helpers/build-fixture.ts";
 import { bundleServer } from "../helpers/child-server.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
@@ -34,6 +34,21 @@ describe("the cache kept between runs", () => {
     expect(contentSlot(content, cache)).not.toBe(before);
     writeFileSync(file, text);
     expect(contentSlot(content, cache)).toBe(before);
+  });
+
+  it("keys a checking build's answer by every input and by its question (options, day)", () => {
+    const content = writeFixtureContent();
+    const cache = mkdtempSync(join(tmpdir(), "vkr-cache-"));
+    const question = JSON.stringify({ release: true, today: "2026-11-29" });
+    const before = checkSlot(content, cache, question);
+    expect(checkSlot(content, cache, JSON.stringify({ release: false, today: "2026-11-29" }))).not.toBe(before);
+    expect(checkSlot(content, cache, JSON.stringify({ release: true, today: "2026-11-30" }))).not.toBe(before);
+    const file = join(content, "travel", "trv-m2.md");
+    const text = readFileSync(file, "utf8");
+    writeFileSync(file, text.replace("title:", "title: x"));
+    expect(checkSlot(content, cache, question)).not.toBe(before);
+    writeFileSync(file, text);
+    expect(checkSlot(content, cache, question)).toBe(before);
   });
 
   it("prunes what no run used for days, and keeps what a run used", () => {

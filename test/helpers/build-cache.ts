@@ -69,6 +69,22 @@ export function contentSlot(contentDir: string, cache: string): string {
   return join(cache, `build-${_digest(_toolchain(), digestBuildInputs(contentDir))}`);
 }
 
+/**
+ * The slot (a file) of a checking build's answer about `contentDir`: its key is the build's inputs
+ * and the toolchain, as a build's, plus `question`, everything else the answer depends on (the
+ * build's options and the day review dates are judged by). `test/helpers/content-check.ts` fills it.
+ */
+export function checkSlot(contentDir: string, cache: string, question: string): string {
+  return join(cache, `check-${_digest(_toolchain(), digestBuildInputs(contentDir), question)}.json`);
+}
+
+/** Marks a slot used now, so the pruning keeps it. */
+export function markUsed(slot: string): string {
+  const now = new Date();
+  utimesSync(slot, now, now);
+  return slot;
+}
+
 /** Removes slots (and leftovers of builders that died) no run has used for a few days. */
 export function pruneCache(cache: string, now = Date.now()): void {
   for (const name of readdirSync(cache)) {
@@ -84,7 +100,7 @@ export function pruneCache(cache: string, now = Date.now()): void {
 /** The same, without blocking: the global setup builds the default fixture beside the real content, before any file runs. */
 export async function cachedBuild(contentDir: string, cache: string): Promise<string> {
   const slot = contentSlot(contentDir, cache);
-  if (existsSync(slot)) return _used(slot);
+  if (existsSync(slot)) return markUsed(slot);
   const temp = mkdtempSync(`${slot}.building-`);
   await promisify(execFile)(process.execPath, [...BUILD_ARGS, "--content", contentDir, "--out", temp], {
     timeout: BUILD_TIMEOUT_MS,
@@ -129,14 +145,7 @@ function _cachedSync(slot: string, make: (temp: string) => void): string {
       rmSync(`${slot}.lock`, { recursive: true, force: true });
     }
   }
-  return _used(slot);
-}
-
-/** Marks a slot used now, so the pruning keeps it. */
-function _used(slot: string): string {
-  const now = new Date();
-  utimesSync(slot, now, now);
-  return slot;
+  return markUsed(slot);
 }
 
 /**

@@ -1,0 +1,45 @@
+/**
+ * What a checking build (`write: false`) of the real content finds, for the content suites that
+ * judge the content rather than the build: several of them ask the same build the same question
+ * (a release build today, say), and each such build of the real content costs seconds of CPU. The
+ * answer (`ok` and the issues) is kept in the test build cache (test/helpers/build-cache.ts) under
+ * the build's inputs, the toolchain, the options and the day review dates are judged by, so a
+ * suite asking of an unchanged tree what another suite or an earlier run asked gets that build's
+ * answer; any changed input, option or day is a new build.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { ContentIssue } from "../../build/diagnostics.ts";
+import { buildContent } from "../../build/index.ts";
+import { REPO_ROOT } from "../build/_fixtures.ts";
+import { BUILD_CACHE_DIR, BUILD_CACHE_ENV, checkSlot, markUsed } from "./build-cache.ts";
+
+export interface ContentCheck {
+  ok: boolean;
+  issues: ContentIssue[];
+}
+
+/** The real content, checked as a release (`release`) or development build, as of `today` (default: today, UTC). */
+export async function checkRealContent(options: { release?: boolean; today?: string } = {}): Promise<ContentCheck> {
+  const release = options.release === true;
+  const today = options.today ?? new Date().toISOString().slice(0, 10);
+  const cache = resolve(REPO_ROOT, process.env[BUILD_CACHE_ENV] ?? BUILD_CACHE_DIR);
+  const contentDir = join(REPO_ROOT, "content");
+  const slot = checkSlot(contentDir, cache, JSON.stringify({ release, today }));
+  if (existsSync(slot)) return JSON.parse(readFileSync(markUsed(slot), "utf8")) as ContentCheck;
+  const result = await buildContent({
+    contentDir,
+    outDir: join(REPO_ROOT, "dist/unused"),
+    rootDir: REPO_ROOT,
+    write: false,
+    previous: false,
+    release,
+    today,
+  });
+  const answer: ContentCheck = { ok: result.ok, issues: result.issues };
+  mkdirSync(cache, { recursive: true });
+  const temp = `${slot}.${process.pid}`;
+  writeFileSync(temp, JSON.stringify(answer));
+  renameSync(temp, slot);
+  return answer;
+}
