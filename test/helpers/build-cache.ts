@@ -69,6 +69,11 @@ export function contentSlot(contentDir: string, cache: string): string {
   return join(cache, `build-${_digest(_toolchain(), digestBuildInputs(contentDir))}`);
 }
 
+/** The slot of an in-process data build of `contentDir` (test/helpers/build-in-process.ts), keyed as a CLI build's. */
+export function dataSlot(contentDir: string, cache: string): string {
+  return join(cache, `data-${_digest(_toolchain(), digestBuildInputs(contentDir))}`);
+}
+
 /**
  * The slot (a file) of a checking build's answer about `contentDir`: its key is the build's inputs
  * and the toolchain, as a build's, plus `question`, everything else the answer depends on (the
