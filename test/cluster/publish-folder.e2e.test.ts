@@ -12,7 +12,7 @@ import { buildDataInProcess } from "../helpers/build-in-process.ts";
 import { writeFixtureContent } from "../helpers/fixture-content.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";
 import { getJson } from "./_cluster.ts";
-import { runPublish } from "./_publish.ts";
+import { runPublish, runPublishInProcess } from "./_publish.ts";
 
 const releaseDir = mkdtempSync(join(tmpdir(), "vkr-releases-"));
 const env = { RELEASE_DIR: releaseDir };
@@ -35,7 +35,7 @@ afterAll(async () => {
 
 describe("releases in a folder", () => {
   it("refuses to roll back when nothing is published", async () => {
-    const result = await runPublish(["--rollback"], env);
+    const result = await runPublishInProcess(["--rollback"], env);
     expect(result.code).not.toBe(0);
     expect(result.output).toContain("nothing is published yet");
   });
@@ -48,7 +48,7 @@ describe("releases in a folder", () => {
     expect(existsSync(join(releaseDir, "releases", id, "files", "verticals", "travel", "nodes", "trv-m1.json"))).toBe(true);
     expect(JSON.parse(readFileSync(join(releaseDir, "current"), "utf8"))).toMatchObject({ build_id: id, history: [] });
     // Publishing the same build again changes nothing.
-    const again = await runPublish(["--dist", v1], env);
+    const again = await runPublishInProcess(["--dist", v1], env);
     expect(again.output).toContain(`already present: release ${id}`);
     expect(JSON.parse(readFileSync(join(releaseDir, "current"), "utf8")).history).toEqual([]);
   });
@@ -57,10 +57,10 @@ describe("releases in a folder", () => {
     // In-process: following the pointer needs no process of its own (nothing here is killed).
     instance = await startTestService(v1, { ...env, RELEASE_POLL_MS: "100" });
     expect((await getJson(`${instance.url}/readyz`)).body).toMatchObject({ build_id: buildIdOf(v1), store: "sqlite" });
-    expect((await runPublish(["--dist", v2], env)).code).toBe(0);
+    expect((await runPublishInProcess(["--dist", v2], env)).code).toBe(0);
     await waitFor(async () => (await getJson(`${instance.url}/readyz`)).body.build_id === buildIdOf(v2));
     expect((await getJson(`${instance.url}/api/demo?vertical=travel&node=trv-m8`)).status).toBe(200);
-    expect((await runPublish(["--rollback"], env)).output).toContain(`current release is ${buildIdOf(v1)}`);
+    expect((await runPublishInProcess(["--rollback"], env)).output).toContain(`current release is ${buildIdOf(v1)}`);
     await waitFor(async () => (await getJson(`${instance.url}/readyz`)).body.build_id === buildIdOf(v1));
     expect((await getJson(`${instance.url}/api/demo?vertical=travel&node=trv-m8`)).status).toBe(404);
   });
