@@ -1,15 +1,18 @@
 // Loaded into a server under `bench/tail.ts` (`node --import bench/tail-watch.mjs …`): records
 // every GC pause (by kind), the event loop's delay and its stalls, and writes them to
 // TAIL_WATCH_OUT. SIGUSR2 starts a measurement (so the warm-up is left out) and, sent again, ends
-// it. A stall is a turn of the loop that kept a 1 ms timer waiting STALL_MS or more; a sampling CPU
-// profile runs during the measurement, and the samples taken inside stalls are summed by
-// function, which names what the stalls were made of. The timer and the profiler cost CPU, which
-// is why only this diagnosis pass loads the watcher, never the judged rows.
+// it. A stall is a turn of the loop that kept a 1 ms timer waiting STALL_MS or more; with
+// TAIL_PROFILE=1 a sampling CPU profile runs during the measurement, and the samples taken inside
+// stalls are summed by function, which names what the stalls were made of. The timer (and the
+// profiler, much more) cost CPU, which is why only this diagnosis pass loads the watcher, never
+// the judged rows.
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
 import { constants, monitorEventLoopDelay, PerformanceObserver, performance } from "node:perf_hooks";
 
 const STALL_MS = 20;
+/** The sampling profiler slows a saturated server down (by a quarter at 1 ms), so it runs only when asked. */
+const PROFILE = process.env.TAIL_PROFILE === "1";
 const KINDS = new Map([
   [constants.NODE_PERFORMANCE_GC_MINOR, "scavenge"],
   [constants.NODE_PERFORMANCE_GC_MAJOR, "mark-compact"],
@@ -48,9 +51,11 @@ async function _start() {
   elu = performance.eventLoopUtilization();
   delay.reset();
   delay.enable();
-  await post("Profiler.enable");
-  await post("Profiler.setSamplingInterval", { interval: 250 });
-  await post("Profiler.start");
+  if (PROFILE) {
+    await post("Profiler.enable");
+    await post("Profiler.setSamplingInterval", { interval: 1000 });
+    await post("Profiler.start");
+  }
   measuring = true;
 }
 
@@ -59,7 +64,7 @@ async function _stop() {
   const wallMs = performance.now() - since;
   const utilization = performance.eventLoopUtilization(elu).utilization;
   delay.disable();
-  const { profile } = await post("Profiler.stop");
+  const profile = PROFILE ? (await post("Profiler.stop")).profile : null;
   const gc = {};
   for (const [kind, ms] of pauses) {
     const k = (gc[kind] ??= { count: 0, totalMs: 0, maxMs: 0 });
@@ -75,7 +80,7 @@ async function _stop() {
       utilization,
       gc,
       loopDelayMs: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), p999: ms(delay.percentile(99.9)), max: ms(delay.max) },
-      stalls: { count: stalls.length, totalMs: stalls.reduce((n, [a, b]) => n + (b - a) / 1000, 0), top: _inStalls(profile) },
+      stalls: { count: stalls.length, totalMs: stalls.reduce((n, [a, b]) => n + (b - a) / 1000, 0), top: profile ? _inStalls(profile) : [] },
     }),
   );
 }

@@ -9,11 +9,12 @@
  *   Little's law: equal factors mean a p99 made by throughput alone);
  * - the event loop's delay (p99, max): a stall of the server's own shows here, not only in wrk;
  * - GC: pauses a second, their mean and largest, and the share of the wall clock they took;
- * - stalls (turns of the loop that held a 1 ms timer 20 ms or more) and what ran in them: a
- *   sampling CPU profile runs during each round, and its samples inside stalls are summed by
- *   function.
+ * - stalls (turns of the loop that held a 1 ms timer 20 ms or more) and, with TAIL_PROFILE=1,
+ *   what ran in them: a sampling CPU profile runs during each round, and its samples inside
+ *   stalls are summed by function. The profiler makes stalls of its own (a saturated server's p99
+ *   read seven times higher with it), so its figures name functions, not the size of the tail.
  *
- * The watcher's timer and profiler cost CPU, so this pass is kept apart from the judged rows of
+ * The watcher's timer costs CPU, so this pass is kept apart from the judged rows of
  * `npm run bench`. Argument: a server bundle (default: dist/server/index.mjs, built first).
  */
 import { type ChildProcess, execFileSync } from "node:child_process";
