@@ -80,7 +80,11 @@ async function _stop() {
       utilization,
       gc,
       loopDelayMs: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), p999: ms(delay.percentile(99.9)), max: ms(delay.max) },
-      stalls: { count: stalls.length, totalMs: stalls.reduce((n, [a, b]) => n + (b - a) / 1000, 0), top: profile ? _inStalls(profile) : [] },
+      stalls: {
+        count: stalls.length,
+        totalMs: stalls.reduce((n, [a, b]) => n + (b - a) / 1000, 0),
+        top: profile ? _inStalls(profile) : [],
+      },
     }),
   );
 }
