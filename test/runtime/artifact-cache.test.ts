@@ -41,7 +41,9 @@ describe("artifact cache", () => {
   it("drops the least recently used artifact beyond the budget and reads it again", async () => {
     const probe = await open(64 * 1024 * 1024);
     const [a, b, c] = probe.nodes;
-    const sizes = await Promise.all([a!, b!, c!].map(([v, id]) => probe.build.node(v, id, "full").then((x) => x.bytes.byteLength)));
+    const sizes = await Promise.all(
+      [a!, b!, c!].map(([v, id]) => Promise.resolve(probe.build.node(v, id, "full")).then((x) => x.bytes.byteLength)),
+    );
     // One byte short of holding all three.
     const { build, reads } = await open(sizes[0]! + sizes[1]! + sizes[2]! - 1);
     const get = ([v, id]: [string, string]) => build.node(v, id, "full");

@@ -64,8 +64,12 @@ export function findNode(build: Artifacts, vertical: ResolvedVertical, nodeId: s
   return meta;
 }
 
-/** Plans a read of one node or index: the decision (a refusal is thrown), the free-read limit, the pay token. */
-export async function planRead(deps: DomainDeps, request: ReadRequest, now: number): Promise<ReadPlan> {
+/**
+ * Plans a read of one node or index: the decision (a refusal is thrown), the free-read limit, the
+ * pay token. No promise when there is nothing to wait for (a key's read): a hot path then awaits
+ * nothing, and `await` still works for the others.
+ */
+export function planRead(deps: DomainDeps, request: ReadRequest, now: number): ReadPlan | Promise<ReadPlan> {
   const { build, vertical, meta, reader } = request;
   const { caller, credentialProblem } = reader;
   // The pinned build's limits, not the current ones: a release swapped in since the request began must not mix in.
@@ -88,8 +92,8 @@ export async function planRead(deps: DomainDeps, request: ReadRequest, now: numb
   // Nothing to wait for on a key's read: no promise then, and the plan is one literal (copying the
   // session into it with a spread was a visible share of a metered request in profiles).
   const begun = _begin(deps, caller, decision.meter, request.freeRead, now);
-  const perUse = begun === null ? null : await begun;
-  return { caller, meter: decision.meter, perUse, limits, build, vertical, meta, decision };
+  if (begun === null) return { caller, meter: decision.meter, perUse: null, limits, build, vertical, meta, decision };
+  return begun.then((perUse) => ({ caller, meter: decision.meter, perUse, limits, build, vertical, meta, decision }));
 }
 
 /**
@@ -105,7 +109,7 @@ export async function planSearch(deps: DomainDeps, caller: Caller, scope: readon
 }
 
 /** The prebuilt bytes the plan allows: the node's full or locked view, or the index; lean or not. */
-export function planArtifact(plan: ReadPlan, lean: boolean): Promise<Artifact> {
+export function planArtifact(plan: ReadPlan, lean: boolean): Artifact | Promise<Artifact> {
   const { build, vertical, meta, decision } = plan;
   if (!meta) return build.index(vertical.slug, lean);
   const variant: NodeVariant = decision.view === "full" ? (lean ? "lean" : "full") : lean ? "locked.lean" : "locked";

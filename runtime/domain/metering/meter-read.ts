@@ -7,12 +7,11 @@
  */
 import type { ReadSession } from "../access/read-session.ts";
 import type { DomainDeps } from "../domain-deps.ts";
-import { meterKey } from "./meter.ts";
+import { meterKeyHeaders } from "./meter.ts";
 
 /** Returns the headers that report the count or the charge (RateLimit, Pay-Network-*). */
-export async function meterRead(deps: DomainDeps, read: ReadSession, now: number): Promise<Record<string, string>> {
-  if (read.meter === "key" && read.caller.kind === "key")
-    return (await meterKey(deps.backend, read.limits, read.caller.record, now)).headers;
+export function meterRead(deps: DomainDeps, read: ReadSession, now: number): Promise<Record<string, string>> {
+  if (read.meter === "key" && read.caller.kind === "key") return meterKeyHeaders(deps.backend, read.limits, read.caller.record, now);
   if (read.meter === "payment" && read.perUse) return read.perUse.charge(deps, now);
-  return {};
+  return Promise.resolve({});
 }

@@ -11,7 +11,7 @@ import { boundedCache } from "../../shared/cache.ts";
 import { apiError } from "../../shared/errors.ts";
 import type { Limits } from "../../shared/schema/catalog.ts";
 import type { KeyRecord } from "../../shared/schema/keys.ts";
-import type { StateBackend } from "../../state/storage/backend.ts";
+import type { ConsumeResult, StateBackend } from "../../state/storage/backend.ts";
 import { consumeQuota, type PlannedWindow, planSpan, planWindows, secondsUntil } from "./quota.ts";
 import { rateLimitPolicy, rateLimitValue, tightestWindow } from "./rate-limit-headers.ts";
 import { QUOTA_WINDOWS, type QuotaWindowSpec } from "./windows.ts";
@@ -23,24 +23,42 @@ export interface MeterOutcome {
 }
 
 /** `table`: the windows to meter (tests meter other tables; the service meters `QUOTA_WINDOWS`). */
-export async function meterKey(
+export function meterKey(
   backend: StateBackend,
   limits: Limits,
   record: KeyRecord,
   now: number,
   table: readonly QuotaWindowSpec[] = QUOTA_WINDOWS,
 ): Promise<MeterOutcome> {
-  const { windows, policy } = _plan(record, limits, now, table);
-  let result;
+  return meterKeyHeaders(backend, limits, record, now, table).then((headers) => ({ headers }));
+}
+
+/**
+ * `meterKey`'s RateLimit headers alone, one promise after the store's: a metered read awaits this
+ * on every request, and each async layer between it and the store was a promise and a turn more.
+ */
+export function meterKeyHeaders(
+  backend: StateBackend,
+  limits: Limits,
+  record: KeyRecord,
+  now: number,
+  table: readonly QuotaWindowSpec[] = QUOTA_WINDOWS,
+): Promise<Record<string, string>> {
+  const plan = _plan(record, limits, now, table);
+  let consumed: Promise<ConsumeResult>;
   try {
-    result = await consumeQuota(backend, windows, now);
+    consumed = consumeQuota(backend, plan.windows, now);
   } catch (error) {
-    // Never serve metered content unmetered: without the store we cannot count, so we refuse. The
-    // cause goes with the problem, for the log line of the request (`http/log-cause.ts`).
-    const refused = apiError("store_unavailable", { detail: "Metering is unavailable; retry shortly.", headers: { "retry-after": "5" } });
-    refused.cause = error;
-    throw refused;
+    return Promise.reject(_storeUnavailable(error));
   }
+  return consumed.then((result) => _admit(plan, result, now), _refuseUnavailable);
+}
+
+// --- Internal helpers ---
+
+/** The RateLimit headers of an admitted request, or the 429 of the window that denied it. */
+function _admit(plan: CachedPlan, result: ConsumeResult, now: number): Record<string, string> {
+  const { windows, policy } = plan;
   if (!result.admitted) {
     const w = windows[result.deniedIndex]!;
     const retry = secondsUntil(w.resetAt, now);
@@ -57,10 +75,22 @@ export async function meterKey(
     });
   }
   const tight = tightestWindow(windows, result.counts);
-  return { headers: { "ratelimit-policy": policy, ratelimit: rateLimitValue(windows[tight]!, result.counts[tight]!, now) } };
+  return { "ratelimit-policy": policy, ratelimit: rateLimitValue(windows[tight]!, result.counts[tight]!, now) };
 }
 
-// --- Internal helpers ---
+/**
+ * Never serve metered content unmetered: without the store we cannot count, so we refuse. The
+ * cause goes with the problem, for the log line of the request (`http/log-cause.ts`).
+ */
+function _storeUnavailable(error: unknown) {
+  const refused = apiError("store_unavailable", { detail: "Metering is unavailable; retry shortly.", headers: { "retry-after": "5" } });
+  refused.cause = error;
+  return refused;
+}
+
+function _refuseUnavailable(error: unknown): never {
+  throw _storeUnavailable(error);
+}
 
 interface CachedPlan {
   record: KeyRecord;

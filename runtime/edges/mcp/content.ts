@@ -50,13 +50,16 @@ export async function readContent(ctx: McpContext, request: ContentRequest): Pro
   if (layers && request.node === null)
     throw apiError("validation_failed", { detail: `"layers" applies to a node; an index carries no layers.` });
 
-  const reader = await toReader(request.caller ?? ctx.caller());
+  // Each step awaited only when pending (as GET /api/demo does): a cached key's read takes no turn of its own.
+  const asked = toReader(request.caller ?? ctx.caller());
+  const reader = asked instanceof Promise ? await asked : asked;
   const meta = findNode(build, vertical, request.node);
-  const plan = await planRead(
+  const planned = planRead(
     ctx.deps,
     { build, vertical, meta, reader, freeRead: () => ctx.anonymous.assert(ctx.client(), ctx.now) },
     ctx.now,
   );
+  const plan = planned instanceof Promise ? await planned : planned;
   const { decision } = plan;
   const problem = decision.credentialProblem;
   Object.assign(ctx.headers, credentialProblemHeaders(problem));
@@ -73,7 +76,8 @@ export async function readContent(ctx: McpContext, request: ContentRequest): Pro
   // "unless-locked" (get_node's default): knowledge only, but a locked view keeps the machine-readable
   // `unlock` hint (the lean artifact has none), since what would open the node is then the answer.
   const lean = request.lean === "unless-locked" ? true : (request.lean ?? false);
-  let artifact = await planArtifact(plan, lean);
+  const chosen = planArtifact(plan, lean);
+  let artifact = chosen instanceof Promise ? await chosen : chosen;
   if (layers) artifact = ctx.selector.select(artifact, layers);
   if (request.lean === "unless-locked" && decision.view === "locked" && meta) {
     // Its own tag: encoded answers are cached by tag, and an explicit lean: true has no hint.

@@ -171,9 +171,12 @@ export default defineRoutes(DECLARATIONS, (route, deps) => {
     }
 
     const now = deps.clock.now();
-    const reader = await requestCaller(event, deps).reader({ allowQueryKey: true });
+    // Awaited only when pending: a cached key's read and its plan take no turn of their own.
+    const asked = requestCaller(event, deps).reader({ allowQueryKey: true });
+    const reader = asked instanceof Promise ? await asked : asked;
     const freeRead = () => anonymous.assert(clientAddress(event, deps.config), now);
-    const plan = await planRead(deps, { build, vertical, meta: findNode(build, vertical, nodeId), reader, freeRead }, now);
+    const planned = planRead(deps, { build, vertical, meta: findNode(build, vertical, nodeId), reader, freeRead }, now);
+    const plan = planned instanceof Promise ? await planned : planned;
     const { caller, decision } = plan;
     const problem = decision.credentialProblem;
     if (vertical.status !== "live") {
@@ -186,7 +189,8 @@ export default defineRoutes(DECLARATIONS, (route, deps) => {
       );
     }
 
-    let artifact = await planArtifact(plan, lean);
+    const chosen = planArtifact(plan, lean);
+    let artifact = chosen instanceof Promise ? await chosen : chosen;
     if (layers) artifact = selector.select(artifact, layers);
     // The warned answer is not the artifact, so it carries no ETag and is not cached.
     if (problem) {
@@ -205,8 +209,8 @@ export default defineRoutes(DECLARATIONS, (route, deps) => {
     // Dated when served (signed at most once a second per artifact), never from the prepared headers.
     const signature = artifact.signature ? deps.shared.signer.stamp(artifact.signature, now) : null;
     if (isHeadRequest(event))
-      return sendPrepared(event, 200, null, headers, { ...signature, "content-length": String(artifact.bytes.byteLength) });
-    return sendPrepared(event, 200, artifact.bytes, headers, { ...(await meterRead(deps, plan, now)), ...signature });
+      return sendPrepared(event, 200, null, headers, { "content-length": String(artifact.bytes.byteLength) }, signature);
+    return sendPrepared(event, 200, artifact.bytes, headers, await meterRead(deps, plan, now), signature);
   });
 });
 

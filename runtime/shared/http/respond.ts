@@ -38,17 +38,22 @@ export function prepareHeaders(headers: Record<string, string>): PreparedHeaders
   return { pairs: Object.freeze(_overBase([...BASE_PAIRS], headers)) };
 }
 
-/** Sends `bytes` with prepared headers plus the request's own; `extra` names no prepared header. */
+/**
+ * Sends `bytes` with prepared headers plus the request's own; `extra` and `more` name no prepared
+ * header and not each other (two, so a caller never merges its two sets into a new object).
+ */
 export function sendPrepared(
   event: H3Event,
   status: number,
   bytes: Uint8Array | null,
   prepared: PreparedHeaders,
   extra: Record<string, string> | null,
+  more: Record<string, string> | null = null,
 ): Response {
   const pairs: Array<readonly [string, string]> = prepared.pairs.slice();
   pairs.push(["x-request-id", requestContext(event).requestId]);
   if (extra !== null) for (const name in extra) pairs.push([name, extra[name]!]);
+  if (more !== null) for (const name in more) pairs.push([name, more[name]!]);
   return new FastResponse(bytes as BodyInit | null, { status, headers: pairs as Array<[string, string]> });
 }
 

@@ -55,8 +55,9 @@ export interface Artifacts {
   /** Canonical vertical for any accepted slug (the one place `ethics` becomes `ai-compliance`). */
   resolveVertical(slug: string): ResolvedVertical | null;
   nodeMeta(vertical: string, id: string): NodeMeta | null;
-  node(vertical: string, id: string, variant: NodeVariant): Promise<Artifact>;
-  index(vertical: string, lean: boolean): Promise<Artifact>;
+  /** The artifact itself once read (no promise, so a hot read awaits nothing), its read in progress before. */
+  node(vertical: string, id: string, variant: NodeVariant): Artifact | Promise<Artifact>;
+  index(vertical: string, lean: boolean): Artifact | Promise<Artifact>;
   /** The compiled logic layer of a node (for rule evaluation), parsed once. */
   logic(vertical: string, id: string): Promise<LogicLayer | null>;
   /** The vertical's prebuilt search index (`search/<vertical>.json`), parsed once; null when the build has none. */
@@ -118,7 +119,7 @@ export async function readArtifacts(readBytes: (rel: string) => Promise<Uint8Arr
   const logic = boundedCache<string, Promise<LogicLayer | null>>(LOGIC_CACHE_ENTRIES);
   const search = new Map<string, Promise<LoadedSearchIndex | null>>();
 
-  const load = (rel: string): Promise<Artifact> =>
+  const load = (rel: string): Artifact | Promise<Artifact> =>
     bytes.get(rel) ??
     bytes.add(
       rel,
@@ -151,7 +152,7 @@ export async function readArtifacts(readBytes: (rel: string) => Promise<Uint8Arr
       const key = `${vertical}/${id}`;
       let hit = logic.get(key);
       if (!hit) {
-        hit = load(`verticals/${vertical}/nodes/${id}.json`).then(
+        hit = Promise.resolve(load(`verticals/${vertical}/nodes/${id}.json`)).then(
           (a) =>
             (JSON.parse(Buffer.from(a.bytes).toString("utf8")) as { node: { layers: { logic?: LogicLayer } } }).node.layers.logic ?? null,
         );
@@ -163,7 +164,7 @@ export async function readArtifacts(readBytes: (rel: string) => Promise<Uint8Arr
       let hit = search.get(vertical);
       if (!hit) {
         const rel = `search/${vertical}.json`;
-        hit = Object.hasOwn(manifest.files, rel) ? load(rel).then((a) => readSearchIndex(a.bytes)) : Promise.resolve(null);
+        hit = Object.hasOwn(manifest.files, rel) ? Promise.resolve(load(rel)).then((a) => readSearchIndex(a.bytes)) : Promise.resolve(null);
         search.set(vertical, hit);
       }
       return hit;
@@ -191,7 +192,8 @@ const LOGIC_CACHE_ENTRIES = 20_000;
  * instead of a Map delete and set (which were 1.4% of a metered request's CPU).
  */
 function _createArtifactCache(maxBytes: number) {
-  const entries = new Map<string, { artifact: Promise<Artifact>; size: number; used: boolean }>();
+  // `read` is the artifact once its read settled: handed out as it is, not as a settled promise.
+  const entries = new Map<string, { artifact: Promise<Artifact>; read: Artifact | null; size: number; used: boolean }>();
   let total = 0;
   const evict = () => {
     while (total > maxBytes && entries.size > 1) {
@@ -204,18 +206,19 @@ function _createArtifactCache(maxBytes: number) {
     }
   };
   return {
-    get(rel: string): Promise<Artifact> | undefined {
+    get(rel: string): Artifact | Promise<Artifact> | undefined {
       const entry = entries.get(rel);
       if (entry === undefined) return undefined;
       entry.used = true;
-      return entry.artifact;
+      return entry.read ?? entry.artifact;
     },
     add(rel: string, artifact: Promise<Artifact>): Promise<Artifact> {
-      const entry = { artifact, size: 0, used: false };
+      const entry = { artifact, read: null as Artifact | null, size: 0, used: false };
       entries.set(rel, entry);
       artifact.then(
         (a) => {
           if (entries.get(rel) !== entry) return; // evicted or replaced while reading
+          entry.read = a;
           entry.size = a.bytes.byteLength;
           total += entry.size;
           evict();
