@@ -46,7 +46,8 @@ export async function evaluateNode(deps: DomainDeps, caller: Caller, request: Ev
 
   // 1. Access: the decision of GET /api/demo; rules need the logic layer, so a locked view is refused.
   //    A pay token is verified before anything of the node is revealed, and charged after the answer.
-  const plan = await planRead(deps, { build, vertical, meta, reader: { caller, credentialProblem: null }, need: "full" }, now);
+  const planned = planRead(deps, { build, vertical, meta, reader: { caller, credentialProblem: null }, need: "full" }, now);
+  const plan = planned instanceof Promise ? await planned : planned;
 
   // 2. and 3. The same facts on the same node of the same build give the same answer: made once.
   const asOf = _asOfDate(request.as_of);
