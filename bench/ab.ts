@@ -1,6 +1,6 @@
 /**
  * Paired A/B runs of two server bundles under the judged rows (metered full node with one key,
- * with many keys in turn, mixed traffic) and the mixed row's evaluations alone, for one change at a time: both bundles run side by side
+ * with many keys in turn, mixed traffic) and the mixed row's evaluations and MCP calls alone, for one change at a time: both bundles run side by side
  * on core 0 with the same state setup, and every pair loads A then B (B then A on odd pairs) for
  * each row, so the machine's drift hits both alike. Prints the server CPU per request of each run
  * and, per row, the median and range of the pair ratios B ÷ A.

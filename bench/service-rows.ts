@@ -37,7 +37,7 @@ export interface LoadRow {
   args: (side: ServiceUnderLoad) => string[];
 }
 
-/** The judged rows, and the mixed row's evaluations alone; `keys` is the number of keys in turn. */
+/** The judged rows, and the mixed row's evaluations and MCP calls alone; `keys` is the number of keys in turn. */
 export function loadRows(keys: number): LoadRow[] {
   return [
     { name: "one key", args: (s) => ["-H", `x-service-key: ${s.key}`, `${s.url}/api/demo?vertical=travel&node=${NODE}`] },
@@ -54,6 +54,8 @@ export function loadRows(keys: number): LoadRow[] {
       name: "evaluate",
       args: (s) => ["-s", requestCycleScript(s.cycle.filter((r) => r.path === "/api/evaluate")), s.url],
     },
+    // The mixed row's MCP tools/call get_node alone (one key each, over the cycle's keys).
+    { name: "mcp", args: (s) => ["-s", requestCycleScript(s.cycle.filter((r) => r.path === "/mcp")), s.url] },
   ];
 }
 

@@ -51,7 +51,7 @@ export async function readContent(ctx: McpContext, request: ContentRequest): Pro
     throw apiError("validation_failed", { detail: `"layers" applies to a node; an index carries no layers.` });
 
   // Each step awaited only when pending (as GET /api/demo does): a cached key's read takes no turn of its own.
-  const asked = toReader(request.caller ?? ctx.caller());
+  const asked = request.caller ? toReader(request.caller) : ctx.reader();
   const reader = asked instanceof Promise ? await asked : asked;
   const meta = findNode(build, vertical, request.node);
   const planned = planRead(

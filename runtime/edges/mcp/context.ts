@@ -3,7 +3,7 @@
  * first use, so initialize, ping and the list methods never touch credentials), and a place to
  * collect the RateLimit headers of a metered call for the HTTP response.
  */
-import type { Caller } from "../../domain/access/credentials.ts";
+import type { Caller, Reader } from "../../domain/access/credentials.ts";
 import type { LayerSelector } from "../../domain/layers/select-layers.ts";
 import type { AnonymousLimiter } from "../../domain/metering/anonymous-limit.ts";
 import type { PresentedPayment } from "../../domain/payments/methods/payment-method.ts";
@@ -36,6 +36,8 @@ export interface McpContext extends McpShared {
   caller(): Promise<Caller>;
   /** The caller when the credentials resolve, else anonymous (for keyless listings). */
   callerOrAnonymous(): Promise<Caller>;
+  /** The caller as a reader of content (`RequestCaller.reader`): no promise when the key's record is cached. */
+  reader(): Reader | Promise<Reader>;
   /** The raw key presented in X-Service-Key or Authorization: Bearer, if any. */
   presentedKey: string | null;
   /** RateLimit headers of the call, set when a key was metered (or a per-use payment's headers). */

@@ -249,6 +249,7 @@ function _context(event: H3Event, shared: McpShared): McpContext {
     client: () => clientAddress(event, deps.config),
     presentedKey: slot.credentials().key,
     caller: resolve,
+    reader: () => slot.reader(),
     callerOrAnonymous: () =>
       resolve().catch((error: unknown): Caller => {
         if (isApiError(error)) return { kind: "anonymous" };
