@@ -30,6 +30,8 @@ const UNUSED_FOR_MS = 3 * 24 * 3600 * 1000;
  * bundle is current before any build starts.
  */
 export const BUILD_ARGS = ["bin/vkr.mjs", "build"];
+/** The server bundler (build/bundle-server.ts), given the folder to bundle into. */
+const SERVER_BUNDLE_ARGS = ["--import", "tsx", "build/bundle-server.ts"];
 /**
  * A build child that hangs (one sat in a futex wait for half an hour on a loaded machine) would
  * block its test file's worker for good, since a synchronous call outlives every vitest timeout.
@@ -56,8 +58,16 @@ export function cachedBuildSync(contentDir: string, cache: string): string {
  */
 export function cachedServerBundleSync(cache: string): string {
   return _cachedSync(serverBundleSlot(cache), (temp) =>
-    execFileSync(process.execPath, ["--import", "tsx", "build/bundle-server.ts", temp], { stdio: "pipe", timeout: BUILD_TIMEOUT_MS }),
+    execFileSync(process.execPath, [...SERVER_BUNDLE_ARGS, temp], { stdio: "pipe", timeout: BUILD_TIMEOUT_MS }),
   );
+}
+
+/** The same, without blocking: the global setup bundles the server beside the content builds, on a core they leave idle. */
+export function cachedServerBundle(cache: string): Promise<string> {
+  return cachedSlot(serverBundleSlot(cache), async (temp) => {
+    mkdirSync(temp);
+    await promisify(execFile)(process.execPath, [...SERVER_BUNDLE_ARGS, temp], { timeout: BUILD_TIMEOUT_MS });
+  });
 }
 
 export function serverBundleSlot(cache: string): string {
