@@ -9,33 +9,46 @@ import { formatReport } from "./diagnostics.ts";
 import type { BuildConfig, BuildResult } from "./index.ts";
 import { signingKeyFromEnv } from "./signing-key.ts";
 
+/** Where a build's report goes: the console for build/cli.ts, the run's streams for `vkr build` (cli/io.ts). */
+export interface ReportOutput {
+  log(line: string): void;
+  error(line: string): void;
+}
+
+const CONSOLE: ReportOutput = { log: (line) => console.log(line), error: (line) => console.error(line) };
+
 /**
  * Adds the signing key from the environment to `options`; false, with the reason printed, when the
  * key is refused (a release build without one, or one that does not parse).
  */
-export function withSigningKey(options: BuildConfig, env: NodeJS.ProcessEnv = process.env): boolean {
+export function withSigningKey(options: BuildConfig, env: NodeJS.ProcessEnv = process.env, out: ReportOutput = CONSOLE): boolean {
   try {
     Object.assign(options, signingKeyFromEnv(env, options.release === true));
     return true;
   } catch (error) {
-    console.error(`build refused: ${error instanceof Error ? error.message : String(error)}`);
+    out.error(`build refused: ${error instanceof Error ? error.message : String(error)}`);
     return false;
   }
 }
 
 /**
- * Builds once and prints the report; resolves to the exit code (1 on any fatal issue or a refused
- * key). `env` holds the signing key (`vkr build` passes the environment of its run, cli/io.ts).
+ * Builds once and prints the report to `out`; resolves to the exit code (1 on any fatal issue or a
+ * refused key). `env` holds the signing key; `vkr build` passes the environment and the streams of
+ * its run (cli/io.ts).
  */
-export async function buildAndReport(options: BuildConfig, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  if (!withSigningKey(options, env)) return 1;
+export async function buildAndReport(
+  options: BuildConfig,
+  env: NodeJS.ProcessEnv = process.env,
+  out: ReportOutput = CONSOLE,
+): Promise<number> {
+  if (!withSigningKey(options, env, out)) return 1;
   try {
     // The browse site and llms.txt are generated from the published data (build/browse/).
-    const { result, browsePages } = await buildOnce(options, (built) => console.log(buildReport(built)));
-    if (browsePages !== null) console.log(`browse site: ${browsePages} pages`);
+    const { result, browsePages } = await buildOnce(options, (built) => out.log(buildReport(built)));
+    if (browsePages !== null) out.log(`browse site: ${browsePages} pages`);
     return result.ok ? 0 : 1;
   } catch (error) {
-    console.error(`build failed: ${error instanceof Error ? error.message : String(error)}`);
+    out.error(`build failed: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
 }

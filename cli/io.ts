@@ -7,9 +7,9 @@
  *
  * Carried in an AsyncLocalStorage rather than passed to every command: a command's `run` has
  * citty's signature, and the print and exit-code helpers (output.ts, operator-context.ts) are
- * called from deep inside each one. Two runs side by side each see their own. Not carried: the
- * text report of `vkr build` (build/build-report.ts prints it to the console, as build/cli.ts
- * does) and a `--watch` child's output, so the suites run those through the bin.
+ * called from deep inside each one. Two runs side by side each see their own, the text report of
+ * `vkr build` included (build/build-report.ts prints to the streams it is given). Not carried: a
+ * `--watch` child's output, so the suites run that through the bin.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 

@@ -4,18 +4,8 @@
  * the exit code (1 on any failure, with one line saying why). A function, so the publication
  * suites run most cases in their own process; one `npm run publish` child proves the wiring.
  */
-import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { resolveReleaseStore } from "../runtime/config.ts";
-import { createReleaseStore } from "../runtime/state/releases/release-store.ts";
-import {
-  activateRelease,
-  assertReleaseBuild,
-  publishedSigningKids,
-  recordRelease,
-  rollbackRelease,
-  uploadRelease,
-} from "./publish-release.ts";
+import { describeReleaseStore, publishRelease, publishStore } from "./publish-release.ts";
 
 export interface PublishOutput {
   log(line: string): void;
@@ -43,26 +33,19 @@ async function _publish(argv: string[], env: NodeJS.ProcessEnv, out: PublishOutp
       "allow-dev-build": { type: "boolean", default: false },
     },
   });
-  const config = resolveReleaseStore(env) ?? { kind: "dir" as const, dir: resolve("releases") };
-  const where = config.kind === "dir" ? `folder ${config.dir}` : `redis (prefix ${config.prefix})`;
-  const store = await createReleaseStore(config);
-  try {
-    if (values.rollback) {
-      const pointer = await rollbackRelease(store, config);
-      await recordRelease("release.rolled_back", pointer.build_id, { previous: pointer.history[0] ?? null }, env);
-      out.log(`rolled back: current release is ${pointer.build_id} in ${where}`);
-      return;
-    }
-    await assertReleaseBuild(resolve(values.dist), {
-      allowDevBuild: values["allow-dev-build"],
-      publishedKids: publishedSigningKids(env),
-    });
-    const upload = await uploadRelease(store, resolve(values.dist));
-    out.log(`${upload.uploaded ? "uploaded" : "already present:"} release ${upload.buildId} (${upload.files} files) to ${where}`);
-    const pointer = await activateRelease(store, config, upload.buildId);
-    await recordRelease("release.published", pointer.build_id, { uploaded: upload.uploaded, previous: pointer.history[0] ?? null }, env);
-    out.log(`current release is ${pointer.build_id}${pointer.history[0] ? ` (previous ${pointer.history[0]})` : ""}`);
-  } finally {
-    await store.dispose();
+  const config = publishStore(env);
+  const where = describeReleaseStore(config);
+  const outcome = await publishRelease(config, {
+    dist: values.dist,
+    rollback: values.rollback,
+    allowDevBuild: values["allow-dev-build"],
+    env,
+  });
+  if (outcome.kind === "rolled_back") {
+    out.log(`rolled back: current release is ${outcome.pointer.build_id} in ${where}`);
+    return;
   }
+  const { upload, pointer } = outcome;
+  out.log(`${upload.uploaded ? "uploaded" : "already present:"} release ${upload.buildId} (${upload.files} files) to ${where}`);
+  out.log(`current release is ${pointer.build_id}${pointer.history[0] ? ` (previous ${pointer.history[0]})` : ""}`);
 }

@@ -3,19 +3,22 @@
  * `uploadRelease` checks the build in `<dist>/data` against its own manifest and uploads it under
  * its build id (files first, manifest last, never overwriting an existing release);
  * `activateRelease` flips the `current` pointer; `rollbackRelease` points back to the previous one.
- * Used by `npm run publish` (scripts/publish.ts) and by the tests.
+ * `publishRelease` is the whole publication (or rollback) that both command lines run, `vkr
+ * publish` (cli/commands/publish.ts) and `npm run publish` (scripts/publish-command.ts): they only
+ * parse their arguments and print its outcome in their own words.
  */
 import { createHash } from "node:crypto";
 import { readFile, rename, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { Storage } from "unstorage";
 import { readInputStamp } from "../build/input-stamp.ts";
 import type { ReleaseStoreConfig } from "../runtime/config.ts";
-import { resolveRuntimeConfig, resolveSigning } from "../runtime/config.ts";
+import { resolveReleaseStore, resolveRuntimeConfig, resolveSigning } from "../runtime/config.ts";
 import { appendAudit, cliActor } from "../runtime/domain/audit/audit-log.ts";
 import type { Manifest } from "../runtime/shared/schema/artifacts.ts";
 import { computeBuildId } from "../runtime/state/releases/load-release.ts";
 import {
+  createReleaseStore,
   RELEASE_POINTER_KEY,
   type ReleasePointer,
   readReleasePointer,
@@ -33,6 +36,54 @@ export interface UploadResult {
   files: number;
   /** False when the release was already in the store (releases are immutable). */
   uploaded: boolean;
+}
+
+/** What a publication did: the release uploaded (or found) and made current, or the rollback. */
+export type PublishOutcome =
+  | { kind: "published"; upload: UploadResult; pointer: ReleasePointer }
+  | { kind: "rolled_back"; pointer: ReleasePointer };
+
+/** The release store `env` names, as the runtime reads it; the folder `./releases` when it names none. */
+export function publishStore(env: NodeJS.ProcessEnv): ReleaseStoreConfig {
+  return resolveReleaseStore(env) ?? { kind: "dir", dir: resolve("releases") };
+}
+
+/** How the command lines name a release store: `folder <dir>` or `redis (prefix <prefix>)`. */
+export function describeReleaseStore(config: ReleaseStoreConfig): string {
+  return config.kind === "dir" ? `folder ${config.dir}` : `redis (prefix ${config.prefix})`;
+}
+
+/**
+ * Publishes the build in `dist` to the release store `config` and makes it current (refusing a
+ * development build unless `allowDevBuild`, and a build signed by a key `env` does not publish),
+ * or with `rollback` points back to the previous release; either is recorded in the audit trail
+ * of the state store `env` names. Throws, with one sentence saying why, on any refusal.
+ */
+export async function publishRelease(
+  config: ReleaseStoreConfig,
+  options: { dist: string; rollback?: boolean; allowDevBuild?: boolean; env: NodeJS.ProcessEnv },
+): Promise<PublishOutcome> {
+  const store = await createReleaseStore(config);
+  try {
+    if (options.rollback) {
+      const pointer = await rollbackRelease(store, config);
+      await recordRelease("release.rolled_back", pointer.build_id, { previous: pointer.history[0] ?? null }, options.env);
+      return { kind: "rolled_back", pointer };
+    }
+    const dist = resolve(options.dist);
+    await assertReleaseBuild(dist, { allowDevBuild: options.allowDevBuild ?? false, publishedKids: publishedSigningKids(options.env) });
+    const upload = await uploadRelease(store, dist);
+    const pointer = await activateRelease(store, config, upload.buildId);
+    await recordRelease(
+      "release.published",
+      pointer.build_id,
+      { uploaded: upload.uploaded, previous: pointer.history[0] ?? null },
+      options.env,
+    );
+    return { kind: "published", upload, pointer };
+  } finally {
+    await store.dispose();
+  }
 }
 
 /**

@@ -2,7 +2,8 @@
  * Once per test run, before any file: makes sure the real content is built in `dist/` (e2e,
  * contract and content tests read it), so parallel files never race on building it; builds the
  * default fixture content (test/helpers/fixture-content.ts) into the build cache, from which
- * `buildContentTo` copies instead of building the same content again in every file; and makes
+ * `buildContentTo` copies instead of building the same content again in every file; bundles the
+ * server the child-server suites run (test/helpers/child-server.ts) into the same cache; and makes
  * sure the CLI bundle is current. The real content is built only when its inputs differ from the
  * build in `dist/` (the check `npm start` makes, build/input-stamp.ts); the cache is kept between
  * runs (test/helpers/build-cache.ts), so a run after an unchanged one builds nothing.
@@ -11,7 +12,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { digestBuildInputs, readInputStamp } from "../build/input-stamp.ts";
-import { BUILD_ARGS, BUILD_CACHE_DIR, BUILD_CACHE_ENV, cachedBuild, pruneCache } from "./helpers/build-cache.ts";
+import { BUILD_ARGS, BUILD_CACHE_DIR, BUILD_CACHE_ENV, cachedBuild, cachedServerBundle, pruneCache } from "./helpers/build-cache.ts";
 import { writeFixtureContent } from "./helpers/fixture-content.ts";
 
 export default async function setup(): Promise<() => void> {
@@ -24,10 +25,12 @@ export default async function setup(): Promise<() => void> {
   // `vkr --help` bundles the CLI (bin/vkr.mjs) when it is missing or stale, first: the builds run
   // on that bundle, and so do the CLI suites' first commands, which must not each bundle it again.
   await _run(["bin/vkr.mjs", "--help"], "bundling the CLI");
-  // Then the two builds side by side on two cores (each only when its inputs changed).
+  // Then the two builds side by side on two cores (each only when its inputs changed), and the
+  // server bundle that child-server suites run, on the core the shorter build leaves idle (a cold
+  // cache only: otherwise it is found, and the first such suite would have made it, blocking its worker).
   await Promise.all([
     process.env.VKR_SKIP_GLOBAL_BUILD || _distIsCurrent("dist", "content") ? null : _run(BUILD_ARGS, "building the content"),
-    cachedBuild(fixture, cache),
+    cachedBuild(fixture, cache).then(() => cachedServerBundle(cache)),
   ]);
   rmSync(fixture, { recursive: true, force: true });
   return () => pruneCache(cache);

@@ -37,7 +37,11 @@ export default defineCommand({
     // In this process, not a second one under tsx: the bundle is already loaded and transpiled.
     if (!args.json && !args.watch && existsSync(join(PACKAGE_ROOT, BUILD_SCRIPT))) {
       const { buildAndReport } = await import("../../build/build-report.ts");
-      cliIo().exitCode = await buildAndReport(options, cliIo().env);
+      const io = cliIo();
+      io.exitCode = await buildAndReport(options, io.env, {
+        log: (line) => io.stdout(`${line}\n`),
+        error: (line) => io.stderr(`${line}\n`),
+      });
       return;
     }
     if (!args.json || args.watch) {

@@ -3,17 +3,7 @@
  * back to the previous one. The same functions and release-store configuration as
  * `npm run publish` (scripts/publish.ts).
  */
-import { resolve } from "node:path";
-import { resolveReleaseStore } from "../../runtime/config.ts";
-import { createReleaseStore } from "../../runtime/state/releases/release-store.ts";
-import {
-  activateRelease,
-  assertReleaseBuild,
-  publishedSigningKids,
-  recordRelease,
-  rollbackRelease,
-  uploadRelease,
-} from "../../scripts/publish-release.ts";
+import { describeReleaseStore, publishRelease, publishStore } from "../../scripts/publish-release.ts";
 import { defineCommand } from "../command-line.ts";
 import { cliIo } from "../io.ts";
 import { printResult, runOperation } from "../output.ts";
@@ -32,46 +22,36 @@ export default defineCommand({
   },
   run: ({ args }) =>
     runOperation(args.json, async () => {
-      const config = resolveReleaseStore(cliIo().env) ?? { kind: "dir" as const, dir: resolve("releases") };
-      cliIo().stderr(`vkr: release store ${config.kind === "dir" ? `folder ${config.dir}` : `redis (prefix ${config.prefix})`}\n`);
-      const store = await createReleaseStore(config);
-      try {
-        if (args.rollback) {
-          const pointer = await rollbackRelease(store, config);
-          await recordRelease("release.rolled_back", pointer.build_id, { previous: pointer.history[0] ?? null }, cliIo().env);
-          printResult(
-            args.json,
-            { rolled_back: true, current: pointer.build_id, history: pointer.history },
-            () => `rolled back: current release is ${pointer.build_id}`,
-          );
-          return;
-        }
-        await assertReleaseBuild(resolve(args.dist), {
-          allowDevBuild: args["allow-dev-build"],
-          publishedKids: publishedSigningKids(cliIo().env),
-        });
-        const upload = await uploadRelease(store, resolve(args.dist));
-        const pointer = await activateRelease(store, config, upload.buildId);
-        await recordRelease(
-          "release.published",
-          pointer.build_id,
-          { uploaded: upload.uploaded, previous: pointer.history[0] ?? null },
-          cliIo().env,
-        );
+      const env = cliIo().env;
+      const config = publishStore(env);
+      cliIo().stderr(`vkr: release store ${describeReleaseStore(config)}\n`);
+      const outcome = await publishRelease(config, {
+        dist: args.dist,
+        rollback: args.rollback,
+        allowDevBuild: args["allow-dev-build"],
+        env,
+      });
+      if (outcome.kind === "rolled_back") {
+        const { pointer } = outcome;
         printResult(
           args.json,
-          {
-            build_id: upload.buildId,
-            uploaded: upload.uploaded,
-            files: upload.files,
-            current: pointer.build_id,
-            previous: pointer.history[0] ?? null,
-          },
-          () =>
-            `${upload.uploaded ? "uploaded" : "already present:"} release ${upload.buildId} (${upload.files} files)\ncurrent release is ${pointer.build_id}${pointer.history[0] ? ` (previous ${pointer.history[0]})` : ""}`,
+          { rolled_back: true, current: pointer.build_id, history: pointer.history },
+          () => `rolled back: current release is ${pointer.build_id}`,
         );
-      } finally {
-        await store.dispose();
+        return;
       }
+      const { upload, pointer } = outcome;
+      printResult(
+        args.json,
+        {
+          build_id: upload.buildId,
+          uploaded: upload.uploaded,
+          files: upload.files,
+          current: pointer.build_id,
+          previous: pointer.history[0] ?? null,
+        },
+        () =>
+          `${upload.uploaded ? "uploaded" : "already present:"} release ${upload.buildId} (${upload.files} files)\ncurrent release is ${pointer.build_id}${pointer.history[0] ? ` (previous ${pointer.history[0]})` : ""}`,
+      );
     }),
 });

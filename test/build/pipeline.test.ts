@@ -8,7 +8,7 @@
 import { spawnSync } from "node:child_process";
 import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildAndReport } from "../../build/build-report.ts";
 import { buildContent, createBuildCache } from "../../build/index.ts";
 import { exportPrivateJwk, generateSigningKey } from "../../runtime/shared/signing-keys.ts";
@@ -166,14 +166,11 @@ describe("pipeline", () => {
 async function _report(options: { contentDir: string; outDir?: string }): Promise<{ status: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
-  const log = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void (stdout += `${args.join(" ")}\n`));
-  const error = vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void (stderr += `${args.join(" ")}\n`));
-  try {
-    return { status: await buildAndReport({ ...options }), stdout, stderr };
-  } finally {
-    log.mockRestore();
-    error.mockRestore();
-  }
+  const status = await buildAndReport({ ...options }, process.env, {
+    log: (line) => void (stdout += `${line}\n`),
+    error: (line) => void (stderr += `${line}\n`),
+  });
+  return { status, stdout, stderr };
 }
 
 function _listFiles(dir: string, base = dir): string[] {

@@ -5,15 +5,16 @@
  * it (the lockfile's bytes and Node's version), so two files that build the same content share one
  * build, and a run after an unchanged one builds nothing again; any change of an input is a new
  * key. Each build is made beside its slot and renamed into it, so a reader never sees half a
- * build; a lock folder makes a second file that wants the same input wait for the first build
- * instead of repeating it. Callers never read a slot directly: they get a private copy
+ * build; a lock folder makes a second file (or worker, or run) that wants the same input wait for
+ * the first build instead of repeating it (`cachedSlot`, and `_cachedSync` for the synchronous
+ * callers). Callers never read a slot directly: they get a private copy
  * (`copyBuild`), which they may change. Slots unused for a few days are pruned at the end of a run.
  */
 import { execFile, execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { promisify } from "node:util";
 import { digestBuildInputs } from "../../build/input-stamp.ts";
 
@@ -29,6 +30,8 @@ const UNUSED_FOR_MS = 3 * 24 * 3600 * 1000;
  * bundle is current before any build starts.
  */
 export const BUILD_ARGS = ["bin/vkr.mjs", "build"];
+/** The server bundler (build/bundle-server.ts), given the folder to bundle into. */
+const SERVER_BUNDLE_ARGS = ["--import", "tsx", "build/bundle-server.ts"];
 /**
  * A build child that hangs (one sat in a futex wait for half an hour on a loaded machine) would
  * block its test file's worker for good, since a synchronous call outlives every vitest timeout.
@@ -55,8 +58,16 @@ export function cachedBuildSync(contentDir: string, cache: string): string {
  */
 export function cachedServerBundleSync(cache: string): string {
   return _cachedSync(serverBundleSlot(cache), (temp) =>
-    execFileSync(process.execPath, ["--import", "tsx", "build/bundle-server.ts", temp], { stdio: "pipe", timeout: BUILD_TIMEOUT_MS }),
+    execFileSync(process.execPath, [...SERVER_BUNDLE_ARGS, temp], { stdio: "pipe", timeout: BUILD_TIMEOUT_MS }),
   );
+}
+
+/** The same, without blocking: the global setup bundles the server beside the content builds, on a core they leave idle. */
+export function cachedServerBundle(cache: string): Promise<string> {
+  return cachedSlot(serverBundleSlot(cache), async (temp) => {
+    mkdirSync(temp);
+    await promisify(execFile)(process.execPath, [...SERVER_BUNDLE_ARGS, temp], { timeout: BUILD_TIMEOUT_MS });
+  });
 }
 
 export function serverBundleSlot(cache: string): string {
@@ -103,18 +114,41 @@ export function pruneCache(cache: string, now = Date.now()): void {
 }
 
 /** The same, without blocking: the global setup builds the default fixture beside the real content, before any file runs. */
-export async function cachedBuild(contentDir: string, cache: string): Promise<string> {
-  const slot = contentSlot(contentDir, cache);
-  if (existsSync(slot)) return markUsed(slot);
-  const temp = mkdtempSync(`${slot}.building-`);
-  await promisify(execFile)(process.execPath, [...BUILD_ARGS, "--content", contentDir, "--out", temp], {
-    timeout: BUILD_TIMEOUT_MS,
-    env: _buildEnv(),
+export function cachedBuild(contentDir: string, cache: string): Promise<string> {
+  return cachedSlot(contentSlot(contentDir, cache), async (temp) => {
+    mkdirSync(temp);
+    await promisify(execFile)(process.execPath, [...BUILD_ARGS, "--content", contentDir, "--out", temp], {
+      timeout: BUILD_TIMEOUT_MS,
+      env: _buildEnv(),
+    });
   });
-  // Another run may have filled the slot meanwhile: its build is the same.
-  if (existsSync(slot)) rmSync(temp, { recursive: true, force: true });
-  else renameSync(temp, slot);
-  return slot;
+}
+
+/**
+ * `slot` (a folder or a file), made now by `make` when it is not there yet. `make` writes to
+ * `temp`, a path beside the slot that does not exist yet, renamed into place when it is done, so
+ * a reader never sees half a slot. The slot's lock makes a second maker (another worker, another
+ * run) wait for the first one's slot instead of making the same one again; a maker that fails
+ * leaves no slot and no lock, and the next caller tries again.
+ */
+export async function cachedSlot(slot: string, make: (temp: string) => Promise<void>): Promise<string> {
+  mkdirSync(dirname(slot), { recursive: true });
+  while (!existsSync(slot)) {
+    if (!_lock(slot)) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      continue;
+    }
+    const temp = `${slot}.building-${process.pid}-${randomBytes(4).toString("hex")}`;
+    try {
+      if (existsSync(slot)) break;
+      await make(temp);
+      renameSync(temp, slot);
+    } finally {
+      rmSync(temp, { recursive: true, force: true });
+      rmSync(`${slot}.lock`, { recursive: true, force: true });
+    }
+  }
+  return markUsed(slot);
 }
 
 /**

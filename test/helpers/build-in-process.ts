@@ -7,11 +7,11 @@
  * kept in the test build cache (test/helpers/build-cache.ts) under its inputs, so an unchanged
  * fixture is built once, not once per run; the caller gets a copy of its own.
  */
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type BuildConfig, buildContent } from "../../build/index.ts";
-import { BUILD_CACHE_DIR, BUILD_CACHE_ENV, copyBuild, dataSlot, markUsed } from "./build-cache.ts";
+import { BUILD_CACHE_DIR, BUILD_CACHE_ENV, cachedSlot, copyBuild, dataSlot } from "./build-cache.ts";
 
 /** With `outDir`, builds over the build already there and publishes by swapping `data`, as the CLI does. */
 export async function buildDataInProcess(
@@ -31,14 +31,11 @@ async function _build(contentDir: string, outDir: string, options: Omit<BuildCon
   return outDir;
 }
 
-/** The cached build of `contentDir`, made beside its slot and renamed into it (another file's build of the same inputs is the same). */
-async function _cachedData(contentDir: string): Promise<string> {
+/** The cached build of `contentDir` (another file's build of the same inputs is the same). */
+function _cachedData(contentDir: string): Promise<string> {
   const cache = resolve(process.env[BUILD_CACHE_ENV] ?? BUILD_CACHE_DIR);
-  const slot = dataSlot(contentDir, cache);
-  if (existsSync(slot)) return markUsed(slot);
-  mkdirSync(cache, { recursive: true });
-  const temp = await _build(contentDir, mkdtempSync(`${slot}.building-`), {});
-  if (existsSync(slot)) rmSync(temp, { recursive: true, force: true });
-  else renameSync(temp, slot);
-  return slot;
+  return cachedSlot(dataSlot(contentDir, cache), async (temp) => {
+    mkdirSync(temp);
+    await _build(contentDir, temp, {});
+  });
 }

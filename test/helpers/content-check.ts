@@ -5,14 +5,15 @@
  * answer (`ok` and the issues) is kept in the test build cache (test/helpers/build-cache.ts) under
  * the build's inputs, the toolchain, the options and the day review dates are judged by, so a
  * suite asking of an unchanged tree what another suite or an earlier run asked gets that build's
- * answer; any changed input, option or day is a new build.
+ * answer (and one asking while another builds the same answer waits for it: `cachedSlot`); any
+ * changed input, option or day is a new build.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ContentIssue } from "../../build/diagnostics.ts";
 import { buildContent } from "../../build/index.ts";
 import { REPO_ROOT } from "../build/_fixtures.ts";
-import { BUILD_CACHE_DIR, BUILD_CACHE_ENV, checkSlot, markUsed } from "./build-cache.ts";
+import { BUILD_CACHE_DIR, BUILD_CACHE_ENV, cachedSlot, checkSlot } from "./build-cache.ts";
 
 export interface ContentCheck {
   ok: boolean;
@@ -25,21 +26,17 @@ export async function checkRealContent(options: { release?: boolean; today?: str
   const today = options.today ?? new Date().toISOString().slice(0, 10);
   const cache = resolve(REPO_ROOT, process.env[BUILD_CACHE_ENV] ?? BUILD_CACHE_DIR);
   const contentDir = join(REPO_ROOT, "content");
-  const slot = checkSlot(contentDir, cache, JSON.stringify({ release, today }));
-  if (existsSync(slot)) return JSON.parse(readFileSync(markUsed(slot), "utf8")) as ContentCheck;
-  const result = await buildContent({
-    contentDir,
-    outDir: join(REPO_ROOT, "dist/unused"),
-    rootDir: REPO_ROOT,
-    write: false,
-    previous: false,
-    release,
-    today,
+  const slot = await cachedSlot(checkSlot(contentDir, cache, JSON.stringify({ release, today })), async (temp) => {
+    const result = await buildContent({
+      contentDir,
+      outDir: join(REPO_ROOT, "dist/unused"),
+      rootDir: REPO_ROOT,
+      write: false,
+      previous: false,
+      release,
+      today,
+    });
+    writeFileSync(temp, JSON.stringify({ ok: result.ok, issues: result.issues } satisfies ContentCheck));
   });
-  const answer: ContentCheck = { ok: result.ok, issues: result.issues };
-  mkdirSync(cache, { recursive: true });
-  const temp = `${slot}.${process.pid}`;
-  writeFileSync(temp, JSON.stringify(answer));
-  renameSync(temp, slot);
-  return answer;
+  return JSON.parse(readFileSync(slot, "utf8")) as ContentCheck;
 }

@@ -6,8 +6,8 @@
  */
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { realContentDist } from "../helpers/build-fixture.ts";
 import { readmeBlock } from "../helpers/markdown-docs.ts";
 import { startTestService, type TestService } from "../helpers/test-service.ts";
 
@@ -23,7 +23,7 @@ function runBlock(script: string, env: Record<string, string> = {}) {
 }
 
 beforeAll(async () => {
-  svc = await startTestService(resolve("dist"));
+  svc = await startTestService(realContentDist());
 });
 afterAll(() => svc?.close());
 

@@ -7,8 +7,8 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestService } from "../helpers/test-service.ts";
-import { startMcpService } from "../mcp/_setup.ts";
+import { realContentDist } from "../helpers/build-fixture.ts";
+import { startTestService, type TestService } from "../helpers/test-service.ts";
 
 const set = JSON.parse(readFileSync(new URL("./search-calibration.json", import.meta.url), "utf8")) as {
   covered: Array<{ q: string; expected: string[] }>;
@@ -27,7 +27,7 @@ let svc: TestService;
 const answers = new Map<string, Answer>();
 
 beforeAll(async () => {
-  svc = await startMcpService("content", { ANON_RATE_PER_MINUTE: "100000" });
+  svc = await startTestService(realContentDist(), { ANON_RATE_PER_MINUTE: "100000" });
   for (const q of [...set.covered.map((c) => c.q), ...set.uncovered]) {
     const res = await svc.request(`/api/search?q=${encodeURIComponent(q)}&limit=10`);
     expect(res.status, q).toBe(200);

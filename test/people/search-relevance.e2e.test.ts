@@ -7,8 +7,9 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestService } from "../helpers/test-service.ts";
-import { issueKey, rpc, startMcpService } from "../mcp/_setup.ts";
+import { realContentDist } from "../helpers/build-fixture.ts";
+import { startTestService, type TestService } from "../helpers/test-service.ts";
+import { issueKey, rpc } from "../mcp/_setup.ts";
 
 interface RelevanceQuery {
   q: string;
@@ -40,7 +41,7 @@ const callers: Record<string, string | undefined> = {
 
 beforeAll(async () => {
   // Hundreds of anonymous searches in a minute: above the per-client limit of free reads.
-  svc = await startMcpService("content", { ANON_RATE_PER_MINUTE: "100000" });
+  svc = await startTestService(realContentDist(), { ANON_RATE_PER_MINUTE: "100000" });
   callers["ai-compliance member"] = await issueKey(svc, "ai-compliance");
   callers["all-verticals member"] = await issueKey(svc, "all");
 }, 120_000);

@@ -19,17 +19,35 @@ import { seededRandom, seedFrom } from "../helpers/seeded-random.ts";
 
 const NOW = Date.UTC(2026, 10, 27, 12, 30);
 const SEED = seedFrom(process.env.COUNTER_LOG_SEED);
+/**
+ * The log's sizes in these cases: an eighth of a server's (1,024 entries a generation, folds within
+ * 256 batches), so that a generation, its fold and its cut, the same code, take hundreds of batches
+ * instead of thousands. Every count below is in proportion to them.
+ */
+const GENERATION = 128;
+const FOLD = 32;
+const SIZES = { counterLog: { generationEntries: GENERATION, foldBatches: FOLD } };
 
 describe("SQLite counter log", () => {
   it("keeps every count of a process killed with SIGKILL while a fold of the log was under way", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "vkr-log-"));
     const KEYS = 3000;
-    // A generation is 1,024 entries (one per batch); a fold then takes up to 256 batches. Killed
-    // 100 batches into the first fold: some rows are folded, the rest only in the log.
-    const BATCHES = 1024 + 100;
+    // A generation is GENERATION entries (one per batch, every key in it); a fold then takes up to
+    // FOLD batches. Killed 12 batches into the first fold: some rows are folded, the rest only in the log.
+    const BATCHES = GENERATION + 12;
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", "test/helpers/counter-log-writer.ts", dataDir, String(KEYS), String(BATCHES), String(NOW)],
+      [
+        "--import",
+        "tsx",
+        "test/helpers/counter-log-writer.ts",
+        dataDir,
+        String(KEYS),
+        String(BATCHES),
+        String(NOW),
+        String(GENERATION),
+        String(FOLD),
+      ],
       {
         stdio: ["ignore", "pipe", "pipe"],
       },
@@ -49,7 +67,7 @@ describe("SQLite counter log", () => {
     expect(foldedRows).toBeGreaterThan(0);
     expect(foldedRows).toBeLessThan(KEYS);
 
-    const backend = createSqliteBackend({ dataDir });
+    const backend = createSqliteBackend({ dataDir, ...SIZES });
     const total = BATCHES * 64;
     const countOf = (i: number) => Math.floor(total / KEYS) + (i < total % KEYS ? 1 : 0);
     try {
@@ -106,23 +124,26 @@ describe("SQLite counter log", () => {
     // so nearly every batch appends an entry and generations fill.
     const limitOf = (k: number) => (k < 40 ? 30 : 1e9);
     const model = new Map<number, number>();
-    const clients = [createSqliteBackend({ dataDir }), createSqliteBackend({ dataDir })];
+    const clients = [createSqliteBackend({ dataDir, ...SIZES }), createSqliteBackend({ dataDir, ...SIZES })];
+    // In a server's sizes: 1,300 batches first, runs of 1,000 to 1,400, 4,000 in all.
+    const FIRST = GENERATION + FOLD + 8;
     try {
       let client = 0;
-      let run = 1300;
-      // First, 1,300 batches on one connection: a generation (1,024 batches), then its fold and
-      // cut, during which only the first 100 keys are used, so the other rows must be folded from
-      // it. Then runs of batches on either connection, now and then long enough for another
-      // generation; each switch makes the other connection replay what this one logged.
-      for (let step = 0; step < 4000; step++) {
+      let run = FIRST;
+      // First, FIRST batches on one connection: a generation (GENERATION batches), then its fold
+      // and cut (within FOLD batches), during which only the first 100 keys are used, so the other
+      // rows must be folded from it. Then runs of batches on either connection, now and then long
+      // enough for another generation; each switch makes the other connection replay what this
+      // one logged, and now and then a connection is closed and opened again.
+      for (let step = 0; step < GENERATION * 4; step++) {
         if (run-- <= 0) {
           client = random.int(0, 1);
-          run = random.next() < 0.3 ? random.int(1000, 1400) : random.int(1, 20);
+          run = random.next() < 0.3 ? random.int(GENERATION - 3, GENERATION + 48) : random.int(1, 20);
         }
-        const keyRange = step >= 1024 && step < 1300 ? 100 : KEYS;
-        if (step >= 1300 && random.next() < 0.002) {
+        const keyRange = step >= GENERATION && step < FIRST ? 100 : KEYS;
+        if (step >= FIRST && random.next() < 0.016) {
           await clients[client]!.close();
-          clients[client] = createSqliteBackend({ dataDir });
+          clients[client] = createSqliteBackend({ dataDir, ...SIZES });
         }
         const keys = Array.from({ length: random.int(1, 64) }, () => random.int(0, keyRange - 1));
         const results = await Promise.all(keys.map((k) => clients[client]!.consume(numberedKeyWindows(k, NOW, limitOf(k)), 1, NOW)));
@@ -145,7 +166,7 @@ describe("SQLite counter log", () => {
       expect(await read(clients[1]!)).toEqual(expected);
       await Promise.all(clients.map((c) => c.close()));
       clients.length = 0;
-      const again = createSqliteBackend({ dataDir });
+      const again = createSqliteBackend({ dataDir, ...SIZES });
       expect(await read(again)).toEqual(expected);
       await again.close();
     } finally {

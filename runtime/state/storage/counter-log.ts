@@ -50,7 +50,19 @@ const GENERATION_ENTRIES = 1024;
 /** A fold finishes within this many batches, however many rows it holds. */
 const FOLD_BATCHES = 256;
 
-export function createCounterLog(db: Database.Database): CounterLog {
+/**
+ * The log's sizes, GENERATION_ENTRIES and FOLD_BATCHES unless given. A server keeps the defaults;
+ * the store's tests give smaller ones, so that a generation, its fold and its cut (the same code)
+ * take a few hundred batches instead of thousands.
+ */
+export interface CounterLogSizes {
+  generationEntries?: number;
+  foldBatches?: number;
+}
+
+export function createCounterLog(db: Database.Database, sizes: CounterLogSizes = {}): CounterLog {
+  const generationEntries = sizes.generationEntries ?? GENERATION_ENTRIES;
+  const foldBatches = sizes.foldBatches ?? FOLD_BATCHES;
   db.exec("create table if not exists counter_log (seq integer primary key, entry text not null)");
   const q = {
     append: db.prepare<[string]>("insert into counter_log (entry) values (?)"),
@@ -98,9 +110,9 @@ export function createCounterLog(db: Database.Database): CounterLog {
       }
       if (text === "") return;
       const seq = Number(q.append.run(`${text}]`).lastInsertRowid);
-      if (++entries >= GENERATION_ENTRIES && fold === null) {
+      if (++entries >= generationEntries && fold === null) {
         const rows = [...current];
-        fold = { rows, next: 0, upTo: seq, perBatch: Math.max(1, Math.ceil(rows.length / FOLD_BATCHES)) };
+        fold = { rows, next: 0, upTo: seq, perBatch: Math.max(1, Math.ceil(rows.length / foldBatches)) };
         current = new Set();
         entries = 0;
       }

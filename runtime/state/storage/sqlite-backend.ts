@@ -32,7 +32,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { createStorage, defineDriver } from "unstorage";
 import { type ConsumeResult, type CounterWindow, EXPIRED_COUNTER_KEPT_MS, type InsertOnceResult, type StateBackend } from "./backend.ts";
-import { createCounterLog, type RowState } from "./counter-log.ts";
+import { type CounterLogSizes, createCounterLog, type RowState } from "./counter-log.ts";
 import { type Cell, decodeCells, encodeCells, legacyRowOf } from "./counter-rows.ts";
 import { startCheckpointer } from "./sqlite-checkpointer.ts";
 
@@ -46,6 +46,8 @@ export interface SqliteBackendOptions {
   onCheckpointError?: (message: string) => void;
   /** How often the worker checkpoints (default 500 ms); tests lengthen it to tell its copies from a commit's. */
   checkpointIntervalMs?: number;
+  /** The counter log's generation and fold sizes (counter-log.ts); a server keeps the defaults, tests shrink them. */
+  counterLog?: CounterLogSizes;
 }
 
 export function createSqliteBackend(options: SqliteBackendOptions): StateBackend {
@@ -95,7 +97,7 @@ export function createSqliteBackend(options: SqliteBackendOptions): StateBackend
     namesAfter: db.prepare<[string, string, number], string>("select key from kv where key > ? and key < ? order by key limit ?").pluck(),
   };
   _upgrade(db);
-  const log = createCounterLog(db);
+  const log = createCounterLog(db, options.counterLog);
 
   const readRow = (row: string): Map<string, Cell> => {
     const text = q.rowGet.get(row);
