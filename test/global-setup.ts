@@ -24,14 +24,17 @@ export default async function setup(): Promise<() => void> {
   const fixture = writeFixtureContent();
   // `vkr --help` bundles the CLI (bin/vkr.mjs) when it is missing or stale, first: the builds run
   // on that bundle, and so do the CLI suites' first commands, which must not each bundle it again.
-  await _run(["bin/vkr.mjs", "--help"], "bundling the CLI");
-  // Then the two builds side by side on two cores (each only when its inputs changed), and the
-  // server bundle that child-server suites run, on the core the shorter build leaves idle (a cold
-  // cache only: otherwise it is found, and the first such suite would have made it, blocking its worker).
-  await Promise.all([
-    process.env.VKR_SKIP_GLOBAL_BUILD || _distIsCurrent("dist", "content") ? null : _run(BUILD_ARGS, "building the content"),
-    cachedBuild(fixture, cache).then(() => cachedServerBundle(cache)),
-  ]);
+  // The server bundle that child-server suites run needs no CLI, so it is made meanwhile on the
+  // other core (a cold cache only: otherwise it is found; without it the first such suite would
+  // make it, blocking its worker). Then the two builds side by side on two cores (each only when
+  // its inputs changed).
+  const builds = _run(["bin/vkr.mjs", "--help"], "bundling the CLI").then(() =>
+    Promise.all([
+      process.env.VKR_SKIP_GLOBAL_BUILD || _distIsCurrent("dist", "content") ? null : _run(BUILD_ARGS, "building the content"),
+      cachedBuild(fixture, cache),
+    ]),
+  );
+  await Promise.all([builds, cachedServerBundle(cache)]);
   rmSync(fixture, { recursive: true, force: true });
   return () => pruneCache(cache);
 }
