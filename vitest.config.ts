@@ -28,7 +28,7 @@ export default defineConfig({
           // Its files share a worker's modules (imports paid once per worker, not once per file) and
           // run three at a time on two cores: a worker importing its next file, or waiting on a
           // child it started, leaves its core to the others (first run after npm ci 122.6 s with
-          // two, 108.2 s with three; warm 80.0 and 74.9 s). vitest's default on two cores is one
+          // two, 101–108 s with three; warm 80.0 and 75–83 s). vitest's default on two cores is one
           // worker. The other tiers keep both defaults: their crash suites and shared Redis want a
           // process of their own.
           isolate: false,
