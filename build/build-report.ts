@@ -9,19 +9,22 @@ import { formatReport } from "./diagnostics.ts";
 import type { BuildConfig, BuildResult } from "./index.ts";
 import { signingKeyFromEnv } from "./signing-key.ts";
 
-/** Where a build's report goes: the console for build/cli.ts, the run's streams for `vkr build` (cli/io.ts). */
-export interface ReportOutput {
+/**
+ * Where a command's lines go: the console for build/cli.ts, the run's streams for `vkr build`
+ * (cli/io.ts), stdout and stderr for `npm run publish` (scripts/publish-command.ts).
+ */
+export interface LineOutput {
   log(line: string): void;
   error(line: string): void;
 }
 
-const CONSOLE: ReportOutput = { log: (line) => console.log(line), error: (line) => console.error(line) };
+const CONSOLE: LineOutput = { log: (line) => console.log(line), error: (line) => console.error(line) };
 
 /**
  * Adds the signing key from the environment to `options`; false, with the reason printed, when the
  * key is refused (a release build without one, or one that does not parse).
  */
-export function withSigningKey(options: BuildConfig, env: NodeJS.ProcessEnv = process.env, out: ReportOutput = CONSOLE): boolean {
+export function withSigningKey(options: BuildConfig, env: NodeJS.ProcessEnv = process.env, out: LineOutput = CONSOLE): boolean {
   try {
     Object.assign(options, signingKeyFromEnv(env, options.release === true));
     return true;
@@ -39,7 +42,7 @@ export function withSigningKey(options: BuildConfig, env: NodeJS.ProcessEnv = pr
 export async function buildAndReport(
   options: BuildConfig,
   env: NodeJS.ProcessEnv = process.env,
-  out: ReportOutput = CONSOLE,
+  out: LineOutput = CONSOLE,
 ): Promise<number> {
   if (!withSigningKey(options, env, out)) return 1;
   try {

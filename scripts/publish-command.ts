@@ -5,14 +5,10 @@
  * suites run most cases in their own process; one `npm run publish` child proves the wiring.
  */
 import { parseArgs } from "node:util";
+import type { LineOutput } from "../build/build-report.ts";
 import { describeReleaseStore, publishRelease, publishStore } from "./publish-release.ts";
 
-export interface PublishOutput {
-  log(line: string): void;
-  error(line: string): void;
-}
-
-export async function publishCommand(argv: string[], env: NodeJS.ProcessEnv, out: PublishOutput): Promise<number> {
+export async function publishCommand(argv: string[], env: NodeJS.ProcessEnv, out: LineOutput): Promise<number> {
   try {
     await _publish(argv, env, out);
     return 0;
@@ -24,7 +20,7 @@ export async function publishCommand(argv: string[], env: NodeJS.ProcessEnv, out
 
 // --- Internal helpers ---
 
-async function _publish(argv: string[], env: NodeJS.ProcessEnv, out: PublishOutput): Promise<void> {
+async function _publish(argv: string[], env: NodeJS.ProcessEnv, out: LineOutput): Promise<void> {
   const { values } = parseArgs({
     args: argv,
     options: {
