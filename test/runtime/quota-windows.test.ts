@@ -63,7 +63,7 @@ describe("quota windows", () => {
       expect(await outcome(meterKey(backend, limits, key, T0 + MINUTE, WITH_MINUTE))).toBe("admitted");
       expect(await outcome(meterKey(backend, limits, key, T0 + MINUTE + 1_000, WITH_MINUTE))).toBe("admitted");
       expect(await outcome(meterKey(backend, limits, key, T0 + MINUTE + 2_000, WITH_MINUTE))).toBe("quota_exceeded:minute");
-      const headers = (await meterKey(backend, limits, key, T0 + 2 * MINUTE + 30_000, WITH_MINUTE)).headers;
+      const headers = await meterKey(backend, limits, key, T0 + 2 * MINUTE + 30_000, WITH_MINUTE);
       expect(headers["ratelimit-policy"]).toContain(`"minute";q=2;w=60`);
       expect(headers.ratelimit).toBe(`"minute";r=1;t=30`);
     } finally {

@@ -82,7 +82,7 @@ export async function readDelta(
   }
 
   const page = pageChangelog(build.changelog, { sinceMs, after, verticals, limit });
-  const { headers } = count ? await meterKey(deps.backend, limitsInForce(deps), record, now) : { headers: {} };
+  const headers = count ? await meterKey(deps.backend, limitsInForce(deps), record, now) : {};
   const last = page.entries.at(-1);
   // At the end of the feed the cursor still points after the last entry, so polling it later
   // returns exactly what was added since; an empty page hands back the cursor it was given.

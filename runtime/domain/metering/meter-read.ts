@@ -7,11 +7,11 @@
  */
 import type { ReadSession } from "../access/read-session.ts";
 import type { DomainDeps } from "../domain-deps.ts";
-import { meterKeyHeaders } from "./meter.ts";
+import { meterKey } from "./meter.ts";
 
 /** Returns the headers that report the count or the charge (RateLimit, Pay-Network-*). */
 export function meterRead(deps: DomainDeps, read: ReadSession, now: number): Promise<Record<string, string>> {
-  if (read.meter === "key" && read.caller.kind === "key") return meterKeyHeaders(deps.backend, read.limits, read.caller.record, now);
+  if (read.meter === "key" && read.caller.kind === "key") return meterKey(deps.backend, read.limits, read.caller.record, now);
   if (read.meter === "payment" && read.perUse) return read.perUse.charge(deps, now);
   return Promise.resolve({});
 }

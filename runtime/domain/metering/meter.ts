@@ -18,26 +18,13 @@ import { QUOTA_WINDOWS, type QuotaWindowSpec } from "./windows.ts";
 
 const WINDOW_WORDS: Record<string, string> = { hour: "hourly", day: "daily" };
 
-export interface MeterOutcome {
-  headers: Record<string, string>;
-}
-
-/** `table`: the windows to meter (tests meter other tables; the service meters `QUOTA_WINDOWS`). */
-export function meterKey(
-  backend: StateBackend,
-  limits: Limits,
-  record: KeyRecord,
-  now: number,
-  table: readonly QuotaWindowSpec[] = QUOTA_WINDOWS,
-): Promise<MeterOutcome> {
-  return meterKeyHeaders(backend, limits, record, now, table).then((headers) => ({ headers }));
-}
-
 /**
- * `meterKey`'s RateLimit headers alone, one promise after the store's: a metered read awaits this
- * on every request, and each async layer between it and the store was a promise and a turn more.
+ * The RateLimit headers of an admitted request, one promise after the store's (a metered read
+ * awaits this on every request, and each async layer between it and the store was a promise and
+ * a turn more). `table`: the windows to meter (tests meter other tables; the service meters
+ * `QUOTA_WINDOWS`).
  */
-export function meterKeyHeaders(
+export function meterKey(
   backend: StateBackend,
   limits: Limits,
   record: KeyRecord,
