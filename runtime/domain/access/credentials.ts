@@ -18,7 +18,7 @@ import { presentedPayment } from "../payments/methods/per-use-read.ts";
 
 export interface PresentedCredentials {
   key: string | null;
-  /** A per-use payment instead of a key (agent_network's pay token, x402's `pay=x402`). */
+  /** A per-use payment instead of a key (agent_network's pay token, x402's `pay=x402`); not read when a key is presented, since the key wins. */
   payment: PresentedPayment | null;
 }
 
@@ -31,7 +31,8 @@ export function readCredentials(headers: Headers, url: URL, options: { allowQuer
     const auth = headers.get("authorization");
     if (auth && /^bearer\s+svc_/i.test(auth)) key = auth.replace(/^bearer\s+/i, "");
   }
-  return { key: key === null ? null : key.trim(), payment: presentedPayment({ headers, url }, url.pathname + url.search) };
+  if (key !== null) return { key: key.trim(), payment: null };
+  return { key: null, payment: presentedPayment({ headers, url }, url.pathname + url.search) };
 }
 
 /**

@@ -70,6 +70,7 @@ const NODE_SUFFIX: Record<NodeVariant, string> = {
   locked: ".locked.json",
   "locked.lean": ".locked.lean.json",
 };
+const VARIANTS = Object.keys(NODE_SUFFIX) as NodeVariant[];
 
 export interface ArtifactsOptions {
   /** Bytes of artifacts kept in memory; the default suits the hot set of a large build. */
@@ -110,10 +111,17 @@ export async function readArtifacts(readBytes: (rel: string) => Promise<Uint8Arr
   ]);
 
   const verticals = new Map(catalog.verticals.map((v) => [v.slug, v]));
-  const metas = new Map<string, NodeMeta>();
+  // By vertical, then id, each node with its files' paths made once: a read looks a node up twice
+  // (its meta, then its bytes), and a key joined from the request's names on every read cost a
+  // string built, joined and hashed each time.
+  const nodes = new Map<string, Map<string, { meta: NodeMeta; rels: Record<NodeVariant, string> }>>();
   for (const [vertical, v] of Object.entries(manifest.verticals)) {
-    for (const [id, n] of Object.entries(v.nodes))
-      metas.set(`${vertical}/${id}`, { id, vertical, order: n.order, trial: n.trial, version: n.version });
+    const byId = new Map<string, { meta: NodeMeta; rels: Record<NodeVariant, string> }>();
+    nodes.set(vertical, byId);
+    for (const [id, n] of Object.entries(v.nodes)) {
+      const rels = Object.fromEntries(VARIANTS.map((variant) => [variant, _nodeRel(vertical, id, variant)])) as Record<NodeVariant, string>;
+      byId.set(id, { meta: { id, vertical, order: n.order, trial: n.trial, version: n.version }, rels });
+    }
   }
   const bytes = _createArtifactCache(options.cacheBytes ?? DEFAULT_ARTIFACT_CACHE_BYTES);
   const logic = boundedCache<string, Promise<LogicLayer | null>>(LOGIC_CACHE_ENTRIES);
@@ -145,8 +153,8 @@ export async function readArtifacts(readBytes: (rel: string) => Promise<Uint8Arr
       const canonical = Object.hasOwn(catalog.slugs, slug) ? catalog.slugs[slug]! : null;
       return canonical ? (verticals.get(canonical) ?? null) : null;
     },
-    nodeMeta: (vertical, id) => metas.get(`${vertical}/${id}`) ?? null,
-    node: (vertical, id, variant) => load(`verticals/${vertical}/nodes/${id}${NODE_SUFFIX[variant]}`),
+    nodeMeta: (vertical, id) => nodes.get(vertical)?.get(id)?.meta ?? null,
+    node: (vertical, id, variant) => load(nodes.get(vertical)?.get(id)?.rels[variant] ?? _nodeRel(vertical, id, variant)),
     index: (vertical, lean) => load(`verticals/${vertical}/index${lean ? ".lean" : ""}.json`),
     logic: (vertical, id) => {
       const key = `${vertical}/${id}`;
@@ -173,6 +181,10 @@ export async function readArtifacts(readBytes: (rel: string) => Promise<Uint8Arr
 }
 
 // --- Internal helpers ---
+
+function _nodeRel(vertical: string, id: string, variant: NodeVariant): string {
+  return `verticals/${vertical}/nodes/${id}${NODE_SUFFIX[variant]}`;
+}
 
 /** The headers of the build's signature of a file, assembled once when the file is first read. */
 function _buildSignature(manifest: Manifest, rel: string, identity: KnowledgeIdentity | null): SignatureHeaders | null {
