@@ -35,7 +35,9 @@ export interface PreparedHeaders {
 }
 
 export function prepareHeaders(headers: Record<string, string>): PreparedHeaders {
-  return { pairs: Object.freeze(_overBase([...BASE_PAIRS], headers)) };
+  // Read-only by its type, not frozen: V8 copies a frozen array element by element, and the copy
+  // `sendPrepared` makes on every answer cost about 0.85 µs more (docs/performance-history.md).
+  return { pairs: _overBase([...BASE_PAIRS], headers) };
 }
 
 /**
