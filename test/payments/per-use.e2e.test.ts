@@ -2,7 +2,7 @@
 
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestService } from "../helpers/test-service.ts";
+import { ADMIN_KEY, type TestService } from "../helpers/test-service.ts";
 import { rpc } from "../mcp/_setup.ts";
 import { type AgentNetworkStandIn, agentNetworkEnv, startAgentNetwork } from "./stand-ins/agent-network.ts";
 import { startPaymentsService } from "./start-payments-service.ts";
@@ -55,6 +55,24 @@ describe("per-use token on GET /api/demo", () => {
     ]) {
       expect((await demo("vertical=travel&node=trv-m2", token)).status).toBe(200);
     }
+  });
+
+  it("a key wins when a pay token is sent beside it: the key is metered, the token never charged", async () => {
+    const issued = await svc.request("/api/keys", {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      json: { vertical: "travel" },
+    });
+    const key = issued.body.keys[0].key as string;
+    const token = await mint();
+    const res = await svc.request("/api/demo?vertical=travel&node=trv-m4", {
+      headers: { "x-service-key": key, "pay-network-pay-id": token },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.node.locked_layers).toEqual([]);
+    expect(res.headers.get("ratelimit")).toMatch(/^"hour";r=199;/);
+    expect(res.headers.get("pay-network-charged")).toBeNull();
+    expect(await chargesOf(token)).toEqual([]);
   });
 
   it("a 304 is not charged", async () => {
