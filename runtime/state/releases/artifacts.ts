@@ -123,6 +123,8 @@ export async function readArtifacts(readBytes: (rel: string) => Promise<Uint8Arr
       byId.set(id, { meta: { id, vertical, order: n.order, trial: n.trial, version: n.version }, rels });
     }
   }
+  const relOf = (vertical: string, id: string, variant: NodeVariant) =>
+    nodes.get(vertical)?.get(id)?.rels[variant] ?? _nodeRel(vertical, id, variant);
   const bytes = _createArtifactCache(options.cacheBytes ?? DEFAULT_ARTIFACT_CACHE_BYTES);
   const logic = boundedCache<string, Promise<LogicLayer | null>>(LOGIC_CACHE_ENTRIES);
   const search = new Map<string, Promise<LoadedSearchIndex | null>>();
@@ -154,17 +156,18 @@ export async function readArtifacts(readBytes: (rel: string) => Promise<Uint8Arr
       return canonical ? (verticals.get(canonical) ?? null) : null;
     },
     nodeMeta: (vertical, id) => nodes.get(vertical)?.get(id)?.meta ?? null,
-    node: (vertical, id, variant) => load(nodes.get(vertical)?.get(id)?.rels[variant] ?? _nodeRel(vertical, id, variant)),
+    node: (vertical, id, variant) => load(relOf(vertical, id, variant)),
     index: (vertical, lean) => load(`verticals/${vertical}/index${lean ? ".lean" : ""}.json`),
     logic: (vertical, id) => {
-      const key = `${vertical}/${id}`;
-      let hit = logic.get(key);
+      // Keyed by the full node's path, made once per node like the reads' (no string joined per call).
+      const rel = relOf(vertical, id, "full");
+      let hit = logic.get(rel);
       if (!hit) {
-        hit = Promise.resolve(load(`verticals/${vertical}/nodes/${id}.json`)).then(
+        hit = Promise.resolve(load(rel)).then(
           (a) =>
             (JSON.parse(Buffer.from(a.bytes).toString("utf8")) as { node: { layers: { logic?: LogicLayer } } }).node.layers.logic ?? null,
         );
-        logic.set(key, hit);
+        logic.set(rel, hit);
       }
       return hit;
     },
